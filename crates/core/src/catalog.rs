@@ -1,0 +1,181 @@
+//! The catalogue: one entry per SKU, imported from CSV (DESIGN §6).
+
+use serde::{Deserialize, Serialize};
+use url::Url;
+
+use crate::ids::{HoldId, Sku};
+
+/// The CSV header, in order.
+pub const CSV_HEADER: &str =
+    "sku,name,product_url,checkout_url,threshold,shopify_inventory_item_id,woocommerce_product_id,shards";
+
+/// The most queue shards a SKU may have.
+pub const MAX_SHARDS: u16 = 64;
+
+/// One product the shop lets shoppers wait for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CatalogEntry {
+    /// The SKU.
+    pub sku: Sku,
+    /// The product's name, as notices say it.
+    pub name: String,
+    /// The product page.
+    pub product_url: Option<Url>,
+    /// Checkout with `{hold}` where the hold id goes.
+    pub checkout_url: Option<String>,
+    /// Overrides the settings' default threshold.
+    pub threshold: Option<u32>,
+    /// Shopify's inventory item id.
+    pub shopify_inventory_item_id: Option<u64>,
+    /// WooCommerce's product (or variation) id.
+    pub woocommerce_product_id: Option<u64>,
+    /// Queue partitions (1 unless the SKU is expected to be hyped).
+    pub shards: u16,
+}
+
+/// A catalogue row that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("catalogue line {line}, `{field}`: {reason}")]
+pub struct CatalogError {
+    /// 1-based line in the file (the header is line 1).
+    pub line: u64,
+    /// The column at fault.
+    pub field: &'static str,
+    /// What is wrong.
+    pub reason: String,
+}
+
+#[derive(Deserialize)]
+struct Row {
+    sku: String,
+    name: String,
+    product_url: Option<String>,
+    checkout_url: Option<String>,
+    threshold: Option<String>,
+    shopify_inventory_item_id: Option<String>,
+    woocommerce_product_id: Option<String>,
+    shards: Option<String>,
+}
+
+impl CatalogEntry {
+    /// An entry with only the required fields.
+    pub fn new(sku: Sku, name: impl Into<String>) -> Self {
+        Self {
+            sku,
+            name: name.into(),
+            product_url: None,
+            checkout_url: None,
+            threshold: None,
+            shopify_inventory_item_id: None,
+            woocommerce_product_id: None,
+            shards: 1,
+        }
+    }
+
+    /// Where a shopper holding `hold` goes to buy: the checkout template
+    /// filled in, else the product page.
+    pub fn checkout_for(&self, hold: &HoldId) -> Option<String> {
+        match &self.checkout_url {
+            Some(template) => Some(template.replace("{hold}", &hold.to_string())),
+            None => self.product_url.as_ref().map(Url::to_string),
+        }
+    }
+}
+
+/// Reads a catalogue CSV (a header naming at least `sku` and `name`).
+///
+/// # Errors
+/// The first bad row, with its line and column.
+pub fn parse_csv(text: &str) -> Result<Vec<CatalogEntry>, CatalogError> {
+    let mut reader = csv::ReaderBuilder::new().trim(csv::Trim::All).flexible(false).from_reader(text.as_bytes());
+    let mut entries = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for (i, row) in reader.deserialize::<Row>().enumerate() {
+        let line = i as u64 + 2;
+        let err = |field, reason: String| CatalogError { line, field, reason };
+        let row = row.map_err(|e| err("row", e.to_string()))?;
+        let sku = Sku::try_from(row.sku.as_str()).map_err(|e| err("sku", e.to_string()))?;
+        if !seen.insert(sku.clone()) {
+            return Err(err("sku", format!("{sku} appears twice")));
+        }
+        let name = row.name.trim();
+        if name.is_empty() || name.chars().count() > 120 || name.chars().any(char::is_control) {
+            return Err(err("name", "1 to 120 characters".into()));
+        }
+        let opt = |v: Option<String>| v.filter(|s| !s.is_empty());
+        let product_url = opt(row.product_url)
+            .map(|u| Url::parse(&u).ok().filter(|u| matches!(u.scheme(), "https" | "http")))
+            .map(|u| u.ok_or_else(|| err("product_url", "an absolute http(s) URL".into())))
+            .transpose()?;
+        let checkout_url = opt(row.checkout_url);
+        if let Some(c) = &checkout_url {
+            let filled = c.replace("{hold}", "HOLD");
+            if !c.contains("{hold}") || Url::parse(&filled).is_err() {
+                return Err(err("checkout_url", "an absolute URL containing {hold}".into()));
+            }
+        }
+        let number = |field: &'static str, v: Option<String>| {
+            opt(v).map(|s| s.parse::<u64>().map_err(|_| err(field, "a whole number".into()))).transpose()
+        };
+        let threshold = number("threshold", row.threshold)?;
+        if threshold.is_some_and(|t| t == 0 || t > u64::from(u32::MAX)) {
+            return Err(err("threshold", "at least 1".into()));
+        }
+        let shards = number("shards", row.shards)?.unwrap_or(1);
+        if shards == 0 || shards > u64::from(MAX_SHARDS) {
+            return Err(err("shards", format!("1 to {MAX_SHARDS}")));
+        }
+        entries.push(CatalogEntry {
+            sku,
+            name: name.to_owned(),
+            product_url,
+            checkout_url,
+            threshold: threshold.map(|t| t as u32),
+            shopify_inventory_item_id: number("shopify_inventory_item_id", row.shopify_inventory_item_id)?,
+            woocommerce_product_id: number("woocommerce_product_id", row.woocommerce_product_id)?,
+            shards: shards as u16,
+        });
+    }
+    Ok(entries)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_catalogue_reads() {
+        let csv = format!(
+            "{CSV_HEADER}\nCHAIR-WAL,Walnut dining chair,https://loomandlast.co.uk/p/chair,https://loomandlast.co.uk/cart/4242:1?attributes[hold]={{hold}},2,271878346596884015,799,4\nTHROW-OAT,Linen throw,,,,,,\n"
+        );
+        let entries = parse_csv(&csv).unwrap();
+        assert_eq!(entries.len(), 2);
+        assert_eq!(entries[0].shopify_inventory_item_id, Some(271_878_346_596_884_015));
+        assert_eq!(entries[0].shards, 4);
+        assert_eq!(entries[1].shards, 1);
+        let hold = HoldId::from_random([1; 16]);
+        assert!(entries[0].checkout_for(&hold).unwrap().ends_with(&format!("attributes[hold]={hold}")));
+        assert_eq!(entries[1].checkout_for(&hold), None);
+    }
+
+    #[test]
+    fn only_sku_and_name_are_required() {
+        let entries = parse_csv("sku,name\nA-1,Thing\n").unwrap();
+        assert_eq!(entries[0], CatalogEntry::new(Sku::try_from("A-1").unwrap(), "Thing"));
+    }
+
+    #[test]
+    fn bad_rows_say_where() {
+        let cases = [
+            ("sku,name\nA 1,Thing\n", 2, "sku"),
+            ("sku,name,shards\nA,Thing,0\n", 2, "shards"),
+            ("sku,name,checkout_url\nA,Thing,https://x.example/cart\n", 2, "checkout_url"),
+            ("sku,name\nA,Thing\nA,Again\n", 3, "sku"),
+            ("sku,name,threshold\nA,Thing,lots\n", 2, "threshold"),
+        ];
+        for (csv, line, field) in cases {
+            let e = parse_csv(csv).unwrap_err();
+            assert_eq!((e.line, e.field), (line, field), "{e}");
+        }
+    }
+}

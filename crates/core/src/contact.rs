@@ -1,0 +1,402 @@
+//! Who a notice goes to: email addresses, phone numbers, names and channels.
+
+use std::fmt;
+use std::str::FromStr;
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use hmac::{Hmac, Mac};
+use serde::{Deserialize, Serialize};
+use sha2::Sha256;
+
+/// Why a contact detail was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ContactError {
+    /// Not an email address a message can be delivered to.
+    #[error("enter an email address like name@example.com")]
+    Email,
+    /// Not a phone number in international format that exists.
+    #[error("enter a mobile number in international format, like +44 7911 123456")]
+    Phone,
+    /// The name was empty, too long, or had control characters.
+    #[error("enter a name of 1 to {max} characters without control characters", max = ShopperName::MAX_CHARS)]
+    Name,
+    /// Neither `email` nor `sms`.
+    #[error("the channel is `email` or `sms`")]
+    Channel,
+}
+
+/// An email address, trimmed and lower-cased.
+#[derive(Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct Email(String);
+
+impl Email {
+    /// The longest address accepted (RFC 5321's path limit).
+    pub const MAX_LEN: usize = 254;
+
+    /// The address as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl TryFrom<&str> for Email {
+    type Error = ContactError;
+
+    fn try_from(value: &str) -> Result<Self, Self::Error> {
+        let value = value.trim().to_lowercase();
+        if value.len() > Self::MAX_LEN {
+            return Err(ContactError::Email);
+        }
+        let options = email_address::Options::default()
+            .without_display_text()
+            .without_domain_literal()
+            .with_required_tld();
+        email_address::EmailAddress::parse_with_options(&value, options)
+            .map_err(|_| ContactError::Email)?;
+        Ok(Self(value))
+    }
+}
+
+impl TryFrom<String> for Email {
+    type Error = ContactError;
+    fn try_from(value: String) -> Result<Self, Self::Error> {
+        Self::try_from(value.as_str())
+    }
+}
+
+impl From<Email> for String {
+    fn from(value: Email) -> Self {
+        value.0
+    }
+}
+
+/// Addresses are personal data: debug output masks them.
+impl fmt::Debug for Email {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&mask_email(&self.0))
+    }
+}
+
+/// A phone number in E.164 form (`+447911123456`).
+#[derive(Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct Phone(String);
+
+impl Phone {
+    /// Parses a number written in international form (`+44 7911 123456`,
+    /// `0044 7911 123456`), checking it against the numbering plan of its
+    /// country.
+    ///
+    /// # Errors
+    /// [`ContactError::Phone`] for junk, numbers without a country code, and
+    /// numbers that cannot exist in their country.
+    pub fn parse(input: &str) -> Result<Self, ContactError> {
+        let trimmed = input.trim();
+        if trimmed.len() > 32
+            || !trimmed
+                .chars()
+                .all(|c| c.is_ascii_digit() || " +-().".contains(c))
+        {
+            return Err(ContactError::Phone);
+        }
+        let international = match trimmed.strip_prefix("00") {
+            Some(rest) => format!("+{rest}"),
+            None if trimmed.starts_with('+') => trimmed.to_owned(),
+            None => return Err(ContactError::Phone),
+        };
+        let number = phonenumber::parse(None, &international).map_err(|_| ContactError::Phone)?;
+        if !phonenumber::is_valid(&number) {
+            return Err(ContactError::Phone);
+        }
+        Ok(Self(
+            number.format().mode(phonenumber::Mode::E164).to_string(),
+        ))
+    }
+
+    /// The number in E.164 form.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl TryFrom<String> for Phone {
+    type Error = ContactError;
+    fn try_from(value: String) -> Result<Self, Self::Error> {
+        Self::parse(&value)
+    }
+}
+
+impl From<Phone> for String {
+    fn from(value: Phone) -> Self {
+        value.0
+    }
+}
+
+impl fmt::Debug for Phone {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&mask_phone(&self.0))
+    }
+}
+
+/// Where a shopper is told: by email or by SMS.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "channel", content = "address", rename_all = "lowercase")]
+pub enum Contact {
+    /// Told by email.
+    Email(Email),
+    /// Told by SMS.
+    Sms(Phone),
+}
+
+impl Contact {
+    /// The channel this contact is reached on.
+    pub fn channel(&self) -> Channel {
+        match self {
+            Self::Email(_) => Channel::Email,
+            Self::Sms(_) => Channel::Sms,
+        }
+    }
+
+    /// The address or number, unmasked: only for the sender.
+    pub fn address(&self) -> &str {
+        match self {
+            Self::Email(e) => e.as_str(),
+            Self::Sms(p) => p.as_str(),
+        }
+    }
+
+    /// A form safe for logs and admin screens: `d***@example.com`, `+44*******123`.
+    pub fn masked(&self) -> String {
+        match self {
+            Self::Email(e) => mask_email(e.as_str()),
+            Self::Sms(p) => mask_phone(p.as_str()),
+        }
+    }
+
+    /// A stable keyed hash of the contact: the same person gives the same key,
+    /// and the key reveals nothing without `pepper`. Used for one-place-per-person
+    /// and for opt-outs, which hold across channels only for the same address.
+    pub fn key(&self, pepper: &[u8]) -> ContactKey {
+        let mut mac = Hmac::<Sha256>::new_from_slice(pepper).expect("HMAC takes any key length");
+        mac.update(match self {
+            Self::Email(_) => b"email:",
+            Self::Sms(_) => b"phone:",
+        });
+        mac.update(self.address().as_bytes());
+        ContactKey(URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes()))
+    }
+}
+
+/// A contact's keyed hash (43 characters of base64url).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct ContactKey(String);
+
+impl ContactKey {
+    /// The key as stored.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Reads a stored key back.
+    pub fn from_stored(s: impl Into<String>) -> Self {
+        Self(s.into())
+    }
+}
+
+impl fmt::Display for ContactKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A delivery channel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Channel {
+    /// Email through SES.
+    Email,
+    /// SMS through SNS.
+    Sms,
+}
+
+impl Channel {
+    /// `email` or `sms`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Email => "email",
+            Self::Sms => "sms",
+        }
+    }
+}
+
+impl FromStr for Channel {
+    type Err = ContactError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "email" => Ok(Self::Email),
+            "sms" | "phone" => Ok(Self::Sms),
+            _ => Err(ContactError::Channel),
+        }
+    }
+}
+
+/// The name a shopper gave: trimmed, inner whitespace folded, no control or
+/// direction-override characters, at most [`ShopperName::MAX_CHARS`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct ShopperName(String);
+
+impl ShopperName {
+    /// The longest name accepted, in characters.
+    pub const MAX_CHARS: usize = 80;
+
+    /// The name as text (escape it before putting it in HTML).
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl TryFrom<&str> for ShopperName {
+    type Error = ContactError;
+
+    fn try_from(value: &str) -> Result<Self, Self::Error> {
+        let folded = value.split_whitespace().collect::<Vec<_>>().join(" ");
+        let forbidden = |c: char| {
+            c.is_control()
+                || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
+        };
+        let count = folded.chars().count();
+        if count == 0 || count > Self::MAX_CHARS || folded.chars().any(forbidden) {
+            return Err(ContactError::Name);
+        }
+        Ok(Self(folded))
+    }
+}
+
+impl TryFrom<String> for ShopperName {
+    type Error = ContactError;
+    fn try_from(value: String) -> Result<Self, Self::Error> {
+        Self::try_from(value.as_str())
+    }
+}
+
+impl From<ShopperName> for String {
+    fn from(value: ShopperName) -> Self {
+        value.0
+    }
+}
+
+fn mask_email(address: &str) -> String {
+    match address.split_once('@') {
+        Some((local, domain)) => {
+            let first: String = local.chars().take(1).collect();
+            format!("{first}***@{domain}")
+        }
+        None => "***".to_owned(),
+    }
+}
+
+fn mask_phone(number: &str) -> String {
+    let chars: Vec<char> = number.chars().collect();
+    if chars.len() <= 6 {
+        return "***".to_owned();
+    }
+    let head: String = chars[..3].iter().collect();
+    let tail: String = chars[chars.len() - 3..].iter().collect();
+    format!("{head}{}{tail}", "*".repeat(chars.len() - 6))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn emails_are_normalised_and_junk_refused() {
+        assert_eq!(
+            Email::try_from("  Della@Example.CO.UK ").unwrap().as_str(),
+            "della@example.co.uk"
+        );
+        assert!(Email::try_from("a.b+tag@sub.example.com").is_ok());
+        for bad in [
+            "",
+            "della",
+            "della@",
+            "@example.com",
+            "della@localhost",
+            "Della <della@example.com>",
+            "della@[127.0.0.1]",
+            "a b@example.com",
+            &format!("{}@example.com", "a".repeat(250)),
+        ] {
+            assert_eq!(Email::try_from(bad), Err(ContactError::Email), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn phones_become_e164_and_need_a_country() {
+        assert_eq!(Phone::parse("+44 7911 123456").unwrap().as_str(), "+447911123456");
+        assert_eq!(Phone::parse("0044 (7911) 123-456").unwrap().as_str(), "+447911123456");
+        assert_eq!(Phone::parse("+1 415 555 2671").unwrap().as_str(), "+14155552671");
+        for bad in [
+            "",
+            "07911 123456",
+            "+44 12",
+            "+999 1234567",
+            "+44 7911 123456 ext 5",
+            "+4479111234561234567890",
+            "call me",
+        ] {
+            assert_eq!(Phone::parse(bad), Err(ContactError::Phone), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn contact_keys_are_stable_keyed_and_channel_aware() {
+        let a = Contact::Email(Email::try_from("della@example.com").unwrap());
+        let b = Contact::Email(Email::try_from("DELLA@example.com ").unwrap());
+        assert_eq!(a.key(b"pepper"), b.key(b"pepper"));
+        assert_ne!(a.key(b"pepper"), a.key(b"other"));
+        assert!(!a.key(b"pepper").as_str().contains("della"));
+        assert_eq!(a.key(b"pepper").as_str().len(), 43);
+    }
+
+    #[test]
+    fn contacts_mask_for_logs() {
+        let e = Contact::Email(Email::try_from("della@example.com").unwrap());
+        assert_eq!(e.masked(), "d***@example.com");
+        assert!(!format!("{e:?}").contains("della"));
+        let p = Contact::Sms(Phone::parse("+447911123456").unwrap());
+        assert_eq!(p.masked(), "+44*******456");
+        assert!(!format!("{p:?}").contains("7911123"));
+    }
+
+    #[test]
+    fn names_are_tidied_and_hostile_ones_refused() {
+        assert_eq!(ShopperName::try_from("  Della   Ray ").unwrap().as_str(), "Della Ray");
+        assert_eq!(
+            ShopperName::try_from("<script>alert(1)</script>").unwrap().as_str(),
+            "<script>alert(1)</script>",
+            "markup is kept and escaped on output, not silently changed"
+        );
+        for bad in ["", "   ", "a\u{0}b", "evil\u{202E}txt", &"x".repeat(81)] {
+            assert!(ShopperName::try_from(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn any_valid_email_survives_a_round_trip(local in "[a-z0-9]{1,20}", domain in "[a-z]{1,20}") {
+            let text = format!("{local}@{domain}.com");
+            let email = Email::try_from(text.as_str()).unwrap();
+            prop_assert_eq!(Email::try_from(email.as_str()).unwrap(), email);
+        }
+
+        #[test]
+        fn phone_parsing_never_panics(s in "\\PC{0,40}") {
+            let _ = Phone::parse(&s);
+        }
+    }
+}

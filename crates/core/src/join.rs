@@ -1,0 +1,180 @@
+//! Capture's input: a notify-me form, parsed into a request or a list of field
+//! errors a shopper can act on.
+
+use serde::{Deserialize, Serialize};
+
+use crate::contact::{Channel, Contact, Email, Phone, ShopperName};
+use crate::ids::Sku;
+
+/// The most bytes of body capture reads.
+pub const MAX_BODY_BYTES: usize = 16 * 1024;
+
+/// The honeypot field: hidden from people, filled in by bots.
+pub const HONEYPOT_FIELD: &str = "website";
+
+/// A notify-me submission as posted (JSON or an HTML form).
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct JoinForm {
+    /// The SKU.
+    pub sku: Option<String>,
+    /// The shopper's name.
+    pub name: Option<String>,
+    /// Email address.
+    pub email: Option<String>,
+    /// Phone number.
+    pub phone: Option<String>,
+    /// `email` or `sms`; inferred from the contact given when absent.
+    pub channel: Option<String>,
+    /// Consent to be told (a JSON bool, or a form checkbox's `on`).
+    pub consent: Option<Consent>,
+    /// The honeypot.
+    pub website: Option<String>,
+}
+
+/// A consent value from JSON or a form.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum Consent {
+    /// JSON `true` / `false`.
+    Flag(bool),
+    /// Form values: `on`, `true`, `yes`, `1`.
+    Text(String),
+}
+
+impl Consent {
+    fn given(&self) -> bool {
+        match self {
+            Self::Flag(b) => *b,
+            Self::Text(t) => matches!(t.trim().to_ascii_lowercase().as_str(), "on" | "true" | "yes" | "1"),
+        }
+    }
+}
+
+/// One field's problem, shown next to the field.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FieldError {
+    /// The form field.
+    pub field: String,
+    /// What to do about it.
+    pub message: String,
+}
+
+/// A valid notify-me request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewRequest {
+    /// The SKU.
+    pub sku: Sku,
+    /// Who.
+    pub name: ShopperName,
+    /// Where they are told.
+    pub contact: Contact,
+}
+
+/// What a submission amounts to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JoinInput {
+    /// A real request.
+    Request(NewRequest),
+    /// A bot filled the honeypot: answer as if accepted, store nothing.
+    Honeypot,
+}
+
+impl JoinForm {
+    /// Parses the form, collecting every field's error at once.
+    ///
+    /// # Errors
+    /// The list of field errors, in form order.
+    pub fn parse(&self) -> Result<JoinInput, Vec<FieldError>> {
+        if self.website.as_deref().is_some_and(|w| !w.trim().is_empty()) {
+            return Ok(JoinInput::Honeypot);
+        }
+        let mut errors = Vec::new();
+        let mut fail = |field: &str, message: String| errors.push(FieldError { field: field.to_owned(), message });
+        let present = |v: &Option<String>| v.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned);
+
+        let sku = match present(&self.sku) {
+            Some(s) => Sku::try_from(s.as_str()).map_err(|e| fail("sku", e.to_string())).ok(),
+            None => {
+                fail("sku", "say which product to wait for".into());
+                None
+            }
+        };
+        let name = ShopperName::try_from(self.name.as_deref().unwrap_or("")).map_err(|e| fail("name", e.to_string())).ok();
+        let email = present(&self.email).map(|e| Email::try_from(e.as_str()).map_err(|e| fail("email", e.to_string())));
+        let phone = present(&self.phone).map(|p| Phone::parse(&p).map_err(|e| fail("phone", e.to_string())));
+        let channel = match present(&self.channel) {
+            Some(c) => c.parse::<Channel>().map_err(|e| fail("channel", e.to_string())).ok(),
+            None if email.is_some() => Some(Channel::Email),
+            None if phone.is_some() => Some(Channel::Sms),
+            None => None,
+        };
+        let contact = match (channel, email, phone) {
+            (Some(Channel::Email), Some(Ok(e)), _) => Some(Contact::Email(e)),
+            (Some(Channel::Sms), _, Some(Ok(p))) => Some(Contact::Sms(p)),
+            (Some(Channel::Email), None, _) => {
+                fail("email", "enter an email address to be told by email".into());
+                None
+            }
+            (Some(Channel::Sms), _, None) => {
+                fail("phone", "enter a mobile number to be told by text".into());
+                None
+            }
+            (None, None, None) => {
+                fail("email", "enter an email address or a mobile number".into());
+                None
+            }
+            _ => None,
+        };
+        if !self.consent.as_ref().is_some_and(Consent::given) {
+            fail("consent", "tick the box to agree to one message when it is back".into());
+        }
+        match (sku, name, contact) {
+            (Some(sku), Some(name), Some(contact)) if errors.is_empty() => Ok(JoinInput::Request(NewRequest { sku, name, contact })),
+            _ => Err(errors),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn json(text: &str) -> Result<JoinInput, Vec<FieldError>> {
+        serde_json::from_str::<JoinForm>(text).unwrap().parse()
+    }
+
+    fn fields(r: Result<JoinInput, Vec<FieldError>>) -> Vec<String> {
+        r.unwrap_err().into_iter().map(|e| e.field).collect()
+    }
+
+    #[test]
+    fn a_good_email_request_parses() {
+        let r = json(r#"{"sku":"CHAIR-WAL","name":"Della","email":"della@example.com","consent":true}"#).unwrap();
+        let JoinInput::Request(r) = r else { panic!() };
+        assert_eq!(r.contact.channel(), Channel::Email);
+    }
+
+    #[test]
+    fn a_form_post_with_a_phone_parses() {
+        let form: JoinForm =
+            serde_urlencoded::from_str("sku=CHAIR-WAL&name=Marcus&phone=%2B447911123456&consent=on&website=").unwrap();
+        let JoinInput::Request(r) = form.parse().unwrap() else { panic!() };
+        assert_eq!(r.contact, Contact::Sms(Phone::parse("+447911123456").unwrap()));
+    }
+
+    #[test]
+    fn every_bad_field_is_listed() {
+        assert_eq!(
+            fields(json(r#"{"sku":"bad sku","name":"","email":"nope","consent":false}"#)),
+            vec!["sku", "name", "email", "consent"]
+        );
+        assert_eq!(fields(json(r#"{"sku":"A","name":"N","consent":true}"#)), vec!["email"]);
+        assert_eq!(fields(json(r#"{"sku":"A","name":"N","email":"a@b.example","channel":"sms","consent":true}"#)), vec!["phone"]);
+        assert_eq!(fields(json(r#"{"sku":"A","name":"N","email":"a@b.example","channel":"pigeon","consent":true}"#)), vec!["channel"]);
+    }
+
+    #[test]
+    fn a_filled_honeypot_is_a_bot() {
+        assert_eq!(json(r#"{"website":"http://spam.example"}"#).unwrap(), JoinInput::Honeypot);
+    }
+}

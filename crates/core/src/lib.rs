@@ -1,0 +1,49 @@
+//! # restock-core
+//!
+//! Every decision restock makes, with no I/O: no async, no clock reads, no
+//! global randomness, no AWS or Lambda crates. Time (`now`) and random bytes
+//! are arguments, so every function here is deterministic and tested as such.
+//! The adapters (the store, the Lambda functions, the local server) call in
+//! here and only move bytes.
+//!
+//! ## Layout
+//! - [`ids`]: `Sku`, `RequestId`, `HoldId`, and the reserve/opt-out
+//!   [`ids::LinkToken`]s whose secrets are stored only as hashes.
+//! - [`contact`]: `Email`, `Phone` (E.164), `Contact` and its keyed hash,
+//!   `ShopperName`, `Channel`.
+//! - [`window`]: durations written `90s`, `15m`, `2h`, `90d`.
+//! - [`queue`]: the join key's total order and the k-way merge of queue shards.
+//! - [`stock`]: restock detection — threshold crossing, top-ups, re-arming,
+//!   newest-wins, per-location sums, escalation.
+//! - [`allocate`]: the unit accounting and the capped, oldest-first batch.
+//! - [`lifecycle`]: the request's state machine.
+//! - [`webhook`]: Shopify, WooCommerce and Standard Webhooks verification and
+//!   parsing into one stock event type.
+//! - [`settings`] and [`catalog`]: the operator's documents.
+//! - [`notice`]: rendering notices and checking the model's sentence.
+//! - [`join`]: capture's notify-me form.
+#![warn(missing_docs)]
+
+pub mod allocate;
+pub mod catalog;
+pub mod contact;
+pub mod ids;
+pub mod join;
+pub mod lifecycle;
+pub mod notice;
+pub mod queue;
+pub mod settings;
+pub mod stock;
+pub mod webhook;
+pub mod window;
+
+pub use allocate::{Candidate, Counters, ListShare, Plan, SkipReason, plan_offers};
+pub use catalog::CatalogEntry;
+pub use contact::{Channel, Contact, ContactKey, Email, Phone, ShopperName};
+pub use ids::{HoldId, LinkToken, OptOutToken, RequestId, ReserveToken, Sku, TokenHash};
+pub use lifecycle::{Freed, HoldRefused, HoldTaken, RequestState, Status, TransitionError};
+pub use queue::{JoinKey, merge_oldest_first};
+pub use settings::Settings;
+pub use stock::{Escalation, Level, Reading, Rules, StockOutcome, StockState};
+pub use webhook::{ItemRef, OrderEvent, StockEvent, WebhookError};
+pub use window::Window;

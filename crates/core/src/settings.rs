@@ -1,0 +1,274 @@
+//! The settings document (DESIGN §6): one TOML file, defaults for all but the
+//! first three fields, validated on load with errors that name the field.
+
+use serde::{Deserialize, Serialize};
+use url::Url;
+
+use crate::allocate::ListShare;
+use crate::stock::Rules;
+use crate::window::Window;
+
+/// Why a settings document was refused.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SettingsError {
+    /// Not TOML, or a field of the wrong type or unknown (toml's message names it).
+    #[error("settings are not valid: {0}")]
+    Parse(String),
+    /// A field's value is out of range.
+    #[error("settings field `{field}`: {reason}")]
+    Invalid {
+        /// The field, as written in the document.
+        field: &'static str,
+        /// What is wrong and what would be right.
+        reason: String,
+    },
+}
+
+/// Escalation rules: rises that wait for the team.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct EscalationRules {
+    /// A restock or top-up larger than this waits for the team.
+    pub max_jump: u32,
+    /// A level above this waits for the team.
+    pub max_level: u32,
+}
+
+impl Default for EscalationRules {
+    fn default() -> Self {
+        Self { max_jump: 500, max_level: 100_000 }
+    }
+}
+
+/// The shop's settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// The shop's name, as notices say it.
+    pub store_name: String,
+    /// Where reserve and opt-out links live (`https://...`, no trailing path).
+    pub public_base_url: Url,
+    /// The SES sender, `Name <address>`.
+    pub email_from: String,
+    /// How the model should sound.
+    #[serde(default = "default_voice")]
+    pub voice: String,
+    /// The SMS sender id (up to 11 letters and digits).
+    #[serde(default)]
+    pub sms_sender_id: Option<String>,
+    /// Units in stock that count as "back".
+    #[serde(default = "default_threshold")]
+    pub default_threshold: u32,
+    /// How long a reserve link stays live.
+    #[serde(default = "default_window")]
+    pub offer_window: Window,
+    /// How long a held unit waits for checkout.
+    #[serde(default = "default_window")]
+    pub hold_window: Window,
+    /// A request older than this goes stale.
+    #[serde(default = "default_lifetime")]
+    pub request_lifetime: Window,
+    /// Fraction of the level offered to the queue.
+    #[serde(default)]
+    pub list_share: ListShare,
+    /// Sends per second across SES and SNS.
+    #[serde(default = "default_rate")]
+    pub sends_per_second: u32,
+    /// Origins allowed to call capture from a browser.
+    #[serde(default)]
+    pub storefront_origins: Vec<String>,
+    /// Rises that wait for the team.
+    #[serde(default)]
+    pub escalation: EscalationRules,
+}
+
+fn default_voice() -> String {
+    "warm, brief, plain British English".to_owned()
+}
+fn default_threshold() -> u32 {
+    1
+}
+fn default_window() -> Window {
+    Window::from_mins(15)
+}
+fn default_lifetime() -> Window {
+    Window::from_secs(90 * 86_400)
+}
+fn default_rate() -> u32 {
+    10
+}
+
+impl Settings {
+    /// Parses and validates a TOML document.
+    ///
+    /// # Errors
+    /// [`SettingsError`] naming the first bad field.
+    pub fn from_toml(text: &str) -> Result<Self, SettingsError> {
+        let settings: Self = toml::from_str(text).map_err(|e| SettingsError::Parse(e.message().to_owned() + &span_hint(text, e.span())))?;
+        settings.validate()?;
+        Ok(settings)
+    }
+
+    /// The document as TOML.
+    pub fn to_toml(&self) -> String {
+        toml::to_string_pretty(self).expect("settings always serialise")
+    }
+
+    /// The escalation and threshold rules for a SKU (`threshold` from its catalogue entry, if any).
+    pub fn rules(&self, threshold: Option<u32>) -> Rules {
+        Rules {
+            threshold: threshold.unwrap_or(self.default_threshold).max(1),
+            max_jump: self.escalation.max_jump,
+            max_level: self.escalation.max_level,
+        }
+    }
+
+    /// A link under `public_base_url`: `link("r", token)` is `https://.../r/<token>`.
+    pub fn link(&self, prefix: &str, token: &impl std::fmt::Display) -> String {
+        format!("{}/{prefix}/{token}", self.public_base_url.as_str().trim_end_matches('/'))
+    }
+
+    /// Checks every field's range.
+    ///
+    /// # Errors
+    /// [`SettingsError::Invalid`] naming the field.
+    pub fn validate(&self) -> Result<(), SettingsError> {
+        let invalid = |field, reason: &str| Err(SettingsError::Invalid { field, reason: reason.to_owned() });
+        if self.store_name.trim().is_empty() || self.store_name.chars().count() > 60 {
+            return invalid("store_name", "give the shop's name, 1 to 60 characters");
+        }
+        let url = &self.public_base_url;
+        let local = matches!(url.host_str(), Some("localhost" | "127.0.0.1" | "[::1]"));
+        if !(url.scheme() == "https" || (url.scheme() == "http" && local)) {
+            return invalid("public_base_url", "must be an https:// URL (http:// only for localhost)");
+        }
+        if url.query().is_some() || url.fragment().is_some() || url.as_str().len() > 100 {
+            return invalid("public_base_url", "must be at most 100 characters, without a query or fragment");
+        }
+        let address = self.email_from.rsplit_once('<').map_or(self.email_from.as_str(), |(_, a)| a.trim_end_matches('>'));
+        if crate::contact::Email::try_from(address).is_err() {
+            return invalid("email_from", "write it as `Shop Name <hello@example.com>` or a bare address");
+        }
+        if self.voice.chars().count() > 200 {
+            return invalid("voice", "keep it under 200 characters");
+        }
+        if let Some(id) = &self.sms_sender_id {
+            let letters = id.chars().all(|c| c.is_ascii_alphanumeric());
+            if id.is_empty() || id.len() > 11 || !letters || id.chars().all(|c| c.is_ascii_digit()) {
+                return invalid("sms_sender_id", "1 to 11 letters and digits, with at least one letter");
+            }
+        }
+        if self.default_threshold == 0 {
+            return invalid("default_threshold", "must be at least 1");
+        }
+        if self.offer_window.as_secs() < 60 || self.hold_window.as_secs() < 60 {
+            let field = if self.offer_window.as_secs() < 60 { "offer_window" } else { "hold_window" };
+            return invalid(field, "must be at least 1m so a shopper can act on it");
+        }
+        if self.request_lifetime < self.offer_window {
+            return invalid("request_lifetime", "must be longer than offer_window");
+        }
+        if self.sends_per_second == 0 || self.sends_per_second > 1_000 {
+            return invalid("sends_per_second", "between 1 and 1000");
+        }
+        for origin in &self.storefront_origins {
+            let ok = Url::parse(origin).is_ok_and(|u| {
+                matches!(u.scheme(), "https" | "http") && u.host().is_some() && u.path() == "/" && !origin.ends_with('/')
+            });
+            if !ok {
+                return invalid("storefront_origins", "each origin is scheme and host only, like https://shop.example");
+            }
+        }
+        if self.escalation.max_jump == 0 || self.escalation.max_level == 0 {
+            return invalid("escalation", "max_jump and max_level must be at least 1");
+        }
+        Ok(())
+    }
+}
+
+fn span_hint(text: &str, span: Option<std::ops::Range<usize>>) -> String {
+    match span {
+        Some(span) => {
+            let start = span.start.min(text.len());
+            let line_no = text[..start].matches('\n').count() + 1;
+            let line = text.lines().nth(line_no - 1).unwrap_or("");
+            match line.split_once('=') {
+                Some((key, _)) => format!(" (line {line_no}, `{}`)", key.trim()),
+                None => format!(" (line {line_no})"),
+            }
+        }
+        None => String::new(),
+    }
+}
+
+impl<'de> Deserialize<'de> for ListShare {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        ListShare::new(f64::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
+}
+
+impl Serialize for ListShare {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(self.get())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) const EXAMPLE: &str = r#"
+store_name = "Loom & Last"
+public_base_url = "https://notify.loomandlast.co.uk"
+email_from = "Loom & Last <hello@loomandlast.co.uk>"
+voice = "warm, brief, plain British English"
+sms_sender_id = "LoomLast"
+default_threshold = 1
+offer_window = "15m"
+hold_window = "15m"
+request_lifetime = "90d"
+list_share = 1.0
+sends_per_second = 10
+storefront_origins = ["https://loomandlast.co.uk"]
+[escalation]
+max_jump = 500
+max_level = 100000
+"#;
+
+    #[test]
+    fn the_documented_example_loads() {
+        let s = Settings::from_toml(EXAMPLE).unwrap();
+        assert_eq!(s.offer_window, Window::from_mins(15));
+        assert_eq!(s.link("r", &"abc"), "https://notify.loomandlast.co.uk/r/abc");
+        assert_eq!(Settings::from_toml(&s.to_toml()).unwrap(), s);
+    }
+
+    #[test]
+    fn only_the_first_three_fields_are_required() {
+        let s = Settings::from_toml(
+            "store_name = \"Shop\"\npublic_base_url = \"http://localhost:3000\"\nemail_from = \"hi@shop.example\"\n",
+        )
+        .unwrap();
+        assert_eq!(s.request_lifetime.as_secs(), 90 * 86_400);
+        assert_eq!(s.escalation, EscalationRules::default());
+        let err = Settings::from_toml("store_name = \"Shop\"\n").unwrap_err();
+        assert!(err.to_string().contains("public_base_url"), "{err}");
+    }
+
+    #[test]
+    fn bad_fields_are_named() {
+        let cases = [
+            ("offer_window = \"15m\"", "offer_window = \"soon\"", "offer_window"),
+            ("list_share = 1.0", "list_share = 1.5", "list_share"),
+            ("public_base_url = \"https://notify.loomandlast.co.uk\"", "public_base_url = \"http://notify.example\"", "public_base_url"),
+            ("sms_sender_id = \"LoomLast\"", "sms_sender_id = \"Loom & Last Ltd\"", "sms_sender_id"),
+            ("default_threshold = 1", "default_threshold = 0", "default_threshold"),
+            ("[\"https://loomandlast.co.uk\"]", "[\"loomandlast.co.uk\"]", "storefront_origins"),
+            ("sends_per_second = 10", "sends_per_second = 10\nsend_rate = 3", "send_rate"),
+        ];
+        for (from, to, field) in cases {
+            let err = Settings::from_toml(&EXAMPLE.replace(from, to)).unwrap_err();
+            assert!(err.to_string().contains(field), "{field}: {err}");
+        }
+    }
+}

@@ -1,0 +1,282 @@
+//! Inventory webhooks: signature checks and parsing into one event type.
+//!
+//! - [`shopify`]: `inventory_levels/update`, signed with `X-Shopify-Hmac-Sha256`.
+//! - [`woocommerce`]: `product.updated` / `product.created`, signed with
+//!   `X-WC-Webhook-Signature`, plus the unsigned creation ping.
+//! - [`standard`]: the generic stock and order formats, signed per the
+//!   Standard Webhooks spec.
+//!
+//! Every check compares in constant time and accepts any key of the list
+//! (current key first) so keys can be rotated without dropping deliveries.
+
+pub mod shopify;
+pub mod standard;
+pub mod woocommerce;
+
+use std::fmt;
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD as B64;
+use hmac::{Hmac, Mac};
+use serde::{Deserialize, Serialize};
+use sha2::Sha256;
+use time::OffsetDateTime;
+
+use crate::ids::{HoldId, Sku};
+use crate::stock::Level;
+
+/// How a delivery names the item whose level changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "by", rename_all = "snake_case")]
+pub enum ItemRef {
+    /// By the shop's SKU.
+    Sku {
+        /// The SKU.
+        sku: Sku,
+    },
+    /// By Shopify's inventory item id.
+    Shopify {
+        /// `inventory_item_id`.
+        inventory_item_id: u64,
+    },
+    /// By WooCommerce's product (or variation) id, with its SKU when set.
+    WooCommerce {
+        /// The product or variation id.
+        product_id: u64,
+        /// The product's SKU, when the shop filled it in.
+        sku: Option<Sku>,
+    },
+}
+
+impl fmt::Display for ItemRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Sku { sku } => write!(f, "SKU {sku}"),
+            Self::Shopify { inventory_item_id } => write!(f, "Shopify inventory item {inventory_item_id}"),
+            Self::WooCommerce { product_id, sku: Some(sku) } => write!(f, "WooCommerce product {product_id} (SKU {sku})"),
+            Self::WooCommerce { product_id, sku: None } => write!(f, "WooCommerce product {product_id}"),
+        }
+    }
+}
+
+/// One normalised stock-level report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StockEvent {
+    /// The delivery's id (plus an index for batches): the dedup key.
+    pub delivery_id: String,
+    /// The item.
+    pub item: ItemRef,
+    /// The location the level is for (`default` when the format has none).
+    pub location: String,
+    /// The level there.
+    pub level: Level,
+    /// When the shop says the level was true.
+    #[serde(with = "time::serde::rfc3339")]
+    pub at: OffsetDateTime,
+}
+
+/// A purchase that used a hold (generic signed format).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OrderEvent {
+    /// The delivery's id: the dedup key.
+    pub delivery_id: String,
+    /// The hold the order used.
+    pub hold: HoldId,
+    /// The shop's order id, for the record.
+    pub order_id: Option<String>,
+}
+
+/// Why a delivery was refused. The HTTP status follows from the variant.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WebhookError {
+    /// A required header is missing (400).
+    #[error("missing header {0}")]
+    MissingHeader(&'static str),
+    /// No key of the list produced the signature (401).
+    #[error("the signature does not match the body")]
+    BadSignature,
+    /// The signed timestamp is outside the tolerance (401).
+    #[error("the webhook timestamp is more than five minutes from now; replays are refused")]
+    Timestamp,
+    /// The body is not the format expected (400).
+    #[error("malformed payload: {0}")]
+    Malformed(String),
+    /// A topic this endpoint does not handle (accepted and ignored).
+    #[error("topic {0:?} is not handled here")]
+    Topic(String),
+}
+
+impl WebhookError {
+    /// Whether the sender is at fault for authentication (401) rather than format (400).
+    pub fn is_unauthorised(&self) -> bool {
+        matches!(self, Self::BadSignature | Self::Timestamp)
+    }
+
+    pub(crate) fn malformed(e: impl fmt::Display) -> Self {
+        Self::Malformed(e.to_string())
+    }
+}
+
+/// Signing keys for one source, current first. Never printed.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Keys(Vec<Vec<u8>>);
+
+impl Keys {
+    /// Keys used as raw bytes (Shopify, WooCommerce).
+    pub fn raw<I, K>(keys: I) -> Self
+    where
+        I: IntoIterator<Item = K>,
+        K: AsRef<[u8]>,
+    {
+        Self(keys.into_iter().map(|k| k.as_ref().to_vec()).collect())
+    }
+
+    /// Whether there is no key at all (every delivery will be refused).
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &[u8]> {
+        self.0.iter().map(Vec::as_slice)
+    }
+}
+
+impl fmt::Debug for Keys {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Keys({} redacted)", self.0.len())
+    }
+}
+
+/// The webhook keys secret: one list per source, current key first.
+#[derive(Clone, Default, Deserialize)]
+pub struct WebhookKeys {
+    /// Shopify app secrets.
+    #[serde(default)]
+    pub shopify: Vec<String>,
+    /// WooCommerce webhook secrets.
+    #[serde(default)]
+    pub woocommerce: Vec<String>,
+    /// Standard Webhooks keys (`whsec_` + base64) for the stock and orders endpoints.
+    #[serde(default)]
+    pub stock: Vec<String>,
+}
+
+impl fmt::Debug for WebhookKeys {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "WebhookKeys {{ shopify: {}, woocommerce: {}, stock: {} }}",
+            self.shopify.len(),
+            self.woocommerce.len(),
+            self.stock.len()
+        )
+    }
+}
+
+impl WebhookKeys {
+    /// Reads the secret's JSON value.
+    ///
+    /// # Errors
+    /// [`WebhookError::Malformed`] for bad JSON or a `stock` key that is not
+    /// `whsec_` followed by base64 (the message never contains a key).
+    pub fn from_json(json: &str) -> Result<Self, WebhookError> {
+        let keys: Self = serde_json::from_str(json)
+            .map_err(|e| WebhookError::Malformed(format!("webhook keys secret: {}", e.classify_name())))?;
+        keys.stock_keys()?;
+        Ok(keys)
+    }
+
+    /// Shopify's keys.
+    pub fn shopify_keys(&self) -> Keys {
+        Keys::raw(&self.shopify)
+    }
+
+    /// WooCommerce's keys.
+    pub fn woocommerce_keys(&self) -> Keys {
+        Keys::raw(&self.woocommerce)
+    }
+
+    /// The Standard Webhooks keys, decoded.
+    ///
+    /// # Errors
+    /// [`WebhookError::Malformed`] when a key is not `whsec_` + base64.
+    pub fn stock_keys(&self) -> Result<Keys, WebhookError> {
+        let decoded = self.stock.iter().map(|k| standard::decode_key(k)).collect::<Result<Vec<_>, _>>()?;
+        Ok(Keys(decoded))
+    }
+}
+
+trait ClassifyName {
+    fn classify_name(&self) -> &'static str;
+}
+
+impl ClassifyName for serde_json::Error {
+    fn classify_name(&self) -> &'static str {
+        match self.classify() {
+            serde_json::error::Category::Io => "unreadable",
+            serde_json::error::Category::Syntax | serde_json::error::Category::Eof => "not valid JSON",
+            serde_json::error::Category::Data => "expected {\"shopify\": [..], \"woocommerce\": [..], \"stock\": [..]}",
+        }
+    }
+}
+
+/// base64(HMAC-SHA256(key, message)).
+pub(crate) fn hmac_b64(key: &[u8], parts: &[&[u8]]) -> String {
+    let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes any key length");
+    for p in parts {
+        mac.update(p);
+    }
+    B64.encode(mac.finalize().into_bytes())
+}
+
+/// Checks a base64 signature against every key in constant time.
+pub(crate) fn verify_b64(keys: &Keys, parts: &[&[u8]], signature_b64: &str) -> Result<(), WebhookError> {
+    let given = B64.decode(signature_b64.trim()).map_err(|_| WebhookError::BadSignature)?;
+    for key in keys.iter() {
+        let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes any key length");
+        for p in parts {
+            mac.update(p);
+        }
+        if mac.verify_slice(&given).is_ok() {
+            return Ok(());
+        }
+    }
+    Err(WebhookError::BadSignature)
+}
+
+/// Header lookup by case-insensitive name, as a closure over the request's headers.
+pub trait Headers {
+    /// The first value of header `name`, if present and valid UTF-8.
+    fn header(&self, name: &str) -> Option<&str>;
+}
+
+impl<S: AsRef<str>, T: AsRef<str>> Headers for [(S, T)] {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.iter().find(|(k, _)| k.as_ref().eq_ignore_ascii_case(name)).map(|(_, v)| v.as_ref())
+    }
+}
+
+impl<S: AsRef<str>, T: AsRef<str>> Headers for Vec<(S, T)> {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.as_slice().header(name)
+    }
+}
+
+pub(crate) fn required<'h>(headers: &'h (impl Headers + ?Sized), name: &'static str) -> Result<&'h str, WebhookError> {
+    headers.header(name).filter(|v| !v.trim().is_empty()).ok_or(WebhookError::MissingHeader(name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_never_show_in_debug_or_errors() {
+        let keys = WebhookKeys::from_json(r#"{"shopify":["shpss_topsecret"],"stock":["whsec_c2VjcmV0"]}"#).unwrap();
+        assert!(!format!("{keys:?}").contains("topsecret"));
+        assert!(!format!("{:?}", keys.shopify_keys()).contains("topsecret"));
+        let err = WebhookKeys::from_json(r#"{"stock":["not-a-whsec-topsecret"]}"#).unwrap_err();
+        assert!(!err.to_string().contains("topsecret"));
+        assert!(WebhookKeys::from_json("[").is_err());
+    }
+}

@@ -1,0 +1,119 @@
+//! Shopify's `inventory_levels/update` webhook.
+//!
+//! Shopify signs the raw body: `X-Shopify-Hmac-Sha256` is the base64
+//! HMAC-SHA256 with the app's secret. `X-Shopify-Webhook-Id` is the same on
+//! every retry of one delivery, so it is the dedup key. Ids are 64-bit and
+//! exceed 2^53, so they are read as `u64`, never as floats.
+//!
+//! Shopify retries failed deliveries for hours with the original headers, so
+//! a replayed delivery is caught by its webhook id, not by a time window; the
+//! payload's `updated_at` orders levels (newest wins).
+
+use serde::Deserialize;
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+
+use super::{Headers, ItemRef, Keys, StockEvent, WebhookError, hmac_b64, required, verify_b64};
+use crate::stock::Level;
+
+/// The signature header.
+pub const SIGNATURE: &str = "X-Shopify-Hmac-Sha256";
+/// The delivery id header.
+pub const WEBHOOK_ID: &str = "X-Shopify-Webhook-Id";
+/// The topic header.
+pub const TOPIC: &str = "X-Shopify-Topic";
+
+#[derive(Deserialize)]
+struct InventoryLevel {
+    inventory_item_id: u64,
+    location_id: u64,
+    available: Option<i64>,
+    updated_at: String,
+}
+
+/// Computes the signature header's value (for tests and the CLI's `sign-webhook`).
+pub fn sign(key: &[u8], body: &[u8]) -> String {
+    hmac_b64(key, &[body])
+}
+
+/// Verifies and parses one delivery.
+///
+/// # Errors
+/// [`WebhookError::BadSignature`] before anything else is read; then missing
+/// headers, an unexpected topic, or a malformed payload.
+pub fn parse(keys: &Keys, headers: &(impl Headers + ?Sized), body: &[u8]) -> Result<StockEvent, WebhookError> {
+    verify_b64(keys, &[body], required(headers, SIGNATURE)?)?;
+    let delivery_id = required(headers, WEBHOOK_ID)?.trim().to_owned();
+    if let Some(topic) = headers.header(TOPIC) {
+        if topic != "inventory_levels/update" {
+            return Err(WebhookError::Topic(topic.to_owned()));
+        }
+    }
+    let level: InventoryLevel = serde_json::from_slice(body).map_err(WebhookError::malformed)?;
+    let at = OffsetDateTime::parse(&level.updated_at, &Rfc3339)
+        .map_err(|_| WebhookError::Malformed("updated_at is not an RFC 3339 time".into()))?;
+    Ok(StockEvent {
+        delivery_id,
+        item: ItemRef::Shopify { inventory_item_id: level.inventory_item_id },
+        location: level.location_id.to_string(),
+        level: Level::from_reported(level.available),
+        at,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KEY: &[u8] = b"shpss_restock_test_key";
+    const BODY: &str = include_str!("../../tests/fixtures/shopify_inventory_levels_update.json");
+
+    fn headers(sig: &str) -> Vec<(&'static str, String)> {
+        vec![
+            ("x-shopify-hmac-sha256", sig.to_owned()),
+            ("X-Shopify-Webhook-Id", "b54557e4-bdd9-4b37-8a5f-bf7d70bcd043".to_owned()),
+            ("X-Shopify-Topic", "inventory_levels/update".to_owned()),
+        ]
+    }
+
+    #[test]
+    fn a_signed_delivery_parses_with_ids_beyond_two_to_the_53() {
+        let event = parse(&Keys::raw([KEY]), &headers(&sign(KEY, BODY.as_bytes())), BODY.as_bytes()).unwrap();
+        assert_eq!(event.item, ItemRef::Shopify { inventory_item_id: 271_878_346_596_884_015 });
+        assert_eq!(event.location, "24826418");
+        assert_eq!(event.level, Level::Tracked(4));
+        assert_eq!(event.delivery_id, "b54557e4-bdd9-4b37-8a5f-bf7d70bcd043");
+    }
+
+    #[test]
+    fn a_rotated_key_still_verifies() {
+        let keys = Keys::raw([b"new-key".as_slice(), KEY]);
+        assert!(parse(&keys, &headers(&sign(KEY, BODY.as_bytes())), BODY.as_bytes()).is_ok());
+    }
+
+    #[test]
+    fn a_wrong_signature_is_refused_before_parsing() {
+        let err = parse(&Keys::raw([KEY]), &headers(&sign(b"other", b"{}")), b"{}").unwrap_err();
+        assert_eq!(err, WebhookError::BadSignature);
+        let err = parse(&Keys::raw([KEY]), &headers("not base64!"), BODY.as_bytes()).unwrap_err();
+        assert_eq!(err, WebhookError::BadSignature);
+        let none: Vec<(&str, &str)> = vec![];
+        assert_eq!(parse(&Keys::raw([KEY]), &none, BODY.as_bytes()), Err(WebhookError::MissingHeader(SIGNATURE)));
+    }
+
+    #[test]
+    fn null_available_is_untracked() {
+        let body = br#"{"inventory_item_id":1,"location_id":2,"available":null,"updated_at":"2026-11-29T03:00:00-05:00"}"#;
+        let event = parse(&Keys::raw([KEY]), &headers(&sign(KEY, body)), body).unwrap();
+        assert_eq!(event.level, Level::Untracked);
+    }
+
+    #[test]
+    fn a_float_id_is_malformed_not_rounded() {
+        let body = br#"{"inventory_item_id":2.7187834659688e17,"location_id":2,"available":1,"updated_at":"2026-11-29T03:00:00Z"}"#;
+        assert!(matches!(
+            parse(&Keys::raw([KEY]), &headers(&sign(KEY, body)), body),
+            Err(WebhookError::Malformed(_))
+        ));
+    }
+}
