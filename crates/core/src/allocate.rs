@@ -78,6 +78,8 @@ pub struct Candidate<R> {
     pub request: R,
     /// Its place in the queue.
     pub key: JoinKey,
+    /// When it goes stale (fixed when it joined).
+    pub stale_at_ms: i64,
     /// Its contact has opted out since joining.
     pub opted_out: bool,
     /// The restock it was last offered in, if any.
@@ -111,13 +113,13 @@ pub struct Plan<R> {
     pub skipped: Vec<(Candidate<R>, SkipReason)>,
 }
 
-/// Plans one wave: walks the oldest-first `waiting` sequence, skipping opted-out,
-/// stale and already-offered requests, until `free` offers are chosen. Reads
-/// only as far into the queue as it needs.
+/// Plans one wave at `now_ms`: walks the oldest-first `waiting` sequence,
+/// skipping opted-out, stale and already-offered requests, until `free` offers
+/// are chosen. Reads only as far into the queue as it needs.
 pub fn plan_offers<R>(
     free: u32,
     episode: u32,
-    stale_before_ms: i64,
+    now_ms: i64,
     waiting: impl IntoIterator<Item = Candidate<R>>,
 ) -> Plan<R> {
     let mut plan = Plan { offers: Vec::with_capacity(free.min(10_000) as usize), skipped: Vec::new() };
@@ -130,7 +132,7 @@ pub fn plan_offers<R>(
         last = Some(candidate.key);
         let reason = if candidate.opted_out {
             Some(SkipReason::OptedOut)
-        } else if candidate.key.joined_ms <= stale_before_ms {
+        } else if candidate.stale_at_ms <= now_ms {
             Some(SkipReason::Stale)
         } else if candidate.last_offered_episode == Some(episode) {
             Some(SkipReason::AlreadyOffered)
@@ -160,6 +162,7 @@ mod tests {
             .map(|i| Candidate {
                 request: i,
                 key: JoinKey { joined_ms: 1_000 + i as i64, tie: 0 },
+                stale_at_ms: i64::MAX,
                 opted_out: false,
                 last_offered_episode: None,
             })
@@ -172,7 +175,7 @@ mod tests {
         // the second cancelled (no longer waiting), the third opted out.
         let mut queue = waiting(13);
         queue.remove(1);
-        queue[0].key.joined_ms = 10;
+        queue[0].stale_at_ms = 100;
         queue[1].opted_out = true;
         let counters = Counters { level: 4, offered: 0, held: 0 };
         let plan = plan_offers(counters.free(ListShare::ALL), 1, 100, queue);
@@ -216,7 +219,8 @@ mod tests {
         ) {
             let queue: Vec<Candidate<usize>> = flags.iter().enumerate().map(|(i, (opted, stale, last))| Candidate {
                 request: i,
-                key: JoinKey { joined_ms: if *stale { i as i64 } else { 10_000 + i as i64 }, tie: i as u64 },
+                key: JoinKey { joined_ms: i as i64, tie: i as u64 },
+                stale_at_ms: if *stale { 9_999 } else { 20_000 },
                 opted_out: *opted,
                 last_offered_episode: *last,
             }).collect();
@@ -228,7 +232,7 @@ mod tests {
             prop_assert!(plan.offers.len() as u32 <= free);
             prop_assert!(offered + held + plan.offers.len() as u32 <= level.max(offered + held));
             let eligible: Vec<usize> = sorted.iter()
-                .filter(|c| !c.opted_out && c.key.joined_ms > 9_999 && c.last_offered_episode != Some(episode))
+                .filter(|c| !c.opted_out && c.stale_at_ms > 9_999 && c.last_offered_episode != Some(episode))
                 .map(|c| c.request).collect();
             let chosen: Vec<usize> = plan.offers.iter().map(|c| c.request).collect();
             prop_assert_eq!(&chosen[..], &eligible[..chosen.len()]);

@@ -254,22 +254,27 @@ impl RequestId {
     }
 }
 
-/// A secret link token: the request it belongs to plus a 128-bit secret whose
-/// hash the request stores. Written `{request}.{secret}`, so the request is
-/// found with one key lookup and the secret is checked against its hash.
-#[derive(Clone, Copy, PartialEq, Eq)]
+/// A secret link token: the item and request it belongs to, plus a 128-bit
+/// secret whose hash the request stores. Written `{sku}~{request}.{secret}`
+/// (`~` and `.` occur in neither a SKU's id part nor base64url), so one
+/// transaction can address both the request and its SKU's counters — a click
+/// is a single round trip — and the secret is checked against its hash.
+#[derive(Clone, PartialEq, Eq)]
 pub struct LinkToken {
+    sku: Sku,
     request: RequestId,
     secret: Token128,
 }
 
 impl LinkToken {
     /// A fresh link token for `request` from 16 random bytes.
-    pub fn new(request: RequestId, random: [u8; 16]) -> Self {
-        Self {
-            request,
-            secret: Token128::from_bytes(random),
-        }
+    pub fn new(sku: Sku, request: RequestId, random: [u8; 16]) -> Self {
+        Self { sku, request, secret: Token128::from_bytes(random) }
+    }
+
+    /// The item the link is for.
+    pub fn sku(&self) -> &Sku {
+        &self.sku
     }
 
     /// The request the link belongs to.
@@ -285,13 +290,13 @@ impl LinkToken {
 
 impl fmt::Display for LinkToken {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}.{}", self.request, self.secret)
+        write!(f, "{}~{}.{}", self.sku, self.request, self.secret)
     }
 }
 
 impl fmt::Debug for LinkToken {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "LinkToken({}.. )", self.request)
+        write!(f, "LinkToken({}~{}..)", self.sku, self.request)
     }
 }
 
@@ -299,8 +304,10 @@ impl FromStr for LinkToken {
     type Err = IdError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let (request, secret) = s.split_once('.').ok_or(IdError::Token)?;
+        let (sku, rest) = s.split_once('~').ok_or(IdError::Token)?;
+        let (request, secret) = rest.split_once('.').ok_or(IdError::Token)?;
         Ok(Self {
+            sku: Sku::try_from(sku).map_err(|_| IdError::Token)?,
             request: request.parse()?,
             secret: secret.parse()?,
         })
@@ -331,7 +338,8 @@ mod tests {
         let text = id.to_string();
         assert_eq!(text.len(), 22);
         assert_eq!(text.parse::<RequestId>().unwrap(), id);
-        let link = LinkToken::new(id, [9; 16]);
+        let link = LinkToken::new(Sku::try_from("CHAIR-WAL").unwrap(), id, [9; 16]);
+        assert!(link.to_string().starts_with("CHAIR-WAL~"));
         let parsed: LinkToken = link.to_string().parse().unwrap();
         assert_eq!(parsed, link);
         assert_eq!(parsed.secret_hash(), link.secret_hash());
@@ -339,7 +347,7 @@ mod tests {
 
     #[test]
     fn malformed_tokens_are_refused() {
-        for bad in ["", "short", "!!!!!!!!!!!!!!!!!!!!!!", "a.b", &"A".repeat(23)] {
+        for bad in ["", "short", "!!!!!!!!!!!!!!!!!!!!!!", "a.b", "x~a.b", &"A".repeat(23)] {
             assert!(bad.parse::<RequestId>().is_err(), "{bad:?}");
             assert!(bad.parse::<LinkToken>().is_err(), "{bad:?}");
         }

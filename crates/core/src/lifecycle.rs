@@ -209,10 +209,10 @@ impl RequestState {
     }
 
     /// When the sweep must look at this request next, if ever: the offer's or
-    /// hold's expiry, or the moment a waiting request goes stale.
-    pub fn due_ms(&self, joined_ms: i64, lifetime: Window) -> Option<i64> {
+    /// hold's expiry, or `stale_at_ms` (fixed when it joined) while waiting.
+    pub fn due_ms(&self, stale_at_ms: i64) -> Option<i64> {
         match self {
-            Self::Waiting => Some(joined_ms.saturating_add(lifetime.as_millis())),
+            Self::Waiting => Some(stale_at_ms),
             Self::Offered { expires_ms, .. } | Self::Held { expires_ms, .. } => Some(*expires_ms),
             _ => None,
         }
@@ -277,8 +277,8 @@ impl RequestState {
     ///
     /// # Errors
     /// [`TransitionError::NotDue`] before the deadline; `Invalid` for final states.
-    pub fn expire(self, now_ms: i64, joined_ms: i64, lifetime: Window) -> Result<(Self, Freed), TransitionError> {
-        let due = self.due_ms(joined_ms, lifetime).ok_or_else(|| self.invalid("expire"))?;
+    pub fn expire(self, now_ms: i64, stale_at_ms: i64) -> Result<(Self, Freed), TransitionError> {
+        let due = self.due_ms(stale_at_ms).ok_or_else(|| self.invalid("expire"))?;
         if now_ms < due {
             return Err(TransitionError::NotDue);
         }
@@ -353,8 +353,8 @@ mod tests {
     #[test]
     fn an_unclicked_offer_lapses_and_frees_its_unit() {
         let offered = RequestState::Waiting.offer(1, 0, W).unwrap();
-        assert_eq!(offered.expire(14 * MIN, 0, W), Err(TransitionError::NotDue));
-        assert_eq!(offered.expire(15 * MIN, 0, W), Ok((RequestState::Lapsed, Freed::Offer)));
+        assert_eq!(offered.expire(14 * MIN, i64::MAX), Err(TransitionError::NotDue));
+        assert_eq!(offered.expire(15 * MIN, i64::MAX), Ok((RequestState::Lapsed, Freed::Offer)));
         assert_eq!(offered.hold(15 * MIN, hold_id(), W), Err(HoldRefused::Expired));
     }
 
@@ -363,7 +363,7 @@ mod tests {
         let HoldTaken::New(held) = RequestState::Waiting.offer(1, 0, W).unwrap().hold(MIN, hold_id(), W).unwrap() else {
             panic!()
         };
-        assert_eq!(held.expire(16 * MIN, 0, W), Ok((RequestState::Released, Freed::Hold)));
+        assert_eq!(held.expire(16 * MIN, i64::MAX), Ok((RequestState::Released, Freed::Hold)));
     }
 
     #[test]
@@ -376,8 +376,9 @@ mod tests {
     #[test]
     fn waiting_too_long_goes_stale() {
         let life = Window::from_secs(90 * 86_400);
-        assert_eq!(RequestState::Waiting.expire(life.as_millis() - 1, 0, life), Err(TransitionError::NotDue));
-        assert_eq!(RequestState::Waiting.expire(life.as_millis(), 0, life), Ok((RequestState::Stale, Freed::Nothing)));
+        let stale_at = life.as_millis();
+        assert_eq!(RequestState::Waiting.expire(stale_at - 1, stale_at), Err(TransitionError::NotDue));
+        assert_eq!(RequestState::Waiting.expire(stale_at, stale_at), Ok((RequestState::Stale, Freed::Nothing)));
     }
 
     #[test]
@@ -387,9 +388,9 @@ mod tests {
             assert!(s.cancel().is_err());
             assert!(s.opt_out().is_err());
             assert!(s.buy().is_err());
-            assert!(s.expire(i64::MAX, 0, W).is_err());
+            assert!(s.expire(i64::MAX, 0).is_err());
             assert!(s.undeliverable().is_err());
-            assert!(s.due_ms(0, W).is_none());
+            assert!(s.due_ms(0).is_none());
         }
         assert_eq!(RequestState::Cancelled.hold(0, hold_id(), W), Err(HoldRefused::NotOffered));
     }

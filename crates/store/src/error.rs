@@ -1,0 +1,46 @@
+//! The store's errors: only what the caller cannot decide around.
+
+use std::error::Error as StdError;
+
+/// A store failure. Lost races are outcomes, not errors (see [`crate::model`]).
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// DynamoDB could not be reached or refused the call; the source says why.
+    #[error("DynamoDB {operation} failed")]
+    Backend {
+        /// The API operation.
+        operation: &'static str,
+        /// The SDK's error, kept whole.
+        #[source]
+        source: Box<dyn StdError + Send + Sync>,
+    },
+    /// A stored item could not be read back: a bug or a manual edit.
+    #[error("stored item {key} is unreadable: {reason}")]
+    Corrupt {
+        /// The item's key.
+        key: String,
+        /// What was wrong.
+        reason: String,
+    },
+    /// Too many concurrent writers kept winning; the caller may retry later.
+    #[error("gave up after repeated write conflicts on {0}")]
+    Contention(String),
+    /// The operation needs something that is not there (no settings, unknown SKU).
+    #[error("{0}")]
+    Missing(String),
+}
+
+impl StoreError {
+    /// Whether retrying the whole operation later may succeed.
+    pub fn is_retryable(&self) -> bool {
+        matches!(self, Self::Backend { .. } | Self::Contention(_))
+    }
+
+    pub(crate) fn backend(operation: &'static str, source: impl StdError + Send + Sync + 'static) -> Self {
+        Self::Backend { operation, source: Box::new(source) }
+    }
+
+    pub(crate) fn corrupt(key: impl Into<String>, reason: impl ToString) -> Self {
+        Self::Corrupt { key: key.into(), reason: reason.to_string() }
+    }
+}

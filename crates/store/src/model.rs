@@ -1,0 +1,304 @@
+//! What the store keeps and what its operations answer.
+//!
+//! A lost race is an outcome, not an error: every operation whose conditional
+//! write can fail returns an enum that says what the caller found instead.
+
+use restock_core::lifecycle::HoldRefused;
+use restock_core::{
+    Contact, ContactKey, Counters, HoldId, JoinKey, RequestId, RequestState, ShopperName, SkipReason, Sku,
+    StockOutcome, StockState, TokenHash,
+};
+use serde::{Deserialize, Serialize};
+
+/// Milliseconds since the Unix epoch: every time the store handles.
+pub type Millis = i64;
+
+/// A notify-me request as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    /// Its id.
+    pub id: RequestId,
+    /// The item.
+    pub sku: Sku,
+    /// Who.
+    pub name: ShopperName,
+    /// Where they are told.
+    pub contact: Contact,
+    /// The contact's keyed hash.
+    pub contact_key: ContactKey,
+    /// Its place in the line.
+    pub key: JoinKey,
+    /// Which queue partition it sits in.
+    pub shard: u16,
+    /// Where it is in its lifecycle.
+    pub state: RequestState,
+    /// When it goes stale if still waiting (join time plus the lifetime then in force).
+    pub stale_at: Millis,
+    /// The restock it was last offered in (once per restock).
+    pub last_offered_episode: Option<u32>,
+    /// Hash of the current reserve link's secret.
+    pub reserve_hash: Option<TokenHash>,
+    /// Hash of the current opt-out link's secret.
+    pub optout_hash: Option<TokenHash>,
+    /// What happened to the current offer's notice.
+    pub notice: Option<NoticeOutcome>,
+}
+
+impl Request {
+    /// When the sweep must look at it next, if ever.
+    pub fn due(&self) -> Option<Millis> {
+        self.state.due_ms(self.stale_at)
+    }
+}
+
+/// A notice's fate, recorded so a redelivered batch sends nothing twice.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "notice", rename_all = "snake_case")]
+pub enum NoticeOutcome {
+    /// Claimed for sending: a crash after this point never resends (at most once).
+    Sending,
+    /// Accepted by SES or SNS.
+    Sent {
+        /// The provider's message id.
+        message_id: String,
+    },
+    /// Refused for good (bad address, opted out at the provider).
+    Failed {
+        /// Why, for the team.
+        reason: String,
+    },
+}
+
+/// A new request, before it is stored.
+#[derive(Debug, Clone)]
+pub struct NewRequest {
+    /// Its id, drawn by the caller.
+    pub id: RequestId,
+    /// The item.
+    pub sku: Sku,
+    /// Who.
+    pub name: ShopperName,
+    /// Where they are told.
+    pub contact: Contact,
+    /// The contact's keyed hash.
+    pub contact_key: ContactKey,
+    /// When it joined.
+    pub now: Millis,
+    /// The item's queue shard count.
+    pub shards: u16,
+    /// How long it may wait before going stale.
+    pub lifetime_ms: Millis,
+}
+
+/// What a notify-me tap amounted to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JoinOutcome {
+    /// A new place in the line.
+    Joined(Request),
+    /// The same contact already waits for this item: their existing request.
+    AlreadyWaiting(Request),
+    /// The contact opted out for good.
+    OptedOut,
+}
+
+/// What leaving the queue amounted to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CancelOutcome {
+    /// Left; any unit it had is freed.
+    Cancelled,
+    /// Already final (bought, lapsed, cancelled...): nothing changed.
+    NotLive(restock_core::Status),
+    /// No such request.
+    NotFound,
+}
+
+/// What a click on a reserve link amounted to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HoldOutcome {
+    /// A unit is held until `expires`.
+    Held {
+        /// The hold.
+        hold: HoldId,
+        /// When the hold ends unless bought.
+        expires: Millis,
+    },
+    /// A repeat click: the existing hold.
+    AlreadyHeld {
+        /// The hold.
+        hold: HoldId,
+        /// When the hold ends unless bought.
+        expires: Millis,
+    },
+    /// The shop sold the units elsewhere: back at the front of the line.
+    SoldOutAgain,
+    /// Expired, used, or never offered (unknown tokens look the same as expired).
+    Refused(HoldRefused),
+}
+
+/// What an opt-out amounted to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OptOutOutcome {
+    /// Recorded; this many live requests ended.
+    OptedOut {
+        /// Live requests of the contact that ended.
+        ended: u32,
+    },
+    /// The token matches nothing.
+    NotFound,
+}
+
+/// What a purchase report amounted to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BuyOutcome {
+    /// The hold ended as bought.
+    Bought(Sku),
+    /// Already recorded (a retried delivery).
+    AlreadyBought,
+    /// No live hold with that id (expired and released, or unknown).
+    NotHeld,
+}
+
+/// What applying a stock event amounted to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ApplyOutcome {
+    /// This delivery was applied before: nothing changed.
+    Duplicate,
+    /// Applied; what it meant.
+    Applied(StockOutcome),
+}
+
+/// Why notify should look at a SKU: carried by the stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WakeKind {
+    /// A genuine crossing (or a released pause).
+    Restock,
+    /// More units while in stock.
+    TopUp,
+    /// A unit came back from an offer or hold.
+    Freed,
+}
+
+impl WakeKind {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Restock => "restock",
+            Self::TopUp => "top_up",
+            Self::Freed => "freed",
+        }
+    }
+
+    /// Reads the stored name.
+    pub fn parse(s: &str) -> Option<Self> {
+        [Self::Restock, Self::TopUp, Self::Freed].into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+/// A record that wakes notify for a SKU.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Wake {
+    /// The item.
+    pub sku: Sku,
+    /// Why.
+    pub kind: WakeKind,
+    /// The restock it belongs to.
+    pub episode: u32,
+    /// When it was written.
+    pub at: Millis,
+}
+
+/// A SKU's stock and unit accounting.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SkuSnapshot {
+    /// The restock state machine's state.
+    pub stock: StockState,
+    /// `level`, `offered`, `held`.
+    pub counters: Counters,
+    /// Units bought with holds (for conversion figures).
+    pub bought: u32,
+}
+
+/// One offer made by a wave, with the link secrets in plain text: they exist
+/// only here, on their way into the notice.
+#[derive(Debug, Clone)]
+pub struct Offer {
+    /// The request, now offered.
+    pub request: Request,
+    /// `{request}.{secret}` for the reserve link.
+    pub reserve: restock_core::ReserveToken,
+    /// `{request}.{secret}` for the opt-out link.
+    pub optout: restock_core::OptOutToken,
+}
+
+/// What a wave did.
+#[derive(Debug, Clone, Default)]
+pub struct Wave {
+    /// The restock the wave belongs to (0 when the SKU has never restocked).
+    pub episode: u32,
+    /// Offers made, oldest first.
+    pub offers: Vec<Offer>,
+    /// Requests passed over and why (stale ones are ended, opted-out ones too).
+    pub skipped: Vec<(RequestId, SkipReason)>,
+}
+
+/// What a wave needs to know from the settings.
+#[derive(Debug, Clone, Copy)]
+pub struct WaveParams {
+    /// The list share.
+    pub share: restock_core::ListShare,
+    /// How long reserve links live.
+    pub offer_window: restock_core::Window,
+    /// The SKU's queue shard count (from its catalogue entry).
+    pub shards: u16,
+    /// The most offers one wave may make.
+    pub max_offers: u32,
+}
+
+/// A live request whose deadline has passed, found by the sweep.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Due {
+    /// The request.
+    pub id: RequestId,
+    /// Its item.
+    pub sku: Sku,
+    /// When it fell due.
+    pub due: Millis,
+}
+
+/// What expiring a due request did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExpireOutcome {
+    /// Waited too long: stale.
+    Stale,
+    /// An unclicked offer lapsed; its unit is freed.
+    Lapsed,
+    /// An unbought hold was released; its unit is freed.
+    Released,
+    /// Another sweep (or the shopper) got there first, or it is not due.
+    Skipped,
+}
+
+/// A counter found different from the recount.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Drift {
+    /// The stored counters.
+    pub stored: Counters,
+    /// The recount.
+    pub counted: Counters,
+}
+
+/// Per-SKU figures for the team.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct SkuStats {
+    /// Waiting requests.
+    pub waiting: u32,
+    /// Live offers.
+    pub offered: u32,
+    /// Live holds.
+    pub held: u32,
+    /// Bought with a hold.
+    pub bought: u32,
+    /// Offers not clicked in time.
+    pub lapsed: u32,
+}

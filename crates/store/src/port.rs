@@ -1,0 +1,108 @@
+//! The store port: the product's operations, each atomic where it matters.
+//!
+//! Two adapters implement it: [`crate::memory::MemoryStore`] and
+//! [`crate::dynamo::DynamoStore`]; `tests/conformance` holds both to the same
+//! suite. Every time is an argument (`now`, ms since the epoch) and every
+//! random value comes from the caller, so tests control both.
+
+use async_trait::async_trait;
+use restock_core::webhook::ItemRef;
+use restock_core::{
+    CatalogEntry, ContactKey, HoldId, OptOutToken, RequestId, ReserveToken, Rules, Settings, Sku, StockEvent, StockOutcome,
+    Window,
+};
+
+use crate::error::StoreError;
+use crate::model::*;
+
+/// Draws 16 random bytes for ids and link secrets.
+pub type Random<'a> = &'a mut (dyn FnMut() -> [u8; 16] + Send);
+
+/// Result of a store operation.
+pub type Result<T> = std::result::Result<T, StoreError>;
+
+/// Everything restock persists.
+#[async_trait]
+pub trait Store: Send + Sync {
+    // --- settings and catalogue -------------------------------------------------
+
+    /// Replaces the settings document.
+    async fn put_settings(&self, settings: &Settings) -> Result<()>;
+    /// The settings document, if one was stored.
+    async fn settings(&self) -> Result<Option<Settings>>;
+    /// Adds or replaces a catalogue entry (and its platform id mappings).
+    async fn put_catalog_entry(&self, entry: &CatalogEntry) -> Result<()>;
+    /// One catalogue entry.
+    async fn catalog_entry(&self, sku: &Sku) -> Result<Option<CatalogEntry>>;
+    /// The catalogue entry a webhook's item reference maps to.
+    async fn resolve_item(&self, item: &ItemRef) -> Result<Option<CatalogEntry>>;
+
+    // --- capture ----------------------------------------------------------------
+
+    /// Joins the queue, atomically with the one-place-per-person and opt-out checks.
+    async fn join(&self, request: NewRequest) -> Result<JoinOutcome>;
+    /// One request.
+    async fn request(&self, id: &RequestId) -> Result<Option<Request>>;
+    /// A waiting request's position (1 = front) among its SKU's `shards`
+    /// queue partitions; `None` unless waiting.
+    async fn position(&self, request: &Request, shards: u16) -> Result<Option<usize>>;
+    /// Leaves the queue, freeing any unit the request had.
+    async fn cancel(&self, id: &RequestId, now: Millis) -> Result<CancelOutcome>;
+    /// A click on a reserve link: holds one unit if the offer is live and
+    /// `held < level`; otherwise says why not.
+    async fn take_hold(&self, token: &ReserveToken, hold: HoldId, now: Millis, window: Window) -> Result<HoldOutcome>;
+    /// A purchase used a hold.
+    async fn mark_bought(&self, hold: &HoldId, now: Millis) -> Result<BuyOutcome>;
+    /// Opts out the contact behind an opt-out link, for good.
+    async fn opt_out(&self, token: &OptOutToken, now: Millis) -> Result<OptOutOutcome>;
+    /// Opts out a contact directly (admin, or SNS reporting an opted-out number).
+    async fn opt_out_contact(&self, contact: &ContactKey, now: Millis) -> Result<u32>;
+    /// Lifts an opt-out (admin only: the contact asked again).
+    async fn remove_opt_out(&self, contact: &ContactKey) -> Result<bool>;
+    /// Whether a contact opted out.
+    async fn is_opted_out(&self, contact: &ContactKey) -> Result<bool>;
+
+    // --- detect -----------------------------------------------------------------
+
+    /// Applies one stock event for `sku`: deduplicated on its delivery id,
+    /// newest wins per location, and a wake recorded for a restock or top-up.
+    async fn apply_stock(&self, sku: &Sku, event: &StockEvent, rules: &Rules, share: restock_core::ListShare, now: Millis)
+    -> Result<ApplyOutcome>;
+    /// Releases a paused restock (the team approved it).
+    async fn release_paused(&self, sku: &Sku, now: Millis) -> Result<Option<StockOutcome>>;
+    /// The SKU's stock and counters.
+    async fn snapshot(&self, sku: &Sku) -> Result<SkuSnapshot>;
+    /// The wakes recorded for a SKU, oldest first.
+    async fn wakes(&self, sku: &Sku) -> Result<Vec<Wake>>;
+
+    // --- notify -----------------------------------------------------------------
+
+    /// Offers the free units to the oldest waiting requests: conditional on the
+    /// free units and on each request still waiting, at most one offer per
+    /// request per restock. Stale requests met on the way are ended.
+    async fn create_offers(&self, sku: &Sku, params: &WaveParams, now: Millis, random: Random<'_>) -> Result<Wave>;
+    /// Claims an offer's notice for sending: `false` if it was claimed before
+    /// (a redelivery), so the notice is sent at most once.
+    async fn claim_notice(&self, id: &RequestId, episode: u32) -> Result<bool>;
+    /// Records a notice's fate. A failure ends the offer and frees its unit.
+    async fn record_notice(&self, id: &RequestId, episode: u32, outcome: NoticeOutcome, now: Millis) -> Result<()>;
+
+    // --- sweep ------------------------------------------------------------------
+
+    /// Live requests whose deadline is at or before `now`, at most `limit`.
+    async fn due(&self, now: Millis, limit: usize) -> Result<Vec<Due>>;
+    /// Ends one due request (stale, lapsed or released), safe against a
+    /// concurrent sweep: each is ended and counted once.
+    async fn expire(&self, due: &Due, now: Millis) -> Result<ExpireOutcome>;
+    /// Recounts the SKU's live offers and holds; fixes and reports drift.
+    /// A fix that lowers a counter waits until the SKU has been quiet for a
+    /// minute at `now` (the DynamoDB index it counts from may lag a write).
+    async fn reconcile(&self, sku: &Sku, now: Millis) -> Result<Option<Drift>>;
+
+    // --- figures ----------------------------------------------------------------
+
+    /// Waiting requests of a SKU, oldest first, at most `limit`.
+    async fn queue(&self, sku: &Sku, shards: u16, limit: usize) -> Result<Vec<Request>>;
+    /// Per-SKU figures.
+    async fn stats(&self, sku: &Sku, shards: u16) -> Result<SkuStats>;
+}
