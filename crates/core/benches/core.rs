@@ -6,7 +6,9 @@
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use restock_core::webhook::{Keys, shopify, standard};
-use restock_core::{Candidate, Counters, JoinKey, ListShare, RequestId, merge_oldest_first, plan_offers};
+use restock_core::{
+    Candidate, Counters, JoinKey, ListShare, RequestId, merge_oldest_first, plan_offers,
+};
 use std::hint::black_box;
 use time::OffsetDateTime;
 
@@ -40,7 +42,11 @@ fn queue(requests: usize, shards: u16) -> Vec<Vec<Candidate<RequestId>>> {
 
 fn plan(c: &mut Criterion) {
     let shards = queue(100_000, 16);
-    let counters = Counters { level: 10_000, offered: 0, held: 0 };
+    let counters = Counters {
+        level: 10_000,
+        offered: 0,
+        held: 0,
+    };
     c.bench_function("plan 10k units from 100k queued over 16 shards", |b| {
         b.iter_batched(
             || shards.clone(),
@@ -78,11 +84,16 @@ fn verify(c: &mut Criterion) {
     let std_headers = vec![
         (standard::ID, "msg_bench".to_owned()),
         (standard::TIMESTAMP, ts.to_string()),
-        (standard::SIGNATURE, standard::sign(&std_key, "msg_bench", ts, &body)),
+        (
+            standard::SIGNATURE,
+            standard::sign(&std_key, "msg_bench", ts, &body),
+        ),
     ];
     let std_keys = Keys::raw([std_key]);
     c.bench_function("verify a 4 KiB Standard Webhooks signature", |b| {
-        b.iter(|| black_box(standard::verify(&std_keys, &std_headers, black_box(&body), now).unwrap()))
+        b.iter(|| {
+            black_box(standard::verify(&std_keys, &std_headers, black_box(&body), now).unwrap())
+        })
     });
 }
 

@@ -33,7 +33,11 @@ impl ListShare {
     /// # Errors
     /// [`ListShareError`] outside (0, 1].
     pub fn new(share: f64) -> Result<Self, ListShareError> {
-        if share > 0.0 && share <= 1.0 { Ok(Self(share)) } else { Err(ListShareError) }
+        if share > 0.0 && share <= 1.0 {
+            Ok(Self(share))
+        } else {
+            Err(ListShareError)
+        }
     }
 
     /// The fraction.
@@ -43,7 +47,11 @@ impl ListShare {
 
     /// The units of `level` the queue may have: rounded down, never above `level`.
     pub fn cap(self, level: u32) -> u32 {
-        if self.0 >= 1.0 { level } else { ((f64::from(level) * self.0).floor() as u32).min(level) }
+        if self.0 >= 1.0 {
+            level
+        } else {
+            ((f64::from(level) * self.0).floor() as u32).min(level)
+        }
     }
 }
 
@@ -56,7 +64,10 @@ impl Default for ListShare {
 impl Counters {
     /// Units free for the queue: `min(level, cap) - offered - held`, never negative.
     pub fn free(&self, share: ListShare) -> u32 {
-        share.cap(self.level).saturating_sub(self.offered).saturating_sub(self.held)
+        share
+            .cap(self.level)
+            .saturating_sub(self.offered)
+            .saturating_sub(self.held)
     }
 
     /// Whether a new offer fits (I1): `offered + held + 1 <= cap`.
@@ -122,13 +133,19 @@ pub fn plan_offers<R>(
     now_ms: i64,
     waiting: impl IntoIterator<Item = Candidate<R>>,
 ) -> Plan<R> {
-    let mut plan = Plan { offers: Vec::with_capacity(free.min(10_000) as usize), skipped: Vec::new() };
+    let mut plan = Plan {
+        offers: Vec::with_capacity(free.min(10_000) as usize),
+        skipped: Vec::new(),
+    };
     if free == 0 {
         return plan;
     }
     let mut last: Option<JoinKey> = None;
     for candidate in waiting {
-        debug_assert!(last.is_none_or(|k| k < candidate.key), "waiting requests must arrive oldest first");
+        debug_assert!(
+            last.is_none_or(|k| k < candidate.key),
+            "waiting requests must arrive oldest first"
+        );
         last = Some(candidate.key);
         let reason = if candidate.opted_out {
             Some(SkipReason::OptedOut)
@@ -161,7 +178,10 @@ mod tests {
         (0..n)
             .map(|i| Candidate {
                 request: i,
-                key: JoinKey { joined_ms: 1_000 + i as i64, tie: 0 },
+                key: JoinKey {
+                    joined_ms: 1_000 + i as i64,
+                    tie: 0,
+                },
                 stale_at_ms: i64::MAX,
                 opted_out: false,
                 last_offered_episode: None,
@@ -177,27 +197,77 @@ mod tests {
         queue.remove(1);
         queue[0].stale_at_ms = 100;
         queue[1].opted_out = true;
-        let counters = Counters { level: 4, offered: 0, held: 0 };
+        let counters = Counters {
+            level: 4,
+            offered: 0,
+            held: 0,
+        };
         let plan = plan_offers(counters.free(ListShare::ALL), 1, 100, queue);
         let told: Vec<usize> = plan.offers.iter().map(|c| c.request).collect();
         assert_eq!(told, vec![3, 4, 5, 6], "Della is fourth; Marcus (7) waits");
         let skipped: Vec<_> = plan.skipped.iter().map(|(c, r)| (c.request, *r)).collect();
-        assert_eq!(skipped, vec![(0, SkipReason::Stale), (2, SkipReason::OptedOut)]);
+        assert_eq!(
+            skipped,
+            vec![(0, SkipReason::Stale), (2, SkipReason::OptedOut)]
+        );
     }
 
     #[test]
     fn the_list_share_caps_what_the_queue_gets() {
         let share = ListShare::new(0.5).unwrap();
-        assert_eq!(Counters { level: 5, offered: 0, held: 0 }.free(share), 2);
-        assert_eq!(Counters { level: 5, offered: 1, held: 1 }.free(share), 0);
-        assert_eq!(Counters { level: 3, offered: 4, held: 0 }.free(ListShare::ALL), 0, "never negative");
-        assert!(ListShare::new(0.0).is_err() && ListShare::new(1.5).is_err() && ListShare::new(f64::NAN).is_err());
+        assert_eq!(
+            Counters {
+                level: 5,
+                offered: 0,
+                held: 0
+            }
+            .free(share),
+            2
+        );
+        assert_eq!(
+            Counters {
+                level: 5,
+                offered: 1,
+                held: 1
+            }
+            .free(share),
+            0
+        );
+        assert_eq!(
+            Counters {
+                level: 3,
+                offered: 4,
+                held: 0
+            }
+            .free(ListShare::ALL),
+            0,
+            "never negative"
+        );
+        assert!(
+            ListShare::new(0.0).is_err()
+                && ListShare::new(1.5).is_err()
+                && ListShare::new(f64::NAN).is_err()
+        );
     }
 
     #[test]
     fn holds_are_refused_beyond_the_level() {
-        assert!(Counters { level: 2, offered: 2, held: 1 }.can_hold());
-        assert!(!Counters { level: 2, offered: 1, held: 2 }.can_hold());
+        assert!(
+            Counters {
+                level: 2,
+                offered: 2,
+                held: 1
+            }
+            .can_hold()
+        );
+        assert!(
+            !Counters {
+                level: 2,
+                offered: 1,
+                held: 2
+            }
+            .can_hold()
+        );
     }
 
     #[test]

@@ -6,8 +6,7 @@ use url::Url;
 use crate::ids::{HoldId, Sku};
 
 /// The CSV header, in order.
-pub const CSV_HEADER: &str =
-    "sku,name,product_url,checkout_url,threshold,shopify_inventory_item_id,woocommerce_product_id,shards";
+pub const CSV_HEADER: &str = "sku,name,product_url,checkout_url,threshold,shopify_inventory_item_id,woocommerce_product_id,shards";
 
 /// The most queue shards a SKU may have.
 pub const MAX_SHARDS: u16 = 64;
@@ -87,12 +86,19 @@ impl CatalogEntry {
 /// # Errors
 /// The first bad row, with its line and column.
 pub fn parse_csv(text: &str) -> Result<Vec<CatalogEntry>, CatalogError> {
-    let mut reader = csv::ReaderBuilder::new().trim(csv::Trim::All).flexible(false).from_reader(text.as_bytes());
+    let mut reader = csv::ReaderBuilder::new()
+        .trim(csv::Trim::All)
+        .flexible(false)
+        .from_reader(text.as_bytes());
     let mut entries = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for (i, row) in reader.deserialize::<Row>().enumerate() {
         let line = i as u64 + 2;
-        let err = |field, reason: String| CatalogError { line, field, reason };
+        let err = |field, reason: String| CatalogError {
+            line,
+            field,
+            reason,
+        };
         let row = row.map_err(|e| err("row", e.to_string()))?;
         let sku = Sku::try_from(row.sku.as_str()).map_err(|e| err("sku", e.to_string()))?;
         if !seen.insert(sku.clone()) {
@@ -104,18 +110,30 @@ pub fn parse_csv(text: &str) -> Result<Vec<CatalogEntry>, CatalogError> {
         }
         let opt = |v: Option<String>| v.filter(|s| !s.is_empty());
         let product_url = opt(row.product_url)
-            .map(|u| Url::parse(&u).ok().filter(|u| matches!(u.scheme(), "https" | "http")))
+            .map(|u| {
+                Url::parse(&u)
+                    .ok()
+                    .filter(|u| matches!(u.scheme(), "https" | "http"))
+            })
             .map(|u| u.ok_or_else(|| err("product_url", "an absolute http(s) URL".into())))
             .transpose()?;
         let checkout_url = opt(row.checkout_url);
         if let Some(c) = &checkout_url {
             let filled = c.replace("{hold}", "HOLD");
             if !c.contains("{hold}") || Url::parse(&filled).is_err() {
-                return Err(err("checkout_url", "an absolute URL containing {hold}".into()));
+                return Err(err(
+                    "checkout_url",
+                    "an absolute URL containing {hold}".into(),
+                ));
             }
         }
         let number = |field: &'static str, v: Option<String>| {
-            opt(v).map(|s| s.parse::<u64>().map_err(|_| err(field, "a whole number".into()))).transpose()
+            opt(v)
+                .map(|s| {
+                    s.parse::<u64>()
+                        .map_err(|_| err(field, "a whole number".into()))
+                })
+                .transpose()
         };
         let threshold = number("threshold", row.threshold)?;
         if threshold.is_some_and(|t| t == 0 || t > u64::from(u32::MAX)) {
@@ -131,7 +149,10 @@ pub fn parse_csv(text: &str) -> Result<Vec<CatalogEntry>, CatalogError> {
             product_url,
             checkout_url,
             threshold: threshold.map(|t| t as u32),
-            shopify_inventory_item_id: number("shopify_inventory_item_id", row.shopify_inventory_item_id)?,
+            shopify_inventory_item_id: number(
+                "shopify_inventory_item_id",
+                row.shopify_inventory_item_id,
+            )?,
             woocommerce_product_id: number("woocommerce_product_id", row.woocommerce_product_id)?,
             shards: shards as u16,
         });
@@ -150,18 +171,29 @@ mod tests {
         );
         let entries = parse_csv(&csv).unwrap();
         assert_eq!(entries.len(), 2);
-        assert_eq!(entries[0].shopify_inventory_item_id, Some(271_878_346_596_884_015));
+        assert_eq!(
+            entries[0].shopify_inventory_item_id,
+            Some(271_878_346_596_884_015)
+        );
         assert_eq!(entries[0].shards, 4);
         assert_eq!(entries[1].shards, 1);
         let hold = HoldId::from_random([1; 16]);
-        assert!(entries[0].checkout_for(&hold).unwrap().ends_with(&format!("attributes[hold]={hold}")));
+        assert!(
+            entries[0]
+                .checkout_for(&hold)
+                .unwrap()
+                .ends_with(&format!("attributes[hold]={hold}"))
+        );
         assert_eq!(entries[1].checkout_for(&hold), None);
     }
 
     #[test]
     fn only_sku_and_name_are_required() {
         let entries = parse_csv("sku,name\nA-1,Thing\n").unwrap();
-        assert_eq!(entries[0], CatalogEntry::new(Sku::try_from("A-1").unwrap(), "Thing"));
+        assert_eq!(
+            entries[0],
+            CatalogEntry::new(Sku::try_from("A-1").unwrap(), "Thing")
+        );
     }
 
     #[test]
@@ -169,7 +201,11 @@ mod tests {
         let cases = [
             ("sku,name\nA 1,Thing\n", 2, "sku"),
             ("sku,name,shards\nA,Thing,0\n", 2, "shards"),
-            ("sku,name,checkout_url\nA,Thing,https://x.example/cart\n", 2, "checkout_url"),
+            (
+                "sku,name,checkout_url\nA,Thing,https://x.example/cart\n",
+                2,
+                "checkout_url",
+            ),
             ("sku,name\nA,Thing\nA,Again\n", 3, "sku"),
             ("sku,name,threshold\nA,Thing,lots\n", 2, "threshold"),
         ];

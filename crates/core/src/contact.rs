@@ -337,9 +337,18 @@ mod tests {
 
     #[test]
     fn phones_become_e164_and_need_a_country() {
-        assert_eq!(Phone::parse("+44 7911 123456").unwrap().as_str(), "+447911123456");
-        assert_eq!(Phone::parse("0044 (7911) 123-456").unwrap().as_str(), "+447911123456");
-        assert_eq!(Phone::parse("+1 415 555 2671").unwrap().as_str(), "+14155552671");
+        assert_eq!(
+            Phone::parse("+44 7911 123456").unwrap().as_str(),
+            "+447911123456"
+        );
+        assert_eq!(
+            Phone::parse("0044 (7911) 123-456").unwrap().as_str(),
+            "+447911123456"
+        );
+        assert_eq!(
+            Phone::parse("+1 415 555 2671").unwrap().as_str(),
+            "+14155552671"
+        );
         for bad in [
             "",
             "07911 123456",
@@ -375,9 +384,14 @@ mod tests {
 
     #[test]
     fn names_are_tidied_and_hostile_ones_refused() {
-        assert_eq!(ShopperName::try_from("  Della   Ray ").unwrap().as_str(), "Della Ray");
         assert_eq!(
-            ShopperName::try_from("<script>alert(1)</script>").unwrap().as_str(),
+            ShopperName::try_from("  Della   Ray ").unwrap().as_str(),
+            "Della Ray"
+        );
+        assert_eq!(
+            ShopperName::try_from("<script>alert(1)</script>")
+                .unwrap()
+                .as_str(),
             "<script>alert(1)</script>",
             "markup is kept and escaped on output, not silently changed"
         );

@@ -135,7 +135,7 @@ impl FromStr for Token128 {
 }
 
 /// The stored form of a secret token: its SHA-256, compared in constant time.
-#[derive(Clone, Copy, Eq, Hash)]
+#[derive(Clone, Copy, Eq)]
 pub struct TokenHash([u8; 32]);
 
 impl TokenHash {
@@ -167,6 +167,12 @@ impl PartialEq for TokenHash {
     }
 }
 
+impl std::hash::Hash for TokenHash {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.hash(state);
+    }
+}
+
 impl fmt::Debug for TokenHash {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "TokenHash({}..)", &self.to_hex()[..8])
@@ -175,10 +181,12 @@ impl fmt::Debug for TokenHash {
 
 pub(crate) fn hex(bytes: &[u8]) -> String {
     use fmt::Write;
-    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
 }
 
 macro_rules! token_newtype {
@@ -269,7 +277,11 @@ pub struct LinkToken {
 impl LinkToken {
     /// A fresh link token for `request` from 16 random bytes.
     pub fn new(sku: Sku, request: RequestId, random: [u8; 16]) -> Self {
-        Self { sku, request, secret: Token128::from_bytes(random) }
+        Self {
+            sku,
+            request,
+            secret: Token128::from_bytes(random),
+        }
     }
 
     /// The item the link is for.
@@ -347,7 +359,14 @@ mod tests {
 
     #[test]
     fn malformed_tokens_are_refused() {
-        for bad in ["", "short", "!!!!!!!!!!!!!!!!!!!!!!", "a.b", "x~a.b", &"A".repeat(23)] {
+        for bad in [
+            "",
+            "short",
+            "!!!!!!!!!!!!!!!!!!!!!!",
+            "a.b",
+            "x~a.b",
+            &"A".repeat(23),
+        ] {
             assert!(bad.parse::<RequestId>().is_err(), "{bad:?}");
             assert!(bad.parse::<LinkToken>().is_err(), "{bad:?}");
         }

@@ -45,7 +45,10 @@ impl Consent {
     fn given(&self) -> bool {
         match self {
             Self::Flag(b) => *b,
-            Self::Text(t) => matches!(t.trim().to_ascii_lowercase().as_str(), "on" | "true" | "yes" | "1"),
+            Self::Text(t) => matches!(
+                t.trim().to_ascii_lowercase().as_str(),
+                "on" | "true" | "yes" | "1"
+            ),
         }
     }
 }
@@ -85,25 +88,48 @@ impl JoinForm {
     /// # Errors
     /// The list of field errors, in form order.
     pub fn parse(&self) -> Result<JoinInput, Vec<FieldError>> {
-        if self.website.as_deref().is_some_and(|w| !w.trim().is_empty()) {
+        if self
+            .website
+            .as_deref()
+            .is_some_and(|w| !w.trim().is_empty())
+        {
             return Ok(JoinInput::Honeypot);
         }
         let mut errors = Vec::new();
-        let mut fail = |field: &str, message: String| errors.push(FieldError { field: field.to_owned(), message });
-        let present = |v: &Option<String>| v.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned);
+        let mut fail = |field: &str, message: String| {
+            errors.push(FieldError {
+                field: field.to_owned(),
+                message,
+            })
+        };
+        let present = |v: &Option<String>| {
+            v.as_deref()
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+        };
 
         let sku = match present(&self.sku) {
-            Some(s) => Sku::try_from(s.as_str()).map_err(|e| fail("sku", e.to_string())).ok(),
+            Some(s) => Sku::try_from(s.as_str())
+                .map_err(|e| fail("sku", e.to_string()))
+                .ok(),
             None => {
                 fail("sku", "say which product to wait for".into());
                 None
             }
         };
-        let name = ShopperName::try_from(self.name.as_deref().unwrap_or("")).map_err(|e| fail("name", e.to_string())).ok();
-        let email = present(&self.email).map(|e| Email::try_from(e.as_str()).map_err(|e| fail("email", e.to_string())));
-        let phone = present(&self.phone).map(|p| Phone::parse(&p).map_err(|e| fail("phone", e.to_string())));
+        let name = ShopperName::try_from(self.name.as_deref().unwrap_or(""))
+            .map_err(|e| fail("name", e.to_string()))
+            .ok();
+        let email = present(&self.email)
+            .map(|e| Email::try_from(e.as_str()).map_err(|e| fail("email", e.to_string())));
+        let phone = present(&self.phone)
+            .map(|p| Phone::parse(&p).map_err(|e| fail("phone", e.to_string())));
         let channel = match present(&self.channel) {
-            Some(c) => c.parse::<Channel>().map_err(|e| fail("channel", e.to_string())).ok(),
+            Some(c) => c
+                .parse::<Channel>()
+                .map_err(|e| fail("channel", e.to_string()))
+                .ok(),
             None if email.is_some() => Some(Channel::Email),
             None if phone.is_some() => Some(Channel::Sms),
             None => None,
@@ -126,10 +152,15 @@ impl JoinForm {
             _ => None,
         };
         if !self.consent.as_ref().is_some_and(Consent::given) {
-            fail("consent", "tick the box to agree to one message when it is back".into());
+            fail(
+                "consent",
+                "tick the box to agree to one message when it is back".into(),
+            );
         }
         match (sku, name, contact) {
-            (Some(sku), Some(name), Some(contact)) if errors.is_empty() => Ok(JoinInput::Request(NewRequest { sku, name, contact })),
+            (Some(sku), Some(name), Some(contact)) if errors.is_empty() => {
+                Ok(JoinInput::Request(NewRequest { sku, name, contact }))
+            }
             _ => Err(errors),
         }
     }
@@ -149,32 +180,60 @@ mod tests {
 
     #[test]
     fn a_good_email_request_parses() {
-        let r = json(r#"{"sku":"CHAIR-WAL","name":"Della","email":"della@example.com","consent":true}"#).unwrap();
+        let r = json(
+            r#"{"sku":"CHAIR-WAL","name":"Della","email":"della@example.com","consent":true}"#,
+        )
+        .unwrap();
         let JoinInput::Request(r) = r else { panic!() };
         assert_eq!(r.contact.channel(), Channel::Email);
     }
 
     #[test]
     fn a_form_post_with_a_phone_parses() {
-        let form: JoinForm =
-            serde_urlencoded::from_str("sku=CHAIR-WAL&name=Marcus&phone=%2B447911123456&consent=on&website=").unwrap();
-        let JoinInput::Request(r) = form.parse().unwrap() else { panic!() };
-        assert_eq!(r.contact, Contact::Sms(Phone::parse("+447911123456").unwrap()));
+        let form: JoinForm = serde_urlencoded::from_str(
+            "sku=CHAIR-WAL&name=Marcus&phone=%2B447911123456&consent=on&website=",
+        )
+        .unwrap();
+        let JoinInput::Request(r) = form.parse().unwrap() else {
+            panic!()
+        };
+        assert_eq!(
+            r.contact,
+            Contact::Sms(Phone::parse("+447911123456").unwrap())
+        );
     }
 
     #[test]
     fn every_bad_field_is_listed() {
         assert_eq!(
-            fields(json(r#"{"sku":"bad sku","name":"","email":"nope","consent":false}"#)),
+            fields(json(
+                r#"{"sku":"bad sku","name":"","email":"nope","consent":false}"#
+            )),
             vec!["sku", "name", "email", "consent"]
         );
-        assert_eq!(fields(json(r#"{"sku":"A","name":"N","consent":true}"#)), vec!["email"]);
-        assert_eq!(fields(json(r#"{"sku":"A","name":"N","email":"a@b.example","channel":"sms","consent":true}"#)), vec!["phone"]);
-        assert_eq!(fields(json(r#"{"sku":"A","name":"N","email":"a@b.example","channel":"pigeon","consent":true}"#)), vec!["channel"]);
+        assert_eq!(
+            fields(json(r#"{"sku":"A","name":"N","consent":true}"#)),
+            vec!["email"]
+        );
+        assert_eq!(
+            fields(json(
+                r#"{"sku":"A","name":"N","email":"a@b.example","channel":"sms","consent":true}"#
+            )),
+            vec!["phone"]
+        );
+        assert_eq!(
+            fields(json(
+                r#"{"sku":"A","name":"N","email":"a@b.example","channel":"pigeon","consent":true}"#
+            )),
+            vec!["channel"]
+        );
     }
 
     #[test]
     fn a_filled_honeypot_is_a_bot() {
-        assert_eq!(json(r#"{"website":"http://spam.example"}"#).unwrap(), JoinInput::Honeypot);
+        assert_eq!(
+            json(r#"{"website":"http://spam.example"}"#).unwrap(),
+            JoinInput::Honeypot
+        );
     }
 }

@@ -137,7 +137,10 @@ pub struct UnknownStatus(pub String);
 impl FromStr for Status {
     type Err = UnknownStatus;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::ALL.into_iter().find(|st| st.as_str() == s).ok_or_else(|| UnknownStatus(s.to_owned()))
+        Self::ALL
+            .into_iter()
+            .find(|st| st.as_str() == s)
+            .ok_or_else(|| UnknownStatus(s.to_owned()))
     }
 }
 
@@ -219,7 +222,10 @@ impl RequestState {
     }
 
     fn invalid(&self, action: &'static str) -> TransitionError {
-        TransitionError::Invalid { from: self.status(), action }
+        TransitionError::Invalid {
+            from: self.status(),
+            action,
+        }
     }
 
     /// Waiting → Offered, with a link live for `window`.
@@ -228,7 +234,10 @@ impl RequestState {
     /// [`TransitionError::Invalid`] unless waiting.
     pub fn offer(self, episode: u32, now_ms: i64, window: Window) -> Result<Self, TransitionError> {
         match self {
-            Self::Waiting => Ok(Self::Offered { episode, expires_ms: now_ms + window.as_millis() }),
+            Self::Waiting => Ok(Self::Offered {
+                episode,
+                expires_ms: now_ms + window.as_millis(),
+            }),
             _ => Err(self.invalid("offer")),
         }
     }
@@ -239,11 +248,18 @@ impl RequestState {
     /// [`HoldRefused`] says whether the link expired, was used, or has no offer.
     pub fn hold(self, now_ms: i64, hold: HoldId, window: Window) -> Result<HoldTaken, HoldRefused> {
         match self {
-            Self::Offered { episode, expires_ms } if now_ms < expires_ms => {
-                Ok(HoldTaken::New(Self::Held { episode, hold, expires_ms: now_ms + window.as_millis() }))
-            }
+            Self::Offered {
+                episode,
+                expires_ms,
+            } if now_ms < expires_ms => Ok(HoldTaken::New(Self::Held {
+                episode,
+                hold,
+                expires_ms: now_ms + window.as_millis(),
+            })),
             Self::Offered { .. } | Self::Lapsed | Self::Released => Err(HoldRefused::Expired),
-            Self::Held { hold, expires_ms, .. } if now_ms < expires_ms => Ok(HoldTaken::Existing(hold)),
+            Self::Held {
+                hold, expires_ms, ..
+            } if now_ms < expires_ms => Ok(HoldTaken::Existing(hold)),
             Self::Held { .. } => Err(HoldRefused::Expired),
             Self::Bought { .. } => Err(HoldRefused::Used),
             _ => Err(HoldRefused::NotOffered),
@@ -278,7 +294,9 @@ impl RequestState {
     /// # Errors
     /// [`TransitionError::NotDue`] before the deadline; `Invalid` for final states.
     pub fn expire(self, now_ms: i64, stale_at_ms: i64) -> Result<(Self, Freed), TransitionError> {
-        let due = self.due_ms(stale_at_ms).ok_or_else(|| self.invalid("expire"))?;
+        let due = self
+            .due_ms(stale_at_ms)
+            .ok_or_else(|| self.invalid("expire"))?;
         if now_ms < due {
             return Err(TransitionError::NotDue);
         }
@@ -341,35 +359,69 @@ mod tests {
     #[test]
     fn della_is_offered_holds_and_buys() {
         let offered = RequestState::Waiting.offer(1, 0, W).unwrap();
-        assert_eq!(offered, RequestState::Offered { episode: 1, expires_ms: 15 * MIN });
-        let HoldTaken::New(held) = offered.hold(5 * MIN, hold_id(), W).unwrap() else { panic!() };
+        assert_eq!(
+            offered,
+            RequestState::Offered {
+                episode: 1,
+                expires_ms: 15 * MIN
+            }
+        );
+        let HoldTaken::New(held) = offered.hold(5 * MIN, hold_id(), W).unwrap() else {
+            panic!()
+        };
         assert_eq!(held.status(), Status::Held);
-        assert_eq!(held.hold(6 * MIN, HoldId::from_random([9; 16]), W), Ok(HoldTaken::Existing(hold_id())));
+        assert_eq!(
+            held.hold(6 * MIN, HoldId::from_random([9; 16]), W),
+            Ok(HoldTaken::Existing(hold_id()))
+        );
         let (bought, freed) = held.buy().unwrap();
-        assert_eq!((bought, freed), (RequestState::Bought { hold: hold_id() }, Freed::Hold));
+        assert_eq!(
+            (bought, freed),
+            (RequestState::Bought { hold: hold_id() }, Freed::Hold)
+        );
         assert_eq!(bought.hold(7 * MIN, hold_id(), W), Err(HoldRefused::Used));
     }
 
     #[test]
     fn an_unclicked_offer_lapses_and_frees_its_unit() {
         let offered = RequestState::Waiting.offer(1, 0, W).unwrap();
-        assert_eq!(offered.expire(14 * MIN, i64::MAX), Err(TransitionError::NotDue));
-        assert_eq!(offered.expire(15 * MIN, i64::MAX), Ok((RequestState::Lapsed, Freed::Offer)));
-        assert_eq!(offered.hold(15 * MIN, hold_id(), W), Err(HoldRefused::Expired));
+        assert_eq!(
+            offered.expire(14 * MIN, i64::MAX),
+            Err(TransitionError::NotDue)
+        );
+        assert_eq!(
+            offered.expire(15 * MIN, i64::MAX),
+            Ok((RequestState::Lapsed, Freed::Offer))
+        );
+        assert_eq!(
+            offered.hold(15 * MIN, hold_id(), W),
+            Err(HoldRefused::Expired)
+        );
     }
 
     #[test]
     fn an_unbought_hold_is_released() {
-        let HoldTaken::New(held) = RequestState::Waiting.offer(1, 0, W).unwrap().hold(MIN, hold_id(), W).unwrap() else {
+        let HoldTaken::New(held) = RequestState::Waiting
+            .offer(1, 0, W)
+            .unwrap()
+            .hold(MIN, hold_id(), W)
+            .unwrap()
+        else {
             panic!()
         };
-        assert_eq!(held.expire(16 * MIN, i64::MAX), Ok((RequestState::Released, Freed::Hold)));
+        assert_eq!(
+            held.expire(16 * MIN, i64::MAX),
+            Ok((RequestState::Released, Freed::Hold))
+        );
     }
 
     #[test]
     fn sold_out_again_returns_to_waiting() {
         let offered = RequestState::Waiting.offer(1, 0, W).unwrap();
-        assert_eq!(offered.sold_out_again(), Ok((RequestState::Waiting, Freed::Offer)));
+        assert_eq!(
+            offered.sold_out_again(),
+            Ok((RequestState::Waiting, Freed::Offer))
+        );
         assert!(RequestState::Waiting.sold_out_again().is_err());
     }
 
@@ -377,13 +429,24 @@ mod tests {
     fn waiting_too_long_goes_stale() {
         let life = Window::from_secs(90 * 86_400);
         let stale_at = life.as_millis();
-        assert_eq!(RequestState::Waiting.expire(stale_at - 1, stale_at), Err(TransitionError::NotDue));
-        assert_eq!(RequestState::Waiting.expire(stale_at, stale_at), Ok((RequestState::Stale, Freed::Nothing)));
+        assert_eq!(
+            RequestState::Waiting.expire(stale_at - 1, stale_at),
+            Err(TransitionError::NotDue)
+        );
+        assert_eq!(
+            RequestState::Waiting.expire(stale_at, stale_at),
+            Ok((RequestState::Stale, Freed::Nothing))
+        );
     }
 
     #[test]
     fn final_states_refuse_every_move() {
-        for s in [RequestState::Lapsed, RequestState::Cancelled, RequestState::OptedOut, RequestState::Stale] {
+        for s in [
+            RequestState::Lapsed,
+            RequestState::Cancelled,
+            RequestState::OptedOut,
+            RequestState::Stale,
+        ] {
             assert!(s.offer(1, 0, W).is_err());
             assert!(s.cancel().is_err());
             assert!(s.opt_out().is_err());
@@ -392,15 +455,24 @@ mod tests {
             assert!(s.undeliverable().is_err());
             assert!(s.due_ms(0).is_none());
         }
-        assert_eq!(RequestState::Cancelled.hold(0, hold_id(), W), Err(HoldRefused::NotOffered));
+        assert_eq!(
+            RequestState::Cancelled.hold(0, hold_id(), W),
+            Err(HoldRefused::NotOffered)
+        );
     }
 
     #[test]
     fn leaving_frees_whatever_unit_was_attached() {
         let offered = RequestState::Waiting.offer(1, 0, W).unwrap();
         assert_eq!(RequestState::Waiting.cancel().unwrap().1, Freed::Nothing);
-        assert_eq!(offered.opt_out().unwrap(), (RequestState::OptedOut, Freed::Offer));
-        assert_eq!(offered.undeliverable().unwrap(), (RequestState::Undeliverable, Freed::Offer));
+        assert_eq!(
+            offered.opt_out().unwrap(),
+            (RequestState::OptedOut, Freed::Offer)
+        );
+        assert_eq!(
+            offered.undeliverable().unwrap(),
+            (RequestState::Undeliverable, Freed::Offer)
+        );
     }
 
     #[test]

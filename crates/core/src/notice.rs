@@ -55,7 +55,10 @@ impl Phrase {
     /// # Errors
     /// The first rule it breaks.
     pub fn check(raw: &str) -> Result<Self, PhraseRejection> {
-        let text = raw.trim().trim_matches(|c| matches!(c, '"' | '\u{201C}' | '\u{201D}')).trim();
+        let text = raw
+            .trim()
+            .trim_matches(|c| matches!(c, '"' | '\u{201C}' | '\u{201D}'))
+            .trim();
         if text.is_empty() {
             return Err(PhraseRejection::Empty);
         }
@@ -63,7 +66,12 @@ impl Phrase {
             return Err(PhraseRejection::TooLong);
         }
         let lower = text.to_lowercase();
-        if ["http", "://", "www.", ".com", ".co.", ".uk", ".net", ".org", "@"].iter().any(|p| lower.contains(p)) {
+        if [
+            "http", "://", "www.", ".com", ".co.", ".uk", ".net", ".org", "@",
+        ]
+        .iter()
+        .any(|p| lower.contains(p))
+        {
             return Err(PhraseRejection::Url);
         }
         if text.chars().any(|c| "<>{}[]`*#|\\_=".contains(c)) {
@@ -72,7 +80,10 @@ impl Phrase {
         if text.chars().any(|c| c.is_numeric() || "£$€¥%".contains(c)) {
             return Err(PhraseRejection::Number);
         }
-        let sentences = text.split(['.', '!', '?']).filter(|s| !s.trim().is_empty()).count();
+        let sentences = text
+            .split(['.', '!', '?'])
+            .filter(|s| !s.trim().is_empty())
+            .count();
         if text.contains(['\n', '\r']) || sentences > 2 || text.chars().any(char::is_control) {
             return Err(PhraseRejection::Rambling);
         }
@@ -169,7 +180,12 @@ pub fn render_email(n: &NoticeInput<'_>) -> EmailNotice {
         reserve = escape_html(n.reserve_url),
         optout = escape_html(n.optout_url),
     );
-    EmailNotice { subject, text, html, list_unsubscribe: format!("<{}>", n.optout_url) }
+    EmailNotice {
+        subject,
+        text,
+        html,
+        list_unsubscribe: format!("<{}>", n.optout_url),
+    }
 }
 
 /// How an SMS is encoded.
@@ -219,12 +235,22 @@ pub fn render_sms(n: &NoticeInput<'_>) -> SmsNotice {
         text = compose(&store, None, &product);
         while !fits(&text) && product.chars().count() > 8 {
             let keep = product.chars().count() * 3 / 4;
-            product = product.chars().take(keep).collect::<String>().trim_end().to_owned() + "...";
+            product = product
+                .chars()
+                .take(keep)
+                .collect::<String>()
+                .trim_end()
+                .to_owned()
+                + "...";
             text = compose(&store, None, &product);
         }
     }
     let (encoding, segments) = sms_segments(&text);
-    SmsNotice { text, encoding, segments }
+    SmsNotice {
+        text,
+        encoding,
+        segments,
+    }
 }
 
 /// Maps typographic punctuation to its GSM look-alike and drops anything else
@@ -249,10 +275,16 @@ fn fold_to_gsm(text: &str) -> String {
 pub fn sms_segments(text: &str) -> (SmsEncoding, u32) {
     let septets: Option<u32> = text.chars().map(gsm7_septets).sum();
     match septets {
-        Some(n) => (SmsEncoding::Gsm7, if n <= 160 { 1 } else { n.div_ceil(153) }),
+        Some(n) => (
+            SmsEncoding::Gsm7,
+            if n <= 160 { 1 } else { n.div_ceil(153) },
+        ),
         None => {
             let units = text.encode_utf16().count() as u32;
-            (SmsEncoding::Ucs2, if units <= 70 { 1 } else { units.div_ceil(67) })
+            (
+                SmsEncoding::Ucs2,
+                if units <= 70 { 1 } else { units.div_ceil(67) },
+            )
         }
     }
 }
@@ -318,22 +350,36 @@ mod tests {
         for (text, why) in cases {
             assert_eq!(Phrase::check(text), Err(why), "{text:?}");
         }
-        assert_eq!(Phrase::check(&"a".repeat(161)), Err(PhraseRejection::TooLong));
+        assert_eq!(
+            Phrase::check(&"a".repeat(161)),
+            Err(PhraseRejection::TooLong)
+        );
         assert!(Phrase::check(Phrase::fallback().as_str()).is_ok());
     }
 
     #[test]
     fn the_email_carries_link_window_and_opt_out_with_everything_escaped() {
         let phrase = Phrase::fallback();
-        let email = render_email(&input(&phrase, "<script>alert(1)</script>", "Walnut \"dining\" chair"));
-        assert_eq!(email.subject, "Walnut \"dining\" chair is back at Loom & Last");
+        let email = render_email(&input(
+            &phrase,
+            "<script>alert(1)</script>",
+            "Walnut \"dining\" chair",
+        ));
+        assert_eq!(
+            email.subject,
+            "Walnut \"dining\" chair is back at Loom & Last"
+        );
         assert!(email.text.contains("15 minutes"));
         assert!(email.text.contains("/r/AAAAAAAAAAAAAAAAAAAAAA.BBBB"));
         assert!(email.html.contains("Loom &amp; Last"));
         assert!(email.html.contains("&lt;script&gt;"));
         assert!(!email.html.contains("<script>"));
         assert!(email.html.contains("Walnut &quot;dining&quot; chair"));
-        assert!(email.list_unsubscribe.starts_with("<https://notify.loomandlast.co.uk/o/"));
+        assert!(
+            email
+                .list_unsubscribe
+                .starts_with("<https://notify.loomandlast.co.uk/o/")
+        );
     }
 
     #[test]
@@ -344,26 +390,46 @@ mod tests {
         assert!(sms.segments <= 2);
         assert!(sms.text.contains("/r/AAAAAAAAAAAAAAAAAAAAAA.BBBB") && sms.text.contains("STOP"));
 
-        let long = "Handwoven organic linen throw blanket in oat with tassels, extra large".repeat(3);
+        let long =
+            "Handwoven organic linen throw blanket in oat with tassels, extra large".repeat(3);
         let sms = render_sms(&input(&phrase, "Della", &long));
         assert!(sms.segments <= 2, "{sms:?}");
         assert!(sms.text.contains("/r/") && sms.text.contains("STOP"));
 
-        let sms = render_sms(&input(&phrase, "Della", "Chaise longue — noyer ✨ édition limitée"));
+        let sms = render_sms(&input(
+            &phrase,
+            "Della",
+            "Chaise longue — noyer ✨ édition limitée",
+        ));
         assert!(sms.segments <= 2, "{sms:?}");
-        assert!(sms.text.contains("Chaise longue - noyer édition limitée"), "folded, accents kept: {sms:?}");
+        assert!(
+            sms.text.contains("Chaise longue - noyer édition limitée"),
+            "folded, accents kept: {sms:?}"
+        );
     }
 
     #[test]
     fn segments_are_counted_per_encoding() {
         assert_eq!(sms_segments(&"a".repeat(160)), (SmsEncoding::Gsm7, 1));
         assert_eq!(sms_segments(&"a".repeat(161)), (SmsEncoding::Gsm7, 2));
-        assert_eq!(sms_segments(&"€".repeat(80)), (SmsEncoding::Gsm7, 1), "extension chars take two septets");
+        assert_eq!(
+            sms_segments(&"€".repeat(80)),
+            (SmsEncoding::Gsm7, 1),
+            "extension chars take two septets"
+        );
         assert_eq!(sms_segments(&"€".repeat(81)), (SmsEncoding::Gsm7, 2));
-        assert_eq!(sms_segments(&"é".repeat(160)), (SmsEncoding::Gsm7, 1), "é is in the GSM alphabet");
+        assert_eq!(
+            sms_segments(&"é".repeat(160)),
+            (SmsEncoding::Gsm7, 1),
+            "é is in the GSM alphabet"
+        );
         assert_eq!(sms_segments(&"ê".repeat(70)), (SmsEncoding::Ucs2, 1));
         assert_eq!(sms_segments(&"ê".repeat(71)), (SmsEncoding::Ucs2, 2));
-        assert_eq!(sms_segments(&"😀".repeat(35)), (SmsEncoding::Ucs2, 1), "an emoji is two UTF-16 units");
+        assert_eq!(
+            sms_segments(&"😀".repeat(35)),
+            (SmsEncoding::Ucs2, 1),
+            "an emoji is two UTF-16 units"
+        );
     }
 
     proptest! {

@@ -97,8 +97,14 @@ mod tests {
 
     #[test]
     fn text_form_sorts_like_the_key() {
-        let a = JoinKey { joined_ms: 9_999, tie: u64::MAX };
-        let b = JoinKey { joined_ms: 10_000, tie: 0 };
+        let a = JoinKey {
+            joined_ms: 9_999,
+            tie: u64::MAX,
+        };
+        let b = JoinKey {
+            joined_ms: 10_000,
+            tie: 0,
+        };
         assert!(a < b);
         assert!(a.to_string() < b.to_string());
         assert_eq!(a.to_string().parse::<JoinKey>().unwrap(), a);

@@ -36,7 +36,10 @@ pub struct EscalationRules {
 
 impl Default for EscalationRules {
     fn default() -> Self {
-        Self { max_jump: 500, max_level: 100_000 }
+        Self {
+            max_jump: 500,
+            max_level: 100_000,
+        }
     }
 }
 
@@ -104,7 +107,9 @@ impl Settings {
     /// # Errors
     /// [`SettingsError`] naming the first bad field.
     pub fn from_toml(text: &str) -> Result<Self, SettingsError> {
-        let settings: Self = toml::from_str(text).map_err(|e| SettingsError::Parse(e.message().to_owned() + &span_hint(text, e.span())))?;
+        let settings: Self = toml::from_str(text).map_err(|e| {
+            SettingsError::Parse(e.message().to_owned() + &span_hint(text, e.span()))
+        })?;
         settings.validate()?;
         Ok(settings)
     }
@@ -125,7 +130,10 @@ impl Settings {
 
     /// A link under `public_base_url`: `link("r", token)` is `https://.../r/<token>`.
     pub fn link(&self, prefix: &str, token: &impl std::fmt::Display) -> String {
-        format!("{}/{prefix}/{token}", self.public_base_url.as_str().trim_end_matches('/'))
+        format!(
+            "{}/{prefix}/{token}",
+            self.public_base_url.as_str().trim_end_matches('/')
+        )
     }
 
     /// Checks every field's range.
@@ -133,36 +141,61 @@ impl Settings {
     /// # Errors
     /// [`SettingsError::Invalid`] naming the field.
     pub fn validate(&self) -> Result<(), SettingsError> {
-        let invalid = |field, reason: &str| Err(SettingsError::Invalid { field, reason: reason.to_owned() });
+        let invalid = |field, reason: &str| {
+            Err(SettingsError::Invalid {
+                field,
+                reason: reason.to_owned(),
+            })
+        };
         if self.store_name.trim().is_empty() || self.store_name.chars().count() > 60 {
             return invalid("store_name", "give the shop's name, 1 to 60 characters");
         }
         let url = &self.public_base_url;
         let local = matches!(url.host_str(), Some("localhost" | "127.0.0.1" | "[::1]"));
         if !(url.scheme() == "https" || (url.scheme() == "http" && local)) {
-            return invalid("public_base_url", "must be an https:// URL (http:// only for localhost)");
+            return invalid(
+                "public_base_url",
+                "must be an https:// URL (http:// only for localhost)",
+            );
         }
         if url.query().is_some() || url.fragment().is_some() || url.as_str().len() > 100 {
-            return invalid("public_base_url", "must be at most 100 characters, without a query or fragment");
+            return invalid(
+                "public_base_url",
+                "must be at most 100 characters, without a query or fragment",
+            );
         }
-        let address = self.email_from.rsplit_once('<').map_or(self.email_from.as_str(), |(_, a)| a.trim_end_matches('>'));
+        let address = self
+            .email_from
+            .rsplit_once('<')
+            .map_or(self.email_from.as_str(), |(_, a)| a.trim_end_matches('>'));
         if crate::contact::Email::try_from(address).is_err() {
-            return invalid("email_from", "write it as `Shop Name <hello@example.com>` or a bare address");
+            return invalid(
+                "email_from",
+                "write it as `Shop Name <hello@example.com>` or a bare address",
+            );
         }
         if self.voice.chars().count() > 200 {
             return invalid("voice", "keep it under 200 characters");
         }
         if let Some(id) = &self.sms_sender_id {
             let letters = id.chars().all(|c| c.is_ascii_alphanumeric());
-            if id.is_empty() || id.len() > 11 || !letters || id.chars().all(|c| c.is_ascii_digit()) {
-                return invalid("sms_sender_id", "1 to 11 letters and digits, with at least one letter");
+            if id.is_empty() || id.len() > 11 || !letters || id.chars().all(|c| c.is_ascii_digit())
+            {
+                return invalid(
+                    "sms_sender_id",
+                    "1 to 11 letters and digits, with at least one letter",
+                );
             }
         }
         if self.default_threshold == 0 {
             return invalid("default_threshold", "must be at least 1");
         }
         if self.offer_window.as_secs() < 60 || self.hold_window.as_secs() < 60 {
-            let field = if self.offer_window.as_secs() < 60 { "offer_window" } else { "hold_window" };
+            let field = if self.offer_window.as_secs() < 60 {
+                "offer_window"
+            } else {
+                "hold_window"
+            };
             return invalid(field, "must be at least 1m so a shopper can act on it");
         }
         if self.request_lifetime < self.offer_window {
@@ -173,10 +206,16 @@ impl Settings {
         }
         for origin in &self.storefront_origins {
             let ok = Url::parse(origin).is_ok_and(|u| {
-                matches!(u.scheme(), "https" | "http") && u.host().is_some() && u.path() == "/" && !origin.ends_with('/')
+                matches!(u.scheme(), "https" | "http")
+                    && u.host().is_some()
+                    && u.path() == "/"
+                    && !origin.ends_with('/')
             });
             if !ok {
-                return invalid("storefront_origins", "each origin is scheme and host only, like https://shop.example");
+                return invalid(
+                    "storefront_origins",
+                    "each origin is scheme and host only, like https://shop.example",
+                );
             }
         }
         if self.escalation.max_jump == 0 || self.escalation.max_level == 0 {
@@ -239,7 +278,10 @@ max_level = 100000
     fn the_documented_example_loads() {
         let s = Settings::from_toml(EXAMPLE).unwrap();
         assert_eq!(s.offer_window, Window::from_mins(15));
-        assert_eq!(s.link("r", &"abc"), "https://notify.loomandlast.co.uk/r/abc");
+        assert_eq!(
+            s.link("r", &"abc"),
+            "https://notify.loomandlast.co.uk/r/abc"
+        );
         assert_eq!(Settings::from_toml(&s.to_toml()).unwrap(), s);
     }
 
@@ -258,13 +300,37 @@ max_level = 100000
     #[test]
     fn bad_fields_are_named() {
         let cases = [
-            ("offer_window = \"15m\"", "offer_window = \"soon\"", "offer_window"),
+            (
+                "offer_window = \"15m\"",
+                "offer_window = \"soon\"",
+                "offer_window",
+            ),
             ("list_share = 1.0", "list_share = 1.5", "list_share"),
-            ("public_base_url = \"https://notify.loomandlast.co.uk\"", "public_base_url = \"http://notify.example\"", "public_base_url"),
-            ("sms_sender_id = \"LoomLast\"", "sms_sender_id = \"Loom & Last Ltd\"", "sms_sender_id"),
-            ("default_threshold = 1", "default_threshold = 0", "default_threshold"),
-            ("[\"https://loomandlast.co.uk\"]", "[\"loomandlast.co.uk\"]", "storefront_origins"),
-            ("sends_per_second = 10", "sends_per_second = 10\nsend_rate = 3", "send_rate"),
+            (
+                "public_base_url = \"https://notify.loomandlast.co.uk\"",
+                "public_base_url = \"http://notify.example\"",
+                "public_base_url",
+            ),
+            (
+                "sms_sender_id = \"LoomLast\"",
+                "sms_sender_id = \"Loom & Last Ltd\"",
+                "sms_sender_id",
+            ),
+            (
+                "default_threshold = 1",
+                "default_threshold = 0",
+                "default_threshold",
+            ),
+            (
+                "[\"https://loomandlast.co.uk\"]",
+                "[\"loomandlast.co.uk\"]",
+                "storefront_origins",
+            ),
+            (
+                "sends_per_second = 10",
+                "sends_per_second = 10\nsend_rate = 3",
+                "send_rate",
+            ),
         ];
         for (from, to, field) in cases {
             let err = Settings::from_toml(&EXAMPLE.replace(from, to)).unwrap_err();

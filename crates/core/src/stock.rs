@@ -54,7 +54,8 @@ impl Reading {
     /// same instant the lower level wins, so the outcome never depends on the
     /// order deliveries arrive in and never promises more than the shop has.
     fn supersedes(&self, current: &Reading) -> bool {
-        (self.at_ms, std::cmp::Reverse(self.level)) > (current.at_ms, std::cmp::Reverse(current.level))
+        (self.at_ms, std::cmp::Reverse(self.level))
+            > (current.at_ms, std::cmp::Reverse(current.level))
     }
 }
 
@@ -163,12 +164,21 @@ impl StockState {
     }
 
     /// Applies one location's reading and says what it meant.
-    pub fn apply(&self, location: &str, reading: Reading, rules: &Rules) -> (StockState, StockOutcome) {
-        if let Some(current) = self.locations.get(location) {
-            if !reading.supersedes(current) {
-                let outcome = if reading == *current { StockOutcome::Unchanged } else { StockOutcome::Stale };
-                return (self.clone(), outcome);
-            }
+    pub fn apply(
+        &self,
+        location: &str,
+        reading: Reading,
+        rules: &Rules,
+    ) -> (StockState, StockOutcome) {
+        if let Some(current) = self.locations.get(location)
+            && !reading.supersedes(current)
+        {
+            let outcome = if reading == *current {
+                StockOutcome::Unchanged
+            } else {
+                StockOutcome::Stale
+            };
+            return (self.clone(), outcome);
         }
         let before = self.level();
         let mut next = self.clone();
@@ -186,7 +196,11 @@ impl StockState {
             let was_in_stock = next.in_stock;
             next.in_stock = false;
             next.paused = false;
-            let outcome = if was_in_stock { StockOutcome::SoldOut { level } } else { StockOutcome::Changed { level } };
+            let outcome = if was_in_stock {
+                StockOutcome::SoldOut { level }
+            } else {
+                StockOutcome::Changed { level }
+            };
             return (next, outcome);
         }
         let jump = level.saturating_sub(previous);
@@ -203,7 +217,15 @@ impl StockState {
             let episode = next.episode;
             if let Some(reason) = escalation {
                 next.paused = true;
-                return (next, StockOutcome::Escalated { episode, level, jump, reason });
+                return (
+                    next,
+                    StockOutcome::Escalated {
+                        episode,
+                        level,
+                        jump,
+                        reason,
+                    },
+                );
             }
             return (next, StockOutcome::Restock { episode, level });
         }
@@ -213,9 +235,24 @@ impl StockState {
         }
         if let Some(reason) = escalation {
             next.paused = true;
-            return (next, StockOutcome::Escalated { episode, level, jump, reason });
+            return (
+                next,
+                StockOutcome::Escalated {
+                    episode,
+                    level,
+                    jump,
+                    reason,
+                },
+            );
         }
-        (next, StockOutcome::TopUp { episode, level, added: jump })
+        (
+            next,
+            StockOutcome::TopUp {
+                episode,
+                level,
+                added: jump,
+            },
+        )
     }
 
     /// The team releases a paused restock: it proceeds as a restock.
@@ -229,7 +266,13 @@ impl StockState {
         let mut next = self.clone();
         next.paused = false;
         let level = next.level().units();
-        Ok((next, StockOutcome::Restock { episode: self.episode, level }))
+        Ok((
+            next,
+            StockOutcome::Restock {
+                episode: self.episode,
+                level,
+            },
+        ))
     }
 }
 
@@ -238,10 +281,17 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    const RULES: Rules = Rules { threshold: 1, max_jump: 500, max_level: 100_000 };
+    const RULES: Rules = Rules {
+        threshold: 1,
+        max_jump: 500,
+        max_level: 100_000,
+    };
 
     fn at(level: u32, at_ms: i64) -> Reading {
-        Reading { level: Level::Tracked(level), at_ms }
+        Reading {
+            level: Level::Tracked(level),
+            at_ms,
+        }
     }
 
     fn run(levels: &[u32], rules: &Rules) -> (StockState, Vec<StockOutcome>) {
@@ -258,46 +308,105 @@ mod tests {
     #[test]
     fn the_chair_coming_back_at_four_is_one_restock() {
         let (state, outcomes) = run(&[0, 4], &RULES);
-        assert_eq!(outcomes[1], StockOutcome::Restock { episode: 1, level: 4 });
+        assert_eq!(
+            outcomes[1],
+            StockOutcome::Restock {
+                episode: 1,
+                level: 4
+            }
+        );
         assert!(state.in_stock);
     }
 
     #[test]
     fn increases_while_in_stock_are_top_ups_and_decreases_are_quiet() {
         let (_, outcomes) = run(&[4, 6, 5, 5], &RULES);
-        assert_eq!(outcomes[1], StockOutcome::TopUp { episode: 1, level: 6, added: 2 });
+        assert_eq!(
+            outcomes[1],
+            StockOutcome::TopUp {
+                episode: 1,
+                level: 6,
+                added: 2
+            }
+        );
         assert_eq!(outcomes[2], StockOutcome::Changed { level: 5 });
         assert_eq!(outcomes[3], StockOutcome::Unchanged);
     }
 
     #[test]
     fn only_falling_below_the_threshold_re_arms() {
-        let rules = Rules { threshold: 3, ..RULES };
+        let rules = Rules {
+            threshold: 3,
+            ..RULES
+        };
         let (_, outcomes) = run(&[3, 2, 5, 3, 4, 0, 3], &rules);
-        let restocks: Vec<_> = outcomes.iter().filter(|o| matches!(o, StockOutcome::Restock { .. })).collect();
+        let restocks: Vec<_> = outcomes
+            .iter()
+            .filter(|o| matches!(o, StockOutcome::Restock { .. }))
+            .collect();
         assert_eq!(restocks.len(), 3);
         assert_eq!(outcomes[1], StockOutcome::SoldOut { level: 2 });
-        assert_eq!(outcomes[4], StockOutcome::TopUp { episode: 2, level: 4, added: 1 });
+        assert_eq!(
+            outcomes[4],
+            StockOutcome::TopUp {
+                episode: 2,
+                level: 4,
+                added: 1
+            }
+        );
     }
 
     #[test]
     fn older_events_are_stale_and_duplicates_unchanged() {
         let (state, _) = StockState::default().apply("main", at(4, 100), &RULES);
-        assert_eq!(state.apply("main", at(0, 50), &RULES).1, StockOutcome::Stale);
-        assert_eq!(state.apply("main", at(4, 100), &RULES).1, StockOutcome::Unchanged);
+        assert_eq!(
+            state.apply("main", at(0, 50), &RULES).1,
+            StockOutcome::Stale
+        );
+        assert_eq!(
+            state.apply("main", at(4, 100), &RULES).1,
+            StockOutcome::Unchanged
+        );
     }
 
     #[test]
     fn locations_are_summed_and_untracked_ones_ignored() {
         let s = StockState::default();
         let (s, o) = s.apply("warehouse", at(2, 1), &RULES);
-        assert_eq!(o, StockOutcome::Restock { episode: 1, level: 2 });
+        assert_eq!(
+            o,
+            StockOutcome::Restock {
+                episode: 1,
+                level: 2
+            }
+        );
         let (s, o) = s.apply("shop", at(3, 2), &RULES);
-        assert_eq!(o, StockOutcome::TopUp { episode: 1, level: 5, added: 3 });
-        let (s, _) = s.apply("popup", Reading { level: Level::Untracked, at_ms: 3 }, &RULES);
+        assert_eq!(
+            o,
+            StockOutcome::TopUp {
+                episode: 1,
+                level: 5,
+                added: 3
+            }
+        );
+        let (s, _) = s.apply(
+            "popup",
+            Reading {
+                level: Level::Untracked,
+                at_ms: 3,
+            },
+            &RULES,
+        );
         assert_eq!(s.level(), Level::Tracked(5));
         let only_untracked = StockState::default()
-            .apply("popup", Reading { level: Level::Untracked, at_ms: 3 }, &RULES)
+            .apply(
+                "popup",
+                Reading {
+                    level: Level::Untracked,
+                    at_ms: 3,
+                },
+                &RULES,
+            )
             .0;
         assert_eq!(only_untracked.level(), Level::Untracked);
     }
@@ -307,21 +416,46 @@ mod tests {
         let (state, outcomes) = run(&[0, 1_000], &RULES);
         assert_eq!(
             outcomes[1],
-            StockOutcome::Escalated { episode: 1, level: 1_000, jump: 1_000, reason: Escalation::Jump }
+            StockOutcome::Escalated {
+                episode: 1,
+                level: 1_000,
+                jump: 1_000,
+                reason: Escalation::Jump
+            }
         );
         assert!(state.paused);
         let (more, o) = state.apply("main", at(1_001, 10), &RULES);
-        assert_eq!(o, StockOutcome::Changed { level: 1_001 }, "nothing is offered while paused");
+        assert_eq!(
+            o,
+            StockOutcome::Changed { level: 1_001 },
+            "nothing is offered while paused"
+        );
         let (released, o) = more.release().unwrap();
-        assert_eq!(o, StockOutcome::Restock { episode: 1, level: 1_001 });
+        assert_eq!(
+            o,
+            StockOutcome::Restock {
+                episode: 1,
+                level: 1_001
+            }
+        );
         assert_eq!(released.release(), Err(NotPaused));
     }
 
     #[test]
     fn an_absurd_level_is_escalated_even_when_the_jump_is_allowed() {
-        let rules = Rules { max_jump: u32::MAX, max_level: 100, ..RULES };
+        let rules = Rules {
+            max_jump: u32::MAX,
+            max_level: 100,
+            ..RULES
+        };
         let (_, outcomes) = run(&[0, 101], &rules);
-        assert!(matches!(outcomes[1], StockOutcome::Escalated { reason: Escalation::AbsurdLevel, .. }));
+        assert!(matches!(
+            outcomes[1],
+            StockOutcome::Escalated {
+                reason: Escalation::AbsurdLevel,
+                ..
+            }
+        ));
     }
 
     #[test]
@@ -372,7 +506,9 @@ mod tests {
         let mut starts = 0;
         for o in outcomes {
             let episode = match o {
-                StockOutcome::Restock { episode, .. } | StockOutcome::Escalated { episode, .. } => *episode,
+                StockOutcome::Restock { episode, .. } | StockOutcome::Escalated { episode, .. } => {
+                    *episode
+                }
                 _ => continue,
             };
             if episode > last {

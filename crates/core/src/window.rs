@@ -50,7 +50,11 @@ impl Window {
             s if s % 60 == 0 => (s / 60, "minute"),
             s => (s, "second"),
         };
-        if n == 1 { format!("1 {unit}") } else { format!("{n} {unit}s") }
+        if n == 1 {
+            format!("1 {unit}")
+        } else {
+            format!("{n} {unit}s")
+        }
     }
 }
 
@@ -115,7 +119,18 @@ mod tests {
         assert_eq!("15m".parse::<Window>().unwrap().as_secs(), 900);
         assert_eq!("2h".parse::<Window>().unwrap().as_secs(), 7_200);
         assert_eq!("90d".parse::<Window>().unwrap().as_secs(), 90 * 86_400);
-        for bad in ["", "m", "15", "0m", "-5m", "1.5h", "15 m", "15M", "1w", "99999999999999999999d"] {
+        for bad in [
+            "",
+            "m",
+            "15",
+            "0m",
+            "-5m",
+            "1.5h",
+            "15 m",
+            "15M",
+            "1w",
+            "99999999999999999999d",
+        ] {
             assert_eq!(bad.parse::<Window>(), Err(WindowError), "{bad:?}");
         }
     }

@@ -28,6 +28,9 @@ pub enum StoreError {
     /// The operation needs something that is not there (no settings, unknown SKU).
     #[error("{0}")]
     Missing(String),
+    /// The change is not allowed; the message says why and what to do.
+    #[error("{0}")]
+    Refused(String),
 }
 
 impl StoreError {
@@ -36,11 +39,26 @@ impl StoreError {
         matches!(self, Self::Backend { .. } | Self::Contention(_))
     }
 
-    pub(crate) fn backend(operation: &'static str, source: impl StdError + Send + Sync + 'static) -> Self {
-        Self::Backend { operation, source: Box::new(source) }
+    pub(crate) fn shards_lowered(sku: &restock_core::Sku, from: u16, to: u16) -> Self {
+        Self::Refused(format!(
+            "{sku}: queue shards can be raised but not lowered ({from} -> {to}), because waiting requests already sit in the higher shards"
+        ))
+    }
+
+    pub(crate) fn backend(
+        operation: &'static str,
+        source: impl StdError + Send + Sync + 'static,
+    ) -> Self {
+        Self::Backend {
+            operation,
+            source: Box::new(source),
+        }
     }
 
     pub(crate) fn corrupt(key: impl Into<String>, reason: impl ToString) -> Self {
-        Self::Corrupt { key: key.into(), reason: reason.to_string() }
+        Self::Corrupt {
+            key: key.into(),
+            reason: reason.to_string(),
+        }
     }
 }

@@ -12,8 +12,9 @@ use std::sync::{Mutex, MutexGuard};
 use async_trait::async_trait;
 use restock_core::webhook::ItemRef;
 use restock_core::{
-    Candidate, CatalogEntry, ContactKey, Freed, HoldId, HoldTaken, JoinKey, LinkToken, ListShare, OptOutToken, Reading,
-    RequestId, RequestState, ReserveToken, Rules, Settings, SkipReason, Sku, StockEvent, StockOutcome, Window, plan_offers,
+    Candidate, CatalogEntry, ContactKey, Freed, HoldId, HoldTaken, JoinKey, LinkToken, ListShare,
+    OptOutToken, Reading, RequestId, RequestState, ReserveToken, Rules, Settings, SkipReason, Sku,
+    StockEvent, StockOutcome, Window, plan_offers,
 };
 use tokio::sync::broadcast;
 
@@ -60,7 +61,10 @@ impl MemoryStore {
     /// An empty store.
     pub fn new() -> Self {
         let (wake_tx, _) = broadcast::channel(1024);
-        Self { state: Mutex::new(State::default()), wake_tx }
+        Self {
+            state: Mutex::new(State::default()),
+            wake_tx,
+        }
     }
 
     /// Wakes as they are recorded: local mode's stand-in for the DynamoDB stream.
@@ -89,14 +93,25 @@ impl State {
 
     fn wake(&mut self, sku: &Sku, kind: WakeKind, now: Millis) -> Wake {
         let episode = self.sku(sku).snapshot.stock.episode;
-        let wake = Wake { sku: sku.clone(), kind, episode, at: now };
+        let wake = Wake {
+            sku: sku.clone(),
+            kind,
+            episode,
+            at: now,
+        };
         self.wakes.push(wake.clone());
         wake
     }
 
     /// Moves a request to `to`, taking it out of the queue and its place, and
     /// giving back the unit it had.
-    fn finish(&mut self, id: &RequestId, to: RequestState, freed: Freed, now: Millis) -> Option<Wake> {
+    fn finish(
+        &mut self,
+        id: &RequestId,
+        to: RequestState,
+        freed: Freed,
+        now: Millis,
+    ) -> Option<Wake> {
         let req = self.requests.get_mut(id)?;
         let (sku, key, contact) = (req.sku.clone(), req.key, req.contact_key.clone());
         req.state = to;
@@ -122,8 +137,12 @@ impl State {
 
     fn opt_out_contact(&mut self, contact: &ContactKey, now: Millis) -> (u32, Vec<Wake>) {
         self.optouts.insert(contact.clone());
-        let ids: Vec<RequestId> =
-            self.places.iter().filter(|((c, _), _)| c == contact).map(|(_, id)| *id).collect();
+        let ids: Vec<RequestId> = self
+            .places
+            .iter()
+            .filter(|((c, _), _)| c == contact)
+            .map(|(_, id)| *id)
+            .collect();
         let mut wakes = Vec::new();
         let mut ended = 0;
         for id in ids {
@@ -150,6 +169,15 @@ impl Store for MemoryStore {
 
     async fn put_catalog_entry(&self, entry: &CatalogEntry) -> Result<()> {
         let mut s = self.lock();
+        if let Some(old) = s.catalog.get(&entry.sku)
+            && entry.shards < old.shards
+        {
+            return Err(crate::StoreError::shards_lowered(
+                &entry.sku,
+                old.shards,
+                entry.shards,
+            ));
+        }
         if let Some(old) = s.catalog.get(&entry.sku).cloned() {
             if let Some(id) = old.shopify_inventory_item_id {
                 s.shopify.remove(&id);
@@ -210,7 +238,10 @@ impl Store for MemoryStore {
             notice: None,
         };
         s.places.insert(place, new.id);
-        s.queues.entry(new.sku).or_default().insert(request.key, new.id);
+        s.queues
+            .entry(new.sku)
+            .or_default()
+            .insert(request.key, new.id);
         s.requests.insert(new.id, request.clone());
         Ok(JoinOutcome::Joined(request))
     }
@@ -224,7 +255,10 @@ impl Store for MemoryStore {
             return Ok(None);
         }
         let s = self.lock();
-        let ahead = s.queues.get(&request.sku).map_or(0, |q| q.range(..request.key).count());
+        let ahead = s
+            .queues
+            .get(&request.sku)
+            .map_or(0, |q| q.range(..request.key).count());
         Ok(Some(restock_core::queue::position(ahead)))
     }
 
@@ -243,7 +277,13 @@ impl Store for MemoryStore {
         Ok(outcome)
     }
 
-    async fn take_hold(&self, token: &ReserveToken, hold: HoldId, now: Millis, window: Window) -> Result<HoldOutcome> {
+    async fn take_hold(
+        &self,
+        token: &ReserveToken,
+        hold: HoldId,
+        now: Millis,
+        window: Window,
+    ) -> Result<HoldOutcome> {
         let (outcome, wake) = {
             let mut s = self.lock();
             let id = token.request();
@@ -256,8 +296,13 @@ impl Store for MemoryStore {
             match req.state.hold(now, hold, window) {
                 Err(refused) => return Ok(HoldOutcome::Refused(refused)),
                 Ok(HoldTaken::Existing(hold)) => {
-                    let RequestState::Held { expires_ms, .. } = req.state else { unreachable!("existing holds are held") };
-                    return Ok(HoldOutcome::AlreadyHeld { hold, expires: expires_ms });
+                    let RequestState::Held { expires_ms, .. } = req.state else {
+                        unreachable!("existing holds are held")
+                    };
+                    return Ok(HoldOutcome::AlreadyHeld {
+                        hold,
+                        expires: expires_ms,
+                    });
                 }
                 Ok(HoldTaken::New(held)) => {
                     if s.sku(&req.sku).snapshot.counters.can_hold() {
@@ -267,10 +312,21 @@ impl Store for MemoryStore {
                         s.holds.insert(hold, id);
                         let r = s.requests.get_mut(&id).expect("read above");
                         r.state = held;
-                        let RequestState::Held { expires_ms, .. } = held else { unreachable!("hold() gives a held state") };
-                        (HoldOutcome::Held { hold, expires: expires_ms }, None)
+                        let RequestState::Held { expires_ms, .. } = held else {
+                            unreachable!("hold() gives a held state")
+                        };
+                        (
+                            HoldOutcome::Held {
+                                hold,
+                                expires: expires_ms,
+                            },
+                            None,
+                        )
                     } else {
-                        let (waiting, freed) = req.state.sold_out_again().expect("offered: hold() accepted it");
+                        let (waiting, freed) = req
+                            .state
+                            .sold_out_again()
+                            .expect("offered: hold() accepted it");
                         let r = s.requests.get_mut(&id).expect("read above");
                         r.state = waiting;
                         r.last_offered_episode = None;
@@ -340,13 +396,23 @@ impl Store for MemoryStore {
         Ok(self.lock().optouts.contains(contact))
     }
 
-    async fn apply_stock(&self, sku: &Sku, event: &StockEvent, rules: &Rules, _share: ListShare, now: Millis) -> Result<ApplyOutcome> {
+    async fn apply_stock(
+        &self,
+        sku: &Sku,
+        event: &StockEvent,
+        rules: &Rules,
+        _share: ListShare,
+        now: Millis,
+    ) -> Result<ApplyOutcome> {
         let (outcome, wake) = {
             let mut s = self.lock();
             if !s.deliveries.insert(event.delivery_id.clone()) {
                 return Ok(ApplyOutcome::Duplicate);
             }
-            let reading = Reading { level: event.level, at_ms: millis(event.at) };
+            let reading = Reading {
+                level: event.level,
+                at_ms: millis(event.at),
+            };
             let rec = s.sku(sku);
             let (next, outcome) = rec.snapshot.stock.apply(&event.location, reading, rules);
             if !matches!(outcome, StockOutcome::Stale | StockOutcome::Unchanged) {
@@ -379,23 +445,47 @@ impl Store for MemoryStore {
     }
 
     async fn snapshot(&self, sku: &Sku) -> Result<SkuSnapshot> {
-        Ok(self.lock().skus.get(sku).map(|r| r.snapshot.clone()).unwrap_or_default())
+        Ok(self
+            .lock()
+            .skus
+            .get(sku)
+            .map(|r| r.snapshot.clone())
+            .unwrap_or_default())
     }
 
     async fn wakes(&self, sku: &Sku) -> Result<Vec<Wake>> {
-        Ok(self.lock().wakes.iter().filter(|w| &w.sku == sku).cloned().collect())
+        Ok(self
+            .lock()
+            .wakes
+            .iter()
+            .filter(|w| &w.sku == sku)
+            .cloned()
+            .collect())
     }
 
-    async fn create_offers(&self, sku: &Sku, params: &WaveParams, now: Millis, random: Random<'_>) -> Result<Wave> {
+    async fn create_offers(
+        &self,
+        sku: &Sku,
+        params: &WaveParams,
+        now: Millis,
+        random: Random<'_>,
+    ) -> Result<Wave> {
         let (wave, wakes) = {
             let mut s = self.lock();
             let rec = s.sku(sku);
             let stock = rec.snapshot.stock.clone();
-            let mut wave = Wave { episode: stock.episode, ..Wave::default() };
+            let mut wave = Wave {
+                episode: stock.episode,
+                ..Wave::default()
+            };
             if !stock.in_stock || stock.paused {
                 return Ok(wave);
             }
-            let free = rec.snapshot.counters.free(params.share).min(params.max_offers);
+            let free = rec
+                .snapshot
+                .counters
+                .free(params.share)
+                .min(params.max_offers);
             let candidates: Vec<Candidate<RequestId>> = s
                 .queues
                 .get(sku)
@@ -428,8 +518,14 @@ impl Store for MemoryStore {
             for c in plan.offers {
                 let reserve = LinkToken::new(sku.clone(), c.request, random());
                 let optout = LinkToken::new(sku.clone(), c.request, random());
-                let r = s.requests.get_mut(&c.request).expect("queued requests exist");
-                r.state = r.state.offer(stock.episode, now, params.offer_window).expect("queued requests are waiting");
+                let r = s
+                    .requests
+                    .get_mut(&c.request)
+                    .expect("queued requests exist");
+                r.state = r
+                    .state
+                    .offer(stock.episode, now, params.offer_window)
+                    .expect("queued requests are waiting");
                 r.last_offered_episode = Some(stock.episode);
                 r.reserve_hash = Some(reserve.secret_hash());
                 r.optout_hash = Some(optout.secret_hash());
@@ -437,7 +533,11 @@ impl Store for MemoryStore {
                 let request = r.clone();
                 s.queues.get_mut(sku).expect("queued").remove(&c.key);
                 s.sku(sku).snapshot.counters.offered += 1;
-                wave.offers.push(Offer { request, reserve, optout });
+                wave.offers.push(Offer {
+                    request,
+                    reserve,
+                    optout,
+                });
             }
             (wave, wakes)
         };
@@ -447,7 +547,9 @@ impl Store for MemoryStore {
 
     async fn claim_notice(&self, id: &RequestId, episode: u32) -> Result<bool> {
         let mut s = self.lock();
-        let Some(r) = s.requests.get_mut(id) else { return Ok(false) };
+        let Some(r) = s.requests.get_mut(id) else {
+            return Ok(false);
+        };
         match r.state {
             RequestState::Offered { episode: e, .. } if e == episode && r.notice.is_none() => {
                 r.notice = Some(NoticeOutcome::Sending);
@@ -457,10 +559,18 @@ impl Store for MemoryStore {
         }
     }
 
-    async fn record_notice(&self, id: &RequestId, episode: u32, outcome: NoticeOutcome, now: Millis) -> Result<()> {
+    async fn record_notice(
+        &self,
+        id: &RequestId,
+        episode: u32,
+        outcome: NoticeOutcome,
+        now: Millis,
+    ) -> Result<()> {
         let wake = {
             let mut s = self.lock();
-            let Some(r) = s.requests.get_mut(id) else { return Ok(()) };
+            let Some(r) = s.requests.get_mut(id) else {
+                return Ok(());
+            };
             if r.last_offered_episode != Some(episode) {
                 return Ok(());
             }
@@ -481,7 +591,13 @@ impl Store for MemoryStore {
         let mut due: Vec<Due> = s
             .requests
             .values()
-            .filter_map(|r| r.due().filter(|d| *d <= now).map(|d| Due { id: r.id, sku: r.sku.clone(), due: d }))
+            .filter_map(|r| {
+                r.due().filter(|d| *d <= now).map(|d| Due {
+                    id: r.id,
+                    sku: r.sku.clone(),
+                    due: d,
+                })
+            })
             .collect();
         due.sort_by_key(|d| (d.due, d.id));
         due.truncate(limit);
@@ -491,7 +607,9 @@ impl Store for MemoryStore {
     async fn expire(&self, due: &Due, now: Millis) -> Result<ExpireOutcome> {
         let (outcome, wake) = {
             let mut s = self.lock();
-            let Some(r) = s.requests.get(&due.id) else { return Ok(ExpireOutcome::Skipped) };
+            let Some(r) = s.requests.get(&due.id) else {
+                return Ok(ExpireOutcome::Skipped);
+            };
             let Ok((to, freed)) = r.state.expire(now, r.stale_at) else {
                 return Ok(ExpireOutcome::Skipped);
             };
@@ -527,12 +645,23 @@ impl Store for MemoryStore {
         }
         counters.offered = offered;
         counters.held = held;
-        Ok(Some(Drift { stored, counted: *counters }))
+        Ok(Some(Drift {
+            stored,
+            counted: *counters,
+        }))
     }
 
     async fn queue(&self, sku: &Sku, _shards: u16, limit: usize) -> Result<Vec<Request>> {
         let s = self.lock();
-        Ok(s.queues.get(sku).map(|q| q.values().take(limit).map(|id| s.requests[id].clone()).collect()).unwrap_or_default())
+        Ok(s.queues
+            .get(sku)
+            .map(|q| {
+                q.values()
+                    .take(limit)
+                    .map(|id| s.requests[id].clone())
+                    .collect()
+            })
+            .unwrap_or_default())
     }
 
     async fn stats(&self, sku: &Sku, _shards: u16) -> Result<SkuStats> {

@@ -5,8 +5,8 @@
 
 use restock_core::lifecycle::HoldRefused;
 use restock_core::{
-    Contact, ContactKey, Counters, HoldId, JoinKey, RequestId, RequestState, ShopperName, SkipReason, Sku,
-    StockOutcome, StockState, TokenHash,
+    Contact, ContactKey, Counters, HoldId, JoinKey, RequestId, RequestState, ShopperName,
+    SkipReason, Sku, StockOutcome, StockState, TokenHash,
 };
 use serde::{Deserialize, Serialize};
 
@@ -191,7 +191,9 @@ impl WakeKind {
 
     /// Reads the stored name.
     pub fn parse(s: &str) -> Option<Self> {
-        [Self::Restock, Self::TopUp, Self::Freed].into_iter().find(|k| k.as_str() == s)
+        [Self::Restock, Self::TopUp, Self::Freed]
+            .into_iter()
+            .find(|k| k.as_str() == s)
     }
 }
 

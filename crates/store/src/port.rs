@@ -8,8 +8,8 @@
 use async_trait::async_trait;
 use restock_core::webhook::ItemRef;
 use restock_core::{
-    CatalogEntry, ContactKey, HoldId, OptOutToken, RequestId, ReserveToken, Rules, Settings, Sku, StockEvent, StockOutcome,
-    Window,
+    CatalogEntry, ContactKey, HoldId, OptOutToken, RequestId, ReserveToken, Rules, Settings, Sku,
+    StockEvent, StockOutcome, Window,
 };
 
 use crate::error::StoreError;
@@ -50,7 +50,13 @@ pub trait Store: Send + Sync {
     async fn cancel(&self, id: &RequestId, now: Millis) -> Result<CancelOutcome>;
     /// A click on a reserve link: holds one unit if the offer is live and
     /// `held < level`; otherwise says why not.
-    async fn take_hold(&self, token: &ReserveToken, hold: HoldId, now: Millis, window: Window) -> Result<HoldOutcome>;
+    async fn take_hold(
+        &self,
+        token: &ReserveToken,
+        hold: HoldId,
+        now: Millis,
+        window: Window,
+    ) -> Result<HoldOutcome>;
     /// A purchase used a hold.
     async fn mark_bought(&self, hold: &HoldId, now: Millis) -> Result<BuyOutcome>;
     /// Opts out the contact behind an opt-out link, for good.
@@ -66,8 +72,14 @@ pub trait Store: Send + Sync {
 
     /// Applies one stock event for `sku`: deduplicated on its delivery id,
     /// newest wins per location, and a wake recorded for a restock or top-up.
-    async fn apply_stock(&self, sku: &Sku, event: &StockEvent, rules: &Rules, share: restock_core::ListShare, now: Millis)
-    -> Result<ApplyOutcome>;
+    async fn apply_stock(
+        &self,
+        sku: &Sku,
+        event: &StockEvent,
+        rules: &Rules,
+        share: restock_core::ListShare,
+        now: Millis,
+    ) -> Result<ApplyOutcome>;
     /// Releases a paused restock (the team approved it).
     async fn release_paused(&self, sku: &Sku, now: Millis) -> Result<Option<StockOutcome>>;
     /// The SKU's stock and counters.
@@ -80,12 +92,24 @@ pub trait Store: Send + Sync {
     /// Offers the free units to the oldest waiting requests: conditional on the
     /// free units and on each request still waiting, at most one offer per
     /// request per restock. Stale requests met on the way are ended.
-    async fn create_offers(&self, sku: &Sku, params: &WaveParams, now: Millis, random: Random<'_>) -> Result<Wave>;
+    async fn create_offers(
+        &self,
+        sku: &Sku,
+        params: &WaveParams,
+        now: Millis,
+        random: Random<'_>,
+    ) -> Result<Wave>;
     /// Claims an offer's notice for sending: `false` if it was claimed before
     /// (a redelivery), so the notice is sent at most once.
     async fn claim_notice(&self, id: &RequestId, episode: u32) -> Result<bool>;
     /// Records a notice's fate. A failure ends the offer and frees its unit.
-    async fn record_notice(&self, id: &RequestId, episode: u32, outcome: NoticeOutcome, now: Millis) -> Result<()>;
+    async fn record_notice(
+        &self,
+        id: &RequestId,
+        episode: u32,
+        outcome: NoticeOutcome,
+        now: Millis,
+    ) -> Result<()>;
 
     // --- sweep ------------------------------------------------------------------
 

@@ -28,21 +28,37 @@ pub fn endpoint() -> String {
     })
 }
 
-/// A client for the test endpoint with dummy credentials.
-pub fn client() -> aws_sdk_dynamodb::Client {
-    let config = aws_sdk_dynamodb::Config::builder()
+/// Client configuration for the test endpoint with dummy credentials (add an
+/// interceptor to it to observe requests).
+pub fn config() -> aws_sdk_dynamodb::config::Builder {
+    aws_sdk_dynamodb::Config::builder()
         .behavior_version(BehaviorVersion::latest())
         .endpoint_url(endpoint())
         .region(Region::new("eu-west-2"))
-        .credentials_provider(Credentials::new("testing", "testing", None, None, "restock-tests"))
-        .build();
-    aws_sdk_dynamodb::Client::from_conf(config)
+        .credentials_provider(Credentials::new(
+            "testing",
+            "testing",
+            None,
+            None,
+            "restock-tests",
+        ))
+}
+
+/// A client for the test endpoint.
+pub fn client() -> aws_sdk_dynamodb::Client {
+    aws_sdk_dynamodb::Client::from_conf(config().build())
 }
 
 /// A table name no other test in this run uses.
 pub fn unique_table(prefix: &str) -> String {
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
-    format!("{prefix}-{}-{}-{nanos}", std::process::id(), TABLES.fetch_add(1, Ordering::Relaxed))
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    format!(
+        "{prefix}-{}-{}-{nanos}",
+        std::process::id(),
+        TABLES.fetch_add(1, Ordering::Relaxed)
+    )
 }
 
 /// A DynamoDB store on a new table of its own.
@@ -51,7 +67,10 @@ pub fn unique_table(prefix: &str) -> String {
 /// When the endpoint is unset or the table cannot be created.
 pub async fn dynamo_store() -> DynamoStore {
     let store = DynamoStore::new(client(), unique_table("restock-test"));
-    store.create_table().await.unwrap_or_else(|e| panic!("creating test table at {}: {e:?}", endpoint()));
+    store
+        .create_table()
+        .await
+        .unwrap_or_else(|e| panic!("creating test table at {}: {e:?}", endpoint()));
     store
 }
 

@@ -52,9 +52,17 @@ impl fmt::Display for ItemRef {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Sku { sku } => write!(f, "SKU {sku}"),
-            Self::Shopify { inventory_item_id } => write!(f, "Shopify inventory item {inventory_item_id}"),
-            Self::WooCommerce { product_id, sku: Some(sku) } => write!(f, "WooCommerce product {product_id} (SKU {sku})"),
-            Self::WooCommerce { product_id, sku: None } => write!(f, "WooCommerce product {product_id}"),
+            Self::Shopify { inventory_item_id } => {
+                write!(f, "Shopify inventory item {inventory_item_id}")
+            }
+            Self::WooCommerce {
+                product_id,
+                sku: Some(sku),
+            } => write!(f, "WooCommerce product {product_id} (SKU {sku})"),
+            Self::WooCommerce {
+                product_id,
+                sku: None,
+            } => write!(f, "WooCommerce product {product_id}"),
         }
     }
 }
@@ -180,8 +188,9 @@ impl WebhookKeys {
     /// [`WebhookError::Malformed`] for bad JSON or a `stock` key that is not
     /// `whsec_` followed by base64 (the message never contains a key).
     pub fn from_json(json: &str) -> Result<Self, WebhookError> {
-        let keys: Self = serde_json::from_str(json)
-            .map_err(|e| WebhookError::Malformed(format!("webhook keys secret: {}", e.classify_name())))?;
+        let keys: Self = serde_json::from_str(json).map_err(|e| {
+            WebhookError::Malformed(format!("webhook keys secret: {}", e.classify_name()))
+        })?;
         keys.stock_keys()?;
         Ok(keys)
     }
@@ -201,7 +210,11 @@ impl WebhookKeys {
     /// # Errors
     /// [`WebhookError::Malformed`] when a key is not `whsec_` + base64.
     pub fn stock_keys(&self) -> Result<Keys, WebhookError> {
-        let decoded = self.stock.iter().map(|k| standard::decode_key(k)).collect::<Result<Vec<_>, _>>()?;
+        let decoded = self
+            .stock
+            .iter()
+            .map(|k| standard::decode_key(k))
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Keys(decoded))
     }
 }
@@ -214,8 +227,12 @@ impl ClassifyName for serde_json::Error {
     fn classify_name(&self) -> &'static str {
         match self.classify() {
             serde_json::error::Category::Io => "unreadable",
-            serde_json::error::Category::Syntax | serde_json::error::Category::Eof => "not valid JSON",
-            serde_json::error::Category::Data => "expected {\"shopify\": [..], \"woocommerce\": [..], \"stock\": [..]}",
+            serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
+                "not valid JSON"
+            }
+            serde_json::error::Category::Data => {
+                "expected {\"shopify\": [..], \"woocommerce\": [..], \"stock\": [..]}"
+            }
         }
     }
 }
@@ -230,8 +247,14 @@ pub(crate) fn hmac_b64(key: &[u8], parts: &[&[u8]]) -> String {
 }
 
 /// Checks a base64 signature against every key in constant time.
-pub(crate) fn verify_b64(keys: &Keys, parts: &[&[u8]], signature_b64: &str) -> Result<(), WebhookError> {
-    let given = B64.decode(signature_b64.trim()).map_err(|_| WebhookError::BadSignature)?;
+pub(crate) fn verify_b64(
+    keys: &Keys,
+    parts: &[&[u8]],
+    signature_b64: &str,
+) -> Result<(), WebhookError> {
+    let given = B64
+        .decode(signature_b64.trim())
+        .map_err(|_| WebhookError::BadSignature)?;
     for key in keys.iter() {
         let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes any key length");
         for p in parts {
@@ -252,7 +275,9 @@ pub trait Headers {
 
 impl<S: AsRef<str>, T: AsRef<str>> Headers for [(S, T)] {
     fn header(&self, name: &str) -> Option<&str> {
-        self.iter().find(|(k, _)| k.as_ref().eq_ignore_ascii_case(name)).map(|(_, v)| v.as_ref())
+        self.iter()
+            .find(|(k, _)| k.as_ref().eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_ref())
     }
 }
 
@@ -262,8 +287,14 @@ impl<S: AsRef<str>, T: AsRef<str>> Headers for Vec<(S, T)> {
     }
 }
 
-pub(crate) fn required<'h>(headers: &'h (impl Headers + ?Sized), name: &'static str) -> Result<&'h str, WebhookError> {
-    headers.header(name).filter(|v| !v.trim().is_empty()).ok_or(WebhookError::MissingHeader(name))
+pub(crate) fn required<'h>(
+    headers: &'h (impl Headers + ?Sized),
+    name: &'static str,
+) -> Result<&'h str, WebhookError> {
+    headers
+        .header(name)
+        .filter(|v| !v.trim().is_empty())
+        .ok_or(WebhookError::MissingHeader(name))
 }
 
 #[cfg(test)]
@@ -272,7 +303,9 @@ mod tests {
 
     #[test]
     fn keys_never_show_in_debug_or_errors() {
-        let keys = WebhookKeys::from_json(r#"{"shopify":["shpss_topsecret"],"stock":["whsec_c2VjcmV0"]}"#).unwrap();
+        let keys =
+            WebhookKeys::from_json(r#"{"shopify":["shpss_topsecret"],"stock":["whsec_c2VjcmV0"]}"#)
+                .unwrap();
         assert!(!format!("{keys:?}").contains("topsecret"));
         assert!(!format!("{:?}", keys.shopify_keys()).contains("topsecret"));
         let err = WebhookKeys::from_json(r#"{"stock":["not-a-whsec-topsecret"]}"#).unwrap_err();

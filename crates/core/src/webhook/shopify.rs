@@ -41,20 +41,26 @@ pub fn sign(key: &[u8], body: &[u8]) -> String {
 /// # Errors
 /// [`WebhookError::BadSignature`] before anything else is read; then missing
 /// headers, an unexpected topic, or a malformed payload.
-pub fn parse(keys: &Keys, headers: &(impl Headers + ?Sized), body: &[u8]) -> Result<StockEvent, WebhookError> {
+pub fn parse(
+    keys: &Keys,
+    headers: &(impl Headers + ?Sized),
+    body: &[u8],
+) -> Result<StockEvent, WebhookError> {
     verify_b64(keys, &[body], required(headers, SIGNATURE)?)?;
     let delivery_id = required(headers, WEBHOOK_ID)?.trim().to_owned();
-    if let Some(topic) = headers.header(TOPIC) {
-        if topic != "inventory_levels/update" {
-            return Err(WebhookError::Topic(topic.to_owned()));
-        }
+    if let Some(topic) = headers.header(TOPIC)
+        && topic != "inventory_levels/update"
+    {
+        return Err(WebhookError::Topic(topic.to_owned()));
     }
     let level: InventoryLevel = serde_json::from_slice(body).map_err(WebhookError::malformed)?;
     let at = OffsetDateTime::parse(&level.updated_at, &Rfc3339)
         .map_err(|_| WebhookError::Malformed("updated_at is not an RFC 3339 time".into()))?;
     Ok(StockEvent {
         delivery_id,
-        item: ItemRef::Shopify { inventory_item_id: level.inventory_item_id },
+        item: ItemRef::Shopify {
+            inventory_item_id: level.inventory_item_id,
+        },
         location: level.location_id.to_string(),
         level: Level::from_reported(level.available),
         at,
@@ -71,15 +77,28 @@ mod tests {
     fn headers(sig: &str) -> Vec<(&'static str, String)> {
         vec![
             ("x-shopify-hmac-sha256", sig.to_owned()),
-            ("X-Shopify-Webhook-Id", "b54557e4-bdd9-4b37-8a5f-bf7d70bcd043".to_owned()),
+            (
+                "X-Shopify-Webhook-Id",
+                "b54557e4-bdd9-4b37-8a5f-bf7d70bcd043".to_owned(),
+            ),
             ("X-Shopify-Topic", "inventory_levels/update".to_owned()),
         ]
     }
 
     #[test]
     fn a_signed_delivery_parses_with_ids_beyond_two_to_the_53() {
-        let event = parse(&Keys::raw([KEY]), &headers(&sign(KEY, BODY.as_bytes())), BODY.as_bytes()).unwrap();
-        assert_eq!(event.item, ItemRef::Shopify { inventory_item_id: 271_878_346_596_884_015 });
+        let event = parse(
+            &Keys::raw([KEY]),
+            &headers(&sign(KEY, BODY.as_bytes())),
+            BODY.as_bytes(),
+        )
+        .unwrap();
+        assert_eq!(
+            event.item,
+            ItemRef::Shopify {
+                inventory_item_id: 271_878_346_596_884_015
+            }
+        );
         assert_eq!(event.location, "24826418");
         assert_eq!(event.level, Level::Tracked(4));
         assert_eq!(event.delivery_id, "b54557e4-bdd9-4b37-8a5f-bf7d70bcd043");
@@ -88,7 +107,14 @@ mod tests {
     #[test]
     fn a_rotated_key_still_verifies() {
         let keys = Keys::raw([b"new-key".as_slice(), KEY]);
-        assert!(parse(&keys, &headers(&sign(KEY, BODY.as_bytes())), BODY.as_bytes()).is_ok());
+        assert!(
+            parse(
+                &keys,
+                &headers(&sign(KEY, BODY.as_bytes())),
+                BODY.as_bytes()
+            )
+            .is_ok()
+        );
     }
 
     #[test]
@@ -98,7 +124,10 @@ mod tests {
         let err = parse(&Keys::raw([KEY]), &headers("not base64!"), BODY.as_bytes()).unwrap_err();
         assert_eq!(err, WebhookError::BadSignature);
         let none: Vec<(&str, &str)> = vec![];
-        assert_eq!(parse(&Keys::raw([KEY]), &none, BODY.as_bytes()), Err(WebhookError::MissingHeader(SIGNATURE)));
+        assert_eq!(
+            parse(&Keys::raw([KEY]), &none, BODY.as_bytes()),
+            Err(WebhookError::MissingHeader(SIGNATURE))
+        );
     }
 
     #[test]

@@ -14,7 +14,9 @@ use base64::engine::general_purpose::STANDARD as B64;
 use serde::Deserialize;
 use time::OffsetDateTime;
 
-use super::{Headers, ItemRef, Keys, OrderEvent, StockEvent, WebhookError, hmac_b64, required, verify_b64};
+use super::{
+    Headers, ItemRef, Keys, OrderEvent, StockEvent, WebhookError, hmac_b64, required, verify_b64,
+};
 use crate::ids::{HoldId, Sku};
 use crate::stock::Level;
 
@@ -37,13 +39,18 @@ pub fn decode_key(key: &str) -> Result<Vec<u8>, WebhookError> {
     key.strip_prefix("whsec_")
         .and_then(|b64| B64.decode(b64).ok())
         .filter(|k| !k.is_empty())
-        .ok_or_else(|| WebhookError::Malformed("a stock key is not whsec_ followed by base64".into()))
+        .ok_or_else(|| {
+            WebhookError::Malformed("a stock key is not whsec_ followed by base64".into())
+        })
 }
 
 /// The `webhook-signature` value for a delivery (for tests and the CLI).
 pub fn sign(key: &[u8], id: &str, timestamp: i64, body: &[u8]) -> String {
     let ts = timestamp.to_string();
-    format!("v1,{}", hmac_b64(key, &[id.as_bytes(), b".", ts.as_bytes(), b".", body]))
+    format!(
+        "v1,{}",
+        hmac_b64(key, &[id.as_bytes(), b".", ts.as_bytes(), b".", body])
+    )
 }
 
 /// Checks the signature and the timestamp window; gives the delivery id.
@@ -59,11 +66,21 @@ pub fn verify<'h>(
     let id = required(headers, ID)?;
     let ts_text = required(headers, TIMESTAMP)?;
     let signatures = required(headers, SIGNATURE)?;
-    let ts: i64 = ts_text.trim().parse().map_err(|_| WebhookError::Malformed("webhook-timestamp is not Unix seconds".into()))?;
+    let ts: i64 = ts_text
+        .trim()
+        .parse()
+        .map_err(|_| WebhookError::Malformed("webhook-timestamp is not Unix seconds".into()))?;
     let signed_ok = signatures
         .split(' ')
         .filter_map(|s| s.strip_prefix("v1,"))
-        .any(|sig| verify_b64(keys, &[id.as_bytes(), b".", ts_text.trim().as_bytes(), b".", body], sig).is_ok());
+        .any(|sig| {
+            verify_b64(
+                keys,
+                &[id.as_bytes(), b".", ts_text.trim().as_bytes(), b".", body],
+                sig,
+            )
+            .is_ok()
+        });
     if !signed_ok {
         return Err(WebhookError::BadSignature);
     }
@@ -103,23 +120,36 @@ pub fn parse_stock(
 ) -> Result<Vec<StockEvent>, WebhookError> {
     let id = verify(keys, headers, body, now)?.trim().to_owned();
     let parsed: StockBody = serde_json::from_slice(body).map_err(|e| {
-        WebhookError::Malformed(format!("expected {{\"sku\", \"level\", \"at\", \"location\"?}} or a list of them ({e})"))
+        WebhookError::Malformed(format!(
+            "expected {{\"sku\", \"level\", \"at\", \"location\"?}} or a list of them ({e})"
+        ))
     })?;
     let (lines, batch) = match parsed {
         StockBody::One(line) => (vec![line], false),
         StockBody::Many(lines) => (lines, true),
     };
     if lines.is_empty() || lines.len() > MAX_BATCH {
-        return Err(WebhookError::Malformed(format!("a delivery carries 1 to {MAX_BATCH} entries")));
+        return Err(WebhookError::Malformed(format!(
+            "a delivery carries 1 to {MAX_BATCH} entries"
+        )));
     }
     lines
         .into_iter()
         .enumerate()
         .map(|(i, line)| {
-            let at_entry = |what: String| WebhookError::Malformed(if batch { format!("entry {i}: {what}") } else { what });
-            let sku = Sku::try_from(line.sku.as_str()).map_err(|e| at_entry(format!("sku: {e}")))?;
+            let at_entry = |what: String| {
+                WebhookError::Malformed(if batch {
+                    format!("entry {i}: {what}")
+                } else {
+                    what
+                })
+            };
+            let sku =
+                Sku::try_from(line.sku.as_str()).map_err(|e| at_entry(format!("sku: {e}")))?;
             if line.level.is_some_and(|l| l < 0) {
-                return Err(at_entry("level must be 0 or more, or null when untracked".into()));
+                return Err(at_entry(
+                    "level must be 0 or more, or null when untracked".into(),
+                ));
             }
             let location = match line.location {
                 Some(l) if !l.trim().is_empty() && l.len() <= 64 => l.trim().to_owned(),
@@ -127,7 +157,11 @@ pub fn parse_stock(
                 None => "default".to_owned(),
             };
             Ok(StockEvent {
-                delivery_id: if batch { format!("{id}#{i}") } else { id.clone() },
+                delivery_id: if batch {
+                    format!("{id}#{i}")
+                } else {
+                    id.clone()
+                },
                 item: ItemRef::Sku { sku },
                 location,
                 level: Level::from_reported(line.level),
@@ -155,10 +189,18 @@ pub fn parse_order(
     now: OffsetDateTime,
 ) -> Result<OrderEvent, WebhookError> {
     let id = verify(keys, headers, body, now)?.trim().to_owned();
-    let order: OrderBody =
-        serde_json::from_slice(body).map_err(|e| WebhookError::Malformed(format!("expected {{\"hold\", \"order_id\"?}} ({e})")))?;
-    let hold: HoldId = order.hold.parse().map_err(|_| WebhookError::Malformed("hold is not a hold id".into()))?;
-    Ok(OrderEvent { delivery_id: id, hold, order_id: order.order_id })
+    let order: OrderBody = serde_json::from_slice(body).map_err(|e| {
+        WebhookError::Malformed(format!("expected {{\"hold\", \"order_id\"?}} ({e})"))
+    })?;
+    let hold: HoldId = order
+        .hold
+        .parse()
+        .map_err(|_| WebhookError::Malformed("hold is not a hold id".into()))?;
+    Ok(OrderEvent {
+        delivery_id: id,
+        hold,
+        order_id: order.order_id,
+    })
 }
 
 #[cfg(test)]
@@ -175,7 +217,11 @@ mod tests {
     }
 
     fn headers(id: &str, ts: i64, sig: String) -> Vec<(&'static str, String)> {
-        vec![(ID, id.to_owned()), (TIMESTAMP, ts.to_string()), (SIGNATURE, sig)]
+        vec![
+            (ID, id.to_owned()),
+            (TIMESTAMP, ts.to_string()),
+            (SIGNATURE, sig),
+        ]
     }
 
     fn signed(id: &str, ts: i64, body: &[u8]) -> Vec<(&'static str, String)> {
@@ -185,12 +231,24 @@ mod tests {
     #[test]
     fn one_level_and_a_list_parse() {
         let body = br#"{"sku":"CHAIR-WAL","level":4,"at":"2026-11-29T02:59:00Z"}"#;
-        let events = parse_stock(&keys(), &signed("msg_1", NOW.unix_timestamp(), body), body, NOW).unwrap();
+        let events = parse_stock(
+            &keys(),
+            &signed("msg_1", NOW.unix_timestamp(), body),
+            body,
+            NOW,
+        )
+        .unwrap();
         assert_eq!(events.len(), 1);
         assert_eq!(events[0].delivery_id, "msg_1");
         assert_eq!(events[0].level, Level::Tracked(4));
         let body = br#"[{"sku":"A","level":1,"at":"2026-11-29T02:59:00Z","location":"shop"},{"sku":"B","level":null,"at":"2026-11-29T02:59:00Z"}]"#;
-        let events = parse_stock(&keys(), &signed("msg_2", NOW.unix_timestamp(), body), body, NOW).unwrap();
+        let events = parse_stock(
+            &keys(),
+            &signed("msg_2", NOW.unix_timestamp(), body),
+            body,
+            NOW,
+        )
+        .unwrap();
         assert_eq!(events[1].delivery_id, "msg_2#1");
         assert_eq!(events[0].location, "shop");
         assert_eq!(events[1].level, Level::Untracked);
@@ -199,7 +257,12 @@ mod tests {
     #[test]
     fn several_signatures_are_accepted_if_any_matches() {
         let body = br#"{"sku":"A","level":1,"at":"2026-11-29T02:59:00Z"}"#;
-        let good = sign(&decode_key(KEY_TEXT).unwrap(), "m", NOW.unix_timestamp(), body);
+        let good = sign(
+            &decode_key(KEY_TEXT).unwrap(),
+            "m",
+            NOW.unix_timestamp(),
+            body,
+        );
         let h = headers("m", NOW.unix_timestamp(), format!("v1,AAAA {good} v2,zzz"));
         assert!(parse_stock(&keys(), &h, body, NOW).is_ok());
     }
@@ -209,7 +272,10 @@ mod tests {
         let body = br#"{"sku":"A","level":1,"at":"2026-11-29T02:59:00Z"}"#;
         for skew in [-301, 301] {
             let ts = NOW.unix_timestamp() + skew;
-            assert_eq!(parse_stock(&keys(), &signed("m", ts, body), body, NOW), Err(WebhookError::Timestamp));
+            assert_eq!(
+                parse_stock(&keys(), &signed("m", ts, body), body, NOW),
+                Err(WebhookError::Timestamp)
+            );
         }
         let ts = NOW.unix_timestamp() - 300;
         assert!(parse_stock(&keys(), &signed("m", ts, body), body, NOW).is_ok());
@@ -224,7 +290,8 @@ mod tests {
             br#"[]"#,
             br#"{"sku":"A","level":1,"at":"2026-11-29T02:59:00Z","extra":1}"#,
         ] {
-            let err = parse_stock(&keys(), &signed("m", NOW.unix_timestamp(), body), body, NOW).unwrap_err();
+            let err = parse_stock(&keys(), &signed("m", NOW.unix_timestamp(), body), body, NOW)
+                .unwrap_err();
             assert!(matches!(err, WebhookError::Malformed(_)), "{err:?}");
         }
     }
@@ -233,7 +300,13 @@ mod tests {
     fn an_order_names_its_hold() {
         let hold = HoldId::from_random([4; 16]);
         let body = format!(r#"{{"hold":"{hold}","order_id":"1001"}}"#);
-        let order = parse_order(&keys(), &signed("o1", NOW.unix_timestamp(), body.as_bytes()), body.as_bytes(), NOW).unwrap();
+        let order = parse_order(
+            &keys(),
+            &signed("o1", NOW.unix_timestamp(), body.as_bytes()),
+            body.as_bytes(),
+            NOW,
+        )
+        .unwrap();
         assert_eq!(order.hold, hold);
         assert_eq!(order.order_id.as_deref(), Some("1001"));
     }

@@ -70,18 +70,22 @@ pub fn parse(
     body: &[u8],
     now: OffsetDateTime,
 ) -> Result<Delivery, WebhookError> {
-    if headers.header(SIGNATURE).is_none() {
-        if let Some(webhook_id) = ping_id(body) {
-            return Ok(Delivery::Ping { webhook_id });
-        }
+    if headers.header(SIGNATURE).is_none()
+        && let Some(webhook_id) = ping_id(body)
+    {
+        return Ok(Delivery::Ping { webhook_id });
     }
     verify_b64(keys, &[body], required(headers, SIGNATURE)?)?;
-    if let Some(topic) = headers.header(TOPIC) {
-        if !matches!(topic, "product.updated" | "product.created") {
-            return Err(WebhookError::Topic(topic.to_owned()));
-        }
+    if let Some(topic) = headers.header(TOPIC)
+        && !matches!(topic, "product.updated" | "product.created")
+    {
+        return Err(WebhookError::Topic(topic.to_owned()));
     }
-    let delivery_id = match headers.header(DELIVERY_ID).map(str::trim).filter(|s| !s.is_empty()) {
+    let delivery_id = match headers
+        .header(DELIVERY_ID)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
         Some(id) => id.to_owned(),
         // Older WooCommerce versions omit the id; the body's hash still dedups retries.
         None => format!("body:{}", hex(&Sha256::digest(body))),
@@ -99,14 +103,19 @@ pub fn parse(
         Some(text) => {
             let format = format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]");
             PrimitiveDateTime::parse(text, format)
-                .map_err(|_| WebhookError::Malformed("date_modified_gmt is not YYYY-MM-DDTHH:MM:SS".into()))?
+                .map_err(|_| {
+                    WebhookError::Malformed("date_modified_gmt is not YYYY-MM-DDTHH:MM:SS".into())
+                })?
                 .assume_utc()
         }
         None => now,
     };
     Ok(Delivery::Stock(StockEvent {
         delivery_id,
-        item: ItemRef::WooCommerce { product_id: product.id, sku },
+        item: ItemRef::WooCommerce {
+            product_id: product.id,
+            sku,
+        },
         location: "default".to_owned(),
         level,
         at,
@@ -141,10 +150,22 @@ mod tests {
 
     #[test]
     fn a_simple_product_update_parses() {
-        let Delivery::Stock(e) = parse(&Keys::raw([KEY]), &signed(SIMPLE.as_bytes()), SIMPLE.as_bytes(), NOW).unwrap() else {
+        let Delivery::Stock(e) = parse(
+            &Keys::raw([KEY]),
+            &signed(SIMPLE.as_bytes()),
+            SIMPLE.as_bytes(),
+            NOW,
+        )
+        .unwrap() else {
             panic!()
         };
-        assert_eq!(e.item, ItemRef::WooCommerce { product_id: 799, sku: Some(Sku::try_from("CHAIR-WAL").unwrap()) });
+        assert_eq!(
+            e.item,
+            ItemRef::WooCommerce {
+                product_id: 799,
+                sku: Some(Sku::try_from("CHAIR-WAL").unwrap())
+            }
+        );
         assert_eq!(e.level, Level::Tracked(4));
         assert_eq!(e.at, datetime!(2026-11-29 14:15:02 UTC));
         assert_eq!(e.delivery_id, "6f0a3e7c");
@@ -152,23 +173,47 @@ mod tests {
 
     #[test]
     fn a_variation_carries_its_own_sku() {
-        let Delivery::Stock(e) = parse(&Keys::raw([KEY]), &signed(VARIATION.as_bytes()), VARIATION.as_bytes(), NOW).unwrap()
-        else {
+        let Delivery::Stock(e) = parse(
+            &Keys::raw([KEY]),
+            &signed(VARIATION.as_bytes()),
+            VARIATION.as_bytes(),
+            NOW,
+        )
+        .unwrap() else {
             panic!()
         };
-        assert_eq!(e.item, ItemRef::WooCommerce { product_id: 812, sku: Some(Sku::try_from("THROW-OAT").unwrap()) });
+        assert_eq!(
+            e.item,
+            ItemRef::WooCommerce {
+                product_id: 812,
+                sku: Some(Sku::try_from("THROW-OAT").unwrap())
+            }
+        );
         assert_eq!(e.level, Level::Tracked(12));
     }
 
     #[test]
     fn unmanaged_stock_is_untracked() {
         for manage in ["false", "\"parent\""] {
-            let body = format!(r#"{{"id":5,"sku":"","manage_stock":{manage},"stock_quantity":null}}"#);
-            let Delivery::Stock(e) = parse(&Keys::raw([KEY]), &signed(body.as_bytes()), body.as_bytes(), NOW).unwrap() else {
+            let body =
+                format!(r#"{{"id":5,"sku":"","manage_stock":{manage},"stock_quantity":null}}"#);
+            let Delivery::Stock(e) = parse(
+                &Keys::raw([KEY]),
+                &signed(body.as_bytes()),
+                body.as_bytes(),
+                NOW,
+            )
+            .unwrap() else {
                 panic!()
             };
             assert_eq!(e.level, Level::Untracked);
-            assert_eq!(e.item, ItemRef::WooCommerce { product_id: 5, sku: None });
+            assert_eq!(
+                e.item,
+                ItemRef::WooCommerce {
+                    product_id: 5,
+                    sku: None
+                }
+            );
             assert_eq!(e.at, NOW);
         }
     }
@@ -176,16 +221,28 @@ mod tests {
     #[test]
     fn the_creation_ping_is_recognised_without_a_signature() {
         let none: Vec<(&str, &str)> = vec![];
-        assert_eq!(parse(&Keys::raw([KEY]), &none, b"webhook_id=42", NOW), Ok(Delivery::Ping { webhook_id: 42 }));
-        assert_eq!(parse(&Keys::raw([KEY]), &none, b"sku=X&level=1", NOW), Err(WebhookError::MissingHeader(SIGNATURE)));
+        assert_eq!(
+            parse(&Keys::raw([KEY]), &none, b"webhook_id=42", NOW),
+            Ok(Delivery::Ping { webhook_id: 42 })
+        );
+        assert_eq!(
+            parse(&Keys::raw([KEY]), &none, b"sku=X&level=1", NOW),
+            Err(WebhookError::MissingHeader(SIGNATURE))
+        );
     }
 
     #[test]
     fn tampering_and_other_topics_are_refused() {
         let mut headers = signed(SIMPLE.as_bytes());
         let tampered = SIMPLE.replace("\"stock_quantity\":4", "\"stock_quantity\":400");
-        assert_eq!(parse(&Keys::raw([KEY]), &headers, tampered.as_bytes(), NOW), Err(WebhookError::BadSignature));
+        assert_eq!(
+            parse(&Keys::raw([KEY]), &headers, tampered.as_bytes(), NOW),
+            Err(WebhookError::BadSignature)
+        );
         headers[2].1 = "order.created".to_owned();
-        assert!(matches!(parse(&Keys::raw([KEY]), &headers, SIMPLE.as_bytes(), NOW), Err(WebhookError::Topic(_))));
+        assert!(matches!(
+            parse(&Keys::raw([KEY]), &headers, SIMPLE.as_bytes(), NOW),
+            Err(WebhookError::Topic(_))
+        ));
     }
 }

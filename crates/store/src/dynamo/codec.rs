@@ -8,7 +8,8 @@ use std::str::FromStr;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use restock_core::{
-    Contact, ContactKey, Counters, Email, HoldId, Phone, RequestId, RequestState, ShopperName, Sku, StockState, Status, TokenHash,
+    Contact, ContactKey, Counters, Email, HoldId, Phone, RequestId, RequestState, ShopperName, Sku,
+    Status, StockState, TokenHash,
 };
 
 use super::table::DUE_SHARDS;
@@ -77,11 +78,16 @@ pub fn key(pk: impl Into<String>, sk: impl Into<String>) -> Item {
 // --- reading ---------------------------------------------------------------
 
 pub fn get_s<'a>(item: &'a Item, name: &str) -> Result<&'a str, StoreError> {
-    item.get(name).and_then(|v| v.as_s().ok()).map(String::as_str).ok_or_else(|| corrupt(item, format!("missing {name}")))
+    item.get(name)
+        .and_then(|v| v.as_s().ok())
+        .map(String::as_str)
+        .ok_or_else(|| corrupt(item, format!("missing {name}")))
 }
 
 pub fn opt_s<'a>(item: &'a Item, name: &str) -> Option<&'a str> {
-    item.get(name).and_then(|v| v.as_s().ok()).map(String::as_str)
+    item.get(name)
+        .and_then(|v| v.as_s().ok())
+        .map(String::as_str)
 }
 
 pub fn get_n<T: FromStr>(item: &Item, name: &str) -> Result<T, StoreError> {
@@ -91,7 +97,10 @@ pub fn get_n<T: FromStr>(item: &Item, name: &str) -> Result<T, StoreError> {
 pub fn opt_n<T: FromStr>(item: &Item, name: &str) -> Result<Option<T>, StoreError> {
     match item.get(name).and_then(|v| v.as_n().ok()) {
         None => Ok(None),
-        Some(text) => text.parse().map(Some).map_err(|_| corrupt(item, format!("{name} is not a number"))),
+        Some(text) => text
+            .parse()
+            .map(Some)
+            .map_err(|_| corrupt(item, format!("{name} is not a number"))),
     }
 }
 
@@ -102,7 +111,9 @@ pub fn corrupt(item: &Item, reason: impl ToString) -> StoreError {
 }
 
 fn parse<T: FromStr>(item: &Item, name: &str) -> Result<T, StoreError> {
-    get_s(item, name)?.parse().map_err(|_| corrupt(item, format!("{name} is malformed")))
+    get_s(item, name)?
+        .parse()
+        .map_err(|_| corrupt(item, format!("{name} is malformed")))
 }
 
 // --- requests --------------------------------------------------------------
@@ -111,11 +122,18 @@ fn parse<T: FromStr>(item: &Item, name: &str) -> Result<T, StoreError> {
 pub fn state_attrs(state: &RequestState) -> Vec<(&'static str, AttributeValue)> {
     let mut attrs = vec![("st", s(state.status().as_str()))];
     match state {
-        RequestState::Offered { episode, expires_ms } => {
+        RequestState::Offered {
+            episode,
+            expires_ms,
+        } => {
             attrs.push(("epi", n(episode)));
             attrs.push(("exp", n(expires_ms)));
         }
-        RequestState::Held { episode, hold, expires_ms } => {
+        RequestState::Held {
+            episode,
+            hold,
+            expires_ms,
+        } => {
             attrs.push(("epi", n(episode)));
             attrs.push(("exp", n(expires_ms)));
             attrs.push(("hid", s(hold.to_string())));
@@ -150,7 +168,10 @@ pub fn request_item(r: &Request) -> Item {
         item.insert("oh".into(), s(h.to_hex()));
     }
     if let Some(notice) = &r.notice {
-        item.insert("notice".into(), s(serde_json::to_string(notice).expect("notice serialises")));
+        item.insert(
+            "notice".into(),
+            s(serde_json::to_string(notice).expect("notice serialises")),
+        );
     }
     for (k, v) in index_attrs(r) {
         item.insert(k.into(), v);
@@ -169,7 +190,10 @@ pub fn index_attrs(r: &Request) -> Vec<(&'static str, AttributeValue)> {
         attrs.push(("dpk", s(due_pk(&r.id))));
         attrs.push(("due", n(due)));
     }
-    if matches!(r.state, RequestState::Offered { .. } | RequestState::Held { .. }) {
+    if matches!(
+        r.state,
+        RequestState::Offered { .. } | RequestState::Held { .. }
+    ) {
         attrs.push(("upk", s(units_pk(&r.sku))));
     }
     attrs
@@ -181,8 +205,15 @@ pub fn read_request(item: &Item) -> Result<Request, StoreError> {
     let hold = || -> Result<HoldId, StoreError> { parse(item, "hid") };
     let state = match status {
         Status::Waiting => RequestState::Waiting,
-        Status::Offered => RequestState::Offered { episode: get_n(item, "epi")?, expires_ms: get_n(item, "exp")? },
-        Status::Held => RequestState::Held { episode: get_n(item, "epi")?, hold: hold()?, expires_ms: get_n(item, "exp")? },
+        Status::Offered => RequestState::Offered {
+            episode: get_n(item, "epi")?,
+            expires_ms: get_n(item, "exp")?,
+        },
+        Status::Held => RequestState::Held {
+            episode: get_n(item, "epi")?,
+            hold: hold()?,
+            expires_ms: get_n(item, "exp")?,
+        },
         Status::Bought => RequestState::Bought { hold: hold()? },
         Status::Lapsed => RequestState::Lapsed,
         Status::Released => RequestState::Released,
@@ -197,7 +228,11 @@ pub fn read_request(item: &Item) -> Result<Request, StoreError> {
         "sms" => Contact::Sms(Phone::parse(addr).map_err(|e| corrupt(item, e))?),
         other => return Err(corrupt(item, format!("unknown channel {other}"))),
     };
-    let hash = |name| opt_s(item, name).map(|h| TokenHash::from_hex(h).map_err(|e| corrupt(item, e))).transpose();
+    let hash = |name| {
+        opt_s(item, name)
+            .map(|h| TokenHash::from_hex(h).map_err(|e| corrupt(item, e)))
+            .transpose()
+    };
     let notice = opt_s(item, "notice")
         .map(|j| serde_json::from_str::<NoticeOutcome>(j).map_err(|e| corrupt(item, e)))
         .transpose()?;
@@ -231,7 +266,9 @@ pub struct SkuItem {
 }
 
 pub fn read_sku(item: Option<&Item>) -> Result<SkuItem, StoreError> {
-    let Some(item) = item else { return Ok(SkuItem::default()) };
+    let Some(item) = item else {
+        return Ok(SkuItem::default());
+    };
     let stock: StockState = match opt_s(item, "stock") {
         Some(json) => serde_json::from_str(json).map_err(|e| corrupt(item, e))?,
         None => StockState::default(),

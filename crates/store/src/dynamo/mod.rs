@@ -21,12 +21,14 @@ use async_trait::async_trait;
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{
-    AttributeValue, ConditionCheck, Delete, Put, ReturnValuesOnConditionCheckFailure, Select, TransactWriteItem, Update,
+    AttributeValue, ConditionCheck, Delete, Put, ReturnValuesOnConditionCheckFailure, Select,
+    TransactWriteItem, Update,
 };
 use restock_core::webhook::ItemRef;
 use restock_core::{
-    Candidate, CatalogEntry, ContactKey, Freed, HoldId, HoldTaken, LinkToken, ListShare, OptOutToken, Reading, RequestId,
-    RequestState, ReserveToken, Rules, Settings, SkipReason, Sku, StockEvent, StockOutcome, Window, plan_offers,
+    Candidate, CatalogEntry, ContactKey, Freed, HoldId, HoldTaken, LinkToken, ListShare,
+    OptOutToken, Reading, RequestId, RequestState, ReserveToken, Rules, Settings, SkipReason, Sku,
+    StockEvent, StockOutcome, Window, plan_offers,
 };
 
 use self::codec::*;
@@ -51,6 +53,16 @@ pub struct DynamoStore {
     table: String,
 }
 
+/// What ending a request came to.
+enum Ended {
+    /// The transition was written.
+    Done,
+    /// The request is in a state the transition does not apply to.
+    NotApplicable(RequestState),
+    /// No such request.
+    Missing,
+}
+
 /// One reason of a cancelled transaction, per item in order.
 #[derive(Debug)]
 struct Reason {
@@ -66,13 +78,20 @@ enum Tx {
 type Values = Vec<(&'static str, AttributeValue)>;
 
 fn values(v: Values) -> Option<HashMap<String, AttributeValue>> {
-    if v.is_empty() { None } else { Some(v.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()) }
+    if v.is_empty() {
+        None
+    } else {
+        Some(v.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+    }
 }
 
 impl DynamoStore {
     /// A store on `table` through `client`.
     pub fn new(client: Client, table: impl Into<String>) -> Self {
-        Self { client, table: table.into() }
+        Self {
+            client,
+            table: table.into(),
+        }
     }
 
     /// A client from the usual AWS configuration (profile, region, and
@@ -130,7 +149,13 @@ impl DynamoStore {
         Ok(TransactWriteItem::builder().put(put).build())
     }
 
-    fn update(&self, key: Item, expr: &str, condition: Option<&str>, v: Values) -> Result<TransactWriteItem> {
+    fn update(
+        &self,
+        key: Item,
+        expr: &str,
+        condition: Option<&str>,
+        v: Values,
+    ) -> Result<TransactWriteItem> {
         let update = Update::builder()
             .table_name(&self.table)
             .set_key(Some(key))
@@ -183,7 +208,10 @@ impl DynamoStore {
                     let reasons: Vec<Reason> = ex
                         .cancellation_reasons()
                         .iter()
-                        .map(|r| Reason { failed: r.code() == Some("ConditionalCheckFailed"), item: r.item().cloned() })
+                        .map(|r| Reason {
+                            failed: r.code() == Some("ConditionalCheckFailed"),
+                            item: r.item().cloned(),
+                        })
                         .collect();
                     if reasons.iter().any(|r| r.failed) {
                         return Ok(Tx::Cancelled(reasons));
@@ -209,35 +237,65 @@ impl DynamoStore {
         read_sku(self.get(sku_pk(sku), STATE_SK).await?.as_ref())
     }
 
-    fn wake(&self, sku: &Sku, kind: WakeKind, episode: u32, now: Millis, discriminator: &str) -> Result<TransactWriteItem> {
-        let mut item = key(wake_pk(sku), format!("{now:013}#{}#{discriminator}", kind.as_str()));
+    fn wake(
+        &self,
+        sku: &Sku,
+        kind: WakeKind,
+        episode: u32,
+        now: Millis,
+        discriminator: &str,
+    ) -> Result<TransactWriteItem> {
+        let mut item = key(
+            wake_pk(sku),
+            format!("{now:013}#{}#{discriminator}", kind.as_str()),
+        );
         item.insert("sku".into(), s(sku.as_str()));
         item.insert("kind".into(), s(kind.as_str()));
         item.insert("epi".into(), n(episode));
         item.insert("wat".into(), n(now));
-        item.insert(table::TABLE.ttl_attribute.into(), ttl(now, DELIVERY_TTL_SECS));
+        item.insert(
+            table::TABLE.ttl_attribute.into(),
+            ttl(now, DELIVERY_TTL_SECS),
+        );
         self.put(item, None, vec![])
     }
 
     /// The writes that end a live request: its new state, its place freed for
     /// a new tap, and any unit it had given back (with a wake for notify).
     /// Conditional on the request being exactly as read.
-    fn finish(&self, r: &Request, to: RequestState, freed: Freed, now: Millis, lapsed: bool) -> Result<Vec<TransactWriteItem>> {
+    fn finish(
+        &self,
+        r: &Request,
+        to: RequestState,
+        freed: Freed,
+        now: Millis,
+        lapsed: bool,
+    ) -> Result<Vec<TransactWriteItem>> {
         let mut set = vec!["expires_at = :ttl".to_owned()];
-        let mut v: Values = vec![(":from", s(r.state.status().as_str())), (":ttl", ttl(now, FINISHED_TTL_SECS))];
+        let mut v: Values = vec![
+            (":from", s(r.state.status().as_str())),
+            (":ttl", ttl(now, FINISHED_TTL_SECS)),
+        ];
         let names = [":s0", ":s1", ":s2"];
         for (i, (attr, value)) in state_attrs(&to).into_iter().enumerate() {
             set.push(format!("{attr} = {}", names[i]));
             v.push((names[i], value));
         }
         let mut condition = "st = :from".to_owned();
-        if let RequestState::Offered { expires_ms, .. } | RequestState::Held { expires_ms, .. } = r.state {
+        if let RequestState::Offered { expires_ms, .. } | RequestState::Held { expires_ms, .. } =
+            r.state
+        {
             condition.push_str(" AND exp = :fromexp");
             v.push((":fromexp", n(expires_ms)));
         }
         let expr = format!("SET {} REMOVE qpk, qsk, dpk, due, upk", set.join(", "));
         let mut items = vec![
-            self.update(key(request_pk(&r.id), REQUEST_SK), &expr, Some(&condition), v)?,
+            self.update(
+                key(request_pk(&r.id), REQUEST_SK),
+                &expr,
+                Some(&condition),
+                v,
+            )?,
             self.delete(key(place_pk(&r.contact_key), sku_pk(&r.sku)))?,
         ];
         let counter = match freed {
@@ -257,7 +315,9 @@ impl DynamoStore {
                 vec![(":one", n(1)), (":now", n(now)), (":zero", n(0))],
             )?);
             let episode = match r.state {
-                RequestState::Offered { episode, .. } | RequestState::Held { episode, .. } => episode,
+                RequestState::Offered { episode, .. } | RequestState::Held { episode, .. } => {
+                    episode
+                }
                 _ => 0,
             };
             items.push(self.wake(&r.sku, WakeKind::Freed, episode, now, &r.id.to_string())?);
@@ -266,20 +326,23 @@ impl DynamoStore {
     }
 
     /// Ends a live request with `transition`, re-reading on a lost race.
-    /// Returns `None` when the request is gone or the transition does not apply.
     async fn end_request(
         &self,
         id: &RequestId,
         now: Millis,
         transition: impl Fn(&Request) -> Option<(RequestState, Freed)> + Send + Sync,
-    ) -> Result<Option<RequestState>> {
+    ) -> Result<Ended> {
         for attempt in 0..MAX_ATTEMPTS {
-            let Some(item) = self.request_item(id).await? else { return Ok(None) };
+            let Some(item) = self.request_item(id).await? else {
+                return Ok(Ended::Missing);
+            };
             let r = read_request(&item)?;
-            let Some((to, freed)) = transition(&r) else { return Ok(None) };
+            let Some((to, freed)) = transition(&r) else {
+                return Ok(Ended::NotApplicable(r.state));
+            };
             let items = self.finish(&r, to, freed, now, to == RequestState::Lapsed)?;
             match self.transact(items, None).await? {
-                Tx::Done => return Ok(Some(to)),
+                Tx::Done => return Ok(Ended::Done),
                 Tx::Cancelled(_) => backoff(attempt).await,
             }
         }
@@ -301,10 +364,15 @@ impl DynamoStore {
                     .set_exclusive_start_key(start)
                     .expression_attribute_values(":q", s(queue_pk(sku, shard)));
                 q = match before {
-                    Some(jk) => q.key_condition_expression("qpk = :q AND qsk < :k").expression_attribute_values(":k", s(jk)),
+                    Some(jk) => q
+                        .key_condition_expression("qpk = :q AND qsk < :k")
+                        .expression_attribute_values(":k", s(jk)),
                     None => q.key_condition_expression("qpk = :q"),
                 };
-                let out = q.send().await.map_err(|e| StoreError::backend("Query", e))?;
+                let out = q
+                    .send()
+                    .await
+                    .map_err(|e| StoreError::backend("Query", e))?;
                 total += out.count as usize;
                 start = out.last_evaluated_key;
                 if start.is_none() {
@@ -312,16 +380,27 @@ impl DynamoStore {
                 }
             }
         });
-        Ok(futures::future::try_join_all(counts).await?.into_iter().sum())
+        Ok(futures::future::try_join_all(counts)
+            .await?
+            .into_iter()
+            .sum())
     }
 
     /// Reads the queue oldest-first across shards, a page at a time: the
     /// core's k-way merge over each shard's pages, pulling a shard's next page
     /// only when the merge reaches the end of the one it has.
     async fn read_waiting(&self, sku: &Sku, shards: u16, want: usize) -> Result<QueueReader> {
-        let mut reader = QueueReader { shards: Vec::new(), page: (want as i32).clamp(16, PAGE) };
+        let mut reader = QueueReader {
+            shards: Vec::new(),
+            page: (want as i32).clamp(16, PAGE),
+        };
         for shard in 0..shards.max(1) {
-            reader.shards.push(ShardCursor { pk: queue_pk(sku, shard), buffer: Default::default(), start: None, done: false });
+            reader.shards.push(ShardCursor {
+                pk: queue_pk(sku, shard),
+                buffer: Default::default(),
+                start: None,
+                done: false,
+            });
         }
         Ok(reader)
     }
@@ -405,22 +484,30 @@ impl Store for DynamoStore {
     }
 
     async fn settings(&self) -> Result<Option<Settings>> {
-        let Some(item) = self.get("SETTINGS".into(), ONE_SK).await? else { return Ok(None) };
-        Settings::from_toml(get_s(&item, "doc")?).map(Some).map_err(|e| corrupt(&item, e))
+        let Some(item) = self.get("SETTINGS".into(), ONE_SK).await? else {
+            return Ok(None);
+        };
+        Settings::from_toml(get_s(&item, "doc")?)
+            .map(Some)
+            .map_err(|e| corrupt(&item, e))
     }
 
     async fn put_catalog_entry(&self, entry: &CatalogEntry) -> Result<()> {
         let old = self.catalog_entry(&entry.sku).await?;
-        if let Some(old) = &old {
-            if entry.shards < old.shards {
-                return Err(StoreError::Missing(format!(
-                    "{}: shards can be raised but not lowered ({} -> {}): requests already sit in the higher shards",
-                    entry.sku, old.shards, entry.shards
-                )));
-            }
+        if let Some(old) = &old
+            && entry.shards < old.shards
+        {
+            return Err(StoreError::shards_lowered(
+                &entry.sku,
+                old.shards,
+                entry.shards,
+            ));
         }
         let mut item = key(sku_pk(&entry.sku), CATALOG_SK);
-        item.insert("ent".into(), s(serde_json::to_string(entry).expect("catalogue entries serialise")));
+        item.insert(
+            "ent".into(),
+            s(serde_json::to_string(entry).expect("catalogue entries serialise")),
+        );
         let mut items = vec![self.put(item, None, vec![])?];
         let map = |pk: String| {
             let mut m = key(pk, ONE_SK);
@@ -448,25 +535,33 @@ impl Store for DynamoStore {
     }
 
     async fn catalog_entry(&self, sku: &Sku) -> Result<Option<CatalogEntry>> {
-        let Some(item) = self.get(sku_pk(sku), CATALOG_SK).await? else { return Ok(None) };
-        serde_json::from_str(get_s(&item, "ent")?).map(Some).map_err(|e| corrupt(&item, e))
+        let Some(item) = self.get(sku_pk(sku), CATALOG_SK).await? else {
+            return Ok(None);
+        };
+        serde_json::from_str(get_s(&item, "ent")?)
+            .map(Some)
+            .map_err(|e| corrupt(&item, e))
     }
 
     async fn resolve_item(&self, item: &ItemRef) -> Result<Option<CatalogEntry>> {
         let mapped = |pk: String| async move {
             match self.get(pk, ONE_SK).await? {
-                Some(m) => Ok::<_, StoreError>(Some(Sku::try_from(get_s(&m, "sku")?).map_err(|e| corrupt(&m, e))?)),
+                Some(m) => Ok::<_, StoreError>(Some(
+                    Sku::try_from(get_s(&m, "sku")?).map_err(|e| corrupt(&m, e))?,
+                )),
                 None => Ok(None),
             }
         };
         let sku = match item {
             ItemRef::Sku { sku } => Some(sku.clone()),
-            ItemRef::Shopify { inventory_item_id } => mapped(format!("SHOPIFY#{inventory_item_id}")).await?,
+            ItemRef::Shopify { inventory_item_id } => {
+                mapped(format!("SHOPIFY#{inventory_item_id}")).await?
+            }
             ItemRef::WooCommerce { product_id, sku } => {
-                if let Some(sku) = sku {
-                    if let Some(entry) = self.catalog_entry(sku).await? {
-                        return Ok(Some(entry));
-                    }
+                if let Some(sku) = sku
+                    && let Some(entry) = self.catalog_entry(sku).await?
+                {
+                    return Ok(Some(entry));
                 }
                 mapped(format!("WOO#{product_id}")).await?
             }
@@ -497,9 +592,16 @@ impl Store for DynamoStore {
         place.insert("rid".into(), s(new.id.to_string()));
         for attempt in 0..MAX_ATTEMPTS {
             let items = vec![
-                self.check(key(optout_pk(&new.contact_key), ONE_SK), "attribute_not_exists(pk)")?,
+                self.check(
+                    key(optout_pk(&new.contact_key), ONE_SK),
+                    "attribute_not_exists(pk)",
+                )?,
                 self.put(place.clone(), Some("attribute_not_exists(pk)"), vec![])?,
-                self.put(request_item(&request), Some("attribute_not_exists(pk)"), vec![])?,
+                self.put(
+                    request_item(&request),
+                    Some("attribute_not_exists(pk)"),
+                    vec![],
+                )?,
             ];
             let reasons = match self.transact(items, None).await? {
                 Tx::Done => return Ok(JoinOutcome::Joined(request)),
@@ -510,10 +612,15 @@ impl Store for DynamoStore {
             }
             let existing = match reasons.get(1).and_then(|r| r.item.clone()) {
                 Some(item) => Some(item),
-                None => self.get(place_pk(&new.contact_key), &sku_pk(&new.sku)).await?,
+                None => {
+                    self.get(place_pk(&new.contact_key), &sku_pk(&new.sku))
+                        .await?
+                }
             };
             if let Some(place) = existing {
-                let rid: RequestId = get_s(&place, "rid")?.parse().map_err(|e| corrupt(&place, e))?;
+                let rid: RequestId = get_s(&place, "rid")?
+                    .parse()
+                    .map_err(|e| corrupt(&place, e))?;
                 if let Some(item) = self.request_item(&rid).await? {
                     let existing = read_request(&item)?;
                     if existing.state.status().is_live() {
@@ -528,37 +635,50 @@ impl Store for DynamoStore {
     }
 
     async fn request(&self, id: &RequestId) -> Result<Option<Request>> {
-        self.request_item(id).await?.as_ref().map(read_request).transpose()
+        self.request_item(id)
+            .await?
+            .as_ref()
+            .map(read_request)
+            .transpose()
     }
 
     async fn position(&self, request: &Request, shards: u16) -> Result<Option<usize>> {
         if request.state != RequestState::Waiting {
             return Ok(None);
         }
-        let ahead = self.count_waiting(&request.sku, shards, Some(&request.key.to_string())).await?;
+        let ahead = self
+            .count_waiting(&request.sku, shards, Some(&request.key.to_string()))
+            .await?;
         Ok(Some(restock_core::queue::position(ahead)))
     }
 
     async fn cancel(&self, id: &RequestId, now: Millis) -> Result<CancelOutcome> {
-        let Some(item) = self.request_item(id).await? else { return Ok(CancelOutcome::NotFound) };
-        let status = read_request(&item)?.state.status();
-        match self.end_request(id, now, |r| r.state.cancel().ok()).await? {
-            Some(_) => Ok(CancelOutcome::Cancelled),
-            None => {
-                let now_status = self.request(id).await?.map_or(status, |r| r.state.status());
-                Ok(CancelOutcome::NotLive(now_status))
-            }
-        }
+        Ok(
+            match self.end_request(id, now, |r| r.state.cancel().ok()).await? {
+                Ended::Done => CancelOutcome::Cancelled,
+                Ended::NotApplicable(state) => CancelOutcome::NotLive(state.status()),
+                Ended::Missing => CancelOutcome::NotFound,
+            },
+        )
     }
 
-    async fn take_hold(&self, token: &ReserveToken, hold: HoldId, now: Millis, window: Window) -> Result<HoldOutcome> {
+    async fn take_hold(
+        &self,
+        token: &ReserveToken,
+        hold: HoldId,
+        now: Millis,
+        window: Window,
+    ) -> Result<HoldOutcome> {
         let id = token.request();
         let sku = token.sku();
         let hold_expires = now + window.as_millis();
         let mut pointer = key(hold_pk(&hold), ONE_SK);
         pointer.insert("rid".into(), s(id.to_string()));
         pointer.insert("sku".into(), s(sku.as_str()));
-        pointer.insert(table::TABLE.ttl_attribute.into(), ttl(now, FINISHED_TTL_SECS));
+        pointer.insert(
+            table::TABLE.ttl_attribute.into(),
+            ttl(now, FINISHED_TTL_SECS),
+        );
         for attempt in 0..MAX_ATTEMPTS {
             let items = vec![
                 self.update(
@@ -584,7 +704,12 @@ impl Store for DynamoStore {
                 self.put(pointer.clone(), Some("attribute_not_exists(pk)"), vec![])?,
             ];
             let reasons = match self.transact(items, None).await? {
-                Tx::Done => return Ok(HoldOutcome::Held { hold, expires: hold_expires }),
+                Tx::Done => {
+                    return Ok(HoldOutcome::Held {
+                        hold,
+                        expires: hold_expires,
+                    });
+                }
                 Tx::Cancelled(reasons) => reasons,
             };
             if reasons[0].failed {
@@ -592,7 +717,9 @@ impl Store for DynamoStore {
                     Some(item) => Some(item),
                     None => self.request_item(&id).await?,
                 };
-                let Some(item) = item else { return Ok(HoldOutcome::Refused(restock_core::HoldRefused::Expired)) };
+                let Some(item) = item else {
+                    return Ok(HoldOutcome::Refused(restock_core::HoldRefused::Expired));
+                };
                 let r = read_request(&item)?;
                 if r.reserve_hash != Some(token.secret_hash()) || &r.sku != sku {
                     return Ok(HoldOutcome::Refused(restock_core::HoldRefused::Expired));
@@ -600,8 +727,13 @@ impl Store for DynamoStore {
                 match r.state.hold(now, hold, window) {
                     Err(refused) => return Ok(HoldOutcome::Refused(refused)),
                     Ok(HoldTaken::Existing(hold)) => {
-                        let RequestState::Held { expires_ms, .. } = r.state else { unreachable!("existing holds are held") };
-                        return Ok(HoldOutcome::AlreadyHeld { hold, expires: expires_ms });
+                        let RequestState::Held { expires_ms, .. } = r.state else {
+                            unreachable!("existing holds are held")
+                        };
+                        return Ok(HoldOutcome::AlreadyHeld {
+                            hold,
+                            expires: expires_ms,
+                        });
                     }
                     // It changed under us and is takeable again: retry.
                     Ok(HoldTaken::New(_)) => backoff(attempt).await,
@@ -613,9 +745,23 @@ impl Store for DynamoStore {
                     return Ok(HoldOutcome::Refused(restock_core::HoldRefused::Expired));
                 };
                 let r = read_request(&item)?;
-                let RequestState::Offered { episode, expires_ms } = r.state else { continue };
-                let Ok((waiting, _)) = r.state.sold_out_again() else { continue };
-                let back = Request { state: waiting, last_offered_episode: None, reserve_hash: None, notice: None, ..r.clone() };
+                let RequestState::Offered {
+                    episode,
+                    expires_ms,
+                } = r.state
+                else {
+                    continue;
+                };
+                let Ok((waiting, _)) = r.state.sold_out_again() else {
+                    continue;
+                };
+                let back = Request {
+                    state: waiting,
+                    last_offered_episode: None,
+                    reserve_hash: None,
+                    notice: None,
+                    ..r.clone()
+                };
                 let mut set = vec!["st = :waiting".to_owned()];
                 let mut v: Values = vec![
                     (":waiting", s("waiting")),
@@ -628,7 +774,10 @@ impl Store for DynamoStore {
                     set.push(format!("{attr} = {}", names[i]));
                     v.push((names[i], value));
                 }
-                let expr = format!("SET {} REMOVE epi, exp, rh, last_epi, notice, upk", set.join(", "));
+                let expr = format!(
+                    "SET {} REMOVE epi, exp, rh, last_epi, notice, upk",
+                    set.join(", ")
+                );
                 let items = vec![
                     self.update(
                         key(request_pk(&id), REQUEST_SK),
@@ -656,13 +805,21 @@ impl Store for DynamoStore {
     }
 
     async fn mark_bought(&self, hold: &HoldId, now: Millis) -> Result<BuyOutcome> {
-        let Some(pointer) = self.get(hold_pk(hold), ONE_SK).await? else { return Ok(BuyOutcome::NotHeld) };
-        let id: RequestId = get_s(&pointer, "rid")?.parse().map_err(|e| corrupt(&pointer, e))?;
+        let Some(pointer) = self.get(hold_pk(hold), ONE_SK).await? else {
+            return Ok(BuyOutcome::NotHeld);
+        };
+        let id: RequestId = get_s(&pointer, "rid")?
+            .parse()
+            .map_err(|e| corrupt(&pointer, e))?;
         for attempt in 0..MAX_ATTEMPTS {
-            let Some(item) = self.request_item(&id).await? else { return Ok(BuyOutcome::NotHeld) };
+            let Some(item) = self.request_item(&id).await? else {
+                return Ok(BuyOutcome::NotHeld);
+            };
             let r = read_request(&item)?;
             match r.state {
-                RequestState::Bought { hold: h } if &h == hold => return Ok(BuyOutcome::AlreadyBought),
+                RequestState::Bought { hold: h } if &h == hold => {
+                    return Ok(BuyOutcome::AlreadyBought);
+                }
                 RequestState::Held { hold: h, .. } if &h == hold => {}
                 _ => return Ok(BuyOutcome::NotHeld),
             }
@@ -693,7 +850,9 @@ impl Store for DynamoStore {
     }
 
     async fn opt_out(&self, token: &OptOutToken, now: Millis) -> Result<OptOutOutcome> {
-        let Some(item) = self.request_item(&token.request()).await? else { return Ok(OptOutOutcome::NotFound) };
+        let Some(item) = self.request_item(&token.request()).await? else {
+            return Ok(OptOutOutcome::NotFound);
+        };
         let r = read_request(&item)?;
         if r.optout_hash != Some(token.secret_hash()) || &r.sku != token.sku() {
             return Ok(OptOutOutcome::NotFound);
@@ -729,8 +888,13 @@ impl Store for DynamoStore {
                 .await
                 .map_err(|e| StoreError::backend("Query", e))?;
             for place in page.items() {
-                let rid: RequestId = get_s(place, "rid")?.parse().map_err(|e| corrupt(place, e))?;
-                if self.end_request(&rid, now, |r| r.state.opt_out().ok()).await?.is_some() {
+                let rid: RequestId = get_s(place, "rid")?
+                    .parse()
+                    .map_err(|e| corrupt(place, e))?;
+                if let Ended::Done = self
+                    .end_request(&rid, now, |r| r.state.opt_out().ok())
+                    .await?
+                {
                     ended += 1;
                 }
             }
@@ -758,19 +922,43 @@ impl Store for DynamoStore {
         Ok(self.get(optout_pk(contact), ONE_SK).await?.is_some())
     }
 
-    async fn apply_stock(&self, sku: &Sku, event: &StockEvent, rules: &Rules, _share: ListShare, now: Millis) -> Result<ApplyOutcome> {
+    async fn apply_stock(
+        &self,
+        sku: &Sku,
+        event: &StockEvent,
+        rules: &Rules,
+        _share: ListShare,
+        now: Millis,
+    ) -> Result<ApplyOutcome> {
         let mut delivery = key(delivery_pk(&event.delivery_id), ONE_SK);
-        delivery.insert(table::TABLE.ttl_attribute.into(), ttl(now, DELIVERY_TTL_SECS));
+        delivery.insert(
+            table::TABLE.ttl_attribute.into(),
+            ttl(now, DELIVERY_TTL_SECS),
+        );
         for attempt in 0..MAX_ATTEMPTS {
             let current = self.sku_item(sku).await?;
-            let reading = Reading { level: event.level, at_ms: crate::memory::millis(event.at) };
-            let (next, outcome) = current.snapshot.stock.apply(&event.location, reading, rules);
-            let mut items = vec![self.put(delivery.clone(), Some("attribute_not_exists(pk)"), vec![])?];
+            let reading = Reading {
+                level: event.level,
+                at_ms: crate::memory::millis(event.at),
+            };
+            let (next, outcome) = current
+                .snapshot
+                .stock
+                .apply(&event.location, reading, rules);
+            let mut items =
+                vec![self.put(delivery.clone(), Some("attribute_not_exists(pk)"), vec![])?];
             if !matches!(outcome, StockOutcome::Stale | StockOutcome::Unchanged) {
                 let version = current.version.unwrap_or(0);
-                let condition = if current.version.is_some() { "ver = :v" } else { "attribute_not_exists(ver)" };
+                let condition = if current.version.is_some() {
+                    "ver = :v"
+                } else {
+                    "attribute_not_exists(ver)"
+                };
                 let mut v: Values = vec![
-                    (":stock", s(serde_json::to_string(&next).expect("stock state serialises"))),
+                    (
+                        ":stock",
+                        s(serde_json::to_string(&next).expect("stock state serialises")),
+                    ),
                     (":lvl", n(next.level().units())),
                     (":v1", n(version + 1)),
                     (":zero", n(0)),
@@ -790,7 +978,13 @@ impl Store for DynamoStore {
                     _ => None,
                 };
                 if let Some((kind, episode)) = wake {
-                    items.push(self.wake(sku, kind, episode, now, &format!("{:016x}", fnv(&event.delivery_id)))?);
+                    items.push(self.wake(
+                        sku,
+                        kind,
+                        episode,
+                        now,
+                        &format!("{:016x}", fnv(&event.delivery_id)),
+                    )?);
                 }
             }
             match self.transact(items, None).await? {
@@ -805,7 +999,9 @@ impl Store for DynamoStore {
     async fn release_paused(&self, sku: &Sku, now: Millis) -> Result<Option<StockOutcome>> {
         for attempt in 0..MAX_ATTEMPTS {
             let current = self.sku_item(sku).await?;
-            let Ok((next, outcome)) = current.snapshot.stock.release() else { return Ok(None) };
+            let Ok((next, outcome)) = current.snapshot.stock.release() else {
+                return Ok(None);
+            };
             let version = current.version.unwrap_or(0);
             let items = vec![
                 self.update(
@@ -813,7 +1009,10 @@ impl Store for DynamoStore {
                     "SET stock = :stock, ver = :v1",
                     Some("ver = :v"),
                     vec![
-                        (":stock", s(serde_json::to_string(&next).expect("stock state serialises"))),
+                        (
+                            ":stock",
+                            s(serde_json::to_string(&next).expect("stock state serialises")),
+                        ),
                         (":v", n(version)),
                         (":v1", n(version + 1)),
                     ],
@@ -848,8 +1047,14 @@ impl Store for DynamoStore {
                 .await
                 .map_err(|e| StoreError::backend("Query", e))?;
             for item in page.items() {
-                let kind = WakeKind::parse(get_s(item, "kind")?).ok_or_else(|| corrupt(item, "unknown wake kind"))?;
-                wakes.push(Wake { sku: sku.clone(), kind, episode: get_n(item, "epi")?, at: get_n(item, "wat")? });
+                let kind = WakeKind::parse(get_s(item, "kind")?)
+                    .ok_or_else(|| corrupt(item, "unknown wake kind"))?;
+                wakes.push(Wake {
+                    sku: sku.clone(),
+                    kind,
+                    episode: get_n(item, "epi")?,
+                    at: get_n(item, "wat")?,
+                });
             }
             start = page.last_evaluated_key;
             if start.is_none() {
@@ -858,13 +1063,20 @@ impl Store for DynamoStore {
         }
     }
 
-    async fn create_offers(&self, sku: &Sku, params: &WaveParams, now: Millis, random: Random<'_>) -> Result<Wave> {
+    async fn create_offers(
+        &self,
+        sku: &Sku,
+        params: &WaveParams,
+        now: Millis,
+        random: Random<'_>,
+    ) -> Result<Wave> {
         let mut wave = Wave::default();
         'attempts: for attempt in 0..MAX_ATTEMPTS {
             let current = self.sku_item(sku).await?;
             let stock = &current.snapshot.stock;
             wave.episode = stock.episode;
-            let (Some(mut version), true, false) = (current.version, stock.in_stock, stock.paused) else {
+            let (Some(mut version), true, false) = (current.version, stock.in_stock, stock.paused)
+            else {
                 return Ok(wave);
             };
             let free = current
@@ -905,24 +1117,40 @@ impl Store for DynamoStore {
                     SkipReason::OptedOut => |r: &Request| r.state.opt_out().ok(),
                     SkipReason::AlreadyOffered => continue,
                 };
-                if self.end_request(&c.request, now, transition).await?.is_some() {
+                if let Ended::Done = self.end_request(&c.request, now, transition).await? {
                     wave.skipped.push((c.request, *reason));
                 }
             }
             let chosen: Vec<&Request> = plan.offers.iter().map(|c| by_id[&c.request]).collect();
             for chunk in chosen.chunks(OFFERS_PER_TX) {
-                let mut chunk: Vec<(&Request, LinkToken, LinkToken)> =
-                    chunk.iter().map(|r| (*r, LinkToken::new(sku.clone(), r.id, random()), LinkToken::new(sku.clone(), r.id, random()))).collect();
+                let mut chunk: Vec<(&Request, LinkToken, LinkToken)> = chunk
+                    .iter()
+                    .map(|r| {
+                        (
+                            *r,
+                            LinkToken::new(sku.clone(), r.id, random()),
+                            LinkToken::new(sku.clone(), r.id, random()),
+                        )
+                    })
+                    .collect();
                 while !chunk.is_empty() {
                     let mut items = vec![self.update(
                         key(sku_pk(sku), STATE_SK),
                         "SET offered = offered + :n, ver = :v1, touched = :now",
                         Some("ver = :v"),
-                        vec![(":n", n(chunk.len())), (":v", n(version)), (":v1", n(version + 1)), (":now", n(now))],
+                        vec![
+                            (":n", n(chunk.len())),
+                            (":v", n(version)),
+                            (":v1", n(version + 1)),
+                            (":now", n(now)),
+                        ],
                     )?];
                     let mut offered = Vec::with_capacity(chunk.len());
                     for (r, reserve, optout) in &chunk {
-                        let state = r.state.offer(stock.episode, now, params.offer_window).map_err(|e| corrupt(&request_item(r), e))?;
+                        let state = r
+                            .state
+                            .offer(stock.episode, now, params.offer_window)
+                            .map_err(|e| corrupt(&request_item(r), e))?;
                         let request = Request {
                             state,
                             last_offered_episode: Some(stock.episode),
@@ -931,7 +1159,9 @@ impl Store for DynamoStore {
                             notice: None,
                             ..(*r).clone()
                         };
-                        let RequestState::Offered { expires_ms, .. } = state else { unreachable!("offer() gives an offered state") };
+                        let RequestState::Offered { expires_ms, .. } = state else {
+                            unreachable!("offer() gives an offered state")
+                        };
                         items.push(self.update(
                             key(request_pk(&r.id), REQUEST_SK),
                             "SET st = :offered, epi = :e, exp = :exp, last_epi = :e, rh = :rh, oh = :oh, due = :exp, upk = :u REMOVE qpk, qsk, notice",
@@ -946,11 +1176,19 @@ impl Store for DynamoStore {
                                 (":u", s(units_pk(sku))),
                             ],
                         )?);
-                        offered.push(Offer { request, reserve: reserve.clone(), optout: optout.clone() });
+                        offered.push(Offer {
+                            request,
+                            reserve: reserve.clone(),
+                            optout: optout.clone(),
+                        });
                     }
                     // The same token on a retried call makes DynamoDB answer the
                     // first call's result instead of applying it twice.
-                    let token = format!("{:016x}{:016x}", fnv(sku.as_str()), fnv(&format!("{version}#{}", chunk[0].0.id)));
+                    let token = format!(
+                        "{:016x}{:016x}",
+                        fnv(sku.as_str()),
+                        fnv(&format!("{version}#{}", chunk[0].0.id))
+                    );
                     match self.transact(items, Some(token)).await? {
                         Tx::Done => {
                             version += 1;
@@ -976,7 +1214,11 @@ impl Store for DynamoStore {
             }
             return Ok(wave);
         }
-        if wave.offers.is_empty() { Err(StoreError::Contention(sku_pk(sku))) } else { Ok(wave) }
+        if wave.offers.is_empty() {
+            Err(StoreError::Contention(sku_pk(sku)))
+        } else {
+            Ok(wave)
+        }
     }
 
     async fn claim_notice(&self, id: &RequestId, episode: u32) -> Result<bool> {
@@ -987,27 +1229,43 @@ impl Store for DynamoStore {
             .set_key(Some(key(request_pk(id), REQUEST_SK)))
             .update_expression("SET notice = :sending")
             .condition_expression("st = :offered AND epi = :e AND attribute_not_exists(notice)")
-            .expression_attribute_values(":sending", s(serde_json::to_string(&NoticeOutcome::Sending).expect("serialises")))
+            .expression_attribute_values(
+                ":sending",
+                s(serde_json::to_string(&NoticeOutcome::Sending).expect("serialises")),
+            )
             .expression_attribute_values(":offered", s("offered"))
             .expression_attribute_values(":e", n(episode))
             .send()
             .await;
         match result {
             Ok(_) => Ok(true),
-            Err(e) if e.as_service_error().is_some_and(|e| e.is_conditional_check_failed_exception()) => Ok(false),
+            Err(e)
+                if e.as_service_error()
+                    .is_some_and(|e| e.is_conditional_check_failed_exception()) =>
+            {
+                Ok(false)
+            }
             Err(e) => Err(StoreError::backend("UpdateItem", e)),
         }
     }
 
-    async fn record_notice(&self, id: &RequestId, episode: u32, outcome: NoticeOutcome, now: Millis) -> Result<()> {
+    async fn record_notice(
+        &self,
+        id: &RequestId,
+        episode: u32,
+        outcome: NoticeOutcome,
+        now: Millis,
+    ) -> Result<()> {
         if matches!(outcome, NoticeOutcome::Failed { .. }) {
             let ended = self
                 .end_request(id, now, |r| match r.state {
-                    RequestState::Offered { episode: e, .. } if e == episode => r.state.undeliverable().ok(),
+                    RequestState::Offered { episode: e, .. } if e == episode => {
+                        r.state.undeliverable().ok()
+                    }
                     _ => None,
                 })
                 .await?;
-            if ended.is_none() {
+            if !matches!(ended, Ended::Done) {
                 return Ok(());
             }
         }
@@ -1018,13 +1276,21 @@ impl Store for DynamoStore {
             .set_key(Some(key(request_pk(id), REQUEST_SK)))
             .update_expression("SET notice = :notice")
             .condition_expression("last_epi = :e")
-            .expression_attribute_values(":notice", s(serde_json::to_string(&outcome).expect("serialises")))
+            .expression_attribute_values(
+                ":notice",
+                s(serde_json::to_string(&outcome).expect("serialises")),
+            )
             .expression_attribute_values(":e", n(episode))
             .send()
             .await;
         match result {
             Ok(_) => Ok(()),
-            Err(e) if e.as_service_error().is_some_and(|e| e.is_conditional_check_failed_exception()) => Ok(()),
+            Err(e)
+                if e.as_service_error()
+                    .is_some_and(|e| e.is_conditional_check_failed_exception()) =>
+            {
+                Ok(())
+            }
             Err(e) => Err(StoreError::backend("UpdateItem", e)),
         }
     }
@@ -1048,9 +1314,14 @@ impl Store for DynamoStore {
                     .await
                     .map_err(|e| StoreError::backend("Query", e))?;
                 for item in page.items() {
-                    let id: RequestId = get_s(item, "rid")?.parse().map_err(|e| corrupt(item, e))?;
+                    let id: RequestId =
+                        get_s(item, "rid")?.parse().map_err(|e| corrupt(item, e))?;
                     let sku = Sku::try_from(get_s(item, "sku")?).map_err(|e| corrupt(item, e))?;
-                    found.push(Due { id, sku, due: get_n(item, "due")? });
+                    found.push(Due {
+                        id,
+                        sku,
+                        due: get_n(item, "due")?,
+                    });
                 }
                 start = page.last_evaluated_key;
                 if start.is_none() || found.len() >= limit {
@@ -1058,16 +1329,24 @@ impl Store for DynamoStore {
                 }
             }
         });
-        let mut due: Vec<Due> = futures::future::try_join_all(shards).await?.into_iter().flatten().collect();
+        let mut due: Vec<Due> = futures::future::try_join_all(shards)
+            .await?
+            .into_iter()
+            .flatten()
+            .collect();
         due.sort_by_key(|d| (d.due, d.id));
         due.truncate(limit);
         Ok(due)
     }
 
     async fn expire(&self, due: &Due, now: Millis) -> Result<ExpireOutcome> {
-        let Some(item) = self.request_item(&due.id).await? else { return Ok(ExpireOutcome::Skipped) };
+        let Some(item) = self.request_item(&due.id).await? else {
+            return Ok(ExpireOutcome::Skipped);
+        };
         let r = read_request(&item)?;
-        let Ok((to, freed)) = r.state.expire(now, r.stale_at) else { return Ok(ExpireOutcome::Skipped) };
+        let Ok((to, freed)) = r.state.expire(now, r.stale_at) else {
+            return Ok(ExpireOutcome::Skipped);
+        };
         let items = self.finish(&r, to, freed, now, to == RequestState::Lapsed)?;
         match self.transact(items, None).await? {
             // Another sweep, a click or a cancel got there first; theirs stands.
@@ -1117,13 +1396,20 @@ impl Store for DynamoStore {
         if counters.offered == offered && counters.held == held {
             return Ok(None);
         }
-        let counted = restock_core::Counters { offered, held, ..counters };
+        let counted = restock_core::Counters {
+            offered,
+            held,
+            ..counters
+        };
         // Raising a count is always safe; lowering one could invite an extra
         // shopper if the index lagged, so it waits for a quiet SKU.
         let lowers = offered < counters.offered || held < counters.held;
         let quiet = now - touched >= RECONCILE_QUIET_MS;
         if lowers && !quiet {
-            return Ok(Some(Drift { stored: counters, counted: counters }));
+            return Ok(Some(Drift {
+                stored: counters,
+                counted: counters,
+            }));
         }
         let result = self
             .client
@@ -1141,9 +1427,17 @@ impl Store for DynamoStore {
             .send()
             .await;
         match result {
-            Ok(_) => Ok(Some(Drift { stored: counters, counted })),
+            Ok(_) => Ok(Some(Drift {
+                stored: counters,
+                counted,
+            })),
             // Something moved while counting: the next reconcile will look again.
-            Err(e) if e.as_service_error().is_some_and(|e| e.is_conditional_check_failed_exception()) => Ok(None),
+            Err(e)
+                if e.as_service_error()
+                    .is_some_and(|e| e.is_conditional_check_failed_exception()) =>
+            {
+                Ok(None)
+            }
             Err(e) => Err(StoreError::backend("UpdateItem", e)),
         }
     }
@@ -1167,5 +1461,7 @@ impl Store for DynamoStore {
 
 /// A stable 64-bit hash for idempotency tokens and key discriminators.
 fn fnv(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }

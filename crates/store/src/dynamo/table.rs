@@ -10,8 +10,9 @@
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{
-    AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType, Projection, ProjectionType,
-    ScalarAttributeType, SseSpecification, StreamSpecification, StreamViewType, TimeToLiveSpecification,
+    AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType, Projection,
+    ProjectionType, ScalarAttributeType, SseSpecification, StreamSpecification, StreamViewType,
+    TimeToLiveSpecification,
 };
 use serde::Serialize;
 
@@ -55,18 +56,45 @@ pub struct TableDef {
 pub const TABLE: TableDef = TableDef {
     partition_key: "pk",
     sort_key: "sk",
-    attributes: &[("pk", "S"), ("sk", "S"), ("qpk", "S"), ("qsk", "S"), ("dpk", "S"), ("due", "N"), ("upk", "S")],
+    attributes: &[
+        ("pk", "S"),
+        ("sk", "S"),
+        ("qpk", "S"),
+        ("qsk", "S"),
+        ("dpk", "S"),
+        ("due", "N"),
+        ("upk", "S"),
+    ],
     indexes: &[
-        IndexDef { name: "queue", partition_key: "qpk", sort_key: "qsk", projection: "ALL" },
-        IndexDef { name: "due", partition_key: "dpk", sort_key: "due", projection: "ALL" },
-        IndexDef { name: "units", partition_key: "upk", sort_key: "pk", projection: "ALL" },
+        IndexDef {
+            name: "queue",
+            partition_key: "qpk",
+            sort_key: "qsk",
+            projection: "ALL",
+        },
+        IndexDef {
+            name: "due",
+            partition_key: "dpk",
+            sort_key: "due",
+            projection: "ALL",
+        },
+        IndexDef {
+            name: "units",
+            partition_key: "upk",
+            sort_key: "pk",
+            projection: "ALL",
+        },
     ],
     stream_view: "NEW_IMAGE",
     ttl_attribute: "expires_at",
 };
 
 fn key(name: &str, kind: KeyType) -> Result<KeySchemaElement, StoreError> {
-    KeySchemaElement::builder().attribute_name(name).key_type(kind).build().map_err(|e| StoreError::backend("CreateTable", e))
+    KeySchemaElement::builder()
+        .attribute_name(name)
+        .key_type(kind)
+        .build()
+        .map_err(|e| StoreError::backend("CreateTable", e))
 }
 
 /// Creates the table as [`TABLE`] describes it (on-demand, encrypted, with
@@ -104,12 +132,18 @@ pub async fn create_table(client: &Client, name: &str) -> Result<(), StoreError>
                 .index_name(index.name)
                 .key_schema(key(index.partition_key, KeyType::Hash)?)
                 .key_schema(key(index.sort_key, KeyType::Range)?)
-                .projection(Projection::builder().projection_type(ProjectionType::from(index.projection)).build())
+                .projection(
+                    Projection::builder()
+                        .projection_type(ProjectionType::from(index.projection))
+                        .build(),
+                )
                 .build()
                 .map_err(|e| StoreError::backend("CreateTable", e))?,
         );
     }
-    req.send().await.map_err(|e| StoreError::backend("CreateTable", e))?;
+    req.send()
+        .await
+        .map_err(|e| StoreError::backend("CreateTable", e))?;
     client
         .update_time_to_live()
         .table_name(name)
@@ -124,12 +158,22 @@ pub async fn create_table(client: &Client, name: &str) -> Result<(), StoreError>
         .await
         .map_err(|e| StoreError::backend("UpdateTimeToLive", e))?;
     for _ in 0..100 {
-        let described = client.describe_table().table_name(name).send().await.map_err(|e| StoreError::backend("DescribeTable", e))?;
-        let active = described.table().and_then(|t| t.table_status()).is_some_and(|s| s.as_str() == "ACTIVE");
+        let described = client
+            .describe_table()
+            .table_name(name)
+            .send()
+            .await
+            .map_err(|e| StoreError::backend("DescribeTable", e))?;
+        let active = described
+            .table()
+            .and_then(|t| t.table_status())
+            .is_some_and(|s| s.as_str() == "ACTIVE");
         if active {
             return Ok(());
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
-    Err(StoreError::Missing(format!("table {name} did not become active")))
+    Err(StoreError::Missing(format!(
+        "table {name} did not become active"
+    )))
 }

@@ -2,9 +2,13 @@
 
 use std::sync::{Arc, Mutex};
 
-use restock_core::{CatalogEntry, Contact, Email, Level, ListShare, RequestId, Rules, Sku, StockEvent, Window};
+use restock_core::{
+    CatalogEntry, Contact, Email, Level, ListShare, RequestId, Rules, Sku, StockEvent, Window,
+};
 use restock_store::testing;
-use restock_store::{ApplyOutcome, JoinOutcome, Millis, NewRequest, Request, Store, Wave, WaveParams};
+use restock_store::{
+    ApplyOutcome, JoinOutcome, Millis, NewRequest, Request, Store, Wave, WaveParams,
+};
 use time::OffsetDateTime;
 
 pub const MIN: Millis = 60_000;
@@ -12,7 +16,11 @@ pub const DAY: Millis = 86_400_000;
 /// 2026-11-29T00:00:00Z: the tests' clock starts here and moves only when told.
 pub const T0: Millis = 1_796_342_400_000;
 pub const PEPPER: &[u8] = b"conformance-pepper";
-pub const RULES: Rules = Rules { threshold: 1, max_jump: 500, max_level: 100_000 };
+pub const RULES: Rules = Rules {
+    threshold: 1,
+    max_jump: 500,
+    max_level: 100_000,
+};
 pub const WINDOW: Window = Window::from_mins(15);
 pub const LIFETIME: Window = Window::from_secs(90 * 86_400);
 
@@ -39,12 +47,20 @@ pub fn email(i: usize) -> Contact {
 }
 
 pub fn params(shards: u16) -> WaveParams {
-    WaveParams { share: ListShare::ALL, offer_window: WINDOW, shards, max_offers: 10_000 }
+    WaveParams {
+        share: ListShare::ALL,
+        offer_window: WINDOW,
+        shards,
+        max_offers: 10_000,
+    }
 }
 
 impl App {
     fn new(store: Arc<dyn Store>) -> Self {
-        Self { store, random: Mutex::new(Box::new(testing::random(7))) }
+        Self {
+            store,
+            random: Mutex::new(Box::new(testing::random(7))),
+        }
     }
 
     pub fn bytes(&self) -> [u8; 16] {
@@ -57,7 +73,13 @@ impl App {
         self.store.put_catalog_entry(&entry).await.unwrap();
     }
 
-    pub async fn join_as(&self, s: &str, contact: Contact, now: Millis, shards: u16) -> JoinOutcome {
+    pub async fn join_as(
+        &self,
+        s: &str,
+        contact: Contact,
+        now: Millis,
+        shards: u16,
+    ) -> JoinOutcome {
         let key = contact.key(PEPPER);
         let new = NewRequest {
             id: RequestId::from_random(self.bytes()),
@@ -88,7 +110,10 @@ impl App {
             level: Level::Tracked(level),
             at: OffsetDateTime::from_unix_timestamp_nanos(i128::from(at) * 1_000_000).unwrap(),
         };
-        self.store.apply_stock(&sku(s), &event, &RULES, ListShare::ALL, at).await.unwrap()
+        self.store
+            .apply_stock(&sku(s), &event, &RULES, ListShare::ALL, at)
+            .await
+            .unwrap()
     }
 
     pub async fn wave(&self, s: &str, now: Millis) -> Wave {
@@ -97,11 +122,18 @@ impl App {
 
     pub async fn wave_sharded(&self, s: &str, now: Millis, shards: u16) -> Wave {
         let mut random = testing::random(self.bytes()[0] as u64 + now as u64);
-        self.store.create_offers(&sku(s), &params(shards), now, &mut random).await.unwrap()
+        self.store
+            .create_offers(&sku(s), &params(shards), now, &mut random)
+            .await
+            .unwrap()
     }
 
     pub async fn get(&self, id: &RequestId) -> Request {
-        self.store.request(id).await.unwrap().expect("request exists")
+        self.store
+            .request(id)
+            .await
+            .unwrap()
+            .expect("request exists")
     }
 
     /// Sweeps everything due at `now`; returns the outcomes.
