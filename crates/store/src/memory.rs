@@ -43,6 +43,8 @@ struct State {
     deliveries: HashSet<String>,
     holds: HashMap<HoldId, RequestId>,
     wakes: Vec<Wake>,
+    phrases: HashMap<(Sku, u32), String>,
+    rates: HashMap<(String, Millis), u64>,
 }
 
 /// The in-memory store.
@@ -584,6 +586,73 @@ impl Store for MemoryStore {
         };
         self.publish(wake.into_iter().collect());
         Ok(())
+    }
+
+    async fn release_notice(&self, id: &RequestId, episode: u32) -> Result<()> {
+        let mut s = self.lock();
+        if let Some(r) = s.requests.get_mut(id)
+            && matches!(r.state, RequestState::Offered { episode: e, .. } if e == episode)
+            && r.notice == Some(NoticeOutcome::Sending)
+        {
+            r.notice = None;
+        }
+        Ok(())
+    }
+
+    async fn reissue_unsent(&self, sku: &Sku, random: Random<'_>) -> Result<Vec<Offer>> {
+        let mut s = self.lock();
+        let mut unsent: Vec<&mut Request> = s
+            .requests
+            .values_mut()
+            .filter(|r| {
+                &r.sku == sku
+                    && r.notice.is_none()
+                    && matches!(r.state, RequestState::Offered { .. })
+            })
+            .collect();
+        unsent.sort_by_key(|r| r.key);
+        Ok(unsent
+            .into_iter()
+            .map(|r| {
+                let reserve = LinkToken::new(sku.clone(), r.id, random());
+                let optout = LinkToken::new(sku.clone(), r.id, random());
+                r.reserve_hash = Some(reserve.secret_hash());
+                r.optout_hash = Some(optout.secret_hash());
+                Offer {
+                    request: r.clone(),
+                    reserve,
+                    optout,
+                }
+            })
+            .collect())
+    }
+
+    async fn restock_phrase(&self, sku: &Sku, episode: u32) -> Result<Option<String>> {
+        Ok(self.lock().phrases.get(&(sku.clone(), episode)).cloned())
+    }
+
+    async fn save_restock_phrase(&self, sku: &Sku, episode: u32, phrase: &str) -> Result<()> {
+        self.lock()
+            .phrases
+            .insert((sku.clone(), episode), phrase.to_owned());
+        Ok(())
+    }
+
+    async fn rate_limit(
+        &self,
+        key: &str,
+        limit: u32,
+        window_ms: Millis,
+        now: Millis,
+    ) -> Result<RateDecision> {
+        let start = now - now.rem_euclid(window_ms.max(1));
+        let mut s = self.lock();
+        s.rates.retain(|(_, w), _| *w + window_ms > now);
+        let count = s.rates.entry((key.to_owned(), start)).or_default();
+        *count += 1;
+        Ok(RateDecision::from_count(
+            *count, limit, start, window_ms, now,
+        ))
     }
 
     async fn due(&self, now: Millis, limit: usize) -> Result<Vec<Due>> {

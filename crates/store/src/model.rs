@@ -304,3 +304,34 @@ pub struct SkuStats {
     /// Offers not clicked in time.
     pub lapsed: u32,
 }
+
+/// A rate limit's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RateDecision {
+    /// Under the limit.
+    Allowed,
+    /// Over it until `retry_after_ms` from now.
+    Limited {
+        /// Milliseconds until the window ends.
+        retry_after_ms: Millis,
+    },
+}
+
+impl RateDecision {
+    /// Decides from the count in the window.
+    pub fn from_count(
+        count: u64,
+        limit: u32,
+        window_start: Millis,
+        window_ms: Millis,
+        now: Millis,
+    ) -> Self {
+        if count <= u64::from(limit) {
+            Self::Allowed
+        } else {
+            Self::Limited {
+                retry_after_ms: (window_start + window_ms - now).max(1_000),
+            }
+        }
+    }
+}

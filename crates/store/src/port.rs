@@ -110,6 +110,28 @@ pub trait Store: Send + Sync {
         outcome: NoticeOutcome,
         now: Millis,
     ) -> Result<()>;
+    /// Gives back a claim whose send failed transiently, so a retry may send it.
+    async fn release_notice(&self, id: &RequestId, episode: u32) -> Result<()>;
+    /// Live offers of a SKU whose notice was never claimed (a send that failed
+    /// transiently, or a crash between the wave and the send), with fresh link
+    /// secrets: the old ones were never sent and stop working.
+    async fn reissue_unsent(&self, sku: &Sku, random: Random<'_>) -> Result<Vec<Offer>>;
+    /// The phrase written for a restock, if one was stored.
+    async fn restock_phrase(&self, sku: &Sku, episode: u32) -> Result<Option<String>>;
+    /// Stores the phrase for a restock so later waves reuse it.
+    async fn save_restock_phrase(&self, sku: &Sku, episode: u32, phrase: &str) -> Result<()>;
+
+    // --- abuse ------------------------------------------------------------------
+
+    /// Counts one hit on `key` in the fixed window containing `now`; says
+    /// whether it is over `limit` and, if so, when the window ends.
+    async fn rate_limit(
+        &self,
+        key: &str,
+        limit: u32,
+        window_ms: Millis,
+        now: Millis,
+    ) -> Result<RateDecision>;
 
     // --- sweep ------------------------------------------------------------------
 

@@ -1295,6 +1295,156 @@ impl Store for DynamoStore {
         }
     }
 
+    async fn release_notice(&self, id: &RequestId, episode: u32) -> Result<()> {
+        let result = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .set_key(Some(key(request_pk(id), REQUEST_SK)))
+            .update_expression("REMOVE notice")
+            .condition_expression("st = :offered AND epi = :e AND notice = :sending")
+            .expression_attribute_values(
+                ":sending",
+                s(serde_json::to_string(&NoticeOutcome::Sending).expect("serialises")),
+            )
+            .expression_attribute_values(":offered", s("offered"))
+            .expression_attribute_values(":e", n(episode))
+            .send()
+            .await;
+        match result {
+            Ok(_) => Ok(()),
+            Err(e)
+                if e.as_service_error()
+                    .is_some_and(|e| e.is_conditional_check_failed_exception()) =>
+            {
+                Ok(())
+            }
+            Err(e) => Err(StoreError::backend("UpdateItem", e)),
+        }
+    }
+
+    async fn reissue_unsent(&self, sku: &Sku, random: Random<'_>) -> Result<Vec<Offer>> {
+        let mut unsent = Vec::new();
+        let mut start = None;
+        loop {
+            let page = self
+                .client
+                .query()
+                .table_name(&self.table)
+                .index_name("units")
+                .key_condition_expression("upk = :u")
+                .filter_expression("st = :offered AND attribute_not_exists(notice)")
+                .expression_attribute_values(":u", s(units_pk(sku)))
+                .expression_attribute_values(":offered", s("offered"))
+                .set_exclusive_start_key(start)
+                .send()
+                .await
+                .map_err(|e| StoreError::backend("Query", e))?;
+            for item in page.items() {
+                unsent.push(read_request(item)?);
+            }
+            start = page.last_evaluated_key;
+            if start.is_none() {
+                break;
+            }
+        }
+        unsent.sort_by_key(|r| r.key);
+        let mut offers = Vec::new();
+        for r in unsent {
+            let reserve = LinkToken::new(sku.clone(), r.id, random());
+            let optout = LinkToken::new(sku.clone(), r.id, random());
+            let RequestState::Offered { episode, .. } = r.state else {
+                continue;
+            };
+            let result = self
+                .client
+                .update_item()
+                .table_name(&self.table)
+                .set_key(Some(key(request_pk(&r.id), REQUEST_SK)))
+                .update_expression("SET rh = :rh, oh = :oh")
+                .condition_expression("st = :offered AND epi = :e AND attribute_not_exists(notice)")
+                .expression_attribute_values(":rh", s(reserve.secret_hash().to_hex()))
+                .expression_attribute_values(":oh", s(optout.secret_hash().to_hex()))
+                .expression_attribute_values(":offered", s("offered"))
+                .expression_attribute_values(":e", n(episode))
+                .send()
+                .await;
+            match result {
+                Ok(_) => {
+                    let request = Request {
+                        reserve_hash: Some(reserve.secret_hash()),
+                        optout_hash: Some(optout.secret_hash()),
+                        ..r
+                    };
+                    offers.push(Offer {
+                        request,
+                        reserve,
+                        optout,
+                    });
+                }
+                // Claimed, clicked or ended meanwhile: not ours to send.
+                Err(e)
+                    if e.as_service_error()
+                        .is_some_and(|e| e.is_conditional_check_failed_exception()) => {}
+                Err(e) => return Err(StoreError::backend("UpdateItem", e)),
+            }
+        }
+        Ok(offers)
+    }
+
+    async fn restock_phrase(&self, sku: &Sku, episode: u32) -> Result<Option<String>> {
+        let Some(item) = self.get(sku_pk(sku), STATE_SK).await? else {
+            return Ok(None);
+        };
+        let stored_for: Option<u32> = opt_n(&item, "phrase_epi")?;
+        Ok(opt_s(&item, "phrase")
+            .filter(|_| stored_for == Some(episode))
+            .map(str::to_owned))
+    }
+
+    async fn save_restock_phrase(&self, sku: &Sku, episode: u32, phrase: &str) -> Result<()> {
+        self.client
+            .update_item()
+            .table_name(&self.table)
+            .set_key(Some(key(sku_pk(sku), STATE_SK)))
+            .update_expression("SET phrase = :p, phrase_epi = :e")
+            .expression_attribute_values(":p", s(phrase))
+            .expression_attribute_values(":e", n(episode))
+            .send()
+            .await
+            .map_err(|e| StoreError::backend("UpdateItem", e))?;
+        Ok(())
+    }
+
+    async fn rate_limit(
+        &self,
+        key_text: &str,
+        limit: u32,
+        window_ms: Millis,
+        now: Millis,
+    ) -> Result<RateDecision> {
+        let start = now - now.rem_euclid(window_ms.max(1));
+        let out = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .set_key(Some(key(format!("RATE#{key_text}"), start.to_string())))
+            .update_expression("ADD hits :one SET expires_at = :ttl")
+            .expression_attribute_values(":one", n(1))
+            .expression_attribute_values(":ttl", n((start + window_ms) / 1000 + 60))
+            .return_values(aws_sdk_dynamodb::types::ReturnValue::UpdatedNew)
+            .send()
+            .await
+            .map_err(|e| StoreError::backend("UpdateItem", e))?;
+        let hits: u64 = out
+            .attributes
+            .as_ref()
+            .map(|a| get_n(a, "hits"))
+            .transpose()?
+            .unwrap_or(1);
+        Ok(RateDecision::from_count(hits, limit, start, window_ms, now))
+    }
+
     async fn due(&self, now: Millis, limit: usize) -> Result<Vec<Due>> {
         let shards = (0..table::DUE_SHARDS).map(|shard| async move {
             let mut found = Vec::new();

@@ -46,6 +46,9 @@ conformance!(
     reconcile_finds_no_drift_in_consistent_counters,
     catalogue_entries_resolve_from_every_platform_id,
     settings_round_trip,
+    unsent_offers_are_reissued_with_fresh_links_and_sent_once,
+    a_restock_keeps_its_phrase,
+    rate_limits_count_per_key_and_window,
 );
 
 const CHAIR: &str = "CHAIR-WAL";
@@ -863,4 +866,124 @@ async fn settings_round_trip(app: App) {
     .unwrap();
     app.store.put_settings(&settings).await.unwrap();
     assert_eq!(app.store.settings().await.unwrap(), Some(settings));
+}
+
+async fn unsent_offers_are_reissued_with_fresh_links_and_sent_once(app: App) {
+    app.join(CHAIR, 1, T0).await;
+    app.join(CHAIR, 2, T0 + 1).await;
+    app.level(CHAIR, 2, T0 + 10, "d1").await;
+    let wave = app.wave(CHAIR, T0 + 10).await;
+    let (a, b) = (&wave.offers[0], &wave.offers[1]);
+    assert!(app.store.claim_notice(&a.request.id, 1).await.unwrap());
+    app.store
+        .record_notice(
+            &a.request.id,
+            1,
+            NoticeOutcome::Sent {
+                message_id: "m".into(),
+            },
+            T0 + 11,
+        )
+        .await
+        .unwrap();
+    // b's send fails transiently: its claim is given back.
+    assert!(app.store.claim_notice(&b.request.id, 1).await.unwrap());
+    app.store.release_notice(&b.request.id, 1).await.unwrap();
+    let mut random = restock_store::testing::random(77);
+    let again = app
+        .store
+        .reissue_unsent(&sku(CHAIR), &mut random)
+        .await
+        .unwrap();
+    assert_eq!(
+        again.iter().map(|o| o.request.id).collect::<Vec<_>>(),
+        vec![b.request.id],
+        "only the unsent one"
+    );
+    let hold = HoldId::from_random(app.bytes());
+    assert_eq!(
+        app.store
+            .take_hold(&b.reserve, hold, T0 + MIN, WINDOW)
+            .await
+            .unwrap(),
+        HoldOutcome::Refused(HoldRefused::Expired),
+        "the old, never-sent link no longer works"
+    );
+    assert!(matches!(
+        app.store
+            .take_hold(&again[0].reserve, hold, T0 + MIN, WINDOW)
+            .await
+            .unwrap(),
+        HoldOutcome::Held { .. }
+    ));
+    assert!(
+        app.store
+            .reissue_unsent(&sku(CHAIR), &mut random)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+}
+
+async fn a_restock_keeps_its_phrase(app: App) {
+    assert_eq!(
+        app.store.restock_phrase(&sku(CHAIR), 1).await.unwrap(),
+        None
+    );
+    app.level(CHAIR, 1, T0, "d1").await;
+    app.store
+        .save_restock_phrase(&sku(CHAIR), 1, "Home again.")
+        .await
+        .unwrap();
+    assert_eq!(
+        app.store
+            .restock_phrase(&sku(CHAIR), 1)
+            .await
+            .unwrap()
+            .as_deref(),
+        Some("Home again.")
+    );
+    assert_eq!(
+        app.store.restock_phrase(&sku(CHAIR), 2).await.unwrap(),
+        None,
+        "a new restock gets new words"
+    );
+}
+
+async fn rate_limits_count_per_key_and_window(app: App) {
+    let window = 10 * MIN;
+    let start = T0 - T0 % window;
+    for _ in 0..3 {
+        assert_eq!(
+            app.store
+                .rate_limit("ip:203.0.113.9", 3, window, start + MIN)
+                .await
+                .unwrap(),
+            RateDecision::Allowed
+        );
+    }
+    assert_eq!(
+        app.store
+            .rate_limit("ip:203.0.113.9", 3, window, start + MIN)
+            .await
+            .unwrap(),
+        RateDecision::Limited {
+            retry_after_ms: 9 * MIN
+        }
+    );
+    assert_eq!(
+        app.store
+            .rate_limit("ip:198.51.100.1", 3, window, start + MIN)
+            .await
+            .unwrap(),
+        RateDecision::Allowed
+    );
+    assert_eq!(
+        app.store
+            .rate_limit("ip:203.0.113.9", 3, window, start + window)
+            .await
+            .unwrap(),
+        RateDecision::Allowed,
+        "a new window"
+    );
 }
