@@ -1,0 +1,207 @@
+//! detect: the store-facing Function URL. Every request is signature-checked
+//! before anything else is read.
+//!
+//! | route | format |
+//! |---|---|
+//! | `POST /webhooks/shopify` | `inventory_levels/update`, `X-Shopify-Hmac-Sha256` |
+//! | `POST /webhooks/woocommerce` | `product.updated` / `product.created`, `X-WC-Webhook-Signature`; the creation ping |
+//! | `POST /webhooks/stock` | the generic format, Standard Webhooks signature |
+//! | `POST /webhooks/orders` | a purchase that used a hold, Standard Webhooks signature |
+//!
+//! Answers: 200 applied (or a duplicate, with no effect), 202 accepted but
+//! not applied (unknown item: the team is told; an unhandled topic), 400
+//! malformed, 401 bad signature or a timestamp outside ±5 minutes, 413 too
+//! big, 503 when keys or the store are unreachable (the shop retries).
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Json, Response};
+use axum::routing::post;
+use restock_core::webhook::{Headers, StockEvent, WebhookError, shopify, standard, woocommerce};
+use restock_core::{Status, StockOutcome};
+use restock_store::{ApplyOutcome, BuyOutcome};
+use serde_json::json;
+
+use crate::{AppError, Services, alerts};
+
+/// The largest webhook body read.
+pub const MAX_WEBHOOK_BYTES: usize = 256 * 1024;
+
+/// The detect router.
+pub fn router(services: Arc<Services>) -> Router {
+    Router::new()
+        .route("/webhooks/shopify", post(shopify_hook))
+        .route("/webhooks/woocommerce", post(woocommerce_hook))
+        .route("/webhooks/stock", post(stock_hook))
+        .route("/webhooks/orders", post(orders_hook))
+        .fallback(|| async {
+            (
+                StatusCode::NOT_FOUND,
+                Json(json!({ "error": "no such endpoint" })),
+            )
+        })
+        .layer(DefaultBodyLimit::max(MAX_WEBHOOK_BYTES))
+        .with_state(services)
+}
+
+type Shared = State<Arc<Services>>;
+
+struct HeaderView<'a>(&'a HeaderMap);
+
+impl Headers for HeaderView<'_> {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.0.get(name).and_then(|v| v.to_str().ok())
+    }
+}
+
+fn refuse(source: &str, e: &WebhookError) -> Response {
+    let status = match e {
+        WebhookError::BadSignature | WebhookError::Timestamp => StatusCode::UNAUTHORIZED,
+        WebhookError::Topic(_) => StatusCode::ACCEPTED,
+        WebhookError::MissingHeader(_) | WebhookError::Malformed(_) => StatusCode::BAD_REQUEST,
+    };
+    tracing::warn!(source, status = status.as_u16(), reason = %e, "webhook refused");
+    (status, Json(json!({ "error": e.to_string() }))).into_response()
+}
+
+fn unavailable(e: &AppError) -> Response {
+    tracing::error!(error = %e, retryable = e.is_retryable(), "webhook could not be processed");
+    (
+        StatusCode::SERVICE_UNAVAILABLE,
+        Json(json!({ "error": "temporarily unavailable; please retry" })),
+    )
+        .into_response()
+}
+
+async fn shopify_hook(State(s): Shared, headers: HeaderMap, body: Bytes) -> Response {
+    let keys = match s.keyring.keys().await {
+        Ok(k) => k.webhooks.shopify_keys(),
+        Err(e) => return unavailable(&e.into()),
+    };
+    match shopify::parse(&keys, &HeaderView(&headers), &body) {
+        Ok(event) => apply(&s, "shopify", vec![event]).await,
+        Err(e) => refuse("shopify", &e),
+    }
+}
+
+async fn woocommerce_hook(State(s): Shared, headers: HeaderMap, body: Bytes) -> Response {
+    let keys = match s.keyring.keys().await {
+        Ok(k) => k.webhooks.woocommerce_keys(),
+        Err(e) => return unavailable(&e.into()),
+    };
+    match woocommerce::parse(&keys, &HeaderView(&headers), &body, s.clock.now()) {
+        Ok(woocommerce::Delivery::Ping { webhook_id }) => {
+            tracing::info!(webhook_id, "WooCommerce webhook ping");
+            Json(json!({ "status": "ok", "webhook_id": webhook_id })).into_response()
+        }
+        Ok(woocommerce::Delivery::Stock(event)) => apply(&s, "woocommerce", vec![event]).await,
+        Err(e) => refuse("woocommerce", &e),
+    }
+}
+
+async fn stock_hook(State(s): Shared, headers: HeaderMap, body: Bytes) -> Response {
+    let keys = match s.keyring.keys().await.map(|k| k.webhooks.stock_keys()) {
+        Ok(Ok(k)) => k,
+        Ok(Err(e)) => return refuse("stock", &e),
+        Err(e) => return unavailable(&e.into()),
+    };
+    match standard::parse_stock(&keys, &HeaderView(&headers), &body, s.clock.now()) {
+        Ok(events) => apply(&s, "stock", events).await,
+        Err(e) => refuse("stock", &e),
+    }
+}
+
+async fn orders_hook(State(s): Shared, headers: HeaderMap, body: Bytes) -> Response {
+    let keys = match s.keyring.keys().await.map(|k| k.webhooks.stock_keys()) {
+        Ok(Ok(k)) => k,
+        Ok(Err(e)) => return refuse("orders", &e),
+        Err(e) => return unavailable(&e.into()),
+    };
+    let order = match standard::parse_order(&keys, &HeaderView(&headers), &body, s.clock.now()) {
+        Ok(order) => order,
+        Err(e) => return refuse("orders", &e),
+    };
+    match s.store.mark_bought(&order.hold, s.clock.now_ms()).await {
+        Ok(BuyOutcome::Bought(sku)) => {
+            tracing::info!(%sku, order = ?order.order_id, "hold bought");
+            Json(json!({ "status": Status::Bought, "sku": sku })).into_response()
+        }
+        Ok(BuyOutcome::AlreadyBought) => Json(json!({ "status": "duplicate" })).into_response(),
+        Ok(BuyOutcome::NotHeld) => (
+            StatusCode::ACCEPTED,
+            Json(json!({ "status": "no live hold with that id" })),
+        )
+            .into_response(),
+        Err(e) => unavailable(&e.into()),
+    }
+}
+
+/// Applies each event: resolve the item, apply with the SKU's rules, tell the
+/// team about unknown items and paused restocks.
+async fn apply(s: &Services, source: &str, events: Vec<StockEvent>) -> Response {
+    let result = async {
+        let settings = s.settings().await?;
+        let now = s.clock.now_ms();
+        let mut results = Vec::with_capacity(events.len());
+        let mut all_unknown = true;
+        let mut all_duplicate = true;
+        for mut event in events {
+            let Some(entry) = s.store.resolve_item(&event.item).await? else {
+                tracing::warn!(source, item = %event.item, "webhook for an unknown item");
+                s.alert(alerts::unknown_item(&event.item, source)).await;
+                results.push(json!({ "item": event.item.to_string(), "outcome": "unknown_item" }));
+                continue;
+            };
+            all_unknown = false;
+            event.delivery_id = format!("{source}:{}", event.delivery_id);
+            let rules = settings.rules(entry.threshold);
+            let outcome = s
+                .store
+                .apply_stock(&entry.sku, &event, &rules, settings.list_share, now)
+                .await?;
+            let outcome = match outcome {
+                ApplyOutcome::Duplicate => {
+                    results.push(json!({ "sku": entry.sku, "outcome": "duplicate" }));
+                    continue;
+                }
+                ApplyOutcome::Applied(outcome) => outcome,
+            };
+            all_duplicate = false;
+            tracing::info!(source, sku = %entry.sku, ?outcome, "stock level applied");
+            if let StockOutcome::Escalated {
+                level,
+                jump,
+                reason,
+                ..
+            } = outcome
+            {
+                let waiting = s.store.stats(&entry.sku, entry.shards).await?.waiting;
+                s.alert(alerts::paused_restock(&entry, level, jump, reason, waiting))
+                    .await;
+            }
+            results.push(json!({ "sku": entry.sku, "outcome": outcome }));
+        }
+        let status = if all_unknown {
+            StatusCode::ACCEPTED
+        } else {
+            StatusCode::OK
+        };
+        let summary = if all_duplicate && !all_unknown {
+            "duplicate"
+        } else {
+            "ok"
+        };
+        Ok::<_, AppError>(
+            (
+                status,
+                Json(json!({ "status": summary, "results": results })),
+            )
+                .into_response(),
+        )
+    };
+    result.await.unwrap_or_else(|e| unavailable(&e))
+}

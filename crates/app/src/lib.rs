@@ -1,0 +1,163 @@
+//! # restock-app
+//!
+//! The handlers of restock's four functions, on the store port and the ports
+//! in [`ports`]. Lambda binaries, the local server and the tests all run
+//! these same handlers; only the adapters behind the ports differ.
+//!
+//! - [`capture`]: the shopper-facing router (notify-me, status, reserve links,
+//!   opt-out), with CORS, rate limits and a body limit.
+//! - [`detect`]: the store-facing router (Shopify, WooCommerce, generic stock
+//!   and order webhooks).
+//! - [`notify`]: wakes from the DynamoDB stream → offers → one phrase → sends.
+//! - [`sweep`]: the scheduled sweep.
+//! - [`alerts`]: what the team is told, and how it reads.
+//! - [`pages`]: the small HTML pages shoppers see.
+//! - [`ports`]: sender, phraser, keyring, alerts, clock, entropy, and the
+//!   adapters that need no cloud.
+#![warn(missing_docs)]
+
+pub mod alerts;
+pub mod capture;
+pub mod detect;
+pub mod notify;
+pub mod pages;
+pub mod ports;
+pub mod sweep;
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use restock_core::Settings;
+use restock_store::{Store, StoreError};
+
+use crate::ports::{Alert, Alerts, Clock, Entropy, KeyError, Keyring, Phraser, Sender};
+
+/// How long the settings document is cached in a warm function.
+const SETTINGS_TTL: Duration = Duration::from_secs(30);
+
+/// Abuse limits for capture.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Notify-me posts per source IP per window.
+    pub per_ip: u32,
+    /// Notify-me posts per contact per window.
+    pub per_contact: u32,
+    /// The window, in ms.
+    pub window_ms: i64,
+    /// Offers one notify invocation makes at most (the rest wait for the next wake).
+    pub max_offers_per_wave: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            per_ip: 30,
+            per_contact: 5,
+            window_ms: 10 * 60_000,
+            max_offers_per_wave: 500,
+        }
+    }
+}
+
+/// Everything a handler needs, built once per process.
+pub struct Services {
+    /// Where state lives.
+    pub store: Arc<dyn Store>,
+    /// Sends notices.
+    pub sender: Arc<dyn Sender>,
+    /// Writes the batch's sentence.
+    pub phraser: Arc<dyn Phraser>,
+    /// Webhook keys and the contact pepper.
+    pub keyring: Arc<dyn Keyring>,
+    /// Tells the team.
+    pub alerts: Arc<dyn Alerts>,
+    /// The time.
+    pub clock: Arc<dyn Clock>,
+    /// Randomness.
+    pub entropy: Arc<dyn Entropy>,
+    /// Abuse limits.
+    pub limits: Limits,
+    /// How long the model may take before the fixed template is used.
+    pub phrase_timeout: Duration,
+    settings: Mutex<Option<(Instant, Arc<Settings>)>>,
+}
+
+/// A handler failure that is not the caller's fault.
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The keys could not be had.
+    #[error(transparent)]
+    Keys(#[from] KeyError),
+    /// No settings document is stored yet.
+    #[error("no settings are stored yet: run `restock settings put settings.toml`")]
+    NoSettings,
+}
+
+impl AppError {
+    /// Whether a retry can help (Lambda retries; HTTP callers get a 503).
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            Self::Store(e) => e.is_retryable(),
+            Self::Keys(_) => true,
+            Self::NoSettings => false,
+        }
+    }
+}
+
+impl Services {
+    /// Wires the ports together.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        store: Arc<dyn Store>,
+        sender: Arc<dyn Sender>,
+        phraser: Arc<dyn Phraser>,
+        keyring: Arc<dyn Keyring>,
+        alerts: Arc<dyn Alerts>,
+        clock: Arc<dyn Clock>,
+        entropy: Arc<dyn Entropy>,
+    ) -> Self {
+        Self {
+            store,
+            sender,
+            phraser,
+            keyring,
+            alerts,
+            clock,
+            entropy,
+            limits: Limits::default(),
+            phrase_timeout: Duration::from_secs(2),
+            settings: Mutex::new(None),
+        }
+    }
+
+    /// The settings, cached for a short while so a warm function does not
+    /// read them on every request.
+    ///
+    /// # Errors
+    /// [`AppError::NoSettings`] before the operator stores them.
+    pub async fn settings(&self) -> Result<Arc<Settings>, AppError> {
+        if let Some((at, settings)) = self.settings.lock().expect("settings lock").as_ref()
+            && at.elapsed() < SETTINGS_TTL
+        {
+            return Ok(settings.clone());
+        }
+        let settings = Arc::new(self.store.settings().await?.ok_or(AppError::NoSettings)?);
+        *self.settings.lock().expect("settings lock") = Some((Instant::now(), settings.clone()));
+        Ok(settings)
+    }
+
+    /// Raises an alert; a failure to alert is logged, never fatal.
+    pub async fn alert(&self, alert: Alert) {
+        if let Err(e) = self.alerts.alert(&alert).await {
+            tracing::error!(error = %e, subject = %alert.subject, "could not alert the team");
+        }
+    }
+
+    /// 16 random bytes.
+    pub fn random(&self) -> [u8; 16] {
+        self.entropy.bytes16()
+    }
+}

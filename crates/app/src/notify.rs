@@ -1,0 +1,285 @@
+//! notify: turns wakes on the DynamoDB stream into offers and notices.
+//!
+//! For each SKU woken: re-arm any live offer whose notice never went out
+//! (fresh link secrets, since the old ones were never sent), make a new wave
+//! of offers for the free units, find the restock's phrase (stored, else one
+//! Bedrock call, else the fixed template), then send each notice in join
+//! order, paced to the configured rate. Each notice is claimed before it is
+//! sent, so a redelivered record never sends twice; a permanent failure ends
+//! the offer (the unit passes on) and tells the team; a transient failure
+//! gives the claim back and reports the records as batch item failures so
+//! Lambda retries them.
+
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::time::Duration;
+
+use aws_lambda_events::event::dynamodb::Event;
+use aws_lambda_events::event::streams::{DynamoDbBatchItemFailure, DynamoDbEventResponse};
+use restock_core::notice::{NoticeInput, Phrase, phrase_prompt, render_email, render_sms};
+use restock_core::{CatalogEntry, Contact, RequestState, Settings, Sku};
+use restock_store::{NoticeOutcome, Offer, WaveParams};
+
+use crate::ports::SendError;
+use crate::{AppError, Services, alerts};
+
+/// What one SKU's notify pass did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct NotifyReport {
+    /// Offers made or re-armed.
+    pub offers: usize,
+    /// Notices accepted by the provider.
+    pub sent: usize,
+    /// Notices refused for good (their units passed on).
+    pub failed: usize,
+    /// Offers skipped because the contact opted out.
+    pub opted_out: usize,
+    /// Notices that failed transiently (to be retried).
+    pub transient: usize,
+    /// Whether the phrase came from the model this time.
+    pub phrased_by_model: bool,
+}
+
+/// Handles a batch of stream records: one notify pass per SKU woken.
+pub async fn handle_stream(s: &Services, event: Event) -> DynamoDbEventResponse {
+    let mut by_sku: Vec<(Sku, Vec<String>)> = Vec::new();
+    for record in event.records {
+        let sequence = record.change.sequence_number.clone().unwrap_or_default();
+        let image = serde_json::to_value(&record.change.new_image).unwrap_or_default();
+        let text = |name: &str| {
+            image
+                .get(name)
+                .and_then(|v| v.get("S"))
+                .and_then(|v| v.as_str())
+                .map(str::to_owned)
+        };
+        let is_wake = text("pk").is_some_and(|pk| pk.starts_with("WAKE#"));
+        let Some(sku) = text("sku")
+            .filter(|_| is_wake)
+            .and_then(|s| Sku::try_from(s.as_str()).ok())
+        else {
+            tracing::debug!(event = %record.event_name, "not a wake record; ignored");
+            continue;
+        };
+        match by_sku.iter_mut().find(|(k, _)| *k == sku) {
+            Some((_, seqs)) => seqs.push(sequence),
+            None => by_sku.push((sku, vec![sequence])),
+        }
+    }
+    let mut response = DynamoDbEventResponse::default();
+    for (sku, sequences) in by_sku {
+        let failed = match notify_sku(s, &sku).await {
+            Ok(report) => {
+                tracing::info!(%sku, ?report, "notify pass");
+                report.transient > 0
+            }
+            Err(e) => {
+                tracing::error!(%sku, error = %e, retryable = e.is_retryable(), "notify pass failed");
+                true
+            }
+        };
+        if failed {
+            for sequence in sequences {
+                let mut failure = DynamoDbBatchItemFailure::default();
+                failure.item_identifier = Some(sequence);
+                response.batch_item_failures.push(failure);
+            }
+        }
+    }
+    response
+}
+
+/// One notify pass for a SKU.
+///
+/// # Errors
+/// Store or settings failures; the records are then retried.
+pub async fn notify_sku(s: &Services, sku: &Sku) -> Result<NotifyReport, AppError> {
+    let settings = s.settings().await?;
+    let mut report = NotifyReport::default();
+    let Some(entry) = s.store.catalog_entry(sku).await? else {
+        tracing::warn!(%sku, "woken for an item no longer in the catalogue");
+        return Ok(report);
+    };
+    let mut random = || s.random();
+    // Unsent offers first: a fresh wave's offers are unsent too until claimed.
+    let mut offers = s.store.reissue_unsent(sku, &mut random).await?;
+    let params = WaveParams {
+        share: settings.list_share,
+        offer_window: settings.offer_window,
+        shards: entry.shards,
+        max_offers: s.limits.max_offers_per_wave,
+    };
+    let wave = s
+        .store
+        .create_offers(sku, &params, s.clock.now_ms(), &mut random)
+        .await?;
+    for (id, reason) in &wave.skipped {
+        tracing::info!(%sku, request = %id, ?reason, "passed over");
+    }
+    offers.extend(wave.offers);
+    offers.sort_by_key(|o| o.request.key);
+    report.offers = offers.len();
+    if offers.is_empty() {
+        return Ok(report);
+    }
+    let mut phrases: HashMap<u32, Phrase> = HashMap::new();
+    let pause = Duration::from_secs_f64(1.0 / f64::from(settings.sends_per_second.max(1)));
+    for (i, offer) in offers.iter().enumerate() {
+        let RequestState::Offered { episode, .. } = offer.request.state else {
+            continue;
+        };
+        if let Entry::Vacant(slot) = phrases.entry(episode) {
+            let (phrase, by_model) = phrase_for(s, &settings, &entry, episode).await?;
+            report.phrased_by_model |= by_model;
+            slot.insert(phrase);
+        }
+        if i > 0 {
+            tokio::time::sleep(pause).await;
+        }
+        send_one(
+            s,
+            &settings,
+            &entry,
+            offer,
+            episode,
+            &phrases[&episode],
+            &mut report,
+        )
+        .await?;
+    }
+    Ok(report)
+}
+
+/// The restock's phrase: stored, else one model call checked by the core,
+/// else the fixed template. Whatever is used is stored for later waves.
+async fn phrase_for(
+    s: &Services,
+    settings: &Settings,
+    entry: &CatalogEntry,
+    episode: u32,
+) -> Result<(Phrase, bool), AppError> {
+    if let Some(stored) = s.store.restock_phrase(&entry.sku, episode).await?
+        && let Ok(phrase) = Phrase::check(&stored)
+    {
+        return Ok((phrase, false));
+    }
+    let (system, user) = phrase_prompt(&settings.store_name, &settings.voice, &entry.name);
+    let (phrase, by_model) = match tokio::time::timeout(
+        s.phrase_timeout,
+        s.phraser.phrase(&system, &user),
+    )
+    .await
+    {
+        Ok(Ok(text)) => match Phrase::check(&text) {
+            Ok(phrase) => (phrase, true),
+            Err(why) => {
+                tracing::warn!(sku = %entry.sku, %why, "model's sentence refused; using the fixed template");
+                (Phrase::fallback(), false)
+            }
+        },
+        Ok(Err(e)) => {
+            tracing::warn!(sku = %entry.sku, error = %e, "model unavailable; using the fixed template");
+            (Phrase::fallback(), false)
+        }
+        Err(_) => {
+            tracing::warn!(sku = %entry.sku, timeout_ms = s.phrase_timeout.as_millis() as u64, "model too slow; using the fixed template");
+            (Phrase::fallback(), false)
+        }
+    };
+    s.store
+        .save_restock_phrase(&entry.sku, episode, phrase.as_str())
+        .await?;
+    Ok((phrase, by_model))
+}
+
+async fn send_one(
+    s: &Services,
+    settings: &Settings,
+    entry: &CatalogEntry,
+    offer: &Offer,
+    episode: u32,
+    phrase: &Phrase,
+    report: &mut NotifyReport,
+) -> Result<(), AppError> {
+    let r = &offer.request;
+    let now = s.clock.now_ms();
+    if s.store.is_opted_out(&r.contact_key).await? {
+        // Opted out between the restock and now: end it, free the unit (I5).
+        s.store.opt_out_contact(&r.contact_key, now).await?;
+        report.opted_out += 1;
+        return Ok(());
+    }
+    if !s.store.claim_notice(&r.id, episode).await? {
+        return Ok(());
+    }
+    let reserve_url = settings.link("r", &offer.reserve);
+    let optout_url = settings.link("o", &offer.optout);
+    let input = NoticeInput {
+        store: &settings.store_name,
+        product: &entry.name,
+        shopper: r.name.as_str(),
+        phrase,
+        reserve_url: &reserve_url,
+        optout_url: &optout_url,
+        window: settings.offer_window,
+    };
+    let sent = match &r.contact {
+        Contact::Email(email) => {
+            s.sender
+                .send_email(&settings.email_from, email, &render_email(&input))
+                .await
+        }
+        Contact::Sms(phone) => {
+            s.sender
+                .send_sms(
+                    settings.sms_sender_id.as_deref(),
+                    phone,
+                    &render_sms(&input),
+                )
+                .await
+        }
+    };
+    match sent {
+        Ok(message_id) => {
+            tracing::info!(sku = %r.sku, contact = %r.contact.masked(), channel = r.contact.channel().as_str(), "notice sent");
+            s.store
+                .record_notice(&r.id, episode, NoticeOutcome::Sent { message_id }, now)
+                .await?;
+            report.sent += 1;
+        }
+        Err(SendError::Transient(reason)) => {
+            tracing::warn!(sku = %r.sku, contact = %r.contact.masked(), %reason, "send failed transiently; will retry");
+            s.store.release_notice(&r.id, episode).await?;
+            report.transient += 1;
+        }
+        Err(e) => {
+            let reason = e.to_string();
+            tracing::warn!(sku = %r.sku, contact = %r.contact.masked(), %reason, "send failed for good; the unit passes on");
+            s.store
+                .record_notice(
+                    &r.id,
+                    episode,
+                    NoticeOutcome::Failed {
+                        reason: reason.clone(),
+                    },
+                    now,
+                )
+                .await?;
+            if e == SendError::OptedOut {
+                s.store.opt_out_contact(&r.contact_key, now).await?;
+                report.opted_out += 1;
+            } else {
+                let waiting = s.store.stats(&r.sku, entry.shards).await?.waiting;
+                s.alert(alerts::undeliverable(
+                    entry,
+                    &r.contact.masked(),
+                    &reason,
+                    waiting,
+                ))
+                .await;
+                report.failed += 1;
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,84 @@
+//! The pages shoppers see: small, accessible, mobile-first, no external
+//! assets, every value escaped.
+
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Response};
+use restock_core::notice::escape_html;
+
+const STYLE: &str = "body{margin:0;font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#1a1a1a;background:#fafaf8;line-height:1.5}\
+main{max-width:30rem;margin:0 auto;padding:2rem 1.25rem}h1{font-size:1.5rem;line-height:1.25;margin:0 0 1rem}\
+p{margin:0 0 1rem}.muted{color:#555;font-size:.95rem}\
+button,.button{display:inline-block;width:100%;box-sizing:border-box;padding:.9rem 1rem;font:inherit;font-weight:600;text-align:center;\
+color:#fff;background:#1a1a1a;border:0;border-radius:.4rem;cursor:pointer;text-decoration:none}\
+button:focus-visible,.button:focus-visible,a:focus-visible{outline:3px solid #f2b705;outline-offset:2px}\
+.secondary{background:#fff;color:#1a1a1a;border:2px solid #1a1a1a}form{margin:0 0 1rem}";
+
+/// A whole page: `title` is escaped here; `body` must already be safe HTML
+/// (build it with [`text`] and [`escape_html`]).
+pub fn page(status: StatusCode, title: &str, body: &str) -> Response {
+    let html = format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\
+         <meta name=\"robots\" content=\"noindex\"><title>{title}</title><style>{STYLE}</style></head>\
+         <body><main><h1>{title}</h1>{body}</main></body></html>",
+        title = escape_html(title),
+    );
+    let mut response = (status, Html(html)).into_response();
+    let headers = response.headers_mut();
+    headers.insert("cache-control", "no-store".parse().expect("static header"));
+    headers.insert(
+        "referrer-policy",
+        "no-referrer".parse().expect("static header"),
+    );
+    headers.insert(
+        "content-security-policy",
+        "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' https:; base-uri 'none'; frame-ancestors 'none'"
+            .parse()
+            .expect("static header"),
+    );
+    response
+}
+
+/// A paragraph of escaped text.
+pub fn text(s: &str) -> String {
+    format!("<p>{}</p>", escape_html(s))
+}
+
+/// A muted paragraph of escaped text.
+pub fn note(s: &str) -> String {
+    format!("<p class=\"muted\">{}</p>", escape_html(s))
+}
+
+/// A one-button form posting to `action` (a path of ours, escaped here).
+pub fn button(action: &str, label: &str, secondary: bool) -> String {
+    format!(
+        "<form method=\"post\" action=\"{}\"><button type=\"submit\"{}>{}</button></form>",
+        escape_html(action),
+        if secondary {
+            " class=\"secondary\""
+        } else {
+            ""
+        },
+        escape_html(label)
+    )
+}
+
+/// A link styled as a button.
+pub fn link_button(href: &str, label: &str) -> String {
+    format!(
+        "<p><a class=\"button\" href=\"{}\">{}</a></p>",
+        escape_html(href),
+        escape_html(label)
+    )
+}
+
+/// "14 minutes", "1 minute", "less than a minute".
+pub fn time_left(ms: i64) -> String {
+    let minutes = ms / 60_000;
+    match minutes {
+        m if m <= 0 => "less than a minute".to_owned(),
+        1 => "1 minute".to_owned(),
+        m if m < 120 => format!("{m} minutes"),
+        m => format!("{} hours", m / 60),
+    }
+}

@@ -1,0 +1,412 @@
+//! The ports the handlers speak through, one small trait per capability, and
+//! the adapters that need no cloud: an outbox sender, a fixed phraser, a
+//! static keyring, recorded alerts, a system or manual clock, OS entropy.
+//! The AWS adapters live in `restock-aws`.
+
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use restock_core::notice::{EmailNotice, SmsNotice};
+use restock_core::webhook::WebhookKeys;
+use restock_core::{Email, Phone};
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+
+/// Why a send did not go out.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SendError {
+    /// It never will (rejected address, unverified sender): the unit passes on.
+    #[error("permanent send failure: {0}")]
+    Permanent(String),
+    /// The number or address opted out at the provider: recorded as an opt-out.
+    #[error("the recipient opted out at the provider")]
+    OptedOut,
+    /// It may next time (throttling, a service error).
+    #[error("transient send failure: {0}")]
+    Transient(String),
+}
+
+/// Sends notices: SES v2 and SNS in production, an outbox locally.
+#[async_trait]
+pub trait Sender: Send + Sync {
+    /// Sends an email from `from` (the settings' sender); gives the provider's message id.
+    async fn send_email(
+        &self,
+        from: &str,
+        to: &Email,
+        notice: &EmailNotice,
+    ) -> Result<String, SendError>;
+    /// Sends an SMS under `sender_id`, if any; gives the provider's message id.
+    async fn send_sms(
+        &self,
+        sender_id: Option<&str>,
+        to: &Phone,
+        notice: &SmsNotice,
+    ) -> Result<String, SendError>;
+}
+
+/// Why the model gave no words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("phrasing failed: {0}")]
+pub struct PhraseError(pub String);
+
+/// Writes one sentence for a notice: Bedrock in production.
+#[async_trait]
+pub trait Phraser: Send + Sync {
+    /// The model's raw answer to a system prompt and a user message.
+    async fn phrase(&self, system: &str, user: &str) -> Result<String, PhraseError>;
+}
+
+/// Why the webhook keys could not be had.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("webhook keys unavailable: {0}")]
+pub struct KeyError(pub String);
+
+/// The webhook keys and the contact pepper: Secrets Manager in production.
+#[async_trait]
+pub trait Keyring: Send + Sync {
+    /// The current keys (cached by the adapter).
+    async fn keys(&self) -> Result<Arc<Secrets>, KeyError>;
+}
+
+/// The secret's contents: webhook keys per source, and the pepper that keys
+/// contact hashes.
+#[derive(Clone)]
+pub struct Secrets {
+    /// Webhook keys, current first.
+    pub webhooks: WebhookKeys,
+    /// The key for contact hashes (never changes once shoppers have joined).
+    pub contact_pepper: Vec<u8>,
+}
+
+impl Secrets {
+    /// Reads the secret's JSON: the operator's webhook keys plus
+    /// `contact_pepper`, which the template generates.
+    ///
+    /// # Errors
+    /// [`KeyError`] naming what is wrong, never echoing a key.
+    pub fn from_json(json: &str) -> Result<Self, KeyError> {
+        let webhooks = WebhookKeys::from_json(json).map_err(|e| KeyError(e.to_string()))?;
+        #[derive(Deserialize)]
+        struct Pepper {
+            contact_pepper: Option<String>,
+        }
+        let pepper: Pepper =
+            serde_json::from_str(json).map_err(|_| KeyError("the secret is not JSON".into()))?;
+        let contact_pepper = pepper
+            .contact_pepper
+            .filter(|p| p.len() >= 16)
+            .ok_or_else(|| {
+                KeyError("the secret needs a contact_pepper of at least 16 characters".into())
+            })?;
+        Ok(Self {
+            webhooks,
+            contact_pepper: contact_pepper.into_bytes(),
+        })
+    }
+}
+
+impl std::fmt::Debug for Secrets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Secrets {{ webhooks: {:?}, contact_pepper: redacted }}",
+            self.webhooks
+        )
+    }
+}
+
+/// A message for the shop's team.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Alert {
+    /// One line: what needs attention.
+    pub subject: String,
+    /// The item, the queue, what happened and what to do.
+    pub body: String,
+}
+
+/// Why an alert could not be raised.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("alert not delivered: {0}")]
+pub struct AlertError(pub String);
+
+/// Tells the team: an SNS topic in production.
+#[async_trait]
+pub trait Alerts: Send + Sync {
+    /// Publishes one alert.
+    async fn alert(&self, alert: &Alert) -> Result<(), AlertError>;
+}
+
+/// The time.
+pub trait Clock: Send + Sync {
+    /// Now.
+    fn now(&self) -> OffsetDateTime;
+
+    /// Now in ms since the epoch.
+    fn now_ms(&self) -> i64 {
+        (self.now().unix_timestamp_nanos() / 1_000_000) as i64
+    }
+}
+
+/// Random bytes for ids and link secrets.
+pub trait Entropy: Send + Sync {
+    /// 16 fresh random bytes.
+    fn bytes16(&self) -> [u8; 16];
+}
+
+/// The system clock.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> OffsetDateTime {
+        OffsetDateTime::now_utc()
+    }
+}
+
+/// A clock that moves only when told: tests and demos.
+#[derive(Debug, Default)]
+pub struct ManualClock(AtomicI64);
+
+impl ManualClock {
+    /// A clock stopped at `ms` since the epoch.
+    pub fn at_ms(ms: i64) -> Self {
+        Self(AtomicI64::new(ms))
+    }
+
+    /// Moves the clock forward.
+    pub fn advance_ms(&self, ms: i64) {
+        self.0.fetch_add(ms, Ordering::SeqCst);
+    }
+
+    /// Sets the clock.
+    pub fn set_ms(&self, ms: i64) {
+        self.0.store(ms, Ordering::SeqCst);
+    }
+}
+
+impl Clock for ManualClock {
+    fn now(&self) -> OffsetDateTime {
+        let ms = self.0.load(Ordering::SeqCst);
+        OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000).expect("ms in range")
+    }
+}
+
+/// The operating system's randomness.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct OsEntropy;
+
+impl Entropy for OsEntropy {
+    fn bytes16(&self) -> [u8; 16] {
+        let mut bytes = [0u8; 16];
+        getrandom::fill(&mut bytes).expect("the OS has randomness");
+        bytes
+    }
+}
+
+/// A notice as the outbox keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "channel", rename_all = "lowercase")]
+pub enum Sent {
+    /// An email.
+    Email {
+        /// The recipient.
+        to: String,
+        /// What was sent.
+        notice: EmailNotice,
+    },
+    /// An SMS.
+    Sms {
+        /// The recipient.
+        to: String,
+        /// What was sent.
+        notice: SmsNotice,
+    },
+}
+
+impl Sent {
+    /// The reserve link the notice carries.
+    pub fn reserve_link(&self) -> Option<String> {
+        let text = match self {
+            Self::Email { notice, .. } => &notice.text,
+            Self::Sms { notice, .. } => &notice.text,
+        };
+        text.split_whitespace()
+            .find(|w| w.contains("/r/"))
+            .map(|w| w.trim_end_matches(['.', ',']).to_owned())
+    }
+
+    /// The recipient.
+    pub fn to(&self) -> &str {
+        match self {
+            Self::Email { to, .. } | Self::Sms { to, .. } => to,
+        }
+    }
+}
+
+/// A sender that keeps what it sends: local mode and tests. Addresses listed
+/// in `fail_permanently` are refused, to exercise the failure path.
+#[derive(Default)]
+pub struct Outbox {
+    sent: Mutex<Vec<Sent>>,
+    /// Addresses that bounce for good.
+    pub fail_permanently: Mutex<Vec<String>>,
+    /// Addresses that fail transiently.
+    pub fail_transiently: Mutex<Vec<String>>,
+}
+
+impl Outbox {
+    /// Everything sent so far.
+    pub fn sent(&self) -> Vec<Sent> {
+        self.sent.lock().expect("outbox lock").clone()
+    }
+
+    fn refuse(&self, to: &str) -> Result<(), SendError> {
+        if self
+            .fail_permanently
+            .lock()
+            .expect("outbox lock")
+            .iter()
+            .any(|a| a == to)
+        {
+            return Err(SendError::Permanent(format!("{} rejected", mask(to))));
+        }
+        if self
+            .fail_transiently
+            .lock()
+            .expect("outbox lock")
+            .iter()
+            .any(|a| a == to)
+        {
+            return Err(SendError::Transient("throttled".into()));
+        }
+        Ok(())
+    }
+}
+
+fn mask(to: &str) -> String {
+    to.chars().take(2).collect::<String>() + "***"
+}
+
+#[async_trait]
+impl Sender for Outbox {
+    async fn send_email(
+        &self,
+        _from: &str,
+        to: &Email,
+        notice: &EmailNotice,
+    ) -> Result<String, SendError> {
+        self.refuse(to.as_str())?;
+        let mut sent = self.sent.lock().expect("outbox lock");
+        sent.push(Sent::Email {
+            to: to.as_str().to_owned(),
+            notice: notice.clone(),
+        });
+        Ok(format!("outbox-{}", sent.len()))
+    }
+
+    async fn send_sms(
+        &self,
+        _sender_id: Option<&str>,
+        to: &Phone,
+        notice: &SmsNotice,
+    ) -> Result<String, SendError> {
+        self.refuse(to.as_str())?;
+        let mut sent = self.sent.lock().expect("outbox lock");
+        sent.push(Sent::Sms {
+            to: to.as_str().to_owned(),
+            notice: notice.clone(),
+        });
+        Ok(format!("outbox-{}", sent.len()))
+    }
+}
+
+/// A phraser with a fixed answer (or a fixed failure): the fixed template
+/// path, and tests.
+pub struct FixedPhraser(pub Result<String, PhraseError>);
+
+#[async_trait]
+impl Phraser for FixedPhraser {
+    async fn phrase(&self, _: &str, _: &str) -> Result<String, PhraseError> {
+        self.0.clone()
+    }
+}
+
+/// Keys held in memory: local mode and tests.
+pub struct StaticKeyring(pub Arc<Secrets>);
+
+#[async_trait]
+impl Keyring for StaticKeyring {
+    async fn keys(&self) -> Result<Arc<Secrets>, KeyError> {
+        Ok(self.0.clone())
+    }
+}
+
+/// Alerts kept in memory (and logged): local mode and tests.
+#[derive(Default)]
+pub struct RecordedAlerts(Mutex<Vec<Alert>>);
+
+impl RecordedAlerts {
+    /// Every alert raised so far.
+    pub fn all(&self) -> Vec<Alert> {
+        self.0.lock().expect("alerts lock").clone()
+    }
+}
+
+#[async_trait]
+impl Alerts for RecordedAlerts {
+    async fn alert(&self, alert: &Alert) -> Result<(), AlertError> {
+        tracing::warn!(subject = %alert.subject, "team alert");
+        self.0.lock().expect("alerts lock").push(alert.clone());
+        Ok(())
+    }
+}
+
+/// Stands in for a capability a function must not have (capture cannot send
+/// mail or call the model; detect cannot send mail): every call is refused.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Disabled;
+
+#[async_trait]
+impl Sender for Disabled {
+    async fn send_email(&self, _: &str, _: &Email, _: &EmailNotice) -> Result<String, SendError> {
+        Err(SendError::Permanent(
+            "this function does not send notices".into(),
+        ))
+    }
+    async fn send_sms(
+        &self,
+        _: Option<&str>,
+        _: &Phone,
+        _: &SmsNotice,
+    ) -> Result<String, SendError> {
+        Err(SendError::Permanent(
+            "this function does not send notices".into(),
+        ))
+    }
+}
+
+#[async_trait]
+impl Phraser for Disabled {
+    async fn phrase(&self, _: &str, _: &str) -> Result<String, PhraseError> {
+        Err(PhraseError("this function does not call the model".into()))
+    }
+}
+
+#[async_trait]
+impl Keyring for Disabled {
+    async fn keys(&self) -> Result<Arc<Secrets>, KeyError> {
+        Err(KeyError(
+            "this function does not read the webhook keys".into(),
+        ))
+    }
+}
+
+#[async_trait]
+impl Alerts for Disabled {
+    async fn alert(&self, alert: &Alert) -> Result<(), AlertError> {
+        tracing::warn!(subject = %alert.subject, "team alert (no topic configured for this function)");
+        Ok(())
+    }
+}

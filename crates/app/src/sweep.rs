@@ -1,0 +1,73 @@
+//! sweep: the scheduled pass (every minute) that keeps the line moving.
+//!
+//! Ends what is due — unclicked offers, unbought holds, requests older than
+//! the lifetime — at most `limit` per run, so a backlog continues next tick.
+//! Every freed unit writes a wake in the same transaction, which the stream
+//! carries to notify. Then it reconciles the counters of the SKUs it touched.
+
+use std::collections::BTreeSet;
+
+use restock_store::ExpireOutcome;
+use serde::Serialize;
+
+use crate::{AppError, Services, alerts};
+
+/// The most due items one run ends.
+pub const DEFAULT_LIMIT: usize = 500;
+
+/// What one run did.
+#[derive(Debug, Default, Clone, PartialEq, Eq, Serialize)]
+pub struct SweepReport {
+    /// Offers that lapsed (units freed).
+    pub lapsed: usize,
+    /// Holds released (units freed).
+    pub released: usize,
+    /// Requests gone stale.
+    pub stale: usize,
+    /// Due items another actor had already ended.
+    pub skipped: usize,
+    /// Counters corrected by reconcile.
+    pub corrected: usize,
+    /// More was due than one run ends.
+    pub backlog: bool,
+}
+
+/// One sweep at the clock's now.
+///
+/// # Errors
+/// Store failures (the schedule retries).
+pub async fn run(s: &Services, limit: usize) -> Result<SweepReport, AppError> {
+    let now = s.clock.now_ms();
+    let due = s.store.due(now, limit).await?;
+    let mut report = SweepReport {
+        backlog: due.len() >= limit,
+        ..SweepReport::default()
+    };
+    let mut touched = BTreeSet::new();
+    for item in &due {
+        match s.store.expire(item, now).await? {
+            ExpireOutcome::Lapsed => report.lapsed += 1,
+            ExpireOutcome::Released => report.released += 1,
+            ExpireOutcome::Stale => {
+                report.stale += 1;
+                continue;
+            }
+            ExpireOutcome::Skipped => {
+                report.skipped += 1;
+                continue;
+            }
+        }
+        touched.insert(item.sku.clone());
+    }
+    for sku in &touched {
+        if let Some(drift) = s.store.reconcile(sku, now).await?
+            && drift.stored != drift.counted
+        {
+            tracing::warn!(%sku, ?drift, "counters corrected");
+            report.corrected += 1;
+            s.alert(alerts::drift(sku, &drift)).await;
+        }
+    }
+    tracing::info!(?report, "sweep");
+    Ok(report)
+}

@@ -1,0 +1,209 @@
+//! Wiring for the Lambda binaries: the environment read once into a typed
+//! config (a missing variable is named), SDK clients built once, and the
+//! adapters each function is allowed to have.
+//!
+//! | function | reads | may |
+//! |---|---|---|
+//! | capture | table, secret | store, contact pepper |
+//! | detect | table, secret, alert topic | store, webhook keys, alerts |
+//! | notify | table, alert topic, model id | store, SES, SNS, Bedrock, alerts |
+//! | sweep | table, alert topic | store, alerts |
+//!
+//! Endpoints follow the SDK's usual rules, so `AWS_ENDPOINT_URL` (and
+//! `AWS_ENDPOINT_URL_<SERVICE>`) point a binary at a local stand-in.
+
+use std::sync::Arc;
+
+use restock_app::Services;
+use restock_app::ports::{Disabled, OsEntropy, SystemClock};
+use restock_store::DynamoStore;
+
+use crate::{AwsSender, BedrockPhraser, SecretsKeyring, SnsAlerts};
+
+/// The DynamoDB table's name.
+pub const TABLE: &str = "RESTOCK_TABLE";
+/// The Secrets Manager secret (name or ARN) with the webhook keys and contact pepper.
+pub const SECRET: &str = "RESTOCK_SECRET_ID";
+/// The SNS topic the team's alerts go to.
+pub const ALERT_TOPIC: &str = "RESTOCK_ALERT_TOPIC_ARN";
+/// The Bedrock model notify phrases with.
+pub const MODEL: &str = "RESTOCK_BEDROCK_MODEL_ID";
+
+/// A required variable is missing.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "environment variable {0} is not set (the SAM template sets it for this function; export it to run locally)"
+)]
+pub struct MissingVar(pub &'static str);
+
+/// The four functions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Function {
+    /// Shopper-facing.
+    Capture,
+    /// Store-facing.
+    Detect,
+    /// Stream-driven.
+    Notify,
+    /// Scheduled.
+    Sweep,
+}
+
+impl Function {
+    /// Every function.
+    pub const ALL: [Function; 4] = [Self::Capture, Self::Detect, Self::Notify, Self::Sweep];
+
+    /// The binary's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Capture => "capture",
+            Self::Detect => "detect",
+            Self::Notify => "notify",
+            Self::Sweep => "sweep",
+        }
+    }
+
+    /// Exactly the variables this function's config reads.
+    pub fn env(self) -> &'static [&'static str] {
+        match self {
+            Self::Capture => &[TABLE, SECRET],
+            Self::Detect => &[TABLE, SECRET, ALERT_TOPIC],
+            Self::Notify => &[TABLE, ALERT_TOPIC, MODEL],
+            Self::Sweep => &[TABLE, ALERT_TOPIC],
+        }
+    }
+}
+
+/// A function's configuration, read once.
+#[derive(Debug, Clone)]
+pub struct Config {
+    function: Function,
+    values: Vec<(&'static str, String)>,
+}
+
+impl Config {
+    /// Reads the function's variables.
+    ///
+    /// # Errors
+    /// [`MissingVar`] naming the first one missing or empty.
+    pub fn from_env(function: Function) -> Result<Self, MissingVar> {
+        Self::from_lookup(function, |name| std::env::var(name).ok())
+    }
+
+    /// Reads the variables through `lookup` (tests).
+    ///
+    /// # Errors
+    /// [`MissingVar`] naming the first one missing or empty.
+    pub fn from_lookup(
+        function: Function,
+        lookup: impl Fn(&str) -> Option<String>,
+    ) -> Result<Self, MissingVar> {
+        let values = function
+            .env()
+            .iter()
+            .map(|name| {
+                lookup(name)
+                    .filter(|v| !v.trim().is_empty())
+                    .map(|v| (*name, v))
+                    .ok_or(MissingVar(name))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Self { function, values })
+    }
+
+    fn get(&self, name: &str) -> &str {
+        self.values
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.as_str())
+            .expect("read in from_lookup")
+    }
+}
+
+/// Builds the function's services on real AWS clients.
+pub async fn services(config: &Config) -> Services {
+    let sdk = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
+    let store = Arc::new(DynamoStore::new(
+        aws_sdk_dynamodb::Client::new(&sdk),
+        config.get(TABLE),
+    ));
+    let secrets = || {
+        Arc::new(SecretsKeyring::new(
+            aws_sdk_secretsmanager::Client::new(&sdk),
+            config.get(SECRET).to_owned(),
+        ))
+    };
+    let alerts = || {
+        Arc::new(SnsAlerts::new(
+            aws_sdk_sns::Client::new(&sdk),
+            config.get(ALERT_TOPIC).to_owned(),
+        ))
+    };
+    let (clock, entropy) = (Arc::new(SystemClock), Arc::new(OsEntropy));
+    match config.function {
+        Function::Capture => Services::new(
+            store,
+            Arc::new(Disabled),
+            Arc::new(Disabled),
+            secrets(),
+            Arc::new(Disabled),
+            clock,
+            entropy,
+        ),
+        Function::Detect => Services::new(
+            store,
+            Arc::new(Disabled),
+            Arc::new(Disabled),
+            secrets(),
+            alerts(),
+            clock,
+            entropy,
+        ),
+        Function::Notify => {
+            let sender = Arc::new(AwsSender::new(
+                aws_sdk_sesv2::Client::new(&sdk),
+                aws_sdk_sns::Client::new(&sdk),
+            ));
+            let phraser = Arc::new(BedrockPhraser::new(
+                aws_sdk_bedrockruntime::Client::new(&sdk),
+                config.get(MODEL).to_owned(),
+            ));
+            Services::new(
+                store,
+                sender,
+                phraser,
+                Arc::new(Disabled),
+                alerts(),
+                clock,
+                entropy,
+            )
+        }
+        Function::Sweep => Services::new(
+            store,
+            Arc::new(Disabled),
+            Arc::new(Disabled),
+            Arc::new(Disabled),
+            alerts(),
+            clock,
+            entropy,
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_variable_is_named() {
+        let err = Config::from_lookup(Function::Notify, |name| {
+            (name != MODEL).then(|| "x".to_owned())
+        })
+        .unwrap_err();
+        assert_eq!(err.0, MODEL);
+        assert!(err.to_string().contains("RESTOCK_BEDROCK_MODEL_ID"));
+        let empty = Config::from_lookup(Function::Capture, |_| Some("  ".to_owned())).unwrap_err();
+        assert_eq!(empty.0, TABLE);
+        assert!(Config::from_lookup(Function::Sweep, |_| Some("v".to_owned())).is_ok());
+    }
+}
