@@ -1,5 +1,10 @@
 """Run moto's server with every request applied one at a time.
 
+It also answers `GET /_restock/ses/messages` with the emails moto's SES has
+accepted (recipient, subject, body), which the end-to-end tests read back;
+moto's own `/moto-api/data.json` dumps every stored object and takes minutes
+once the tests have written a few thousand items.
+
 moto's `moto_server` answers requests on several threads, and its
 TransactWriteItems applies items one by one, rolling back a failed
 transaction by restoring a copy of the whole table taken when it started.
@@ -12,11 +17,27 @@ application in one lock. Connections are still accepted concurrently.
     python3 scripts/moto_serial.py 127.0.0.1 5000
 """
 
+import json
 import sys
 import threading
 
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
 from werkzeug.serving import run_simple
+
+
+def ses_messages() -> list:
+    from moto.ses.models import ses_backends
+
+    messages = []
+    for account in list(ses_backends.keys()):
+        for region in list(ses_backends[account].keys()):
+            for m in ses_backends[account][region].sent_messages:
+                messages.append({
+                    "to": (getattr(m, "destinations", None) or {}).get("ToAddresses", []),
+                    "subject": getattr(m, "subject", ""),
+                    "body": getattr(m, "body", ""),
+                })
+    return messages
 
 
 def main() -> None:
@@ -25,6 +46,11 @@ def main() -> None:
     lock = threading.Lock()
 
     def serialised(environ, start_response):
+        if environ.get("PATH_INFO") == "/_restock/ses/messages":
+            with lock:
+                body = json.dumps(ses_messages()).encode()
+            start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])
+            return [body]
         with lock:
             # Materialise the body inside the lock so the whole request is atomic.
             return list(app(environ, start_response))

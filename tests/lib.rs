@@ -1,1 +1,533 @@
-//! End-to-end test support.
+//! End-to-end test support: a [`World`] that runs restock's real routers and
+//! handlers, on the in-memory store with an outbox, or on the AWS adapters
+//! against moto's DynamoDB, SES, SNS and Secrets Manager with a local Bedrock
+//! fake that speaks the Converse API.
+//!
+//! The stream that carries wakes to notify is emulated by [`World::pump`],
+//! which runs the notify handler for every SKU with new wake records, the way
+//! the DynamoDB stream would.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{HeaderMap, Request, StatusCode};
+use http_body_util::BodyExt;
+use restock_app::ports::{
+    Alerts, Clock, FixedPhraser, Keyring, ManualClock, OsEntropy, Phraser, RecordedAlerts, Secrets,
+    Sender, StaticKeyring,
+};
+use restock_app::{Services, capture, detect, notify, sweep};
+use restock_core::webhook::{shopify, standard, woocommerce};
+use restock_core::{CatalogEntry, Settings, Sku};
+use restock_store::{MemoryStore, Store};
+use tower::ServiceExt;
+
+/// 2026-11-29T09:00:00Z: every world's clock starts here.
+pub const T0: i64 = 1_796_374_800_000;
+/// One minute in ms.
+pub const MIN: i64 = 60_000;
+/// The documented test key for Shopify webhooks (also in `events/`).
+pub const SHOPIFY_KEY: &str = "shpss_restock_test_key";
+/// The documented test key for WooCommerce webhooks.
+pub const WOO_KEY: &str = "wc_restock_test_key";
+/// The documented test key for the generic stock and order webhooks.
+pub const STOCK_KEY: &str = "whsec_cmVzdG9jay10ZXN0LXN0b2NrLWtleQ==";
+/// The chair's Shopify inventory item id.
+pub const CHAIR_SHOPIFY_ID: u64 = 271_878_346_596_884_015;
+/// The chair's SKU.
+pub const CHAIR: &str = "CHAIR-WAL";
+
+/// The secret's JSON as the template would hold it once keys are set.
+pub fn secrets_json() -> String {
+    serde_json::json!({
+        "shopify": ["shpss_new_key_not_yet_used", SHOPIFY_KEY],
+        "woocommerce": [WOO_KEY],
+        "stock": [STOCK_KEY],
+        "contact_pepper": "restock-test-contact-pepper-0123456789",
+    })
+    .to_string()
+}
+
+/// The settings every world starts with (fast sends so tests do not wait).
+pub fn settings() -> Settings {
+    Settings::from_toml(
+        r#"
+store_name = "Loom & Last"
+public_base_url = "https://notify.loomandlast.co.uk"
+email_from = "Loom & Last <hello@loomandlast.co.uk>"
+sms_sender_id = "LoomLast"
+offer_window = "15m"
+hold_window = "15m"
+sends_per_second = 1000
+storefront_origins = ["https://loomandlast.co.uk"]
+"#,
+    )
+    .expect("test settings are valid")
+}
+
+/// The chair and a throw, as the catalogue CSV would give them.
+pub fn catalogue() -> Vec<CatalogEntry> {
+    let csv = format!(
+        "sku,name,product_url,checkout_url,threshold,shopify_inventory_item_id,woocommerce_product_id,shards\n\
+         {CHAIR},Walnut dining chair,https://loomandlast.co.uk/products/walnut-chair,https://loomandlast.co.uk/cart/4242:1?attributes[hold]={{hold}},,{CHAIR_SHOPIFY_ID},799,2\n\
+         THROW-OAT,Linen throw,https://loomandlast.co.uk/products/linen-throw,,,,812,\n"
+    );
+    restock_core::catalog::parse_csv(&csv).expect("test catalogue is valid")
+}
+
+/// An HTTP answer, read whole.
+#[derive(Debug)]
+pub struct Reply {
+    /// Status.
+    pub status: StatusCode,
+    /// Headers.
+    pub headers: HeaderMap,
+    /// Body as text.
+    pub body: String,
+}
+
+impl Reply {
+    /// The body as JSON.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.body))
+    }
+
+    /// A header's value.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+}
+
+/// Which router.
+#[derive(Debug, Clone, Copy)]
+pub enum Api {
+    /// Shopper-facing.
+    Capture,
+    /// Store-facing.
+    Detect,
+}
+
+/// restock, wired for a test.
+pub struct World {
+    /// The services the handlers share.
+    pub services: Arc<Services>,
+    /// The store.
+    pub store: Arc<dyn Store>,
+    /// The clock.
+    pub clock: Arc<ManualClock>,
+    /// Alerts raised.
+    pub alerts: Arc<RecordedAlerts>,
+    capture: Router,
+    detect: Router,
+    pumped: Mutex<HashMap<String, usize>>,
+    /// Distinguishes this world's shoppers from other tests' in shared stand-ins.
+    pub tag: String,
+}
+
+static WORLDS: AtomicUsize = AtomicUsize::new(0);
+
+impl World {
+    /// A world on the given adapters, seeded with settings and the catalogue.
+    pub async fn new(
+        store: Arc<dyn Store>,
+        sender: Arc<dyn Sender>,
+        phraser: Arc<dyn Phraser>,
+        keyring: Arc<dyn Keyring>,
+    ) -> Self {
+        let clock = Arc::new(ManualClock::at_ms(T0));
+        let alerts = Arc::new(RecordedAlerts::default());
+        let services = Arc::new(Services::new(
+            store.clone(),
+            sender,
+            phraser,
+            keyring,
+            alerts.clone() as Arc<dyn Alerts>,
+            clock.clone() as Arc<dyn Clock>,
+            Arc::new(OsEntropy),
+        ));
+        store
+            .put_settings(&settings())
+            .await
+            .expect("settings stored");
+        for entry in catalogue() {
+            store
+                .put_catalog_entry(&entry)
+                .await
+                .expect("catalogue stored");
+        }
+        let tag = format!(
+            "{}-{}",
+            std::process::id(),
+            WORLDS.fetch_add(1, Ordering::Relaxed)
+        );
+        Self {
+            capture: capture::router(services.clone()),
+            detect: detect::router(services.clone()),
+            services,
+            store,
+            clock,
+            alerts,
+            pumped: Mutex::new(HashMap::new()),
+            tag,
+        }
+    }
+
+    /// A world on the in-memory store with an outbox and a model that answers.
+    pub async fn memory() -> (Self, Arc<restock_app::ports::Outbox>) {
+        let outbox = Arc::new(restock_app::ports::Outbox::default());
+        let world = Self::new(
+            Arc::new(MemoryStore::new()),
+            outbox.clone(),
+            Arc::new(FixedPhraser(Ok(
+                "The walnut chair is home again, and one is set aside for you.".into(),
+            ))),
+            Arc::new(StaticKeyring(Arc::new(
+                Secrets::from_json(&secrets_json()).expect("valid secret"),
+            ))),
+        )
+        .await;
+        (world, outbox)
+    }
+
+    /// An email address unique to this world.
+    pub fn email(&self, name: &str) -> String {
+        format!("{}.{}@example.com", name.to_lowercase(), self.tag)
+    }
+
+    /// Sends a request to a router.
+    pub async fn call(&self, api: Api, request: Request<Body>) -> Reply {
+        let router = match api {
+            Api::Capture => self.capture.clone(),
+            Api::Detect => self.detect.clone(),
+        };
+        let response = router
+            .oneshot(request)
+            .await
+            .expect("routers are infallible");
+        let status = response.status();
+        let headers = response.headers().clone();
+        let bytes = response
+            .into_body()
+            .collect()
+            .await
+            .expect("body")
+            .to_bytes();
+        Reply {
+            status,
+            headers,
+            body: String::from_utf8_lossy(&bytes).into_owned(),
+        }
+    }
+
+    /// A JSON request to capture.
+    pub async fn capture_json(&self, method: &str, path: &str, body: serde_json::Value) -> Reply {
+        let request = Request::builder()
+            .method(method)
+            .uri(path)
+            .header("content-type", "application/json")
+            .header("x-forwarded-for", "203.0.113.7")
+            .body(Body::from(body.to_string()))
+            .expect("request");
+        self.call(Api::Capture, request).await
+    }
+
+    /// A bodiless request to capture.
+    pub async fn capture(&self, method: &str, path: &str) -> Reply {
+        let request = Request::builder()
+            .method(method)
+            .uri(path)
+            .body(Body::empty())
+            .expect("request");
+        self.call(Api::Capture, request).await
+    }
+
+    /// A shopper taps "notify me" by email.
+    pub async fn join(&self, name: &str) -> Reply {
+        self.capture_json(
+            "POST",
+            "/requests",
+            serde_json::json!({ "sku": CHAIR, "name": name, "email": self.email(name), "consent": true }),
+        )
+        .await
+    }
+
+    /// A signed Shopify inventory webhook for the chair.
+    pub fn shopify_request(&self, available: Option<i64>, webhook_id: &str) -> Request<Body> {
+        let updated_at = time::OffsetDateTime::from_unix_timestamp_nanos(
+            i128::from(self.clock.now_ms()) * 1_000_000,
+        )
+        .expect("time")
+        .format(&time::format_description::well_known::Rfc3339)
+        .expect("format");
+        let body = serde_json::json!({
+            "inventory_item_id": CHAIR_SHOPIFY_ID,
+            "location_id": 24826418u64,
+            "available": available,
+            "updated_at": updated_at,
+        })
+        .to_string();
+        Request::builder()
+            .method("POST")
+            .uri("/webhooks/shopify")
+            .header("content-type", "application/json")
+            .header(
+                shopify::SIGNATURE,
+                shopify::sign(SHOPIFY_KEY.as_bytes(), body.as_bytes()),
+            )
+            .header(shopify::WEBHOOK_ID, webhook_id)
+            .header(shopify::TOPIC, "inventory_levels/update")
+            .body(Body::from(body))
+            .expect("request")
+    }
+
+    /// Sends a signed Shopify inventory webhook for the chair.
+    pub async fn shopify(&self, available: Option<i64>, webhook_id: &str) -> Reply {
+        self.call(Api::Detect, self.shopify_request(available, webhook_id))
+            .await
+    }
+
+    /// A generic stock webhook signed per Standard Webhooks at the world's now.
+    pub fn stock_request(&self, id: &str, body: &str) -> Request<Body> {
+        let ts = self.clock.now().unix_timestamp();
+        let key = standard::decode_key(STOCK_KEY).expect("test key");
+        Request::builder()
+            .method("POST")
+            .uri("/webhooks/stock")
+            .header("content-type", "application/json")
+            .header(standard::ID, id)
+            .header(standard::TIMESTAMP, ts.to_string())
+            .header(
+                standard::SIGNATURE,
+                standard::sign(&key, id, ts, body.as_bytes()),
+            )
+            .body(Body::from(body.to_owned()))
+            .expect("request")
+    }
+
+    /// A signed WooCommerce product webhook.
+    pub fn woocommerce_request(&self, body: &str, delivery: &str) -> Request<Body> {
+        Request::builder()
+            .method("POST")
+            .uri("/webhooks/woocommerce")
+            .header("content-type", "application/json")
+            .header(
+                woocommerce::SIGNATURE,
+                woocommerce::sign(WOO_KEY.as_bytes(), body.as_bytes()),
+            )
+            .header(woocommerce::DELIVERY_ID, delivery)
+            .header(woocommerce::TOPIC, "product.updated")
+            .body(Body::from(body.to_owned()))
+            .expect("request")
+    }
+
+    /// Delivers new wake records to notify, as the stream would: one notify
+    /// pass per SKU with wakes since the last pump. Returns the passes' reports.
+    pub async fn pump(&self) -> Vec<notify::NotifyReport> {
+        let mut reports = Vec::new();
+        for entry in catalogue() {
+            let wakes = self.store.wakes(&entry.sku).await.expect("wakes").len();
+            let seen = self
+                .pumped
+                .lock()
+                .expect("lock")
+                .get(entry.sku.as_str())
+                .copied()
+                .unwrap_or(0);
+            if wakes > seen {
+                self.pumped
+                    .lock()
+                    .expect("lock")
+                    .insert(entry.sku.to_string(), wakes);
+                reports.push(
+                    notify::notify_sku(&self.services, &entry.sku)
+                        .await
+                        .expect("notify pass"),
+                );
+            }
+        }
+        reports
+    }
+
+    /// One sweep at the world's now.
+    pub async fn sweep(&self) -> sweep::SweepReport {
+        sweep::run(&self.services, sweep::DEFAULT_LIMIT)
+            .await
+            .expect("sweep")
+    }
+
+    /// Moves the clock.
+    pub fn advance(&self, ms: i64) {
+        self.clock.advance_ms(ms);
+    }
+
+    /// I1 at this moment: live offers plus holds never exceed the level.
+    pub async fn assert_never_oversold(&self) {
+        let c = self
+            .store
+            .snapshot(&Sku::try_from(CHAIR).expect("sku"))
+            .await
+            .expect("snapshot")
+            .counters;
+        assert!(c.offered + c.held <= c.level, "oversold: {c:?}");
+    }
+}
+
+/// The path of a link (`https://host/r/x` → `/r/x`).
+pub fn path_of(link: &str) -> String {
+    let after_scheme = link.split_once("://").map_or(link, |(_, rest)| rest);
+    after_scheme
+        .find('/')
+        .map_or_else(|| "/".to_owned(), |i| after_scheme[i..].to_owned())
+}
+
+/// What the Bedrock fake does.
+#[derive(Debug, Clone)]
+pub enum ModelMode {
+    /// Answers with this text.
+    Answer(String),
+    /// Answers 500.
+    Fail,
+    /// Answers after this long.
+    Slow(Duration),
+}
+
+/// A local HTTP server that speaks Bedrock's Converse API.
+pub struct BedrockFake {
+    /// Its base URL.
+    pub url: String,
+    /// Converse calls received.
+    pub calls: Arc<AtomicUsize>,
+    /// What it does next.
+    pub mode: Arc<Mutex<ModelMode>>,
+}
+
+impl BedrockFake {
+    /// Starts the fake on a free loopback port.
+    pub async fn start(mode: ModelMode) -> Self {
+        use axum::extract::{Path, State};
+        use axum::response::IntoResponse;
+        let calls = Arc::new(AtomicUsize::new(0));
+        let mode = Arc::new(Mutex::new(mode));
+        type Shared = (Arc<AtomicUsize>, Arc<Mutex<ModelMode>>);
+        async fn converse(
+            State((calls, mode)): State<Shared>,
+            Path(_model): Path<String>,
+            body: String,
+        ) -> axum::response::Response {
+            let request: serde_json::Value = serde_json::from_str(&body).unwrap_or_default();
+            if !request["messages"][0]["content"][0]["text"].is_string() {
+                return (
+                    StatusCode::BAD_REQUEST,
+                    axum::Json(serde_json::json!({"message": "not a Converse request"})),
+                )
+                    .into_response();
+            }
+            calls.fetch_add(1, Ordering::SeqCst);
+            let mode = mode.lock().expect("lock").clone();
+            match mode {
+                ModelMode::Fail => (
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    axum::Json(serde_json::json!({"message": "model down"})),
+                )
+                    .into_response(),
+                ModelMode::Slow(d) => {
+                    tokio::time::sleep(d).await;
+                    axum::Json(reply("Too late to matter.")).into_response()
+                }
+                ModelMode::Answer(text) => axum::Json(reply(&text)).into_response(),
+            }
+        }
+        fn reply(text: &str) -> serde_json::Value {
+            serde_json::json!({
+                "output": {"message": {"role": "assistant", "content": [{"text": text}]}},
+                "stopReason": "end_turn",
+                "usage": {"inputTokens": 40, "outputTokens": 14, "totalTokens": 54},
+                "metrics": {"latencyMs": 120}
+            })
+        }
+        let app = Router::new()
+            .route("/model/{model}/converse", axum::routing::post(converse))
+            .with_state((calls.clone(), mode.clone()));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let url = format!("http://{}", listener.local_addr().expect("addr"));
+        tokio::spawn(async move { axum::serve(listener, app).await.expect("fake serves") });
+        Self { url, calls, mode }
+    }
+
+    /// Converse calls received so far.
+    pub fn calls(&self) -> usize {
+        self.calls.load(Ordering::SeqCst)
+    }
+
+    /// Changes what it does next.
+    pub fn set(&self, mode: ModelMode) {
+        *self.mode.lock().expect("lock") = mode;
+    }
+}
+
+/// SDK configuration for moto (and for Bedrock, the fake).
+pub async fn aws_config(endpoint: &str) -> aws_config::SdkConfig {
+    aws_config::defaults(aws_config::BehaviorVersion::latest())
+        .endpoint_url(endpoint)
+        .region(aws_config::Region::new("eu-west-2"))
+        .credentials_provider(aws_sdk_dynamodb::config::Credentials::new(
+            "testing", "testing", None, None, "e2e",
+        ))
+        .load()
+        .await
+}
+
+/// Emails moto's SES accepted, as (recipient, subject, HTML body), read from
+/// the test server's `/_restock/ses/messages` (see `scripts/moto_serial.py`).
+pub async fn ses_messages(endpoint: &str) -> Vec<(String, String, String)> {
+    let body = http_get(&format!("{endpoint}/_restock/ses/messages")).await;
+    let messages: serde_json::Value = serde_json::from_str(&body).unwrap_or_else(|e| {
+        panic!("{endpoint} is not scripts/moto_serial.py (no SES message list: {e})")
+    });
+    messages
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|m| {
+            let to = m["to"][0].as_str().unwrap_or_default().to_owned();
+            (
+                to,
+                m["subject"].as_str().unwrap_or_default().to_owned(),
+                m["body"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// A plain HTTP GET on loopback.
+pub async fn http_get(url: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let rest = url.strip_prefix("http://").expect("http url");
+    let (host, path) = rest
+        .split_once('/')
+        .map_or((rest, "/".to_owned()), |(h, p)| (h, format!("/{p}")));
+    let mut stream = tokio::net::TcpStream::connect(host).await.expect("connect");
+    stream
+        .write_all(format!("GET {path} HTTP/1.0\r\nHost: {host}\r\n\r\n").as_bytes())
+        .await
+        .expect("write");
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).await.expect("read");
+    let text = String::from_utf8_lossy(&response).into_owned();
+    text.split_once("\r\n\r\n")
+        .map(|(_, body)| body.to_owned())
+        .unwrap_or_default()
+}
+
+/// The reserve link in an email's HTML.
+pub fn reserve_link_in(html: &str) -> Option<String> {
+    let start = html.find("href=\"https://notify.loomandlast.co.uk/r/")? + "href=\"".len();
+    let end = start + html[start..].find('"')?;
+    Some(html[start..end].to_owned())
+}
