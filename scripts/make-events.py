@@ -1,0 +1,156 @@
+"""Writes events/*.json: one sample event per entry point, for
+`sam local invoke -e` and for tests/events, which runs each through the real
+handler. Webhooks are signed with the documented test keys:
+
+  shopify      shpss_restock_test_key
+  woocommerce  wc_restock_test_key
+  stock        whsec_cmVzdG9jay10ZXN0LXN0b2NrLWtleQ==
+
+The generic stock webhook carries a fixed timestamp (2026-11-29T09:00:00Z);
+outside five minutes of it, detect refuses it as a replay, as it should. For a
+fresh one, sign with `restock sign-webhook stock --key KEY FILE`.
+
+    python3 scripts/make-events.py
+"""
+
+import base64
+import hashlib
+import hmac
+import json
+import pathlib
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent / "events"
+TS = 1796374800  # 2026-11-29T09:00:00Z
+HOST = "abcdefghijklmnop.lambda-url.eu-west-2.on.aws"
+# The reserve and opt-out tokens of the sample request: CHAIR-WAL, request id
+# bytes [1]*16, reserve secret [2]*16, opt-out secret [3]*16.
+def b64url(b: bytes) -> str:
+    return base64.urlsafe_b64encode(b).decode().rstrip("=")
+
+REQUEST_ID = b64url(bytes([1] * 16))
+RESERVE = f"CHAIR-WAL~{REQUEST_ID}.{b64url(bytes([2] * 16))}"
+OPTOUT = f"CHAIR-WAL~{REQUEST_ID}.{b64url(bytes([3] * 16))}"
+
+
+def function_url(method: str, path: str, body: str = "", headers: dict | None = None) -> dict:
+    h = {"host": HOST, "x-forwarded-for": "203.0.113.7", "user-agent": "Mozilla/5.0 (iPhone)", **(headers or {})}
+    return {
+        "version": "2.0",
+        "routeKey": "$default",
+        "rawPath": path,
+        "rawQueryString": "",
+        "headers": h,
+        "requestContext": {
+            "accountId": "anonymous",
+            "apiId": "abcdefghijklmnop",
+            "domainName": HOST,
+            "domainPrefix": "abcdefghijklmnop",
+            "http": {"method": method, "path": path, "protocol": "HTTP/1.1", "sourceIp": "203.0.113.7", "userAgent": "Mozilla/5.0 (iPhone)"},
+            "requestId": "c6af9ac6-7b61-11e6-9a41-93e8deadbeef",
+            "routeKey": "$default",
+            "stage": "$default",
+            "time": "29/Nov/2026:09:00:00 +0000",
+            "timeEpoch": TS * 1000,
+        },
+        "body": body,
+        "isBase64Encoded": False,
+    }
+
+
+def hmac_b64(key: bytes, msg: bytes) -> str:
+    return base64.b64encode(hmac.new(key, msg, hashlib.sha256).digest()).decode()
+
+
+def write(name: str, event: dict) -> None:
+    (ROOT / name).write_text(json.dumps(event, indent=2) + "\n")
+
+
+def main() -> None:
+    ROOT.mkdir(exist_ok=True)
+    write("capture-notify-me.json", function_url(
+        "POST", "/requests",
+        json.dumps({"sku": "CHAIR-WAL", "name": "Della", "email": "della@example.com", "consent": True}),
+        {"content-type": "application/json", "origin": "https://loomandlast.co.uk"},
+    ))
+    write("capture-reserve-page.json", function_url("GET", f"/r/{RESERVE}"))
+    write("capture-reserve.json", function_url("POST", f"/r/{RESERVE}", "", {"content-type": "application/x-www-form-urlencoded"}))
+    write("capture-opt-out.json", function_url(
+        "POST", f"/o/{OPTOUT}", "List-Unsubscribe=One-Click", {"content-type": "application/x-www-form-urlencoded"},
+    ))
+
+    shopify_body = json.dumps({
+        "inventory_item_id": 271878346596884015, "location_id": 24826418, "available": 4,
+        "updated_at": "2026-11-29T04:00:00-05:00",
+        "admin_graphql_api_id": "gid://shopify/InventoryLevel/24826418?inventory_item_id=271878346596884015",
+    }, separators=(",", ":"))
+    write("detect-shopify.json", function_url("POST", "/webhooks/shopify", shopify_body, {
+        "content-type": "application/json",
+        "x-shopify-topic": "inventory_levels/update",
+        "x-shopify-webhook-id": "b54557e4-bdd9-4b37-8a5f-bf7d70bcd043",
+        "x-shopify-hmac-sha256": hmac_b64(b"shpss_restock_test_key", shopify_body.encode()),
+    }))
+
+    woo_body = json.dumps({
+        "id": 812, "name": "Linen throw - Oat", "type": "variation", "parent_id": 810, "sku": "THROW-OAT",
+        "date_modified_gmt": "2026-11-29T08:59:00", "manage_stock": True, "stock_quantity": 12, "stock_status": "instock",
+    }, separators=(",", ":"))
+    write("detect-woocommerce.json", function_url("POST", "/webhooks/woocommerce", woo_body, {
+        "content-type": "application/json",
+        "x-wc-webhook-topic": "product.updated",
+        "x-wc-webhook-delivery-id": "6f0a3e7c9d",
+        "x-wc-webhook-signature": hmac_b64(b"wc_restock_test_key", woo_body.encode()),
+    }))
+
+    stock_body = json.dumps([
+        {"sku": "CHAIR-WAL", "level": 3, "at": "2026-11-29T08:58:00Z", "location": "warehouse"},
+        {"sku": "CHAIR-WAL", "level": 1, "at": "2026-11-29T08:58:00Z", "location": "shop"},
+    ], separators=(",", ":"))
+    stock_key = base64.b64decode("cmVzdG9jay10ZXN0LXN0b2NrLWtleQ==")
+    msg_id = "msg_2Kz8tQxV"
+    signature = hmac_b64(stock_key, f"{msg_id}.{TS}.{stock_body}".encode())
+    write("detect-stock.json", function_url("POST", "/webhooks/stock", stock_body, {
+        "content-type": "application/json",
+        "webhook-id": msg_id,
+        "webhook-timestamp": str(TS),
+        "webhook-signature": f"v1,{signature}",
+    }))
+
+    write("notify-restock-record.json", {"Records": [{
+        "eventID": "4f5a1b2c3d4e5f60718293a4b5c6d7e8",
+        "eventName": "INSERT",
+        "eventVersion": "1.1",
+        "eventSource": "aws:dynamodb",
+        "awsRegion": "eu-west-2",
+        "dynamodb": {
+            "ApproximateCreationDateTime": TS,
+            "Keys": {"pk": {"S": "WAKE#CHAIR-WAL"}, "sk": {"S": f"{TS * 1000:013}#restock#0000000000000001"}},
+            "NewImage": {
+                "pk": {"S": "WAKE#CHAIR-WAL"},
+                "sk": {"S": f"{TS * 1000:013}#restock#0000000000000001"},
+                "sku": {"S": "CHAIR-WAL"},
+                "kind": {"S": "restock"},
+                "epi": {"N": "1"},
+                "wat": {"N": str(TS * 1000)},
+            },
+            "SequenceNumber": "111100000000000000000001",
+            "SizeBytes": 180,
+            "StreamViewType": "NEW_IMAGE",
+        },
+        "eventSourceARN": "arn:aws:dynamodb:eu-west-2:123456789012:table/restock/stream/2026-11-01T00:00:00.000",
+    }]})
+
+    write("sweep-schedule.json", {
+        "version": "0",
+        "id": "53dc4d37-cffa-4f76-80c9-8b7d4a4d2eaa",
+        "detail-type": "Scheduled Event",
+        "source": "aws.events",
+        "account": "123456789012",
+        "time": "2026-11-29T09:16:00Z",
+        "region": "eu-west-2",
+        "resources": ["arn:aws:events:eu-west-2:123456789012:rule/restock-sweep"],
+        "detail": {},
+    })
+
+
+if __name__ == "__main__":
+    main()
