@@ -49,5 +49,8 @@ fi
 export RESTOCK_REQUIRE_DYNAMODB=1
 export AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing AWS_REGION=eu-west-2
 
+step "cargo build --workspace --bins (tests/binaries runs the compiled functions)"
+cargo build --workspace --bins --quiet
+
 step "cargo test --workspace"
 cargo test --workspace "$@"

@@ -663,6 +663,11 @@ impl RuntimeApi {
 
     /// Invokes the function with `event` and waits (up to a minute) for its answer.
     pub async fn invoke(&self, event: &str) -> Outcome {
+        self.invoke_within(event, Duration::from_secs(60)).await
+    }
+
+    /// Invokes the function with `event` and waits up to `limit` for its answer.
+    pub async fn invoke_within(&self, event: &str, limit: Duration) -> Outcome {
         let (done, answer) = tokio::sync::oneshot::channel();
         let id = format!("req-{}", self.next_id.fetch_add(1, Ordering::Relaxed));
         self.send
@@ -673,7 +678,7 @@ impl RuntimeApi {
             })
             .await
             .expect("emulator running");
-        tokio::time::timeout(Duration::from_secs(60), answer)
+        tokio::time::timeout(limit, answer)
             .await
             .expect("the function answered in time")
             .expect("answer")

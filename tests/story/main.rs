@@ -318,3 +318,40 @@ async fn sms_goes_through_sns_and_an_opted_out_number_is_recorded() {
     let bea = w.store.queue(&chair(), 2, 10).await.unwrap();
     assert!(bea.is_empty(), "Bea was offered the unit");
 }
+
+#[tokio::test]
+async fn a_transient_send_failure_is_retried_with_fresh_links_and_sent_once() {
+    let (w, outbox) = World::memory().await;
+    assert_eq!(w.join("Ann").await.status, 201);
+    assert_eq!(w.shopify(Some(1), "d-1").await.status, 200);
+    outbox.fail_transiently.lock().unwrap().push(w.email("Ann"));
+    let event: aws_lambda_events::event::dynamodb::Event = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../events/notify-restock-record.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let response = restock_app::notify::handle_stream(&w.services, event.clone()).await;
+    assert_eq!(
+        response.batch_item_failures.len(),
+        1,
+        "the record is reported for retry"
+    );
+    assert!(outbox.sent().is_empty());
+    // Lambda redelivers the record once SES recovers.
+    outbox.fail_transiently.lock().unwrap().clear();
+    let response = restock_app::notify::handle_stream(&w.services, event.clone()).await;
+    assert!(response.batch_item_failures.is_empty());
+    assert_eq!(outbox.sent().len(), 1);
+    let link = outbox.sent()[0].reserve_link().unwrap();
+    assert_eq!(
+        w.capture("POST", &path_of(&link)).await.status,
+        303,
+        "the re-armed link works"
+    );
+    // A third delivery of the same record sends nothing more.
+    restock_app::notify::handle_stream(&w.services, event).await;
+    assert_eq!(outbox.sent().len(), 1, "at most once per offer");
+}

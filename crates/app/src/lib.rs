@@ -54,7 +54,7 @@ impl Default for Limits {
             per_ip: 30,
             per_contact: 5,
             window_ms: 10 * 60_000,
-            max_offers_per_wave: 500,
+            max_offers_per_wave: 1_000,
         }
     }
 }

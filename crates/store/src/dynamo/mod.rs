@@ -122,6 +122,53 @@ impl DynamoStore {
         table::create_table(&self.client, &self.table).await
     }
 
+    /// Bulk-loads waiting requests (a migrated waitlist, a benchmark's queue)
+    /// with `BatchWriteItem`: the request and its place for each. Unlike
+    /// [`Store::join`] it checks neither opt-outs nor existing places, so it is
+    /// for trusted, already-deduplicated input only.
+    ///
+    /// # Errors
+    /// [`StoreError::Backend`] when DynamoDB refuses.
+    pub async fn import_waiting(&self, requests: &[Request]) -> Result<()> {
+        use aws_sdk_dynamodb::types::{PutRequest, WriteRequest};
+        let mut writes = Vec::with_capacity(requests.len() * 2);
+        for r in requests {
+            let mut place = key(place_pk(&r.contact_key), sku_pk(&r.sku));
+            place.insert("rid".into(), s(r.id.to_string()));
+            for item in [request_item(r), place] {
+                let put = PutRequest::builder()
+                    .set_item(Some(item))
+                    .build()
+                    .map_err(|e| StoreError::backend("BatchWriteItem", e))?;
+                writes.push(WriteRequest::builder().put_request(put).build());
+            }
+        }
+        for chunk in writes.chunks(25) {
+            let mut pending = chunk.to_vec();
+            for attempt in 0..MAX_ATTEMPTS {
+                let out = self
+                    .client
+                    .batch_write_item()
+                    .request_items(&self.table, pending.clone())
+                    .send()
+                    .await
+                    .map_err(|e| StoreError::backend("BatchWriteItem", e))?;
+                pending = out
+                    .unprocessed_items
+                    .and_then(|mut u| u.remove(&self.table))
+                    .unwrap_or_default();
+                if pending.is_empty() {
+                    break;
+                }
+                backoff(attempt).await;
+            }
+            if !pending.is_empty() {
+                return Err(StoreError::Contention("BatchWriteItem".into()));
+            }
+        }
+        Ok(())
+    }
+
     // --- plumbing ------------------------------------------------------------
 
     async fn get(&self, pk: String, sk: &str) -> Result<Option<Item>> {

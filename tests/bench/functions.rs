@@ -1,0 +1,228 @@
+//! Lambda figures for the release binaries, printed as a table:
+//!
+//! - cold-start init: process start to the first Runtime API poll (config
+//!   read, SDK clients built), p50 and max over several starts;
+//! - peak RSS of notify during a 1,000-notice batch against moto's DynamoDB,
+//!   with a zero-latency SES stand-in;
+//! - stripped release binary sizes.
+//!
+//! `bash scripts/bench-functions.sh` builds the release binaries, starts moto
+//! and runs this (`cargo bench -p restock-e2e --bench functions`).
+
+use std::process::Stdio;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use restock_core::{
+    Contact, ContactKey, Email, JoinKey, ListShare, RequestId, RequestState, Rules, Sku,
+};
+use restock_e2e::*;
+use restock_store::{DynamoStore, Request, Store};
+use tokio::process::Command;
+
+const STARTS: usize = 15;
+const NOTICES: usize = 1_000;
+
+struct Deployment {
+    endpoint: String,
+    store: DynamoStore,
+    secret: String,
+    topic: String,
+    model: BedrockFake,
+}
+
+impl Deployment {
+    async fn create() -> Self {
+        let endpoint = restock_store::testing::endpoint();
+        let store = restock_store::testing::dynamo_store().await;
+        let mut s = settings();
+        s.escalation.max_jump = 100_000;
+        store.put_settings(&s).await.unwrap();
+        for entry in catalogue() {
+            store.put_catalog_entry(&entry).await.unwrap();
+        }
+        let sdk = aws_config(&endpoint).await;
+        let secret = restock_store::testing::unique_table("restock-bench-secret");
+        aws_sdk_secretsmanager::Client::new(&sdk)
+            .create_secret()
+            .name(&secret)
+            .secret_string(secrets_json())
+            .send()
+            .await
+            .unwrap();
+        let topic = aws_sdk_sns::Client::new(&sdk)
+            .create_topic()
+            .name("restock-bench")
+            .send()
+            .await
+            .unwrap()
+            .topic_arn
+            .unwrap();
+        let model = BedrockFake::start(ModelMode::Answer(
+            "Home again, and one is set aside for you.".into(),
+        ))
+        .await;
+        Self {
+            endpoint,
+            store,
+            secret,
+            topic,
+            model,
+        }
+    }
+
+    fn command(&self, api: &RuntimeApi, name: &str, ses: Option<&str>) -> Command {
+        let mut command = Command::new(binary(name, "release"));
+        command
+            .env_clear()
+            .envs(lambda_env(api, name))
+            .env("AWS_LAMBDA_LOG_LEVEL", "WARN")
+            .env("AWS_ENDPOINT_URL", &self.endpoint)
+            .env("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", &self.model.url)
+            .env("RESTOCK_TABLE", self.store.table())
+            .env("RESTOCK_SECRET_ID", &self.secret)
+            .env("RESTOCK_ALERT_TOPIC_ARN", &self.topic)
+            .env("RESTOCK_BEDROCK_MODEL_ID", "amazon.nova-micro-v1:0")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .kill_on_drop(true);
+        if let Some(url) = ses {
+            command.env("AWS_ENDPOINT_URL_SESV2", url);
+        }
+        command
+    }
+}
+
+/// A SESv2 stand-in that accepts every email at once.
+async fn instant_ses() -> (String, Arc<AtomicUsize>) {
+    let sent = Arc::new(AtomicUsize::new(0));
+    let counter = sent.clone();
+    let app = axum::Router::new().route(
+        "/v2/email/outbound-emails",
+        axum::routing::post(move || {
+            let n = counter.fetch_add(1, Ordering::SeqCst);
+            async move { axum::Json(serde_json::json!({ "MessageId": format!("bench-{n}") })) }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (url, sent)
+}
+
+fn peak_rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
+#[tokio::main]
+async fn main() {
+    let d = Deployment::create().await;
+    println!("| binary | stripped size | init p50 | init max |\n|---|---|---|---|");
+    for name in ["capture", "detect", "notify", "sweep"] {
+        let size = std::fs::metadata(binary(name, "release"))
+            .unwrap_or_else(|_| panic!("build {name} with --release first"))
+            .len();
+        let mut inits = Vec::with_capacity(STARTS);
+        for _ in 0..STARTS {
+            let api = RuntimeApi::start().await;
+            let started = Instant::now();
+            let mut child = d.command(&api, name, None).spawn().expect("starts");
+            let polled = api
+                .wait_first_poll(Duration::from_secs(10))
+                .await
+                .expect("polled for an event");
+            inits.push(polled.duration_since(started));
+            child.kill().await.ok();
+        }
+        inits.sort();
+        println!(
+            "| {name} | {:.1} MB | {:.1} ms | {:.1} ms |",
+            size as f64 / 1_000_000.0,
+            inits[STARTS / 2].as_secs_f64() * 1000.0,
+            inits[STARTS - 1].as_secs_f64() * 1000.0
+        );
+    }
+
+    // A 1,000-notice batch: 1,000 waiting, 1,000 units back.
+    let sku = Sku::try_from(CHAIR).unwrap();
+    let pepper = restock_app::ports::Secrets::from_json(&secrets_json())
+        .unwrap()
+        .contact_pepper;
+    let t0 = T0 - 86_400_000;
+    let waiting: Vec<Request> = (0..NOTICES)
+        .map(|i| {
+            let id = RequestId::from_random(restock_store::testing::random(i as u64 + 1)());
+            let contact =
+                Contact::Email(Email::try_from(format!("fan{i}@example.com").as_str()).unwrap());
+            let contact_key: ContactKey = contact.key(&pepper);
+            Request {
+                id,
+                sku: sku.clone(),
+                name: "Fan".try_into().unwrap(),
+                contact,
+                contact_key,
+                key: JoinKey::new(t0 + i as i64, &id),
+                shard: id.shard(2),
+                state: RequestState::Waiting,
+                stale_at: t0 + 90 * 86_400_000,
+                last_offered_episode: None,
+                reserve_hash: None,
+                optout_hash: None,
+                notice: None,
+            }
+        })
+        .collect();
+    d.store.import_waiting(&waiting).await.unwrap();
+    let event = restock_core::StockEvent {
+        delivery_id: "bench".into(),
+        item: restock_core::ItemRef::Sku { sku: sku.clone() },
+        location: "default".into(),
+        level: restock_core::Level::Tracked(NOTICES as u32),
+        at: time::OffsetDateTime::now_utc(),
+    };
+    let rules = Rules {
+        threshold: 1,
+        max_jump: 100_000,
+        max_level: 100_000,
+    };
+    d.store
+        .apply_stock(&sku, &event, &rules, ListShare::ALL, T0)
+        .await
+        .unwrap();
+
+    let (ses, sent) = instant_ses().await;
+    let api = RuntimeApi::start().await;
+    let mut child = d
+        .command(&api, "notify", Some(&ses))
+        .spawn()
+        .expect("starts");
+    let pid = child.id().expect("pid");
+    let record = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../events/notify-restock-record.json"
+    ))
+    .unwrap();
+    let started = Instant::now();
+    let outcome = api.invoke_within(&record, Duration::from_secs(900)).await;
+    let took = started.elapsed();
+    let peak = peak_rss_kib(pid);
+    child.kill().await.ok();
+    assert_eq!(
+        outcome,
+        Outcome::Response("{\"batchItemFailures\":[]}".into())
+    );
+    println!(
+        "\n| notify batch | notices sent | wall time | peak RSS |\n|---|---|---|---|\n| {NOTICES} waiting, {NOTICES} units | {} | {:.1} s | {} |",
+        sent.load(Ordering::SeqCst),
+        took.as_secs_f64(),
+        peak.map_or("n/a".into(), |k| format!("{:.1} MB", k as f64 / 1024.0))
+    );
+}
