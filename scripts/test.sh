@@ -25,29 +25,8 @@ step "cargo clippy --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 
 step "DynamoDB API (moto) on loopback"
-if [ -z "${RESTOCK_DYNAMODB_ENDPOINT:-}" ]; then
-  if ! python3 -c 'import moto.server, werkzeug' >/dev/null 2>&1; then
-    echo "moto's server is not installed: run  python3 -m pip install -r scripts/requirements.txt" >&2
-    exit 1
-  fi
-  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
-  log=$(mktemp -t moto.XXXXXX.log)
-  # moto's server, one request at a time: see scripts/moto_serial.py for why.
-  python3 scripts/moto_serial.py 127.0.0.1 "$port" >"$log" 2>&1 &
-  moto_pid=$!
-  trap 'kill $moto_pid 2>/dev/null || true; wait $moto_pid 2>/dev/null || true' EXIT
-  for _ in $(seq 1 100); do
-    if curl -fsS -o /dev/null "http://127.0.0.1:$port/moto-api/" 2>/dev/null; then break; fi
-    if ! kill -0 "$moto_pid" 2>/dev/null; then echo "moto server exited:" >&2; cat "$log" >&2; exit 1; fi
-    sleep 0.1
-  done
-  curl -fsS -o /dev/null "http://127.0.0.1:$port/moto-api/" || { echo "moto server did not answer on port $port" >&2; cat "$log" >&2; exit 1; }
-  export RESTOCK_DYNAMODB_ENDPOINT="http://127.0.0.1:$port"
-  echo "moto server pid $moto_pid at $RESTOCK_DYNAMODB_ENDPOINT"
-fi
-# Tests that need DynamoDB fail, never skip, when this is set and unreachable.
-export RESTOCK_REQUIRE_DYNAMODB=1
-export AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing AWS_REGION=eu-west-2
+source scripts/moto.sh
+start_moto
 
 step "cargo build --workspace --bins (tests/binaries runs the compiled functions)"
 cargo build --workspace --bins --quiet

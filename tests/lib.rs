@@ -729,3 +729,97 @@ pub fn binary(name: &str, profile: &str) -> PathBuf {
 }
 
 use std::path::PathBuf;
+
+/// What `sam deploy` and the after-deploy steps leave behind, on moto: a
+/// table with settings and catalogue, the keys secret, the team topic, a
+/// verified sender, and a Bedrock fake. Runs the compiled binaries against it.
+pub struct Deployment {
+    /// moto's endpoint.
+    pub endpoint: String,
+    /// The table, through the store.
+    pub store: restock_store::DynamoStore,
+    /// The keys secret's name.
+    pub secret: String,
+    /// The team topic's ARN.
+    pub topic: String,
+    /// The model.
+    pub model: BedrockFake,
+}
+
+impl Deployment {
+    /// Creates it all with `settings`.
+    pub async fn create(settings: Settings) -> Self {
+        let endpoint = restock_store::testing::endpoint();
+        let store = restock_store::testing::dynamo_store().await;
+        store
+            .put_settings(&settings)
+            .await
+            .expect("settings stored");
+        for entry in catalogue() {
+            store
+                .put_catalog_entry(&entry)
+                .await
+                .expect("catalogue stored");
+        }
+        let sdk = aws_config(&endpoint).await;
+        let secret = restock_store::testing::unique_table("restock-secret");
+        aws_sdk_secretsmanager::Client::new(&sdk)
+            .create_secret()
+            .name(&secret)
+            .secret_string(secrets_json())
+            .send()
+            .await
+            .expect("secret created");
+        let topic = aws_sdk_sns::Client::new(&sdk)
+            .create_topic()
+            .name("restock-team")
+            .send()
+            .await
+            .expect("topic created")
+            .topic_arn
+            .expect("topic arn");
+        // Verifying the sender twice (another test did) is fine.
+        let _ = aws_sdk_sesv2::Client::new(&sdk)
+            .create_email_identity()
+            .email_identity("hello@loomandlast.co.uk")
+            .send()
+            .await;
+        let model = BedrockFake::start(ModelMode::Answer(
+            "Home again, and one is set aside for you.".into(),
+        ))
+        .await;
+        Self {
+            endpoint,
+            store,
+            secret,
+            topic,
+            model,
+        }
+    }
+
+    /// The command that starts binary `name` (from `profile`) as Lambda
+    /// would, against this deployment; output is discarded unless the caller
+    /// sets otherwise.
+    pub fn command(&self, api: &RuntimeApi, name: &str, profile: &str) -> tokio::process::Command {
+        let path = binary(name, profile);
+        assert!(
+            path.exists(),
+            "{} is missing: build it first (`cargo build --workspace`; scripts/test.sh does)",
+            path.display()
+        );
+        let mut command = tokio::process::Command::new(path);
+        command
+            .env_clear()
+            .envs(lambda_env(api, name))
+            .env("AWS_ENDPOINT_URL", &self.endpoint)
+            .env("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", &self.model.url)
+            .env("RESTOCK_TABLE", self.store.table())
+            .env("RESTOCK_SECRET_ID", &self.secret)
+            .env("RESTOCK_ALERT_TOPIC_ARN", &self.topic)
+            .env("RESTOCK_BEDROCK_MODEL_ID", "amazon.nova-micro-v1:0")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .kill_on_drop(true);
+        command
+    }
+}

@@ -9,7 +9,6 @@
 //! `bash scripts/bench-functions.sh` builds the release binaries, starts moto
 //! and runs this (`cargo bench -p restock-e2e --bench functions`).
 
-use std::process::Stdio;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -18,81 +17,10 @@ use restock_core::{
     Contact, ContactKey, Email, JoinKey, ListShare, RequestId, RequestState, Rules, Sku,
 };
 use restock_e2e::*;
-use restock_store::{DynamoStore, Request, Store};
-use tokio::process::Command;
+use restock_store::{Request, Store};
 
 const STARTS: usize = 15;
 const NOTICES: usize = 1_000;
-
-struct Deployment {
-    endpoint: String,
-    store: DynamoStore,
-    secret: String,
-    topic: String,
-    model: BedrockFake,
-}
-
-impl Deployment {
-    async fn create() -> Self {
-        let endpoint = restock_store::testing::endpoint();
-        let store = restock_store::testing::dynamo_store().await;
-        let mut s = settings();
-        s.escalation.max_jump = 100_000;
-        store.put_settings(&s).await.unwrap();
-        for entry in catalogue() {
-            store.put_catalog_entry(&entry).await.unwrap();
-        }
-        let sdk = aws_config(&endpoint).await;
-        let secret = restock_store::testing::unique_table("restock-bench-secret");
-        aws_sdk_secretsmanager::Client::new(&sdk)
-            .create_secret()
-            .name(&secret)
-            .secret_string(secrets_json())
-            .send()
-            .await
-            .unwrap();
-        let topic = aws_sdk_sns::Client::new(&sdk)
-            .create_topic()
-            .name("restock-bench")
-            .send()
-            .await
-            .unwrap()
-            .topic_arn
-            .unwrap();
-        let model = BedrockFake::start(ModelMode::Answer(
-            "Home again, and one is set aside for you.".into(),
-        ))
-        .await;
-        Self {
-            endpoint,
-            store,
-            secret,
-            topic,
-            model,
-        }
-    }
-
-    fn command(&self, api: &RuntimeApi, name: &str, ses: Option<&str>) -> Command {
-        let mut command = Command::new(binary(name, "release"));
-        command
-            .env_clear()
-            .envs(lambda_env(api, name))
-            .env("AWS_LAMBDA_LOG_LEVEL", "WARN")
-            .env("AWS_ENDPOINT_URL", &self.endpoint)
-            .env("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", &self.model.url)
-            .env("RESTOCK_TABLE", self.store.table())
-            .env("RESTOCK_SECRET_ID", &self.secret)
-            .env("RESTOCK_ALERT_TOPIC_ARN", &self.topic)
-            .env("RESTOCK_BEDROCK_MODEL_ID", "amazon.nova-micro-v1:0")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .kill_on_drop(true);
-        if let Some(url) = ses {
-            command.env("AWS_ENDPOINT_URL_SESV2", url);
-        }
-        command
-    }
-}
 
 /// A SESv2 stand-in that accepts every email at once.
 async fn instant_ses() -> (String, Arc<AtomicUsize>) {
@@ -124,7 +52,9 @@ fn peak_rss_kib(pid: u32) -> Option<u64> {
 
 #[tokio::main]
 async fn main() {
-    let d = Deployment::create().await;
+    let mut settings = settings();
+    settings.escalation.max_jump = 100_000;
+    let d = Deployment::create(settings).await;
     println!("| binary | stripped size | init p50 | init max |\n|---|---|---|---|");
     for name in ["capture", "detect", "notify", "sweep"] {
         let size = std::fs::metadata(binary(name, "release"))
@@ -134,7 +64,11 @@ async fn main() {
         for _ in 0..STARTS {
             let api = RuntimeApi::start().await;
             let started = Instant::now();
-            let mut child = d.command(&api, name, None).spawn().expect("starts");
+            let mut child = d
+                .command(&api, name, "release")
+                .env("AWS_LAMBDA_LOG_LEVEL", "WARN")
+                .spawn()
+                .expect("starts");
             let polled = api
                 .wait_first_poll(Duration::from_secs(10))
                 .await
@@ -201,7 +135,9 @@ async fn main() {
     let (ses, sent) = instant_ses().await;
     let api = RuntimeApi::start().await;
     let mut child = d
-        .command(&api, "notify", Some(&ses))
+        .command(&api, "notify", "release")
+        .env("AWS_LAMBDA_LOG_LEVEL", "WARN")
+        .env("AWS_ENDPOINT_URL_SESV2", &ses)
         .spawn()
         .expect("starts");
     let pid = child.id().expect("pid");

@@ -12,7 +12,7 @@ use restock_core::Sku;
 use restock_e2e::*;
 use restock_store::Store;
 use tokio::io::AsyncReadExt;
-use tokio::process::{Child, Command};
+use tokio::process::Child;
 
 fn fixture(name: &str) -> String {
     std::fs::read_to_string(
@@ -23,93 +23,18 @@ fn fixture(name: &str) -> String {
     .expect("fixture")
 }
 
-fn path_of_binary(name: &str) -> PathBuf {
-    let path = binary(name, "debug");
-    assert!(
-        path.exists(),
-        "{} is missing: build the workspace first (`cargo build --workspace`; scripts/test.sh does)",
-        path.display()
-    );
-    path
-}
-
-struct Deployment {
-    endpoint: String,
-    table: String,
-    secret: String,
-    topic: String,
-    fake: BedrockFake,
-}
-
-impl Deployment {
-    /// A table, a secret, a topic and a verified sender, as `sam deploy` and
-    /// the after-deploy steps would leave them.
-    async fn create() -> Self {
-        let endpoint = restock_store::testing::endpoint();
-        let store = restock_store::testing::dynamo_store().await;
-        store.put_settings(&settings()).await.unwrap();
-        for entry in catalogue() {
-            store.put_catalog_entry(&entry).await.unwrap();
-        }
-        let sdk = aws_config(&endpoint).await;
-        let secret = restock_store::testing::unique_table("restock-bin-secret");
-        aws_sdk_secretsmanager::Client::new(&sdk)
-            .create_secret()
-            .name(&secret)
-            .secret_string(secrets_json())
-            .send()
-            .await
-            .unwrap();
-        let topic = aws_sdk_sns::Client::new(&sdk)
-            .create_topic()
-            .name("restock-team")
-            .send()
-            .await
-            .unwrap()
-            .topic_arn
-            .unwrap();
-        let _ = aws_sdk_sesv2::Client::new(&sdk)
-            .create_email_identity()
-            .email_identity("hello@loomandlast.co.uk")
-            .send()
-            .await;
-        let fake = BedrockFake::start(ModelMode::Answer(
-            "Home again, and one is set aside for you.".into(),
-        ))
-        .await;
-        Self {
-            endpoint,
-            table: store.table().to_owned(),
-            secret,
-            topic,
-            fake,
-        }
+fn spawn(d: &Deployment, api: &RuntimeApi, name: &str, without: Option<&str>) -> Child {
+    let mut command = d.command(api, name, "debug");
+    command.stdout(Stdio::piped()).stderr(Stdio::piped());
+    if let Some(var) = without {
+        command.env_remove(var);
     }
-
-    fn spawn(&self, api: &RuntimeApi, name: &str, skip: Option<&str>) -> Child {
-        let mut command = Command::new(path_of_binary(name));
-        command
-            .env_clear()
-            .envs(lambda_env(api, name))
-            .env("AWS_ENDPOINT_URL", &self.endpoint)
-            .env("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", &self.fake.url)
-            .env("RESTOCK_TABLE", &self.table)
-            .env("RESTOCK_SECRET_ID", &self.secret)
-            .env("RESTOCK_ALERT_TOPIC_ARN", &self.topic)
-            .env("RESTOCK_BEDROCK_MODEL_ID", "amazon.nova-micro-v1:0")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        if let Some(var) = skip {
-            command.env_remove(var);
-        }
-        command.spawn().expect("binary starts")
-    }
+    command.spawn().expect("binary starts")
 }
 
 async fn run(d: &Deployment, name: &str, event: &str) -> (Outcome, String) {
     let api = RuntimeApi::start().await;
-    let mut child = d.spawn(&api, name, None);
+    let mut child = spawn(d, &api, name, None);
     let outcome = api.invoke(event).await;
     child.start_kill().ok();
     let mut logs = String::new();
@@ -136,7 +61,7 @@ fn http_status(outcome: &Outcome) -> (u64, serde_json::Value) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_four_binaries_serve_a_restock_end_to_end() {
-    let d = Deployment::create().await;
+    let d = Deployment::create(settings()).await;
 
     let (outcome, logs) = run(&d, "capture", &fixture("capture-notify-me.json")).await;
     let (status, body) = http_status(&outcome);
@@ -167,7 +92,7 @@ async fn the_four_binaries_serve_a_restock_end_to_end() {
         Outcome::Response("{\"batchItemFailures\":[]}".into()),
         "{logs}"
     );
-    assert_eq!(d.fake.calls(), 1);
+    assert_eq!(d.model.calls(), 1);
     let sent: Vec<_> = ses_messages(&d.endpoint)
         .await
         .into_iter()
@@ -190,8 +115,8 @@ async fn the_four_binaries_serve_a_restock_end_to_end() {
     let report: serde_json::Value = serde_json::from_str(&report).unwrap();
     assert_eq!(report["lapsed"], 0, "nothing due yet: {report}");
 
-    let store = restock_store::DynamoStore::new(restock_store::testing::client(), &d.table);
-    let c = store
+    let c = d
+        .store
         .snapshot(&Sku::try_from(CHAIR).unwrap())
         .await
         .unwrap()
@@ -201,14 +126,14 @@ async fn the_four_binaries_serve_a_restock_end_to_end() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_missing_variable_stops_the_binary_and_names_it() {
-    let d = Deployment::create().await;
+    let d = Deployment::create(settings()).await;
     for (name, var) in [
         ("capture", "RESTOCK_SECRET_ID"),
         ("notify", "RESTOCK_BEDROCK_MODEL_ID"),
         ("sweep", "RESTOCK_TABLE"),
     ] {
         let api = RuntimeApi::start().await;
-        let mut child = d.spawn(&api, name, Some(var));
+        let mut child = spawn(&d, &api, name, Some(var));
         let status = tokio::time::timeout(Duration::from_secs(30), child.wait())
             .await
             .expect("exits")

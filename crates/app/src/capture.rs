@@ -357,7 +357,7 @@ async fn reserve_page(State(s): Shared, Path(token_text): Path<String>) -> Respo
         let Some(r) = s.store.request(&token.request()).await? else {
             return Ok(expired());
         };
-        if r.reserve_hash != Some(token.secret_hash()) || &r.sku != token.sku() {
+        if !r.reserve_link_is(&token) {
             return Ok(expired());
         }
         let name = s
@@ -469,8 +469,7 @@ async fn rejoin(State(s): Shared, Path(token_text): Path<String>) -> Response {
         let Some(r) = s.store.request(&token.request()).await? else {
             return Ok(invalid());
         };
-        let hash = Some(token.secret_hash());
-        if (r.reserve_hash != hash && r.optout_hash != hash) || &r.sku != token.sku() {
+        if !r.reserve_link_is(&token) && !r.optout_link_is(&token) {
             return Ok(invalid());
         }
         let settings = s.settings().await?;

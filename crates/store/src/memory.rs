@@ -292,7 +292,7 @@ impl Store for MemoryStore {
             let Some(req) = s.requests.get(&id).cloned() else {
                 return Ok(HoldOutcome::Refused(restock_core::HoldRefused::Expired));
             };
-            if req.reserve_hash != Some(token.secret_hash()) || &req.sku != token.sku() {
+            if !req.reserve_link_is(token) {
                 return Ok(HoldOutcome::Refused(restock_core::HoldRefused::Expired));
             }
             match req.state.hold(now, hold, window) {
@@ -374,7 +374,7 @@ impl Store for MemoryStore {
             let Some(req) = s.requests.get(&token.request()).cloned() else {
                 return Ok(OptOutOutcome::NotFound);
             };
-            if req.optout_hash != Some(token.secret_hash()) {
+            if !req.optout_link_is(token) {
                 return Ok(OptOutOutcome::NotFound);
             }
             let (ended, wakes) = s.opt_out_contact(&req.contact_key, now);

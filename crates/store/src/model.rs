@@ -5,8 +5,8 @@
 
 use restock_core::lifecycle::HoldRefused;
 use restock_core::{
-    Contact, ContactKey, Counters, HoldId, JoinKey, RequestId, RequestState, ShopperName,
-    SkipReason, Sku, StockOutcome, StockState, TokenHash,
+    Contact, ContactKey, Counters, HoldId, JoinKey, LinkToken, RequestId, RequestState,
+    ShopperName, SkipReason, Sku, StockOutcome, StockState, TokenHash,
 };
 use serde::{Deserialize, Serialize};
 
@@ -45,6 +45,22 @@ pub struct Request {
 }
 
 impl Request {
+    /// Whether `token` is this request's current reserve link.
+    pub fn reserve_link_is(&self, token: &LinkToken) -> bool {
+        self.owns(token, self.reserve_hash)
+    }
+
+    /// Whether `token` is this request's current opt-out link.
+    pub fn optout_link_is(&self, token: &LinkToken) -> bool {
+        self.owns(token, self.optout_hash)
+    }
+
+    fn owns(&self, token: &LinkToken, stored: Option<TokenHash>) -> bool {
+        token.request() == self.id
+            && token.sku() == &self.sku
+            && stored == Some(token.secret_hash())
+    }
+
     /// When the sweep must look at it next, if ever.
     pub fn due(&self) -> Option<Millis> {
         self.state.due_ms(self.stale_at)

@@ -768,7 +768,7 @@ impl Store for DynamoStore {
                     return Ok(HoldOutcome::Refused(restock_core::HoldRefused::Expired));
                 };
                 let r = read_request(&item)?;
-                if r.reserve_hash != Some(token.secret_hash()) || &r.sku != sku {
+                if !r.reserve_link_is(token) {
                     return Ok(HoldOutcome::Refused(restock_core::HoldRefused::Expired));
                 }
                 match r.state.hold(now, hold, window) {
@@ -901,7 +901,7 @@ impl Store for DynamoStore {
             return Ok(OptOutOutcome::NotFound);
         };
         let r = read_request(&item)?;
-        if r.optout_hash != Some(token.secret_hash()) || &r.sku != token.sku() {
+        if !r.optout_link_is(token) {
             return Ok(OptOutOutcome::NotFound);
         }
         let ended = self.opt_out_contact(&r.contact_key, now).await?;
@@ -1269,7 +1269,7 @@ impl Store for DynamoStore {
     }
 
     async fn claim_notice(&self, id: &RequestId, episode: u32) -> Result<bool> {
-        let result = self
+        let request = self
             .client
             .update_item()
             .table_name(&self.table)
@@ -1281,19 +1281,8 @@ impl Store for DynamoStore {
                 s(serde_json::to_string(&NoticeOutcome::Sending).expect("serialises")),
             )
             .expression_attribute_values(":offered", s("offered"))
-            .expression_attribute_values(":e", n(episode))
-            .send()
-            .await;
-        match result {
-            Ok(_) => Ok(true),
-            Err(e)
-                if e.as_service_error()
-                    .is_some_and(|e| e.is_conditional_check_failed_exception()) =>
-            {
-                Ok(false)
-            }
-            Err(e) => Err(StoreError::backend("UpdateItem", e)),
-        }
+            .expression_attribute_values(":e", n(episode));
+        update_if(request).await
     }
 
     async fn record_notice(
@@ -1316,7 +1305,7 @@ impl Store for DynamoStore {
                 return Ok(());
             }
         }
-        let result = self
+        let request = self
             .client
             .update_item()
             .table_name(&self.table)
@@ -1327,23 +1316,12 @@ impl Store for DynamoStore {
                 ":notice",
                 s(serde_json::to_string(&outcome).expect("serialises")),
             )
-            .expression_attribute_values(":e", n(episode))
-            .send()
-            .await;
-        match result {
-            Ok(_) => Ok(()),
-            Err(e)
-                if e.as_service_error()
-                    .is_some_and(|e| e.is_conditional_check_failed_exception()) =>
-            {
-                Ok(())
-            }
-            Err(e) => Err(StoreError::backend("UpdateItem", e)),
-        }
+            .expression_attribute_values(":e", n(episode));
+        update_if(request).await.map(drop)
     }
 
     async fn release_notice(&self, id: &RequestId, episode: u32) -> Result<()> {
-        let result = self
+        let request = self
             .client
             .update_item()
             .table_name(&self.table)
@@ -1355,19 +1333,8 @@ impl Store for DynamoStore {
                 s(serde_json::to_string(&NoticeOutcome::Sending).expect("serialises")),
             )
             .expression_attribute_values(":offered", s("offered"))
-            .expression_attribute_values(":e", n(episode))
-            .send()
-            .await;
-        match result {
-            Ok(_) => Ok(()),
-            Err(e)
-                if e.as_service_error()
-                    .is_some_and(|e| e.is_conditional_check_failed_exception()) =>
-            {
-                Ok(())
-            }
-            Err(e) => Err(StoreError::backend("UpdateItem", e)),
-        }
+            .expression_attribute_values(":e", n(episode));
+        update_if(request).await.map(drop)
     }
 
     async fn reissue_unsent(&self, sku: &Sku, random: Random<'_>) -> Result<Vec<Offer>> {
@@ -1403,7 +1370,7 @@ impl Store for DynamoStore {
             let RequestState::Offered { episode, .. } = r.state else {
                 continue;
             };
-            let result = self
+            let request = self
                 .client
                 .update_item()
                 .table_name(&self.table)
@@ -1413,11 +1380,9 @@ impl Store for DynamoStore {
                 .expression_attribute_values(":rh", s(reserve.secret_hash().to_hex()))
                 .expression_attribute_values(":oh", s(optout.secret_hash().to_hex()))
                 .expression_attribute_values(":offered", s("offered"))
-                .expression_attribute_values(":e", n(episode))
-                .send()
-                .await;
-            match result {
-                Ok(_) => {
+                .expression_attribute_values(":e", n(episode));
+            match update_if(request).await {
+                Ok(true) => {
                     let request = Request {
                         reserve_hash: Some(reserve.secret_hash()),
                         optout_hash: Some(optout.secret_hash()),
@@ -1430,10 +1395,8 @@ impl Store for DynamoStore {
                     });
                 }
                 // Claimed, clicked or ended meanwhile: not ours to send.
-                Err(e)
-                    if e.as_service_error()
-                        .is_some_and(|e| e.is_conditional_check_failed_exception()) => {}
-                Err(e) => return Err(StoreError::backend("UpdateItem", e)),
+                Ok(false) => {}
+                Err(e) => return Err(e),
             }
         }
         Ok(offers)
@@ -1608,7 +1571,7 @@ impl Store for DynamoStore {
                 counted: counters,
             }));
         }
-        let result = self
+        let request = self
             .client
             .update_item()
             .table_name(&self.table)
@@ -1620,23 +1583,12 @@ impl Store for DynamoStore {
             .expression_attribute_values(":oldo", n(counters.offered))
             .expression_attribute_values(":oldh", n(counters.held))
             .expression_attribute_values(":v", n(stored.version.unwrap_or(0)))
-            .expression_attribute_values(":one", n(1))
-            .send()
-            .await;
-        match result {
-            Ok(_) => Ok(Some(Drift {
-                stored: counters,
-                counted,
-            })),
-            // Something moved while counting: the next reconcile will look again.
-            Err(e)
-                if e.as_service_error()
-                    .is_some_and(|e| e.is_conditional_check_failed_exception()) =>
-            {
-                Ok(None)
-            }
-            Err(e) => Err(StoreError::backend("UpdateItem", e)),
-        }
+            .expression_attribute_values(":one", n(1));
+        // A failed condition: something moved while counting; the next reconcile looks again.
+        Ok(update_if(request).await?.then_some(Drift {
+            stored: counters,
+            counted,
+        }))
     }
 
     async fn queue(&self, sku: &Sku, shards: u16, limit: usize) -> Result<Vec<Request>> {
@@ -1653,6 +1605,23 @@ impl Store for DynamoStore {
             bought: item.snapshot.bought,
             lapsed: item.lapsed,
         })
+    }
+}
+
+/// Sends a conditional `UpdateItem`: `Ok(false)` when its condition failed,
+/// which callers treat as an outcome (someone else got there first).
+async fn update_if(
+    request: aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder,
+) -> Result<bool> {
+    match request.send().await {
+        Ok(_) => Ok(true),
+        Err(e)
+            if e.as_service_error()
+                .is_some_and(|e| e.is_conditional_check_failed_exception()) =>
+        {
+            Ok(false)
+        }
+        Err(e) => Err(StoreError::backend("UpdateItem", e)),
     }
 }
 
