@@ -62,6 +62,10 @@ pub fn queue_pk(sku: &Sku, shard: u16) -> String {
 pub fn units_pk(sku: &Sku) -> String {
     format!("U#{sku}")
 }
+/// The `units` index sort key: unsent offers sort under `0#`, the rest `1#`.
+pub fn units_sk(id: &RequestId, unsent: bool) -> String {
+    format!("{}#{id}", if unsent { 0 } else { 1 })
+}
 pub fn due_pk(id: &RequestId) -> String {
     format!("DUE#{}", id.tie_break() % u64::from(DUE_SHARDS))
 }
@@ -195,6 +199,8 @@ pub fn index_attrs(r: &Request) -> Vec<(&'static str, AttributeValue)> {
         RequestState::Offered { .. } | RequestState::Held { .. }
     ) {
         attrs.push(("upk", s(units_pk(&r.sku))));
+        let unsent = matches!(r.state, RequestState::Offered { .. }) && r.notice.is_none();
+        attrs.push(("usk", s(units_sk(&r.id, unsent))));
     }
     attrs
 }

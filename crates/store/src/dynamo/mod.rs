@@ -335,7 +335,7 @@ impl DynamoStore {
             condition.push_str(" AND exp = :fromexp");
             v.push((":fromexp", n(expires_ms)));
         }
-        let expr = format!("SET {} REMOVE qpk, qsk, dpk, due, upk", set.join(", "));
+        let expr = format!("SET {} REMOVE qpk, qsk, dpk, due, upk, usk", set.join(", "));
         let mut items = vec![
             self.update(
                 key(request_pk(&r.id), REQUEST_SK),
@@ -730,7 +730,7 @@ impl Store for DynamoStore {
             let items = vec![
                 self.update(
                     key(request_pk(&id), REQUEST_SK),
-                    "SET st = :held, exp = :hexp, hid = :hid, due = :hexp",
+                    "SET st = :held, exp = :hexp, hid = :hid, due = :hexp, usk = :us",
                     Some("st = :offered AND rh = :h AND sku = :sku AND exp > :now"),
                     vec![
                         (":held", s("held")),
@@ -740,6 +740,7 @@ impl Store for DynamoStore {
                         (":h", s(token.secret_hash().to_hex())),
                         (":sku", s(sku.as_str())),
                         (":now", n(now)),
+                        (":us", s(units_sk(&id, false))),
                     ],
                 )?,
                 self.update(
@@ -822,7 +823,7 @@ impl Store for DynamoStore {
                     v.push((names[i], value));
                 }
                 let expr = format!(
-                    "SET {} REMOVE epi, exp, rh, last_epi, notice, upk",
+                    "SET {} REMOVE epi, exp, rh, last_epi, notice, upk, usk",
                     set.join(", ")
                 );
                 let items = vec![
@@ -1211,7 +1212,7 @@ impl Store for DynamoStore {
                         };
                         items.push(self.update(
                             key(request_pk(&r.id), REQUEST_SK),
-                            "SET st = :offered, epi = :e, exp = :exp, last_epi = :e, rh = :rh, oh = :oh, due = :exp, upk = :u REMOVE qpk, qsk, notice",
+                            "SET st = :offered, epi = :e, exp = :exp, last_epi = :e, rh = :rh, oh = :oh, due = :exp, upk = :u, usk = :us REMOVE qpk, qsk, notice",
                             Some("st = :waiting AND (attribute_not_exists(last_epi) OR last_epi <> :e)"),
                             vec![
                                 (":offered", s("offered")),
@@ -1221,6 +1222,7 @@ impl Store for DynamoStore {
                                 (":rh", s(reserve.secret_hash().to_hex())),
                                 (":oh", s(optout.secret_hash().to_hex())),
                                 (":u", s(units_pk(sku))),
+                                (":us", s(units_sk(&r.id, true))),
                             ],
                         )?);
                         offered.push(Offer {
@@ -1274,7 +1276,8 @@ impl Store for DynamoStore {
             .update_item()
             .table_name(&self.table)
             .set_key(Some(key(request_pk(id), REQUEST_SK)))
-            .update_expression("SET notice = :sending")
+            .update_expression("SET notice = :sending, usk = :us")
+            .expression_attribute_values(":us", s(units_sk(id, false)))
             .condition_expression("st = :offered AND epi = :e AND attribute_not_exists(notice)")
             .expression_attribute_values(
                 ":sending",
@@ -1326,7 +1329,8 @@ impl Store for DynamoStore {
             .update_item()
             .table_name(&self.table)
             .set_key(Some(key(request_pk(id), REQUEST_SK)))
-            .update_expression("REMOVE notice")
+            .update_expression("REMOVE notice SET usk = :us")
+            .expression_attribute_values(":us", s(units_sk(id, true)))
             .condition_expression("st = :offered AND epi = :e AND notice = :sending")
             .expression_attribute_values(
                 ":sending",
@@ -1346,7 +1350,8 @@ impl Store for DynamoStore {
                 .query()
                 .table_name(&self.table)
                 .index_name("units")
-                .key_condition_expression("upk = :u")
+                .key_condition_expression("upk = :u AND begins_with(usk, :unsent)")
+                .expression_attribute_values(":unsent", s("0#"))
                 .filter_expression("st = :offered AND attribute_not_exists(notice)")
                 .expression_attribute_values(":u", s(units_pk(sku)))
                 .expression_attribute_values(":offered", s("offered"))

@@ -4,7 +4,9 @@
 //! One table, generic keys `pk`/`sk`, three sparse indexes:
 //! - `queue`: waiting requests per SKU shard, in join order (`qpk`, `qsk`);
 //! - `due`: live requests by deadline, over [`DUE_SHARDS`] partitions (`dpk`, `due`);
-//! - `units`: live offers and holds per SKU, for reconciling counters (`upk`, `pk`).
+//! - `units`: live offers and holds per SKU (`upk`, `usk`): `usk` is `0#<id>`
+//!   while an offer's notice is unsent and `1#<id>` once claimed or held, so
+//!   re-arming unsent offers reads only those, and reconcile reads them all.
 //!
 //! See `docs/TABLE.md` for every item and which operation touches it.
 
@@ -64,6 +66,7 @@ pub const TABLE: TableDef = TableDef {
         ("dpk", "S"),
         ("due", "N"),
         ("upk", "S"),
+        ("usk", "S"),
     ],
     indexes: &[
         IndexDef {
@@ -81,7 +84,7 @@ pub const TABLE: TableDef = TableDef {
         IndexDef {
             name: "units",
             partition_key: "upk",
-            sort_key: "pk",
+            sort_key: "usk",
             projection: "ALL",
         },
     ],
