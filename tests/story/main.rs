@@ -355,3 +355,36 @@ async fn a_transient_send_failure_is_retried_with_fresh_links_and_sent_once() {
     restock_app::notify::handle_stream(&w.services, event).await;
     assert_eq!(outbox.sent().len(), 1, "at most once per offer");
 }
+
+#[tokio::test]
+async fn team_alerts_publish_to_the_sns_topic() {
+    use restock_app::ports::Alerts;
+    let sdk = aws_config(&restock_store::testing::endpoint()).await;
+    let sns = aws_sdk_sns::Client::new(&sdk);
+    let topic = sns
+        .create_topic()
+        .name("restock-team-alerts")
+        .send()
+        .await
+        .unwrap()
+        .topic_arn
+        .unwrap();
+    let alerts = restock_aws::SnsAlerts::new(sns.clone(), topic);
+    let entry = &catalogue()[0];
+    let alert = restock_app::alerts::paused_restock(
+        entry,
+        1_000,
+        1_000,
+        restock_core::Escalation::Jump,
+        12,
+    );
+    alerts.alert(&alert).await.expect("published");
+    let missing = restock_aws::SnsAlerts::new(
+        sns,
+        "arn:aws:sns:eu-west-2:123456789012:no-such-topic".into(),
+    );
+    assert!(
+        missing.alert(&alert).await.is_err(),
+        "a missing topic is reported, not swallowed"
+    );
+}
