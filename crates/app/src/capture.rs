@@ -343,13 +343,16 @@ fn gone(token: &str, what: &str) -> Response {
     page(StatusCode::GONE, "This reserve link has ended", &body)
 }
 
+/// The page for a link that has ended (or never existed: the two look alike).
+fn ended_link(token_text: &str) -> Response {
+    gone(
+        token_text,
+        "It was only live for a short while, and the unit has passed to the next person.",
+    )
+}
+
 async fn reserve_page(State(s): Shared, Path(token_text): Path<String>) -> Response {
-    let expired = || {
-        gone(
-            &token_text,
-            "It was only live for a short while, and the unit has passed to the next person.",
-        )
-    };
+    let expired = || ended_link(&token_text);
     let Ok(token) = token_text.parse::<LinkToken>() else {
         return expired();
     };
@@ -395,12 +398,7 @@ async fn reserve_page(State(s): Shared, Path(token_text): Path<String>) -> Respo
 }
 
 async fn reserve(State(s): Shared, Path(token_text): Path<String>) -> Response {
-    let expired = || {
-        gone(
-            &token_text,
-            "It was only live for a short while, and the unit has passed to the next person.",
-        )
-    };
+    let expired = || ended_link(&token_text);
     let Ok(token) = token_text.parse::<LinkToken>() else {
         return expired();
     };

@@ -19,6 +19,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{
     AttributeValue, ConditionCheck, Delete, Put, ReturnValuesOnConditionCheckFailure, Select,
@@ -274,6 +275,38 @@ impl DynamoStore {
             backoff(attempt).await;
         }
         unreachable!("the loop returns on its last attempt")
+    }
+
+    /// Every item `query` matches, reading page after page.
+    async fn query_all(&self, query: QueryFluentBuilder) -> Result<Vec<Item>> {
+        let mut items = Vec::new();
+        let mut start = None;
+        loop {
+            let page = query
+                .clone()
+                .set_exclusive_start_key(start)
+                .send()
+                .await
+                .map_err(|e| StoreError::backend("Query", e))?;
+            items.extend(page.items.unwrap_or_default());
+            start = page.last_evaluated_key;
+            if start.is_none() {
+                return Ok(items);
+            }
+        }
+    }
+
+    /// Every item of one partition of the table, strongly consistent.
+    async fn partition(&self, pk: String) -> Result<Vec<Item>> {
+        self.query_all(
+            self.client
+                .query()
+                .table_name(&self.table)
+                .key_condition_expression("pk = :p")
+                .expression_attribute_values(":p", s(pk))
+                .consistent_read(true),
+        )
+        .await
     }
 
     async fn request_item(&self, id: &RequestId) -> Result<Option<Item>> {
@@ -922,35 +955,18 @@ impl Store for DynamoStore {
         // The opt-out item exists before the places are read, so a join racing
         // with this either committed first (and is found here) or is refused.
         let mut ended = 0;
-        let mut start = None;
-        loop {
-            let page = self
-                .client
-                .query()
-                .table_name(&self.table)
-                .key_condition_expression("pk = :p")
-                .expression_attribute_values(":p", s(place_pk(contact)))
-                .consistent_read(true)
-                .set_exclusive_start_key(start)
-                .send()
-                .await
-                .map_err(|e| StoreError::backend("Query", e))?;
-            for place in page.items() {
-                let rid: RequestId = get_s(place, "rid")?
-                    .parse()
-                    .map_err(|e| corrupt(place, e))?;
-                if let Ended::Done = self
-                    .end_request(&rid, now, |r| r.state.opt_out().ok())
-                    .await?
-                {
-                    ended += 1;
-                }
-            }
-            start = page.last_evaluated_key;
-            if start.is_none() {
-                return Ok(ended);
+        for place in self.partition(place_pk(contact)).await? {
+            let rid: RequestId = get_s(&place, "rid")?
+                .parse()
+                .map_err(|e| corrupt(&place, e))?;
+            if let Ended::Done = self
+                .end_request(&rid, now, |r| r.state.opt_out().ok())
+                .await?
+            {
+                ended += 1;
             }
         }
+        Ok(ended)
     }
 
     async fn remove_opt_out(&self, contact: &ContactKey) -> Result<bool> {
@@ -1080,35 +1096,20 @@ impl Store for DynamoStore {
     }
 
     async fn wakes(&self, sku: &Sku) -> Result<Vec<Wake>> {
-        let mut wakes = Vec::new();
-        let mut start = None;
-        loop {
-            let page = self
-                .client
-                .query()
-                .table_name(&self.table)
-                .key_condition_expression("pk = :p")
-                .expression_attribute_values(":p", s(wake_pk(sku)))
-                .consistent_read(true)
-                .set_exclusive_start_key(start)
-                .send()
-                .await
-                .map_err(|e| StoreError::backend("Query", e))?;
-            for item in page.items() {
+        self.partition(wake_pk(sku))
+            .await?
+            .iter()
+            .map(|item| {
                 let kind = WakeKind::parse(get_s(item, "kind")?)
                     .ok_or_else(|| corrupt(item, "unknown wake kind"))?;
-                wakes.push(Wake {
+                Ok(Wake {
                     sku: sku.clone(),
                     kind,
                     episode: get_n(item, "epi")?,
                     at: get_n(item, "wat")?,
-                });
-            }
-            start = page.last_evaluated_key;
-            if start.is_none() {
-                return Ok(wakes);
-            }
-        }
+                })
+            })
+            .collect()
     }
 
     async fn create_offers(
@@ -1342,31 +1343,20 @@ impl Store for DynamoStore {
     }
 
     async fn reissue_unsent(&self, sku: &Sku, random: Random<'_>) -> Result<Vec<Offer>> {
-        let mut unsent = Vec::new();
-        let mut start = None;
-        loop {
-            let page = self
-                .client
-                .query()
-                .table_name(&self.table)
-                .index_name("units")
-                .key_condition_expression("upk = :u AND begins_with(usk, :unsent)")
-                .expression_attribute_values(":unsent", s("0#"))
-                .filter_expression("st = :offered AND attribute_not_exists(notice)")
-                .expression_attribute_values(":u", s(units_pk(sku)))
-                .expression_attribute_values(":offered", s("offered"))
-                .set_exclusive_start_key(start)
-                .send()
-                .await
-                .map_err(|e| StoreError::backend("Query", e))?;
-            for item in page.items() {
-                unsent.push(read_request(item)?);
-            }
-            start = page.last_evaluated_key;
-            if start.is_none() {
-                break;
-            }
-        }
+        let items = self
+            .query_all(
+                self.client
+                    .query()
+                    .table_name(&self.table)
+                    .index_name("units")
+                    .key_condition_expression("upk = :u AND begins_with(usk, :unsent)")
+                    .expression_attribute_values(":unsent", s("0#"))
+                    .filter_expression("st = :offered AND attribute_not_exists(notice)")
+                    .expression_attribute_values(":u", s(units_pk(sku)))
+                    .expression_attribute_values(":offered", s("offered")),
+            )
+            .await?;
+        let mut unsent = items.iter().map(read_request).collect::<Result<Vec<_>>>()?;
         unsent.sort_by_key(|r| r.key);
         let mut offers = Vec::new();
         for r in unsent {
@@ -1532,29 +1522,21 @@ impl Store for DynamoStore {
             None => return Ok(None),
         };
         let (mut offered, mut held) = (0u32, 0u32);
-        let mut start = None;
-        loop {
-            let page = self
-                .client
-                .query()
-                .table_name(&self.table)
-                .index_name("units")
-                .key_condition_expression("upk = :u")
-                .expression_attribute_values(":u", s(units_pk(sku)))
-                .set_exclusive_start_key(start)
-                .send()
-                .await
-                .map_err(|e| StoreError::backend("Query", e))?;
-            for item in page.items() {
-                match get_s(item, "st")? {
-                    "offered" => offered += 1,
-                    "held" => held += 1,
-                    _ => {}
-                }
-            }
-            start = page.last_evaluated_key;
-            if start.is_none() {
-                break;
+        let units = self
+            .query_all(
+                self.client
+                    .query()
+                    .table_name(&self.table)
+                    .index_name("units")
+                    .key_condition_expression("upk = :u")
+                    .expression_attribute_values(":u", s(units_pk(sku))),
+            )
+            .await?;
+        for item in &units {
+            match get_s(item, "st")? {
+                "offered" => offered += 1,
+                "held" => held += 1,
+                _ => {}
             }
         }
         let counters = stored.snapshot.counters;
