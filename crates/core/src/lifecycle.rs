@@ -191,7 +191,12 @@ pub enum HoldTaken {
     /// A new hold: `offered` down one, `held` up one.
     New(RequestState),
     /// A repeat click: the existing hold, nothing changes.
-    Existing(HoldId),
+    Existing {
+        /// The hold.
+        hold: HoldId,
+        /// When it ends unless bought.
+        expires_ms: i64,
+    },
 }
 
 impl RequestState {
@@ -259,7 +264,7 @@ impl RequestState {
             Self::Offered { .. } | Self::Lapsed | Self::Released => Err(HoldRefused::Expired),
             Self::Held {
                 hold, expires_ms, ..
-            } if now_ms < expires_ms => Ok(HoldTaken::Existing(hold)),
+            } if now_ms < expires_ms => Ok(HoldTaken::Existing { hold, expires_ms }),
             Self::Held { .. } => Err(HoldRefused::Expired),
             Self::Bought { .. } => Err(HoldRefused::Used),
             _ => Err(HoldRefused::NotOffered),
@@ -372,7 +377,10 @@ mod tests {
         assert_eq!(held.status(), Status::Held);
         assert_eq!(
             held.hold(6 * MIN, HoldId::from_random([9; 16]), W),
-            Ok(HoldTaken::Existing(hold_id()))
+            Ok(HoldTaken::Existing {
+                hold: hold_id(),
+                expires_ms: 20 * MIN
+            })
         );
         let (bought, freed) = held.buy().unwrap();
         assert_eq!(

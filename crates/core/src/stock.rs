@@ -211,28 +211,16 @@ impl StockState {
         } else {
             None
         };
-        if !next.in_stock {
+        // A crossing starts a new restock; while in stock, only a rise
+        // (and no pause) is news.
+        let crossing = !next.in_stock;
+        if crossing {
             next.in_stock = true;
             next.episode += 1;
-            let episode = next.episode;
-            if let Some(reason) = escalation {
-                next.paused = true;
-                return (
-                    next,
-                    StockOutcome::Escalated {
-                        episode,
-                        level,
-                        jump,
-                        reason,
-                    },
-                );
-            }
-            return (next, StockOutcome::Restock { episode, level });
-        }
-        let episode = next.episode;
-        if jump == 0 || next.paused {
+        } else if jump == 0 || next.paused {
             return (next, StockOutcome::Changed { level });
         }
+        let episode = next.episode;
         if let Some(reason) = escalation {
             next.paused = true;
             return (
@@ -245,14 +233,16 @@ impl StockState {
                 },
             );
         }
-        (
-            next,
+        let outcome = if crossing {
+            StockOutcome::Restock { episode, level }
+        } else {
             StockOutcome::TopUp {
                 episode,
                 level,
                 added: jump,
-            },
-        )
+            }
+        };
+        (next, outcome)
     }
 
     /// The team releases a paused restock: it proceeds as a restock.

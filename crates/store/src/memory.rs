@@ -13,7 +13,7 @@ use async_trait::async_trait;
 use restock_core::webhook::ItemRef;
 use restock_core::{
     Candidate, CatalogEntry, ContactKey, Freed, HoldId, HoldTaken, JoinKey, LinkToken, ListShare,
-    OptOutToken, Reading, RequestId, RequestState, ReserveToken, Rules, Settings, SkipReason, Sku,
+    OptOutToken, RequestId, RequestState, ReserveToken, Rules, Settings, SkipReason, Sku,
     StockEvent, StockOutcome, Window, plan_offers,
 };
 use tokio::sync::broadcast;
@@ -297,10 +297,7 @@ impl Store for MemoryStore {
             }
             match req.state.hold(now, hold, window) {
                 Err(refused) => return Ok(HoldOutcome::Refused(refused)),
-                Ok(HoldTaken::Existing(hold)) => {
-                    let RequestState::Held { expires_ms, .. } = req.state else {
-                        unreachable!("existing holds are held")
-                    };
+                Ok(HoldTaken::Existing { hold, expires_ms }) => {
                     return Ok(HoldOutcome::AlreadyHeld {
                         hold,
                         expires: expires_ms,
@@ -411,12 +408,11 @@ impl Store for MemoryStore {
             if !s.deliveries.insert(event.delivery_id.clone()) {
                 return Ok(ApplyOutcome::Duplicate);
             }
-            let reading = Reading {
-                level: event.level,
-                at_ms: millis(event.at),
-            };
             let rec = s.sku(sku);
-            let (next, outcome) = rec.snapshot.stock.apply(&event.location, reading, rules);
+            let (next, outcome) = rec
+                .snapshot
+                .stock
+                .apply(&event.location, event.reading(), rules);
             if !matches!(outcome, StockOutcome::Stale | StockOutcome::Unchanged) {
                 rec.snapshot.counters.level = next.level().units();
             }
@@ -745,9 +741,4 @@ impl Store for MemoryStore {
             lapsed: rec.map_or(0, |r| r.lapsed),
         })
     }
-}
-
-/// Milliseconds since the epoch of a time.
-pub(crate) fn millis(t: time::OffsetDateTime) -> Millis {
-    (t.unix_timestamp_nanos() / 1_000_000) as Millis
 }

@@ -83,6 +83,16 @@ pub struct StockEvent {
     pub at: OffsetDateTime,
 }
 
+impl StockEvent {
+    /// The location's reading this event reports, for the stock state machine.
+    pub fn reading(&self) -> crate::stock::Reading {
+        crate::stock::Reading {
+            level: self.level,
+            at_ms: (self.at.unix_timestamp_nanos() / 1_000_000) as i64,
+        }
+    }
+}
+
 /// A purchase that used a hold (generic signed format).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OrderEvent {

@@ -28,7 +28,7 @@ use aws_sdk_dynamodb::types::{
 use restock_core::webhook::ItemRef;
 use restock_core::{
     Candidate, CatalogEntry, ContactKey, Freed, HoldId, HoldTaken, LinkToken, ListShare,
-    OptOutToken, Reading, RequestId, RequestState, ReserveToken, Rules, Settings, SkipReason, Sku,
+    OptOutToken, RequestId, RequestState, ReserveToken, Rules, Settings, SkipReason, Sku,
     StockEvent, StockOutcome, Window, plan_offers,
 };
 
@@ -465,25 +465,6 @@ impl DynamoStore {
             .into_iter()
             .sum())
     }
-
-    /// Reads the queue oldest-first across shards, a page at a time: the
-    /// core's k-way merge over each shard's pages, pulling a shard's next page
-    /// only when the merge reaches the end of the one it has.
-    async fn read_waiting(&self, sku: &Sku, shards: u16, want: usize) -> Result<QueueReader> {
-        let mut reader = QueueReader {
-            shards: Vec::new(),
-            page: (want as i32).clamp(16, PAGE),
-        };
-        for shard in 0..shards.max(1) {
-            reader.shards.push(ShardCursor {
-                pk: queue_pk(sku, shard),
-                buffer: Default::default(),
-                start: None,
-                done: false,
-            });
-        }
-        Ok(reader)
-    }
 }
 
 /// A shard's cursor over the `queue` index.
@@ -494,13 +475,31 @@ struct ShardCursor {
     done: bool,
 }
 
-/// Pages through every shard of a SKU's queue in join order.
+/// Reads a SKU's queue oldest-first across shards, a page at a time: a
+/// k-way merge over each shard's pages, pulling a shard's next page only when
+/// the merge reaches the end of the one it has.
 struct QueueReader {
     shards: Vec<ShardCursor>,
     page: i32,
 }
 
 impl QueueReader {
+    /// A reader over the `shards` of `sku`'s queue, paging by about `want`.
+    fn new(sku: &Sku, shards: u16, want: usize) -> Self {
+        let shards = (0..shards.max(1))
+            .map(|shard| ShardCursor {
+                pk: queue_pk(sku, shard),
+                buffer: Default::default(),
+                start: None,
+                done: false,
+            })
+            .collect();
+        Self {
+            shards,
+            page: (want as i32).clamp(16, PAGE),
+        }
+    }
+
     /// The next `n` waiting requests in join order (fewer at the end).
     async fn take(&mut self, store: &DynamoStore, n: usize) -> Result<Vec<Request>> {
         let mut out = Vec::with_capacity(n);
@@ -807,10 +806,7 @@ impl Store for DynamoStore {
                 }
                 match r.state.hold(now, hold, window) {
                     Err(refused) => return Ok(HoldOutcome::Refused(refused)),
-                    Ok(HoldTaken::Existing(hold)) => {
-                        let RequestState::Held { expires_ms, .. } = r.state else {
-                            unreachable!("existing holds are held")
-                        };
+                    Ok(HoldTaken::Existing { hold, expires_ms }) => {
                         return Ok(HoldOutcome::AlreadyHeld {
                             hold,
                             expires: expires_ms,
@@ -1001,14 +997,11 @@ impl Store for DynamoStore {
         );
         for attempt in 0..MAX_ATTEMPTS {
             let current = self.sku_item(sku).await?;
-            let reading = Reading {
-                level: event.level,
-                at_ms: crate::memory::millis(event.at),
-            };
-            let (next, outcome) = current
-                .snapshot
-                .stock
-                .apply(&event.location, reading, rules);
+            let (next, outcome) =
+                current
+                    .snapshot
+                    .stock
+                    .apply(&event.location, event.reading(), rules);
             let mut items =
                 vec![self.put(delivery.clone(), Some("attribute_not_exists(pk)"), vec![])?];
             if !matches!(outcome, StockOutcome::Stale | StockOutcome::Unchanged) {
@@ -1138,7 +1131,7 @@ impl Store for DynamoStore {
             }
             // Read just enough of the queue: the planner stops at `free` offers,
             // so read more only when skipped requests left it short.
-            let mut reader = self.read_waiting(sku, params.shards, free as usize).await?;
+            let mut reader = QueueReader::new(sku, params.shards, free as usize);
             let mut seen: Vec<Request> = reader.take(self, free as usize).await?;
             let plan = loop {
                 let candidates = seen.iter().map(|r| Candidate {
@@ -1579,7 +1572,7 @@ impl Store for DynamoStore {
     }
 
     async fn queue(&self, sku: &Sku, shards: u16, limit: usize) -> Result<Vec<Request>> {
-        let mut reader = self.read_waiting(sku, shards, limit).await?;
+        let mut reader = QueueReader::new(sku, shards, limit);
         reader.take(self, limit).await
     }
 
