@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every check and test restock has: formatting, clippy, the dependency
-# rule for restock-core, and the workspace tests against a real DynamoDB API
-# (moto's server on a free loopback port, started here and stopped on exit).
+# rule for restock-core, the workspace tests against a real DynamoDB API
+# (moto's server on a free loopback port, started here and stopped on exit),
+# then cfn-lint on template.yaml and the arm64 Lambda build.
 #
 #   bash scripts/test.sh            # everything
 #   bash scripts/test.sh -p restock-core   # extra arguments go to `cargo test`
@@ -33,3 +34,13 @@ cargo build --workspace --bins --quiet
 
 step "cargo test --workspace"
 cargo test --workspace "$@"
+
+# The deployment checks run on a full run (no extra arguments).
+if [ $# -eq 0 ]; then
+  step "cfn-lint template.yaml"
+  cfn-lint template.yaml
+  echo "ok"
+
+  step "cargo lambda build --release --arm64 (the four bootstrap artifacts sam build makes)"
+  bash scripts/build-lambda.sh
+fi

@@ -18,6 +18,7 @@ use aws_lambda_events::event::dynamodb::Event;
 use aws_lambda_events::event::streams::{DynamoDbBatchItemFailure, DynamoDbEventResponse};
 use restock_core::notice::{NoticeInput, Phrase, phrase_prompt, render_email, render_sms};
 use restock_core::{CatalogEntry, Contact, RequestState, Settings, Sku};
+use restock_store::dynamo::table::WAKE_PK_PREFIX;
 use restock_store::{NoticeOutcome, Offer, WaveParams};
 
 use crate::ports::SendError;
@@ -53,7 +54,7 @@ pub async fn handle_stream(s: &Services, event: Event) -> DynamoDbEventResponse 
                 .and_then(|v| v.as_str())
                 .map(str::to_owned)
         };
-        let is_wake = text("pk").is_some_and(|pk| pk.starts_with("WAKE#"));
+        let is_wake = text("pk").is_some_and(|pk| pk.starts_with(WAKE_PK_PREFIX));
         let Some(sku) = text("sku")
             .filter(|_| is_wake)
             .and_then(|s| Sku::try_from(s.as_str()).ok())

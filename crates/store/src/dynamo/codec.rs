@@ -12,7 +12,7 @@ use restock_core::{
     Status, StockState, TokenHash,
 };
 
-use super::table::DUE_SHARDS;
+use super::table::{DUE_SHARDS, WAKE_PK_PREFIX};
 use crate::error::StoreError;
 use crate::model::{Millis, NoticeOutcome, Request, SkuSnapshot};
 
@@ -54,7 +54,7 @@ pub fn hold_pk(hold: &HoldId) -> String {
     format!("HOLD#{hold}")
 }
 pub fn wake_pk(sku: &Sku) -> String {
-    format!("WAKE#{sku}")
+    format!("{WAKE_PK_PREFIX}{sku}")
 }
 pub fn queue_pk(sku: &Sku, shard: u16) -> String {
     format!("Q#{sku}#{shard}")

@@ -20,6 +20,10 @@ use serde::Serialize;
 
 use crate::error::StoreError;
 
+/// The partition key prefix of wake records, the only items notify's stream
+/// subscription passes on (`template.yaml` filters on it).
+pub const WAKE_PK_PREFIX: &str = "WAKE#";
+
 /// Partitions of the `due` index: enough that a hyped drop's writes to the
 /// index spread over several partitions, few enough that a sweep reads them all.
 pub const DUE_SHARDS: u16 = 16;
