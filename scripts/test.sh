@@ -2,7 +2,8 @@
 # Runs every check and test restock has: formatting, clippy, the dependency
 # rule for restock-core, the workspace tests against a real DynamoDB API
 # (moto's server on a free loopback port, started here and stopped on exit),
-# then cfn-lint on template.yaml and the arm64 Lambda build.
+# then the browser story (headless Chromium), cfn-lint on template.yaml and
+# the arm64 Lambda build.
 #
 #   bash scripts/test.sh            # everything
 #   bash scripts/test.sh -p restock-core   # extra arguments go to `cargo test`
@@ -35,8 +36,13 @@ cargo build --workspace --bins --quiet
 step "cargo test --workspace"
 cargo test --workspace "$@"
 
-# The deployment checks run on a full run (no extra arguments).
+# The browser story and the deployment checks run on a full run (no extra arguments).
 if [ $# -eq 0 ]; then
+  step "browser: the shopper's story in headless Chromium against restock-local"
+  [ -x /usr/bin/chromium ] || { echo "chromium is missing: apt-get install chromium (.ci/run does)" >&2; exit 1; }
+  [ -d tests/browser/node_modules/playwright-core ] || npm ci --prefix tests/browser --no-audit --no-fund
+  node tests/browser/story.mjs
+
   step "cfn-lint template.yaml"
   cfn-lint template.yaml
   echo "ok"

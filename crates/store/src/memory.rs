@@ -198,6 +198,10 @@ impl Store for MemoryStore {
         Ok(())
     }
 
+    async fn catalog(&self) -> Result<Vec<CatalogEntry>> {
+        Ok(self.lock().catalog.values().cloned().collect())
+    }
+
     async fn catalog_entry(&self, sku: &Sku) -> Result<Option<CatalogEntry>> {
         Ok(self.lock().catalog.get(sku).cloned())
     }

@@ -32,6 +32,8 @@ pub trait Store: Send + Sync {
     async fn settings(&self) -> Result<Option<Settings>>;
     /// Adds or replaces a catalogue entry (and its platform id mappings).
     async fn put_catalog_entry(&self, entry: &CatalogEntry) -> Result<()>;
+    /// Every catalogue entry, in SKU order.
+    async fn catalog(&self) -> Result<Vec<CatalogEntry>>;
     /// One catalogue entry.
     async fn catalog_entry(&self, sku: &Sku) -> Result<Option<CatalogEntry>>;
     /// The catalogue entry a webhook's item reference maps to.

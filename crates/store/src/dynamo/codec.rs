@@ -72,6 +72,8 @@ pub fn due_pk(id: &RequestId) -> String {
 
 pub const STATE_SK: &str = "STATE";
 pub const CATALOG_SK: &str = "CATALOG";
+/// The partition listing every catalogue entry (sort key: the SKU).
+pub const CATALOG_PK: &str = "CATALOG";
 pub const REQUEST_SK: &str = "REQ";
 pub const ONE_SK: &str = "_";
 

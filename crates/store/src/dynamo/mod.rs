@@ -582,12 +582,16 @@ impl Store for DynamoStore {
                 entry.shards,
             ));
         }
+        let ent = s(serde_json::to_string(entry).expect("catalogue entries serialise"));
         let mut item = key(sku_pk(&entry.sku), CATALOG_SK);
-        item.insert(
-            "ent".into(),
-            s(serde_json::to_string(entry).expect("catalogue entries serialise")),
-        );
-        let mut items = vec![self.put(item, None, vec![])?];
+        item.insert("ent".into(), ent.clone());
+        // The listing copy: the whole catalogue is one partition's Query.
+        let mut listed = key(CATALOG_PK.to_owned(), entry.sku.as_str());
+        listed.insert("ent".into(), ent);
+        let mut items = vec![
+            self.put(item, None, vec![])?,
+            self.put(listed, None, vec![])?,
+        ];
         let map = |pk: String| {
             let mut m = key(pk, ONE_SK);
             m.insert("sku".into(), s(entry.sku.as_str()));
@@ -611,6 +615,14 @@ impl Store for DynamoStore {
             Tx::Done => Ok(()),
             Tx::Cancelled(_) => Err(StoreError::Contention(sku_pk(&entry.sku))),
         }
+    }
+
+    async fn catalog(&self) -> Result<Vec<CatalogEntry>> {
+        self.partition(CATALOG_PK.into())
+            .await?
+            .iter()
+            .map(|item| serde_json::from_str(get_s(item, "ent")?).map_err(|e| corrupt(item, e)))
+            .collect()
     }
 
     async fn catalog_entry(&self, sku: &Sku) -> Result<Option<CatalogEntry>> {

@@ -49,6 +49,7 @@ conformance!(
     unsent_offers_are_reissued_with_fresh_links_and_sent_once,
     a_restock_keeps_its_phrase,
     rate_limits_count_per_key_and_window,
+    the_catalogue_lists_every_entry_once_in_sku_order,
 );
 
 const CHAIR: &str = "CHAIR-WAL";
@@ -986,4 +987,25 @@ async fn rate_limits_count_per_key_and_window(app: App) {
         RateDecision::Allowed,
         "a new window"
     );
+}
+
+async fn the_catalogue_lists_every_entry_once_in_sku_order(app: App) {
+    assert!(app.store.catalog().await.unwrap().is_empty());
+    for (code, name) in [
+        ("LAMP-BRASS", "Brass lamp"),
+        (CHAIR, "Walnut chair"),
+        ("B-1", "Bench"),
+    ] {
+        app.store
+            .put_catalog_entry(&CatalogEntry::new(sku(code), name))
+            .await
+            .unwrap();
+    }
+    let mut renamed = CatalogEntry::new(sku(CHAIR), "Walnut dining chair");
+    renamed.threshold = Some(2);
+    app.store.put_catalog_entry(&renamed).await.unwrap();
+    let listed = app.store.catalog().await.unwrap();
+    let skus: Vec<&str> = listed.iter().map(|e| e.sku.as_str()).collect();
+    assert_eq!(skus, ["B-1", CHAIR, "LAMP-BRASS"]);
+    assert_eq!(listed[1], renamed);
 }

@@ -1,0 +1,407 @@
+//! `restock`: the operator's CLI. Against a deployed stack's table
+//! (`--table`, the usual AWS profile and region, `--endpoint-url` for a local
+//! DynamoDB API) or against the local server (`--local`, the default).
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use restock_app::ports::Keyring;
+use restock_aws::SecretsKeyring;
+use restock_cli::webhooks::{Hook, delivery_id, sign};
+use restock_cli::{Admin, Command, DEV_SECRETS_JSON, Output};
+use restock_core::Sku;
+use restock_core::catalog::parse_csv;
+use restock_store::DynamoStore;
+
+#[derive(Parser)]
+#[command(
+    name = "restock",
+    version,
+    about = "Run a restock shop: settings, catalogue, queues, releases, stats, opt-outs, test webhooks."
+)]
+struct Cli {
+    /// The stack's DynamoDB table (the TableName output). Without it, the
+    /// commands go to the local server.
+    #[arg(long, env = "RESTOCK_TABLE", global = true)]
+    table: Option<String>,
+    /// A DynamoDB endpoint other than AWS's (a local DynamoDB API).
+    #[arg(long, env = "AWS_ENDPOINT_URL_DYNAMODB", global = true)]
+    endpoint_url: Option<String>,
+    /// The stack's keys secret (the KeysSecretArn output), for opt-outs.
+    #[arg(long, env = "RESTOCK_SECRET_ID", global = true)]
+    secret_id: Option<String>,
+    /// The local server.
+    #[arg(
+        long,
+        env = "RESTOCK_LOCAL_URL",
+        default_value = "http://127.0.0.1:3000",
+        global = true
+    )]
+    local: String,
+    /// Answer in JSON, for scripts.
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Show or replace the settings document.
+    Settings {
+        #[command(subcommand)]
+        action: SettingsCmd,
+    },
+    /// Import or show the catalogue.
+    Catalog {
+        #[command(subcommand)]
+        action: CatalogCmd,
+    },
+    /// The waiting list for a SKU, oldest first, contacts masked.
+    Queue {
+        sku: String,
+        /// Show at most this many.
+        #[arg(long, default_value_t = 50)]
+        limit: usize,
+    },
+    /// Approve a restock that was paused as suspicious.
+    Release { sku: String },
+    /// Per SKU: waiting, offered, held, bought, lapsed, claim rate.
+    Stats { skus: Vec<String> },
+    /// Recount offers and holds and fix counter drift.
+    Reconcile { skus: Vec<String> },
+    /// Opt a contact out for good, or lift an opt-out.
+    Optout {
+        #[command(subcommand)]
+        action: OptoutCmd,
+    },
+    /// Print a correctly signed test webhook as a curl command.
+    SignWebhook {
+        #[arg(value_enum)]
+        format: Format,
+        /// The signing key (default: the local server's).
+        #[arg(long)]
+        key: Option<String>,
+        /// Where detect listens (the DetectUrl output; default: the local server).
+        #[arg(long)]
+        url: Option<String>,
+        /// stock: the SKU; woocommerce: the product's SKU.
+        #[arg(long)]
+        sku: Option<String>,
+        /// stock, shopify, woocommerce: the new level.
+        #[arg(long, default_value_t = 5)]
+        level: i64,
+        /// shopify: the inventory item id; woocommerce: the product id.
+        #[arg(long)]
+        id: Option<u64>,
+        /// shopify: the location id; stock: the location name.
+        #[arg(long)]
+        location: Option<String>,
+        /// order: the hold id from the checkout URL.
+        #[arg(long)]
+        hold: Option<String>,
+    },
+}
+
+#[derive(Subcommand)]
+enum SettingsCmd {
+    /// Print the settings as TOML.
+    Show,
+    /// Validate and store a TOML settings file.
+    Put { file: String },
+}
+
+#[derive(Subcommand)]
+enum CatalogCmd {
+    /// Import a CSV file (sku,name,product_url,checkout_url,threshold,shopify_inventory_item_id,woocommerce_product_id,shards).
+    Import { file: String },
+    /// One entry with its stock and counters; every entry without a SKU.
+    Show { sku: Option<String> },
+}
+
+#[derive(Subcommand)]
+enum OptoutCmd {
+    /// Opt an email address or phone number out for good.
+    Add { contact: String },
+    /// Lift an opt-out.
+    Remove { contact: String },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    Shopify,
+    Woocommerce,
+    Stock,
+    Order,
+}
+
+/// Where commands run.
+enum Target {
+    Dynamo(Admin),
+    Local(String),
+}
+
+impl Target {
+    async fn run(&self, command: Command) -> Result<Output, String> {
+        match self {
+            Self::Dynamo(admin) => admin
+                .run(command, now_ms())
+                .await
+                .map_err(|e| e.to_string()),
+            Self::Local(base) => {
+                let url = format!("{}/_admin/run", base.trim_end_matches('/'));
+                let base = base.clone();
+                tokio::task::spawn_blocking(move || {
+                    let mut response = ureq::post(&url)
+                        .config()
+                        .http_status_as_error(false)
+                        .build()
+                        .send_json(&command)
+                        .map_err(|e| {
+                            format!(
+                                "the local server at {base} did not answer ({e}); start it with `cargo run -p restock-local`, or pass --table for a deployed stack"
+                            )
+                        })?;
+                    let ok = response.status().is_success();
+                    let value: serde_json::Value = response
+                        .body_mut()
+                        .read_json()
+                        .map_err(|e| format!("the local server's answer is not JSON: {e}"))?;
+                    if ok {
+                        serde_json::from_value(value).map_err(|e| e.to_string())
+                    } else {
+                        Err(value["error"].as_str().unwrap_or("the local server refused").to_owned())
+                    }
+                })
+                .await
+                .map_err(|e| e.to_string())?
+            }
+        }
+    }
+}
+
+fn now_ms() -> i64 {
+    let now = time::OffsetDateTime::now_utc();
+    i64::try_from(now.unix_timestamp_nanos() / 1_000_000).unwrap_or(i64::MAX)
+}
+
+fn sku(text: &str) -> Result<Sku, String> {
+    Sku::try_from(text).map_err(|e| format!("`{text}` is not a SKU: {e}"))
+}
+
+fn skus(texts: &[String]) -> Result<Vec<Sku>, String> {
+    texts.iter().map(|s| sku(s)).collect()
+}
+
+fn read(file: &str) -> Result<String, String> {
+    std::fs::read_to_string(file).map_err(|e| format!("cannot read {file}: {e}"))
+}
+
+async fn target(cli: &Cli) -> Result<Target, String> {
+    let Some(table) = &cli.table else {
+        return Ok(Target::Local(cli.local.clone()));
+    };
+    let mut loader = aws_config::defaults(aws_config::BehaviorVersion::latest());
+    if let Some(endpoint) = &cli.endpoint_url {
+        loader = loader.endpoint_url(endpoint);
+    }
+    let sdk = loader.load().await;
+    let store = Arc::new(DynamoStore::new(aws_sdk_dynamodb::Client::new(&sdk), table));
+    let pepper = match &cli.secret_id {
+        Some(id) => {
+            let keyring =
+                SecretsKeyring::new(aws_sdk_secretsmanager::Client::new(&sdk), id.clone());
+            Some(
+                keyring
+                    .keys()
+                    .await
+                    .map_err(|e| e.to_string())?
+                    .contact_pepper
+                    .clone(),
+            )
+        }
+        None => None,
+    };
+    Ok(Target::Dynamo(Admin { store, pepper }))
+}
+
+async fn import(target: &Target, file: &str, json: bool) -> Result<Output, String> {
+    let entries = parse_csv(&read(file)?).map_err(|e| format!("{file}: {e}"))?;
+    let bar = if json {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(entries.len() as u64)
+    };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{spinner} importing [{bar:30}] {pos}/{len} entries ({eta} left)",
+        )
+        .expect("a valid template")
+        .progress_chars("=> "),
+    );
+    bar.enable_steady_tick(Duration::from_millis(120));
+    for chunk in entries.chunks(25) {
+        target
+            .run(Command::CatalogPut {
+                entries: chunk.to_vec(),
+            })
+            .await
+            .map_err(|e| format!("stopped after {} entries: {e}", bar.position()))?;
+        bar.inc(chunk.len() as u64);
+    }
+    bar.finish_and_clear();
+    Ok(Output {
+        message: format!("{} catalogue entries imported from {file}", entries.len()),
+        columns: vec![],
+        rows: vec![],
+        json: serde_json::json!({ "imported": entries.len() }),
+    })
+}
+
+fn sign_webhook(cmd: &Cmd) -> Result<String, String> {
+    let Cmd::SignWebhook {
+        format,
+        key,
+        url,
+        sku,
+        level,
+        id,
+        location,
+        hold,
+    } = cmd
+    else {
+        unreachable!("called for sign-webhook only")
+    };
+    let dev: serde_json::Value =
+        serde_json::from_str(DEV_SECRETS_JSON).expect("the dev keys are JSON");
+    let dev_key = |source: &str| dev[source][0].as_str().unwrap_or_default().to_owned();
+    let need = |v: &Option<String>, what: &str| {
+        v.clone()
+            .ok_or_else(|| format!("--{what} is required for this format"))
+    };
+    let (hook, source) = match format {
+        Format::Shopify => (
+            Hook::Shopify {
+                inventory_item_id: id
+                    .ok_or("--id (the inventory item id) is required for shopify")?,
+                location_id: location
+                    .as_deref()
+                    .unwrap_or("1")
+                    .parse()
+                    .map_err(|_| "--location must be a number for shopify")?,
+                available: *level,
+            },
+            "shopify",
+        ),
+        Format::Woocommerce => (
+            Hook::WooCommerce {
+                product_id: id.ok_or("--id (the product id) is required for woocommerce")?,
+                sku: sku.clone(),
+                stock: *level,
+            },
+            "woocommerce",
+        ),
+        Format::Stock => (
+            Hook::Stock {
+                sku: need(sku, "sku")?,
+                level: *level,
+                location: location.clone(),
+            },
+            "stock",
+        ),
+        Format::Order => (
+            Hook::Order {
+                hold: need(hold, "hold")?,
+                order_id: None,
+            },
+            "stock",
+        ),
+    };
+    let key = key.clone().unwrap_or_else(|| dev_key(source));
+    let mut random = [0u8; 16];
+    getrandom(&mut random);
+    let delivery =
+        sign(&hook, &key, &delivery_id(random), now_ms() / 1000).map_err(|e| e.to_string())?;
+    Ok(delivery.curl(url.as_deref().unwrap_or("http://127.0.0.1:3000")))
+}
+
+fn getrandom(bytes: &mut [u8; 16]) {
+    use restock_app::ports::{Entropy, OsEntropy};
+    *bytes = OsEntropy.bytes16();
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(&cli).await {
+        Ok(text) => {
+            print!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("restock: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(cli: &Cli) -> Result<String, String> {
+    if matches!(cli.command, Cmd::SignWebhook { .. }) {
+        return sign_webhook(&cli.command).map(|c| c + "\n");
+    }
+    let target = target(cli).await?;
+    let output = match &cli.command {
+        Cmd::Catalog {
+            action: CatalogCmd::Import { file },
+        } => import(&target, file, cli.json).await?,
+        other => target.run(command(other)?).await?,
+    };
+    Ok(if cli.json {
+        serde_json::to_string_pretty(&output.json).unwrap_or_default() + "\n"
+    } else {
+        output.render()
+    })
+}
+
+fn command(cmd: &Cmd) -> Result<Command, String> {
+    Ok(match cmd {
+        Cmd::Settings {
+            action: SettingsCmd::Show,
+        } => Command::SettingsShow,
+        Cmd::Settings {
+            action: SettingsCmd::Put { file },
+        } => Command::SettingsPut { toml: read(file)? },
+        Cmd::Catalog {
+            action: CatalogCmd::Show { sku: Some(s) },
+        } => Command::CatalogShow { sku: sku(s)? },
+        Cmd::Catalog {
+            action: CatalogCmd::Show { sku: None },
+        } => Command::CatalogList,
+        Cmd::Queue { sku: s, limit } => Command::Queue {
+            sku: sku(s)?,
+            limit: *limit,
+        },
+        Cmd::Release { sku: s } => Command::Release { sku: sku(s)? },
+        Cmd::Stats { skus: s } => Command::Stats { skus: skus(s)? },
+        Cmd::Reconcile { skus: s } => Command::Reconcile { skus: skus(s)? },
+        Cmd::Optout {
+            action: OptoutCmd::Add { contact },
+        } => Command::OptOutAdd {
+            contact: contact.clone(),
+        },
+        Cmd::Optout {
+            action: OptoutCmd::Remove { contact },
+        } => Command::OptOutRemove {
+            contact: contact.clone(),
+        },
+        Cmd::Catalog {
+            action: CatalogCmd::Import { .. },
+        }
+        | Cmd::SignWebhook { .. } => {
+            unreachable!("handled before")
+        }
+    })
+}

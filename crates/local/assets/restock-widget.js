@@ -1,0 +1,230 @@
+/*! restock notify-me widget. No dependencies. Paste into a product template:
+ *
+ *   <div data-restock-sku="CHAIR-WAL" data-restock-endpoint="https://<CaptureUrl>"></div>
+ *   <script src="https://<where you host it>/restock-widget.js" defer></script>
+ *
+ * Optional attributes: data-restock-channels="email sms" (or just one),
+ * data-restock-product="Walnut lounge chair" (used in messages).
+ */
+(function () {
+  "use strict";
+
+  var STYLE =
+    ".restock{font:inherit;max-width:26rem;border:1px solid #d6d6d0;border-radius:.5rem;padding:1rem;background:#fff}" +
+    ".restock h2{font-size:1.05rem;margin:0 0 .5rem}" +
+    ".restock label{display:block;font-weight:600;margin:.6rem 0 .25rem}" +
+    ".restock input[type=email],.restock input[type=tel],.restock input[type=text]{width:100%;box-sizing:border-box;padding:.7rem;font:inherit;border:1px solid #8a8a85;border-radius:.35rem}" +
+    ".restock .restock-consent{display:flex;gap:.5rem;align-items:flex-start;font-weight:400;margin:.75rem 0}" +
+    ".restock button{width:100%;padding:.8rem;font:inherit;font-weight:600;color:#fff;background:#1a1a1a;border:0;border-radius:.35rem;cursor:pointer}" +
+    ".restock button[disabled]{opacity:.6;cursor:progress}" +
+    ".restock button.restock-secondary{background:#fff;color:#1a1a1a;border:2px solid #1a1a1a;margin-top:.5rem}" +
+    ".restock :focus-visible{outline:3px solid #f2b705;outline-offset:2px}" +
+    ".restock .restock-hp{position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden}" +
+    ".restock .restock-error{color:#a4000f}" +
+    ".restock .restock-status{margin:.75rem 0 0;min-height:1.5em}";
+
+  var uid = 0;
+
+  function el(tag, attrs, text) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) {
+      node.setAttribute(k, attrs[k]);
+    });
+    if (text) node.textContent = text;
+    return node;
+  }
+
+  function storageKey(sku) {
+    return "restock:" + sku;
+  }
+
+  function remember(sku, id) {
+    try {
+      if (id) window.localStorage.setItem(storageKey(sku), id);
+      else window.localStorage.removeItem(storageKey(sku));
+    } catch (e) {
+      /* private mode: the widget still works, it just forgets */
+    }
+  }
+
+  function recall(sku) {
+    try {
+      return window.localStorage.getItem(storageKey(sku));
+    } catch (e) {
+      return null;
+    }
+  }
+
+  function ordinal(n) {
+    return "number " + n + " in line";
+  }
+
+  function mount(root) {
+    var sku = root.getAttribute("data-restock-sku");
+    var endpoint = (root.getAttribute("data-restock-endpoint") || "").replace(/\/+$/, "");
+    var product = root.getAttribute("data-restock-product") || "this item";
+    var channels = (root.getAttribute("data-restock-channels") || "email sms").split(/\s+/);
+    var n = ++uid;
+    root.classList.add("restock");
+    root.textContent = "";
+
+    var heading = el("h2", { id: "restock-h-" + n }, "Sold out \u2014 get told when it\u2019s back");
+    var form = el("form", { novalidate: "", "aria-labelledby": "restock-h-" + n });
+    var wantsSms = channels.indexOf("sms") >= 0;
+    var wantsEmail = channels.indexOf("email") >= 0;
+    var contactLabel = wantsEmail && wantsSms ? "Email or mobile number" : wantsSms ? "Mobile number" : "Email";
+    var contact = el("input", {
+      id: "restock-contact-" + n,
+      name: "contact",
+      type: wantsEmail ? "email" : "tel",
+      autocomplete: wantsEmail ? "email" : "tel",
+      inputmode: wantsEmail ? "email" : "tel",
+      required: "",
+      "aria-describedby": "restock-status-" + n,
+    });
+    if (wantsEmail && wantsSms) contact.setAttribute("type", "text");
+    var name = el("input", { id: "restock-name-" + n, name: "name", type: "text", autocomplete: "given-name", maxlength: "80", required: "" });
+    var consent = el("input", { id: "restock-consent-" + n, name: "consent", type: "checkbox", required: "" });
+    var consentLabel = el("label", { class: "restock-consent", for: "restock-consent-" + n });
+    consentLabel.appendChild(consent);
+    consentLabel.appendChild(document.createTextNode("Tell me once when " + product + " is back. I can opt out any time."));
+    var honeypot = el("div", { class: "restock-hp", "aria-hidden": "true" });
+    var trap = el("input", { name: "website", type: "text", tabindex: "-1", autocomplete: "off" });
+    honeypot.appendChild(trap);
+    var submit = el("button", { type: "submit" }, "Notify me");
+    var status = el("p", { id: "restock-status-" + n, class: "restock-status", role: "status", "aria-live": "polite" });
+
+    form.appendChild(el("label", { for: "restock-contact-" + n }, contactLabel));
+    form.appendChild(contact);
+    form.appendChild(el("label", { for: "restock-name-" + n }, "First name"));
+    form.appendChild(name);
+    form.appendChild(consentLabel);
+    form.appendChild(honeypot);
+    form.appendChild(submit);
+    root.appendChild(heading);
+    root.appendChild(form);
+    root.appendChild(status);
+
+    function say(text, isError) {
+      status.textContent = text;
+      status.className = "restock-status" + (isError ? " restock-error" : "");
+    }
+
+    function joined(body) {
+      form.hidden = true;
+      heading.textContent = "You\u2019re on the list";
+      var where = body.position ? "You\u2019re " + ordinal(body.position) + ". " : "";
+      say(where + "We\u2019ll tell you once when " + product + " is back, with a link that holds one for you.");
+      remember(sku, body.request_id);
+      var leave = el("button", { type: "button", class: "restock-secondary" }, "Leave the list");
+      leave.addEventListener("click", function () {
+        leave.disabled = true;
+        request("DELETE", "/requests/" + encodeURIComponent(body.request_id), null, function (code) {
+          if (code >= 200 && code < 300) {
+            remember(sku, null);
+            leave.remove();
+            heading.textContent = "You\u2019ve left the list";
+            say("You won\u2019t hear about " + product + ". You can join again any time.");
+            form.hidden = false;
+            submit.disabled = false;
+          } else {
+            leave.disabled = false;
+            say("That didn\u2019t work \u2014 please try again.", true);
+          }
+        });
+      });
+      root.appendChild(leave);
+      leave.focus();
+    }
+
+    function request(method, path, payload, done) {
+      var xhr = new XMLHttpRequest();
+      xhr.open(method, endpoint + path);
+      xhr.setRequestHeader("Accept", "application/json");
+      if (payload) xhr.setRequestHeader("Content-Type", "application/json");
+      xhr.timeout = 15000;
+      xhr.onload = function () {
+        var body = {};
+        try {
+          body = JSON.parse(xhr.responseText || "{}");
+        } catch (e) {
+          body = {};
+        }
+        done(xhr.status, body, xhr);
+      };
+      xhr.onerror = xhr.ontimeout = function () {
+        done(0, {}, xhr);
+      };
+      xhr.send(payload ? JSON.stringify(payload) : null);
+    }
+
+    var existing = recall(sku);
+    if (existing) {
+      request("GET", "/requests/" + encodeURIComponent(existing), null, function (code, body) {
+        if (code === 200 && (body.status === "waiting" || body.status === "offered" || body.status === "held")) joined(body);
+        else remember(sku, null);
+      });
+    }
+
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      var value = contact.value.trim();
+      if (!value) {
+        say("Please enter your " + contactLabel.toLowerCase() + ".", true);
+        contact.setAttribute("aria-invalid", "true");
+        contact.focus();
+        return;
+      }
+      if (!consent.checked) {
+        say("Please tick the box so we may tell you.", true);
+        consent.focus();
+        return;
+      }
+      if (!name.value.trim()) {
+        say("Please enter your first name, so the message can greet you.", true);
+        name.setAttribute("aria-invalid", "true");
+        name.focus();
+        return;
+      }
+      contact.removeAttribute("aria-invalid");
+      name.removeAttribute("aria-invalid");
+      var payload = { sku: sku, name: name.value.trim(), consent: true, website: trap.value || undefined };
+      if (value.indexOf("@") >= 0) payload.email = value;
+      else payload.phone = value;
+      submit.disabled = true;
+      say("Adding you to the list\u2026");
+      request("POST", "/requests", payload, function (code, body, xhr) {
+        submit.disabled = false;
+        if (code === 200 || code === 201) return joined(body);
+        if (code === 429) {
+          var wait = parseInt(xhr.getResponseHeader("Retry-After") || "60", 10);
+          return say("Lots of people are signing up right now. Please try again in " + (wait > 90 ? Math.ceil(wait / 60) + " minutes" : wait + " seconds") + ".", true);
+        }
+        if (code === 400 || code === 422) {
+          var first = body.errors && body.errors.length ? body.errors[0] : null;
+          var message = first ? (first.message || first.error || String(first)) : body.error;
+          contact.setAttribute("aria-invalid", "true");
+          contact.focus();
+          return say(message || "Please check what you entered.", true);
+        }
+        if (code === 409) return say("This contact asked not to be told about restocks, so nothing was saved.", true);
+        if (code === 404) return say("Alerts aren\u2019t available for this item.", true);
+        if (code === 0) return say("We couldn\u2019t reach the shop. Check your connection and try again.", true);
+        say("Something went wrong on our side. Please try again in a minute.", true);
+      });
+    });
+  }
+
+  function start() {
+    if (!document.getElementById("restock-style")) {
+      var style = el("style", { id: "restock-style" });
+      style.textContent = STYLE;
+      document.head.appendChild(style);
+    }
+    var roots = document.querySelectorAll("[data-restock-sku]");
+    for (var i = 0; i < roots.length; i++) mount(roots[i]);
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

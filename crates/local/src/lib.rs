@@ -1,0 +1,286 @@
+//! restock on a laptop. One process serves the capture and detect routers
+//! Lambda runs (the same code), runs notify whenever the store records a wake
+//! and sweep on a timer, and keeps notices in an outbox (printed, appended to
+//! a JSONL file, listed at `/outbox`). A demo storefront shows the widget,
+//! and `POST /_admin/run` runs the `restock` CLI's commands on this store.
+
+mod demo;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use axum::Router;
+use restock_app::Services;
+use restock_app::ports::{
+    Alert, AlertError, Alerts, Disabled, Keyring, OsEntropy, Outbox, Phraser, Secrets, SendError,
+    Sender, Sent, StaticKeyring, SystemClock,
+};
+use restock_cli::{Admin, DEV_SECRETS_JSON};
+use restock_core::catalog::CatalogEntry;
+use restock_core::notice::{EmailNotice, SmsNotice};
+use restock_core::{Email, Phone, Settings, Sku};
+use restock_store::{MemoryStore, Store};
+
+/// How the local server runs.
+#[derive(Clone)]
+pub struct Options {
+    /// The loopback port.
+    pub port: u16,
+    /// The outbox file (JSON lines).
+    pub outbox: PathBuf,
+    /// The store: in memory unless a DynamoDB endpoint is given.
+    pub store: Arc<dyn Store>,
+    /// A phraser other than the fixed template (Bedrock).
+    pub phraser: Option<Arc<dyn Phraser>>,
+}
+
+/// The outbox: keeps every notice, prints it, appends it to a file.
+pub struct LocalOutbox {
+    inner: Outbox,
+    file: Mutex<std::fs::File>,
+}
+
+impl LocalOutbox {
+    /// An outbox appending to `path`.
+    ///
+    /// # Errors
+    /// When the file cannot be opened.
+    pub fn open(path: &std::path::Path) -> std::io::Result<Self> {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)?;
+        Ok(Self {
+            inner: Outbox::default(),
+            file: Mutex::new(file),
+        })
+    }
+
+    /// Every notice sent since start, oldest first.
+    pub fn sent(&self) -> Vec<Sent> {
+        self.inner.sent()
+    }
+
+    fn keep(&self) {
+        use std::io::Write;
+        let Some(last) = self.inner.sent().pop() else {
+            return;
+        };
+        let line = serde_json::to_string(&last).expect("notices serialise");
+        if let Err(e) = writeln!(self.file.lock().expect("outbox file"), "{line}") {
+            tracing::warn!(error = %e, "could not append to the outbox file");
+        }
+        let subject = match &last {
+            Sent::Email { notice, .. } => notice.subject.clone(),
+            Sent::Sms { .. } => "(sms)".to_owned(),
+        };
+        println!(
+            "\n  ✉  notice to {}: {subject}\n     reserve: {}\n",
+            last.to(),
+            last.reserve_link().unwrap_or_default()
+        );
+    }
+}
+
+#[async_trait]
+impl Sender for LocalOutbox {
+    async fn send_email(
+        &self,
+        from: &str,
+        to: &Email,
+        notice: &EmailNotice,
+    ) -> Result<String, SendError> {
+        let id = self.inner.send_email(from, to, notice).await?;
+        self.keep();
+        Ok(id)
+    }
+
+    async fn send_sms(
+        &self,
+        sender_id: Option<&str>,
+        to: &Phone,
+        notice: &SmsNotice,
+    ) -> Result<String, SendError> {
+        let id = self.inner.send_sms(sender_id, to, notice).await?;
+        self.keep();
+        Ok(id)
+    }
+}
+
+/// Team alerts, printed.
+pub struct ConsoleAlerts;
+
+#[async_trait]
+impl Alerts for ConsoleAlerts {
+    async fn alert(&self, alert: &Alert) -> Result<(), AlertError> {
+        println!("\n  ⚑  team alert: {}\n{}\n", alert.subject, alert.body);
+        Ok(())
+    }
+}
+
+/// The demo shop's settings, on `port`.
+pub fn demo_settings(port: u16) -> Settings {
+    let origin = format!("http://127.0.0.1:{port}");
+    Settings::from_toml(&format!(
+        r#"
+store_name = "Restock demo shop"
+public_base_url = "{origin}"
+email_from = "Restock demo shop <shop@example.com>"
+offer_window = "15m"
+hold_window = "10m"
+sends_per_second = 50
+storefront_origins = ["{origin}", "http://localhost:{port}"]
+"#
+    ))
+    .expect("the demo settings are valid")
+}
+
+/// The demo catalogue, with checkout pointing at the stand-in page.
+pub fn demo_catalog(port: u16) -> Vec<CatalogEntry> {
+    let origin = format!("http://127.0.0.1:{port}");
+    let entry = |sku: &str, name: &str, shards: u16| {
+        let mut e = CatalogEntry::new(Sku::try_from(sku).expect("demo SKU"), name);
+        e.product_url = format!("{origin}/products/{sku}").parse().ok();
+        e.checkout_url = Some(format!("{origin}/checkout?sku={sku}&hold={{hold}}"));
+        e.shards = shards;
+        e
+    };
+    let mut chair = entry("CHAIR-WAL", "Walnut lounge chair", 1);
+    chair.shopify_inventory_item_id = Some(44_120_133_468_435);
+    let mut lamp = entry("LAMP-BRASS", "Brass desk lamp", 1);
+    lamp.woocommerce_product_id = Some(381);
+    vec![chair, lamp, entry("SNEAKER-DROP", "Limited runner", 16)]
+}
+
+/// The dev keys the local server verifies webhooks with.
+pub fn dev_secrets() -> Arc<Secrets> {
+    Arc::new(Secrets::from_json(DEV_SECRETS_JSON).expect("the dev secrets are valid"))
+}
+
+/// Everything the local server shares between its parts.
+pub struct Local {
+    /// The handlers' services.
+    pub services: Arc<Services>,
+    /// The outbox.
+    pub outbox: Arc<LocalOutbox>,
+    /// The admin commands on the same store.
+    pub admin: Admin,
+    /// The port.
+    pub port: u16,
+}
+
+/// Seeds the demo settings and catalogue where none exist.
+///
+/// # Errors
+/// When the store cannot be reached.
+pub async fn seed(store: &dyn Store, port: u16) -> Result<(), restock_store::StoreError> {
+    if store.settings().await?.is_none() {
+        store.put_settings(&demo_settings(port)).await?;
+    }
+    for entry in demo_catalog(port) {
+        if store.catalog_entry(&entry.sku).await?.is_none() {
+            store.put_catalog_entry(&entry).await?;
+        }
+    }
+    Ok(())
+}
+
+/// Builds the parts.
+///
+/// # Errors
+/// When the outbox file cannot be opened.
+pub fn build(options: &Options) -> std::io::Result<Arc<Local>> {
+    let outbox = Arc::new(LocalOutbox::open(&options.outbox)?);
+    let secrets = dev_secrets();
+    let keyring: Arc<dyn Keyring> = Arc::new(StaticKeyring(secrets.clone()));
+    let phraser = options
+        .phraser
+        .clone()
+        .unwrap_or_else(|| Arc::new(Disabled));
+    let services = Arc::new(Services::new(
+        options.store.clone(),
+        outbox.clone(),
+        phraser,
+        keyring,
+        Arc::new(ConsoleAlerts),
+        Arc::new(SystemClock),
+        Arc::new(OsEntropy),
+    ));
+    Ok(Arc::new(Local {
+        services,
+        outbox,
+        admin: Admin {
+            store: options.store.clone(),
+            pepper: Some(secrets.contact_pepper.clone()),
+        },
+        port: options.port,
+    }))
+}
+
+/// The HTTP app: capture's routes, detect's under `/webhooks/`, the demo
+/// storefront and the admin endpoint.
+pub fn app(local: Arc<Local>) -> Router {
+    let detect = restock_app::detect::router(local.services.clone());
+    restock_app::capture::router(local.services.clone())
+        .merge(demo::router(local.clone(), detect.clone()))
+        .route_service(
+            "/webhooks/{*path}",
+            detect.into_service::<axum::body::Body>(),
+        )
+}
+
+/// Runs notify for every SKU with a wake it has not acted on, every
+/// `every`: the local stand-in for the table's stream.
+pub async fn notifier(local: Arc<Local>, every: Duration) {
+    let mut seen: HashMap<Sku, (usize, i64)> = HashMap::new();
+    let mut tick = tokio::time::interval(every);
+    loop {
+        tick.tick().await;
+        let Ok(catalog) = local.services.store.catalog().await else {
+            continue;
+        };
+        for entry in catalog {
+            let Ok(wakes) = local.services.store.wakes(&entry.sku).await else {
+                continue;
+            };
+            let mark = (wakes.len(), wakes.iter().map(|w| w.at).max().unwrap_or(0));
+            if seen.get(&entry.sku) == Some(&mark) {
+                continue;
+            }
+            match restock_app::notify::notify_sku(&local.services, &entry.sku).await {
+                Ok(report) if report.transient == 0 => {
+                    if report.offers + report.sent + report.failed > 0 {
+                        tracing::info!(sku = %entry.sku, ?report, "notify pass");
+                    }
+                    seen.insert(entry.sku.clone(), mark);
+                }
+                Ok(report) => {
+                    tracing::warn!(sku = %entry.sku, ?report, "notify pass will be retried")
+                }
+                Err(e) => {
+                    tracing::error!(sku = %entry.sku, error = %e, "notify pass failed; retrying")
+                }
+            }
+        }
+    }
+}
+
+/// Runs sweep every `every`.
+pub async fn sweeper(local: Arc<Local>, every: Duration) {
+    let mut tick = tokio::time::interval(every);
+    loop {
+        tick.tick().await;
+        match restock_app::sweep::run(&local.services, restock_app::sweep::DEFAULT_LIMIT).await {
+            Ok(report) => tracing::debug!(?report, "sweep"),
+            Err(e) => tracing::error!(error = %e, "sweep failed"),
+        }
+    }
+}
+
+/// A store in memory.
+pub fn memory_store() -> Arc<dyn Store> {
+    Arc::new(MemoryStore::new())
+}

@@ -1,0 +1,119 @@
+//! `restock-local`: the whole product on a laptop, no AWS account, no Docker.
+//!
+//!     cargo run -p restock-local
+//!
+//! Then open http://127.0.0.1:3000, join a queue, post a restock from the
+//! product page's back office, and follow the link in the outbox.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Parser;
+use restock_aws::BedrockPhraser;
+use restock_local::{Options, app, build, memory_store, notifier, seed, sweeper};
+use restock_store::{DynamoStore, Store};
+
+#[derive(Parser)]
+#[command(
+    name = "restock-local",
+    version,
+    about = "Run restock locally: the capture and detect routers, notify and sweep in process, an outbox, and a demo storefront."
+)]
+struct Cli {
+    /// The loopback port to serve on.
+    #[arg(long, env = "RESTOCK_PORT", default_value_t = 3000)]
+    port: u16,
+    /// Use a DynamoDB API at this URL (moto, DynamoDB Local) instead of the in-memory store.
+    #[arg(long, env = "RESTOCK_DYNAMODB_ENDPOINT")]
+    dynamodb_endpoint: Option<String>,
+    /// The table to use (and create) with --dynamodb-endpoint.
+    #[arg(long, default_value = "restock-local")]
+    table: String,
+    /// Where notices are appended, one JSON object per line.
+    #[arg(long, env = "RESTOCK_OUTBOX", default_value = "restock-outbox.jsonl")]
+    outbox: PathBuf,
+    /// Seconds between sweeps (Lambda's schedule is a minute).
+    #[arg(long, default_value_t = 5)]
+    sweep_every: u64,
+    /// Phrase notices with this Bedrock model (needs AWS credentials); the fixed template otherwise.
+    #[arg(long, env = "RESTOCK_BEDROCK_MODEL_ID")]
+    bedrock_model: Option<String>,
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "warn,restock_local=info".into()),
+        )
+        .with_target(false)
+        .init();
+    let cli = Cli::parse();
+
+    let sdk = if cli.dynamodb_endpoint.is_some() || cli.bedrock_model.is_some() {
+        Some(aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await)
+    } else {
+        None
+    };
+    let store: Arc<dyn Store> = match (&cli.dynamodb_endpoint, &sdk) {
+        (Some(endpoint), Some(sdk)) => {
+            let config = aws_sdk_dynamodb::config::Builder::from(sdk)
+                .endpoint_url(endpoint)
+                .build();
+            let store = DynamoStore::new(aws_sdk_dynamodb::Client::from_conf(config), &cli.table);
+            if let Err(e) = store.create_table().await {
+                tracing::info!(error = %e, table = %cli.table, "table not created (it may exist already)");
+            }
+            Arc::new(store)
+        }
+        _ => memory_store(),
+    };
+    let phraser = match (&cli.bedrock_model, &sdk) {
+        (Some(model), Some(sdk)) => Some(Arc::new(BedrockPhraser::new(
+            aws_sdk_bedrockruntime::Client::new(sdk),
+            model.clone(),
+        )) as Arc<dyn restock_app::ports::Phraser>),
+        _ => None,
+    };
+    seed(store.as_ref(), cli.port)
+        .await
+        .map_err(|e| format!("could not seed the demo shop: {e}"))?;
+    let local = build(&Options {
+        port: cli.port,
+        outbox: cli.outbox.clone(),
+        store,
+        phraser,
+    })?;
+    tokio::spawn(notifier(local.clone(), Duration::from_millis(300)));
+    tokio::spawn(sweeper(
+        local.clone(),
+        Duration::from_secs(cli.sweep_every.max(1)),
+    ));
+
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", cli.port))
+        .await
+        .map_err(|e| format!("cannot listen on 127.0.0.1:{}: {e} (try --port)", cli.port))?;
+    let base = format!("http://127.0.0.1:{}", cli.port);
+    println!(
+        "restock is running locally ({} store)\n\n  storefront  {base}/\n  outbox      {base}/outbox   (and {})\n  webhooks    {base}/webhooks/stock|shopify|woocommerce|orders\n\n\
+         Try it: open {base}/products/CHAIR-WAL, tap Notify me, post a restock from the back office,\n\
+         then open the reserve link in the outbox. From a terminal:\n\n  \
+         cargo run -q -p restock-cli -- queue CHAIR-WAL\n  \
+         cargo run -q -p restock-cli -- sign-webhook stock --sku CHAIR-WAL --level 3 | sh\n  \
+         cargo run -q -p restock-cli -- stats\n",
+        if cli.dynamodb_endpoint.is_some() {
+            "DynamoDB"
+        } else {
+            "in-memory"
+        },
+        cli.outbox.display(),
+    );
+    axum::serve(listener, app(local))
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await?;
+    Ok(())
+}

@@ -1,0 +1,263 @@
+//! The local server's parts: the admin commands the CLI sends, the signed
+//! deliveries `restock sign-webhook` prints (accepted by the real detect
+//! router), and the demo routes, all on the in-memory store.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use restock_cli::webhooks::{Hook, sign};
+use restock_cli::{Command, DEV_SECRETS_JSON};
+use restock_core::Sku;
+use restock_local::{Options, app, build, memory_store, seed};
+use tower::ServiceExt;
+
+async fn local() -> Arc<restock_local::Local> {
+    let store = memory_store();
+    seed(store.as_ref(), 3000).await.unwrap();
+    let dir = std::env::temp_dir().join(format!("restock-local-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    build(&Options {
+        port: 3000,
+        outbox: dir.join(format!("{:?}.jsonl", std::thread::current().id())),
+        store,
+        phraser: None,
+    })
+    .unwrap()
+}
+
+async fn call(router: &axum::Router, request: Request<Body>) -> (StatusCode, String) {
+    let response = router.clone().oneshot(request).await.unwrap();
+    let status = response.status();
+    let body = axum::body::to_bytes(response.into_body(), 1 << 20)
+        .await
+        .unwrap();
+    (status, String::from_utf8_lossy(&body).into_owned())
+}
+
+fn post_json(path: &str, body: serde_json::Value) -> Request<Body> {
+    Request::post(path)
+        .header("content-type", "application/json")
+        .body(Body::from(body.to_string()))
+        .unwrap()
+}
+
+fn now() -> i64 {
+    i64::try_from(time::OffsetDateTime::now_utc().unix_timestamp_nanos() / 1_000_000).unwrap()
+}
+
+#[tokio::test]
+async fn admin_commands_run_on_the_servers_store() {
+    let local = local().await;
+    let router = app(local.clone());
+    let run = |command: serde_json::Value| post_json("/_admin/run", command);
+
+    let (status, body) = call(&router, run(serde_json::json!({"command": "catalog_list"}))).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(body.contains("CHAIR-WAL") && body.contains("SNEAKER-DROP"));
+
+    // A bad settings document is refused with the field named, and changes nothing.
+    let (status, body) = call(
+        &router,
+        run(serde_json::json!({"command": "settings_put", "toml": "store_name = 'x'\npublic_base_url = 'not a url'\nemail_from = 'a@b.c'"})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(
+        body.contains("public_base_url") || body.contains("URL") || body.contains("url"),
+        "{body}"
+    );
+    let (_, shown) = call(
+        &router,
+        run(serde_json::json!({"command": "settings_show"})),
+    )
+    .await;
+    assert!(shown.contains("Restock demo shop"));
+
+    // Unknown SKUs are named.
+    let (status, body) = call(
+        &router,
+        run(serde_json::json!({"command": "queue", "sku": "NOPE", "limit": 5})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert!(body.contains("NOPE is not in the catalogue"), "{body}");
+
+    // Join two shoppers, then the queue lists them oldest first, masked.
+    for (email, name) in [("ada@example.com", "Ada"), ("bob@example.com", "Bob")] {
+        let (status, body) = call(
+            &router,
+            post_json("/requests", serde_json::json!({"sku": "CHAIR-WAL", "email": email, "name": name, "consent": true})),
+        )
+        .await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+        // Joins in one millisecond are ordered by their ids' tie-break.
+        tokio::time::sleep(Duration::from_millis(3)).await;
+    }
+    let output = local
+        .admin
+        .run(
+            Command::Queue {
+                sku: Sku::try_from("CHAIR-WAL").unwrap(),
+                limit: 10,
+            },
+            now(),
+        )
+        .await
+        .unwrap();
+    let contacts: Vec<&str> = output.rows.iter().map(|r| r[2].as_str()).collect();
+    assert_eq!(contacts, ["a***@example.com", "b***@example.com"]);
+    assert!(
+        !output.render().contains("ada@example.com"),
+        "contacts are masked"
+    );
+
+    // Opting Ada out ends her request; lifting it lets her join again.
+    let out = local
+        .admin
+        .run(
+            Command::OptOutAdd {
+                contact: "Ada@Example.com".into(),
+            },
+            now(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(out.json["ended"], 1);
+    let (status, _) = call(
+        &router,
+        post_json("/requests", serde_json::json!({"sku": "CHAIR-WAL", "email": "ada@example.com", "name": "Ada", "consent": true})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    let out = local
+        .admin
+        .run(
+            Command::OptOutRemove {
+                contact: "ada@example.com".into(),
+            },
+            now(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(out.json["removed"], true);
+
+    // Nothing paused: release says so. Reconcile finds the counters right.
+    let out = local
+        .admin
+        .run(
+            Command::Release {
+                sku: Sku::try_from("CHAIR-WAL").unwrap(),
+            },
+            now(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(out.json["released"], false);
+    let out = local
+        .admin
+        .run(Command::Reconcile { skus: vec![] }, now())
+        .await
+        .unwrap();
+    assert_eq!(out.rows.len(), 3);
+    assert!(
+        out.rows.iter().all(|r| r[1] == "counters match"),
+        "{:?}",
+        out.rows
+    );
+    let out = local
+        .admin
+        .run(Command::Stats { skus: vec![] }, now())
+        .await
+        .unwrap();
+    assert_eq!(out.rows[0][0], "CHAIR-WAL");
+    assert_eq!(out.rows[0][1], "1", "Bob still waits");
+}
+
+#[tokio::test]
+async fn signed_test_deliveries_are_accepted_and_tampered_ones_refused() {
+    let local = local().await;
+    let router = app(local.clone());
+    let keys: serde_json::Value = serde_json::from_str(DEV_SECRETS_JSON).unwrap();
+    let key = |source: &str| keys[source][0].as_str().unwrap().to_owned();
+    let now_s = now() / 1000;
+    let hooks = [
+        (
+            Hook::Shopify {
+                inventory_item_id: 44_120_133_468_435,
+                location_id: 1,
+                available: 2,
+            },
+            key("shopify"),
+        ),
+        (
+            Hook::WooCommerce {
+                product_id: 381,
+                sku: None,
+                stock: 4,
+            },
+            key("woocommerce"),
+        ),
+        (
+            Hook::Stock {
+                sku: "SNEAKER-DROP".into(),
+                level: 7,
+                location: Some("warehouse".into()),
+            },
+            key("stock"),
+        ),
+    ];
+    for (i, (hook, key)) in hooks.iter().enumerate() {
+        let delivery = sign(hook, key, &format!("msg_test_{i}"), now_s).unwrap();
+        let mut request = Request::post(delivery.path);
+        for (name, value) in &delivery.headers {
+            request = request.header(*name, value);
+        }
+        let (status, body) = call(
+            &router,
+            request.body(Body::from(delivery.body.clone())).unwrap(),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{hook:?}: {body}");
+        assert!(body.contains("restock"), "{hook:?} is a restock: {body}");
+        assert!(
+            delivery
+                .curl("http://127.0.0.1:3000")
+                .starts_with("curl -sS -X POST 'http://127.0.0.1:3000/webhooks/")
+        );
+
+        // The same delivery with one byte changed is refused.
+        let mut request = Request::post(delivery.path);
+        for (name, value) in &delivery.headers {
+            request = request.header(*name, value);
+        }
+        let tampered = delivery.body.replacen(['2', '4', '7'], "9", 1);
+        let (status, _) = call(&router, request.body(Body::from(tampered)).unwrap()).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "{hook:?} tampered");
+    }
+}
+
+#[tokio::test]
+async fn the_demo_pages_serve_the_widget_and_escape_what_they_show() {
+    let local = local().await;
+    let router = app(local);
+    let get = |path: &str| Request::get(path).body(Body::empty()).unwrap();
+    let (status, js) = call(&router, get("/restock-widget.js")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(js.contains("data-restock-sku"));
+    let (status, page) = call(&router, get("/products/CHAIR-WAL")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(page.contains("data-restock-sku=\"CHAIR-WAL\"") && page.contains("Sold out"));
+    let (status, _) = call(&router, get("/products/NOPE")).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, page) = call(
+        &router,
+        get("/checkout?sku=CHAIR-WAL&hold=%3Cscript%3Ealert(1)%3C/script%3E"),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(!page.contains("<script>alert(1)") && page.contains("&lt;script&gt;"));
+    let (status, _) = call(&router, get("/checkout")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+}

@@ -1,0 +1,147 @@
+// The shopper's story in a real browser (headless Chromium, driven by
+// playwright-core): open the demo product page, tap Notify me, post a
+// restock from the back office, open the notice's reserve link from the
+// outbox, hold, land on checkout, buy. Screenshots go to target/browser/.
+//
+//   cargo build -p restock-local && node tests/browser/story.mjs
+//
+// RESTOCK_LOCAL_BIN overrides the server binary; CHROMIUM the browser.
+
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const bin = process.env.RESTOCK_LOCAL_BIN ?? path.join(root, "target/debug/restock-local");
+const shots = path.join(root, "target/browser");
+mkdirSync(shots, { recursive: true });
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitFor(url, ms) {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} did not come up within ${ms} ms`);
+}
+
+function check(condition, message) {
+  if (!condition) throw new Error(message);
+  console.log(`  ok  ${message}`);
+}
+
+const port = await freePort();
+const base = `http://127.0.0.1:${port}`;
+const work = mkdtempSync(path.join(tmpdir(), "restock-browser-"));
+const server = spawn(bin, ["--port", String(port), "--outbox", path.join(work, "outbox.jsonl"), "--sweep-every", "1"], {
+  stdio: ["ignore", "pipe", "inherit"],
+});
+let serverLog = "";
+server.stdout.on("data", (d) => (serverLog += d));
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+  args: [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+  ],
+});
+
+let failed = false;
+try {
+  await waitFor(`${base}/`, 15000);
+  const page = await browser.newPage({ viewport: { width: 390, height: 844 } }); // a phone
+  const email = "grace@example.com";
+
+  console.log("shopper joins the queue");
+  await page.goto(`${base}/products/CHAIR-WAL`);
+  check((await page.locator(".tag").textContent()) === "Sold out", "the product is sold out");
+  // Reached by their labels: the form is usable with a screen reader.
+  await page.getByLabel("Email or mobile number").fill(email);
+  await page.getByLabel("First name").fill("Grace");
+  // Keyboard only: tick consent with Space, submit with Enter.
+  await page.getByLabel(/Tell me once/).focus();
+  await page.keyboard.press("Space");
+  await page.getByRole("button", { name: "Notify me" }).focus();
+  await page.keyboard.press("Enter");
+  const status = page.getByRole("status");
+  await status.filter({ hasText: "in line" }).waitFor({ timeout: 10000 });
+  check((await status.textContent()).includes("number 1 in line"), "the widget shows the shopper's position");
+  await page.screenshot({ path: path.join(shots, "1-joined.png"), fullPage: true });
+
+  console.log("the shop restocks");
+  await page.getByLabel("New stock level").fill("1");
+  await page.getByRole("button", { name: "Post restock" }).click();
+  await page.waitForURL(`${base}/products/CHAIR-WAL`);
+
+  console.log("the notice arrives in the outbox");
+  let link = null;
+  for (let i = 0; i < 50 && !link; i++) {
+    await page.goto(`${base}/outbox`);
+    const row = page.locator("tr", { hasText: email });
+    if ((await row.count()) > 0) link = row.getByRole("link", { name: "Open reserve link" });
+    else await new Promise((r) => setTimeout(r, 200));
+  }
+  check(link !== null, "one notice for the shopper, with a reserve link");
+  await page.screenshot({ path: path.join(shots, "2-outbox.png"), fullPage: true });
+
+  console.log("the shopper opens the link and holds a unit");
+  await link.click();
+  check((await page.title()).startsWith("Reserve your Walnut lounge chair"), "the reserve page names the product");
+  await page.getByRole("button", { name: "Hold mine and go to checkout" }).click();
+  await page.waitForURL(/\/checkout\?/);
+  const held = await page.locator("main").textContent();
+  check(held.includes("One Walnut lounge chair is held for you"), "checkout says what is held");
+  check(held.includes("10m"), "and for how long");
+  await page.screenshot({ path: path.join(shots, "3-checkout.png"), fullPage: true });
+
+  console.log("the shopper buys");
+  await page.getByRole("button", { name: "Complete purchase" }).click();
+  await page.getByRole("heading", { name: "Order placed" }).waitFor();
+  check(true, "the order webhook ended the hold");
+
+  const stats = await (
+    await fetch(`${base}/_admin/run`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ command: "stats", skus: ["CHAIR-WAL"] }),
+    })
+  ).json();
+  const figures = stats.json[0].stats;
+  check(figures.bought === 1 && figures.held === 0 && figures.offered === 0, `the figures agree: ${JSON.stringify(figures)}`);
+  console.log(`browser story passed; screenshots in ${shots}`);
+} catch (e) {
+  failed = true;
+  console.error(`browser story failed: ${e.stack ?? e}`);
+  console.error(`server output:\n${serverLog}`);
+} finally {
+  await browser.close();
+  server.kill();
+}
+process.exit(failed ? 1 : 0);
