@@ -166,13 +166,7 @@ async fn deliver(
         now,
     )
     .map_err(|e| e.to_string())?;
-    let mut request = Request::post(delivery.path);
-    for (name, value) in &delivery.headers {
-        request = request.header(*name, value);
-    }
-    let request = request
-        .body(Body::from(delivery.body.clone()))
-        .map_err(|e| e.to_string())?;
+    let request = crate::webhook_request(&delivery, delivery.body.clone());
     let Ok(response) = detect.clone().oneshot(request).await;
     let status = response.status();
     let body = axum::body::to_bytes(response.into_body(), 64 * 1024)

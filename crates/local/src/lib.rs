@@ -280,6 +280,21 @@ pub async fn sweeper(local: Arc<Local>, every: Duration) {
     }
 }
 
+/// A signed delivery as the HTTP request detect receives; `body` is the
+/// delivery's body, or a tampered one in tests.
+pub fn webhook_request(
+    delivery: &restock_cli::webhooks::Delivery,
+    body: String,
+) -> axum::http::Request<axum::body::Body> {
+    let mut request = axum::http::Request::post(delivery.path);
+    for (name, value) in &delivery.headers {
+        request = request.header(*name, value);
+    }
+    request
+        .body(axum::body::Body::from(body))
+        .expect("signed headers are valid header values")
+}
+
 /// A store in memory.
 pub fn memory_store() -> Arc<dyn Store> {
     Arc::new(MemoryStore::new())

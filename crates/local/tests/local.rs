@@ -10,7 +10,7 @@ use axum::http::{Request, StatusCode};
 use restock_cli::webhooks::{Hook, sign};
 use restock_cli::{Command, DEV_SECRETS_JSON};
 use restock_core::Sku;
-use restock_local::{Options, app, build, memory_store, seed};
+use restock_local::{Options, app, build, memory_store, seed, webhook_request};
 use tower::ServiceExt;
 
 async fn local() -> Arc<restock_local::Local> {
@@ -210,15 +210,7 @@ async fn signed_test_deliveries_are_accepted_and_tampered_ones_refused() {
     ];
     for (i, (hook, key)) in hooks.iter().enumerate() {
         let delivery = sign(hook, key, &format!("msg_test_{i}"), now_s).unwrap();
-        let mut request = Request::post(delivery.path);
-        for (name, value) in &delivery.headers {
-            request = request.header(*name, value);
-        }
-        let (status, body) = call(
-            &router,
-            request.body(Body::from(delivery.body.clone())).unwrap(),
-        )
-        .await;
+        let (status, body) = call(&router, webhook_request(&delivery, delivery.body.clone())).await;
         assert_eq!(status, StatusCode::OK, "{hook:?}: {body}");
         assert!(body.contains("restock"), "{hook:?} is a restock: {body}");
         assert!(
@@ -228,12 +220,8 @@ async fn signed_test_deliveries_are_accepted_and_tampered_ones_refused() {
         );
 
         // The same delivery with one byte changed is refused.
-        let mut request = Request::post(delivery.path);
-        for (name, value) in &delivery.headers {
-            request = request.header(*name, value);
-        }
         let tampered = delivery.body.replacen(['2', '4', '7'], "9", 1);
-        let (status, _) = call(&router, request.body(Body::from(tampered)).unwrap()).await;
+        let (status, _) = call(&router, webhook_request(&delivery, tampered)).await;
         assert_eq!(status, StatusCode::UNAUTHORIZED, "{hook:?} tampered");
     }
 }
