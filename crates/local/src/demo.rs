@@ -4,9 +4,8 @@
 
 use std::sync::Arc;
 
-use axum::body::Body;
 use axum::extract::{Form, Path, Query, State};
-use axum::http::{Request, StatusCode, header};
+use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
