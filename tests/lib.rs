@@ -292,11 +292,17 @@ impl World {
 
     /// A generic stock webhook signed per Standard Webhooks at the world's now.
     pub fn stock_request(&self, id: &str, body: &str) -> Request<Body> {
+        self.signed_request("/webhooks/stock", id, body)
+    }
+
+    /// A delivery to `path` signed per Standard Webhooks at the world's now
+    /// (`/webhooks/stock` or `/webhooks/orders`).
+    pub fn signed_request(&self, path: &str, id: &str, body: &str) -> Request<Body> {
         let ts = self.clock.now().unix_timestamp();
         let key = standard::decode_key(STOCK_KEY).expect("test key");
         Request::builder()
             .method("POST")
-            .uri("/webhooks/stock")
+            .uri(path)
             .header("content-type", "application/json")
             .header(standard::ID, id)
             .header(standard::TIMESTAMP, ts.to_string())

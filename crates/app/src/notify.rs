@@ -37,6 +37,8 @@ pub struct NotifyReport {
     pub opted_out: usize,
     /// Notices that failed transiently (to be retried).
     pub transient: usize,
+    /// Notices whose fate the provider left unknown (not resent).
+    pub uncertain: usize,
     /// Whether the phrase came from the model this time.
     pub phrased_by_model: bool,
 }
@@ -252,6 +254,12 @@ async fn send_one(
             tracing::warn!(sku = %r.sku, contact = %r.contact.masked(), %reason, "send failed transiently; will retry");
             s.store.release_notice(&r.id, episode).await?;
             report.transient += 1;
+        }
+        Err(SendError::Unknown(reason)) => {
+            // The claim stays: at most once per offer. An undelivered offer
+            // lapses at its expiry and the sweep passes the unit on.
+            tracing::warn!(sku = %r.sku, contact = %r.contact.masked(), %reason, "send outcome unknown; not resending");
+            report.uncertain += 1;
         }
         Err(e) => {
             let reason = e.to_string();

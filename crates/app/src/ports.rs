@@ -22,9 +22,14 @@ pub enum SendError {
     /// The number or address opted out at the provider: recorded as an opt-out.
     #[error("the recipient opted out at the provider")]
     OptedOut,
-    /// It may next time (throttling, a service error).
+    /// It may next time (throttling, a service error): it was not accepted.
     #[error("transient send failure: {0}")]
     Transient(String),
+    /// The provider may have accepted it (a timeout or a dropped connection
+    /// after the request went out). Never resent, so nobody is told twice; if
+    /// it never arrives, the offer lapses and its unit passes on.
+    #[error("send outcome unknown: {0}")]
+    Unknown(String),
 }
 
 /// Sends notices: SES v2 and SNS in production, an outbox locally.

@@ -108,6 +108,10 @@ impl Sender for AwsSender {
                 Some(SendEmailError::MailFromDomainNotVerifiedException(_)) => {
                     SendError::Permanent("the sender identity is not verified in SES".into())
                 }
+                _ if ambiguous(&err) => SendError::Unknown(format!(
+                    "SES: {}",
+                    aws_sdk_sesv2::error::DisplayErrorContext(&err)
+                )),
                 _ => SendError::Transient(format!(
                     "SES: {}",
                     aws_sdk_sesv2::error::DisplayErrorContext(&err)
@@ -160,6 +164,10 @@ impl Sender for AwsSender {
                     PublishError::InvalidParameterException(_)
                     | PublishError::InvalidParameterValueException(_),
                 ) => SendError::Permanent("SNS refused the number or message".into()),
+                _ if ambiguous(&err) => SendError::Unknown(format!(
+                    "SNS: {}",
+                    aws_sdk_sns::error::DisplayErrorContext(&err)
+                )),
                 _ => SendError::Transient(format!(
                     "SNS: {}",
                     aws_sdk_sns::error::DisplayErrorContext(&err)
@@ -223,6 +231,18 @@ impl Phraser for BedrockPhraser {
             })
             .collect();
         Ok(text)
+    }
+}
+
+/// Whether a failed call may still have reached the provider: a timeout, a
+/// dropped connection, or an answer that could not be read. A refusal the
+/// provider answered (throttling, a service error) was not accepted.
+fn ambiguous<E, R>(err: &aws_sdk_sesv2::error::SdkError<E, R>) -> bool {
+    use aws_sdk_sesv2::error::SdkError;
+    match err {
+        SdkError::TimeoutError(_) | SdkError::ResponseError(_) => true,
+        SdkError::DispatchFailure(failure) => failure.is_timeout() || failure.is_io(),
+        _ => false,
     }
 }
 

@@ -7,8 +7,15 @@
 //! ran against DynamoDB did.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
+use aws_smithy_runtime_api::box_error::BoxError;
+use aws_smithy_runtime_api::client::interceptors::Intercept;
+use aws_smithy_runtime_api::client::interceptors::context::BeforeTransmitInterceptorContextRef;
+use aws_smithy_runtime_api::client::orchestrator::Metadata;
+use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
+use aws_smithy_types::config_bag::ConfigBag;
 
 use crate::dynamo::DynamoStore;
 
@@ -87,5 +94,34 @@ pub fn random(seed: u64) -> impl FnMut() -> [u8; 16] + Send {
             chunk.copy_from_slice(&x.to_be_bytes());
         }
         out
+    }
+}
+
+/// Records the operation name of every request sent (an SDK interceptor):
+/// `config().interceptor(recorder.clone())` counts a client's round trips.
+#[derive(Debug, Clone, Default)]
+pub struct Recorder(Arc<Mutex<Vec<String>>>);
+
+impl Intercept for Recorder {
+    fn name(&self) -> &'static str {
+        "RequestRecorder"
+    }
+
+    fn read_before_transmit(
+        &self,
+        _: &BeforeTransmitInterceptorContextRef<'_>,
+        _: &RuntimeComponents,
+        cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let op = cfg.load::<Metadata>().map_or("?", |m| m.name()).to_owned();
+        self.0.lock().unwrap().push(op);
+        Ok(())
+    }
+}
+
+impl Recorder {
+    /// The operations recorded since the last take.
+    pub fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.0.lock().unwrap())
     }
 }

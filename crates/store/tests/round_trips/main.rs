@@ -10,18 +10,10 @@
 //!
 //! `bash scripts/round-trips.sh` prints the table (it runs this with `--nocapture`).
 
-use std::sync::{Arc, Mutex};
-
-use aws_smithy_runtime_api::box_error::BoxError;
-use aws_smithy_runtime_api::client::interceptors::Intercept;
-use aws_smithy_runtime_api::client::interceptors::context::BeforeTransmitInterceptorContextRef;
-use aws_smithy_runtime_api::client::orchestrator::Metadata;
-use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
-use aws_smithy_types::config_bag::ConfigBag;
 use restock_core::{
     Contact, Email, HoldId, Level, ListShare, RequestId, Rules, Sku, StockEvent, Window,
 };
-use restock_store::testing::{self, unique_table};
+use restock_store::testing::{self, Recorder, unique_table};
 use restock_store::{DynamoStore, JoinOutcome, NewRequest, Store, WaveParams};
 use time::OffsetDateTime;
 
@@ -31,33 +23,6 @@ const RULES: Rules = Rules {
     max_jump: 100_000,
     max_level: 100_000,
 };
-
-/// Records the operation name of every request sent.
-#[derive(Debug, Clone, Default)]
-struct Recorder(Arc<Mutex<Vec<String>>>);
-
-impl Intercept for Recorder {
-    fn name(&self) -> &'static str {
-        "RequestRecorder"
-    }
-
-    fn read_before_transmit(
-        &self,
-        _: &BeforeTransmitInterceptorContextRef<'_>,
-        _: &RuntimeComponents,
-        cfg: &mut ConfigBag,
-    ) -> Result<(), BoxError> {
-        let op = cfg.load::<Metadata>().map_or("?", |m| m.name()).to_owned();
-        self.0.lock().unwrap().push(op);
-        Ok(())
-    }
-}
-
-impl Recorder {
-    fn take(&self) -> Vec<String> {
-        std::mem::take(&mut *self.0.lock().unwrap())
-    }
-}
 
 struct Row {
     operation: String,

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The hyped-drop simulation: 100,000 sign-ups over 16 queue shards and a
+# 10,000-unit restock on the in-memory store, then a scaled-down run on the
+# DynamoDB API (moto, started here) that also counts DynamoDB requests. Each
+# run checks that exactly the oldest sign-ups were offered, oldest first.
+#
+#   bash scripts/drop.sh [signups units] [moto-signups moto-units]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+signups=${1:-100000}; units=${2:-10000}
+moto_signups=${3:-400}; moto_units=${4:-120}
+
+echo "==> in memory"
+cargo bench -q -p restock-store --bench drop -- memory "$signups" "$units" 16
+
+echo
+echo "==> DynamoDB API (moto; its transactions copy the table, so it is scaled down)"
+source scripts/moto.sh
+start_moto
+cargo bench -q -p restock-store --bench drop -- dynamodb "$moto_signups" "$moto_units" 16

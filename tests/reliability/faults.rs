@@ -1,0 +1,519 @@
+//! A fault at every step. Each flow (join, webhook, notify batch, hold,
+//! sweep) is first run clean to count its store and sender calls; then, for
+//! every k, the k-th call fails before it happens, fails after it committed
+//! (the caller sees an error for a write that landed), or aborts the handler
+//! (a panic, as a killed Lambda) after it committed. Then the flow is retried
+//! as Lambda, the shop or the shopper would, and the invariants are checked:
+//! no request lost, no unit stuck past its expiry, no offer notified twice,
+//! never `offered + held > level`, counters equal to a recount.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use async_trait::async_trait;
+use restock_app::ports::{Clock, FixedPhraser, Outbox, SendError, Sender, StaticKeyring};
+use restock_core::notice::{EmailNotice, SmsNotice};
+use restock_core::webhook::ItemRef;
+use restock_core::{
+    CatalogEntry, ContactKey, Email, HoldId, OptOutToken, Phone, RequestId, RequestState,
+    ReserveToken, Rules, Settings, Sku, StockEvent, StockOutcome, Window,
+};
+use restock_e2e::*;
+use restock_store::port::Random;
+use restock_store::*;
+
+/// How the k-th call goes wrong.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// It fails and nothing happens.
+    FailBefore,
+    /// It happens, then the caller is told it failed.
+    FailAfter,
+    /// It happens, then the handler dies.
+    AbortAfter,
+}
+
+const ABORT: &str = "injected abort";
+
+/// Counts calls while armed and injects the fault at the k-th.
+#[derive(Default)]
+pub struct Plan {
+    armed: AtomicBool,
+    calls: AtomicUsize,
+    at: AtomicUsize,
+    fault: std::sync::Mutex<Option<Fault>>,
+}
+
+impl Plan {
+    fn arm(&self, at: usize, fault: Option<Fault>) {
+        self.calls.store(0, Ordering::SeqCst);
+        self.at.store(at, Ordering::SeqCst);
+        *self.fault.lock().unwrap() = fault;
+        self.armed.store(true, Ordering::SeqCst);
+    }
+
+    fn disarm(&self) -> usize {
+        self.armed.store(false, Ordering::SeqCst);
+        self.calls.load(Ordering::SeqCst)
+    }
+
+    fn before(&self) -> Result<usize, ()> {
+        if !self.armed.load(Ordering::SeqCst) {
+            return Ok(0);
+        }
+        let n = self.calls.fetch_add(1, Ordering::SeqCst) + 1;
+        if n == self.at.load(Ordering::SeqCst)
+            && *self.fault.lock().unwrap() == Some(Fault::FailBefore)
+        {
+            return Err(());
+        }
+        Ok(n)
+    }
+
+    fn after(&self, n: usize) -> Result<(), ()> {
+        if n == 0 || n != self.at.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        match *self.fault.lock().unwrap() {
+            Some(Fault::FailAfter) => Err(()),
+            Some(Fault::AbortAfter) => panic!("{ABORT}"),
+            _ => Ok(()),
+        }
+    }
+}
+
+fn injected() -> StoreError {
+    StoreError::Backend {
+        operation: "injected",
+        source: "injected fault".into(),
+    }
+}
+
+/// A store that fails where the plan says.
+pub struct FaultyStore {
+    inner: MemoryStore,
+    plan: Arc<Plan>,
+}
+
+macro_rules! faulty {
+    ($( fn $name:ident(&self $(, $arg:ident : $ty:ty)*) -> $ret:ty; )*) => {
+        #[async_trait]
+        impl Store for FaultyStore {
+            $(
+                async fn $name(&self $(, $arg: $ty)*) -> restock_store::port::Result<$ret> {
+                    let n = self.plan.before().map_err(|()| injected())?;
+                    let out = self.inner.$name($($arg),*).await;
+                    self.plan.after(n).map_err(|()| injected())?;
+                    out
+                }
+            )*
+        }
+    };
+}
+
+faulty! {
+    fn put_settings(&self, settings: &Settings) -> ();
+    fn settings(&self) -> Option<Settings>;
+    fn put_catalog_entry(&self, entry: &CatalogEntry) -> ();
+    fn catalog(&self) -> Vec<CatalogEntry>;
+    fn catalog_entry(&self, sku: &Sku) -> Option<CatalogEntry>;
+    fn resolve_item(&self, item: &ItemRef) -> Option<CatalogEntry>;
+    fn join(&self, request: NewRequest) -> JoinOutcome;
+    fn request(&self, id: &RequestId) -> Option<Request>;
+    fn position(&self, request: &Request, shards: u16) -> Option<usize>;
+    fn cancel(&self, id: &RequestId, now: Millis) -> CancelOutcome;
+    fn take_hold(&self, token: &ReserveToken, hold: HoldId, now: Millis, window: Window) -> HoldOutcome;
+    fn mark_bought(&self, hold: &HoldId, now: Millis) -> BuyOutcome;
+    fn opt_out(&self, token: &OptOutToken, now: Millis) -> OptOutOutcome;
+    fn opt_out_contact(&self, contact: &ContactKey, now: Millis) -> u32;
+    fn remove_opt_out(&self, contact: &ContactKey) -> bool;
+    fn is_opted_out(&self, contact: &ContactKey) -> bool;
+    fn apply_stock(&self, sku: &Sku, event: &StockEvent, rules: &Rules, share: restock_core::ListShare, now: Millis) -> ApplyOutcome;
+    fn release_paused(&self, sku: &Sku, now: Millis) -> Option<StockOutcome>;
+    fn snapshot(&self, sku: &Sku) -> SkuSnapshot;
+    fn wakes(&self, sku: &Sku) -> Vec<Wake>;
+    fn create_offers(&self, sku: &Sku, params: &WaveParams, now: Millis, random: Random<'_>) -> Wave;
+    fn claim_notice(&self, id: &RequestId, episode: u32) -> bool;
+    fn record_notice(&self, id: &RequestId, episode: u32, outcome: NoticeOutcome, now: Millis) -> ();
+    fn release_notice(&self, id: &RequestId, episode: u32) -> ();
+    fn reissue_unsent(&self, sku: &Sku, random: Random<'_>) -> Vec<Offer>;
+    fn restock_phrase(&self, sku: &Sku, episode: u32) -> Option<String>;
+    fn save_restock_phrase(&self, sku: &Sku, episode: u32, phrase: &str) -> ();
+    fn rate_limit(&self, key: &str, limit: u32, window_ms: Millis, now: Millis) -> RateDecision;
+    fn due(&self, now: Millis, limit: usize) -> Vec<Due>;
+    fn expire(&self, due: &Due, now: Millis) -> ExpireOutcome;
+    fn reconcile(&self, sku: &Sku, now: Millis) -> Option<Drift>;
+    fn queue(&self, sku: &Sku, shards: u16, limit: usize) -> Vec<Request>;
+    fn stats(&self, sku: &Sku, shards: u16) -> SkuStats;
+}
+
+/// A sender that fails where the plan says (sends count as calls too).
+pub struct FaultySender {
+    inner: Arc<Outbox>,
+    plan: Arc<Plan>,
+}
+
+#[async_trait]
+impl Sender for FaultySender {
+    async fn send_email(
+        &self,
+        from: &str,
+        to: &Email,
+        notice: &EmailNotice,
+    ) -> Result<String, SendError> {
+        let n = self
+            .plan
+            .before()
+            .map_err(|()| SendError::Transient("injected".into()))?;
+        let out = self.inner.send_email(from, to, notice).await;
+        self.plan
+            .after(n)
+            .map_err(|()| SendError::Unknown("injected after sending".into()))?;
+        out
+    }
+
+    async fn send_sms(
+        &self,
+        sender_id: Option<&str>,
+        to: &Phone,
+        notice: &SmsNotice,
+    ) -> Result<String, SendError> {
+        let n = self
+            .plan
+            .before()
+            .map_err(|()| SendError::Transient("injected".into()))?;
+        let out = self.inner.send_sms(sender_id, to, notice).await;
+        self.plan
+            .after(n)
+            .map_err(|()| SendError::Unknown("injected after sending".into()))?;
+        out
+    }
+}
+
+struct Rig {
+    world: Arc<World>,
+    outbox: Arc<Outbox>,
+    plan: Arc<Plan>,
+}
+
+async fn rig() -> Rig {
+    let plan = Arc::new(Plan::default());
+    let outbox = Arc::new(Outbox::default());
+    let store = Arc::new(FaultyStore {
+        inner: MemoryStore::new(),
+        plan: plan.clone(),
+    });
+    let world = World::new(
+        store,
+        Arc::new(FaultySender {
+            inner: outbox.clone(),
+            plan: plan.clone(),
+        }),
+        Arc::new(FixedPhraser(Ok("It is back.".into()))),
+        Arc::new(StaticKeyring(Arc::new(
+            restock_app::ports::Secrets::from_json(&secrets_json()).expect("secret"),
+        ))),
+    )
+    .await;
+    Rig {
+        world: Arc::new(world),
+        outbox,
+        plan,
+    }
+}
+
+fn chair() -> Sku {
+    Sku::try_from(CHAIR).unwrap()
+}
+
+/// The flows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    Join,
+    Webhook,
+    NotifyBatch,
+    Hold,
+    Sweep,
+}
+
+async fn join(world: &World, name: &str) -> bool {
+    world.join(name).await.status.is_success()
+}
+
+fn stock_body(world: &World, level: u32) -> String {
+    let at = time::OffsetDateTime::from_unix_timestamp_nanos(
+        i128::from(world.clock.now_ms()) * 1_000_000,
+    )
+    .unwrap()
+    .format(&time::format_description::well_known::Rfc3339)
+    .unwrap();
+    serde_json::json!({ "sku": CHAIR, "level": level, "at": at }).to_string()
+}
+
+/// Everything before the flow, run clean.
+async fn setup(rig: &Rig, flow: Flow) {
+    let w = &rig.world;
+    if matches!(flow, Flow::Join) {
+        return;
+    }
+    for name in ["Ada", "Bea", "Cy"] {
+        assert!(join(w, name).await);
+    }
+    if matches!(flow, Flow::Webhook) {
+        return;
+    }
+    let body = stock_body(w, 2);
+    assert!(
+        w.call(Api::Detect, w.stock_request("setup", &body))
+            .await
+            .status
+            .is_success()
+    );
+    if matches!(flow, Flow::NotifyBatch) {
+        return;
+    }
+    restock_app::notify::notify_sku(&w.services, &chair())
+        .await
+        .expect("notify");
+    if matches!(flow, Flow::Sweep) {
+        w.advance(16 * MIN);
+    }
+}
+
+/// One attempt of the flow; `Ok(true)` when it completed.
+async fn attempt(world: Arc<World>, outbox: Arc<Outbox>, flow: Flow, body: String) -> bool {
+    let task = tokio::spawn(async move {
+        match flow {
+            Flow::Join => join(&world, "Ada").await,
+            Flow::Webhook => world
+                .call(Api::Detect, world.stock_request("restock-1", &body))
+                .await
+                .status
+                .is_success(),
+            Flow::NotifyBatch => restock_app::notify::notify_sku(&world.services, &chair())
+                .await
+                .is_ok_and(|r| r.transient == 0),
+            Flow::Hold => {
+                // The first shopper told (joins in one millisecond are
+                // ordered by their ids' tie-break).
+                let link = outbox
+                    .sent()
+                    .first()
+                    .and_then(|n| n.reserve_link())
+                    .expect("someone was told");
+                let status = world.capture("POST", &path_of(&link)).await.status;
+                status.is_redirection() || status.is_success()
+            }
+            Flow::Sweep => restock_app::sweep::run(&world.services, 500).await.is_ok(),
+        }
+    });
+    task.await.unwrap_or(false)
+}
+
+/// Runs the flow with `fault` at call `k` (`None`: clean), retries it, and
+/// checks. Returns the number of calls the armed attempt made.
+async fn scenario(flow: Flow, k: usize, fault: Option<Fault>) -> Result<usize, String> {
+    let rig = rig().await;
+    setup(&rig, flow).await;
+    let body = stock_body(&rig.world, 2);
+    rig.plan.arm(k, fault);
+    let first = attempt(rig.world.clone(), rig.outbox.clone(), flow, body.clone()).await;
+    let calls = rig.plan.disarm();
+    if fault.is_none() && !first {
+        return Err("the clean run failed".into());
+    }
+    // Retried as Lambda, the shop or the shopper would, until it completes.
+    let mut done = first;
+    for _ in 0..3 {
+        if done {
+            break;
+        }
+        done = attempt(rig.world.clone(), rig.outbox.clone(), flow, body.clone()).await;
+    }
+    if !done {
+        return Err("the flow never completed on retry".into());
+    }
+    check(&rig, flow).await?;
+    Ok(calls)
+}
+
+async fn waiting(world: &World) -> Vec<Request> {
+    world.store.queue(&chair(), 2, 100).await.unwrap()
+}
+
+async fn check(rig: &Rig, flow: Flow) -> Result<(), String> {
+    let w = &rig.world;
+    let snapshot = w
+        .store
+        .snapshot(&chair())
+        .await
+        .map_err(|e| e.to_string())?;
+    let c = snapshot.counters;
+    if c.offered + c.held > c.level {
+        return Err(format!("I1: {c:?}"));
+    }
+    // No offer notified twice.
+    let links: Vec<String> = rig
+        .outbox
+        .sent()
+        .iter()
+        .filter_map(|n| n.reserve_link())
+        .collect();
+    let unique: HashSet<&String> = links.iter().collect();
+    if unique.len() != links.len() {
+        return Err(format!("I8: a notice went twice: {links:?}"));
+    }
+    let told: HashSet<String> = rig
+        .outbox
+        .sent()
+        .iter()
+        .map(|n| n.to().to_owned())
+        .collect();
+    if told.len() != links.len() {
+        return Err(format!(
+            "I3: someone was told twice in one restock: {links:?}"
+        ));
+    }
+    // No request lost: every shopper who was answered has a request.
+    let waiting = waiting(w).await;
+    let stats = w
+        .store
+        .stats(&chair(), 2)
+        .await
+        .map_err(|e| e.to_string())?;
+    let expected = match flow {
+        Flow::Join => 1,
+        _ => 3,
+    };
+    let alive = stats.waiting + stats.offered + stats.held + stats.bought + stats.lapsed;
+    if alive as usize != expected {
+        return Err(format!(
+            "I8: {expected} requests expected, {alive} accounted for ({stats:?})"
+        ));
+    }
+    if flow == Flow::Join && waiting.len() != 1 {
+        return Err(format!("I4: {} places for one shopper", waiting.len()));
+    }
+    if flow == Flow::Webhook && snapshot.stock.episode != 1 {
+        return Err(format!(
+            "I3: {} restocks from one delivery",
+            snapshot.stock.episode
+        ));
+    }
+    // No unit stuck: an hour on, after a sweep and a notify pass, nothing is
+    // past its expiry and the counters agree with a recount.
+    w.advance(60 * MIN);
+    restock_app::sweep::run(&w.services, 500)
+        .await
+        .map_err(|e| e.to_string())?;
+    restock_app::notify::notify_sku(&w.services, &chair())
+        .await
+        .map_err(|e| e.to_string())?;
+    let now = w.clock.now_ms();
+    for r in w.store.queue(&chair(), 2, 100).await.unwrap() {
+        if let RequestState::Offered { expires_ms, .. } | RequestState::Held { expires_ms, .. } =
+            r.state
+            && expires_ms <= now
+        {
+            return Err(format!("I8: {} holds a unit past its expiry", r.id));
+        }
+    }
+    if let Some(drift) = w
+        .store
+        .reconcile(&chair(), now + 120_000)
+        .await
+        .map_err(|e| e.to_string())?
+    {
+        return Err(format!("counters drifted: {drift:?}"));
+    }
+    let c = w
+        .store
+        .snapshot(&chair())
+        .await
+        .map_err(|e| e.to_string())?
+        .counters;
+    if c.offered + c.held > c.level {
+        return Err(format!("I1 at the end: {c:?}"));
+    }
+    Ok(())
+}
+
+fn quiet_aborts() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !info.to_string().contains(ABORT) {
+                default(info);
+            }
+        }));
+    });
+}
+
+async fn every_fault(flow: Flow) -> usize {
+    quiet_aborts();
+    let calls = scenario(flow, 0, None)
+        .await
+        .unwrap_or_else(|e| panic!("{flow:?} clean: {e}"));
+    assert!(calls > 0, "{flow:?} made no calls");
+    let mut injected = 0;
+    for k in 1..=calls {
+        for fault in [Fault::FailBefore, Fault::FailAfter, Fault::AbortAfter] {
+            scenario(flow, k, Some(fault))
+                .await
+                .unwrap_or_else(|e| panic!("{flow:?} with {fault:?} at call {k} of {calls}: {e}"));
+            injected += 1;
+        }
+    }
+    println!("{flow:?}: {calls} calls, {injected} faults injected");
+    injected
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fault_at_every_call_of_a_join() {
+    every_fault(Flow::Join).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fault_at_every_call_of_a_webhook() {
+    every_fault(Flow::Webhook).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fault_at_every_call_of_a_notify_batch() {
+    every_fault(Flow::NotifyBatch).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fault_at_every_call_of_a_hold() {
+    every_fault(Flow::Hold).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fault_at_every_call_of_a_sweep() {
+    every_fault(Flow::Sweep).await;
+}
+
+#[tokio::test]
+async fn a_dropped_connection_is_an_unknown_outcome_not_a_retry() {
+    // Nothing listens on this port: the SDK's request may not have left, but
+    // the sender cannot tell a dropped connection from a lost answer, so it
+    // must not be resent.
+    let sdk = aws_config("http://127.0.0.1:9").await;
+    let sender = restock_aws::AwsSender::new(
+        aws_sdk_sesv2::Client::new(&sdk),
+        aws_sdk_sns::Client::new(&sdk),
+    );
+    let notice = EmailNotice {
+        subject: "It is back".into(),
+        text: "It is back.".into(),
+        html: "<p>It is back.</p>".into(),
+        list_unsubscribe: "<https://example.com/o/x>".into(),
+    };
+    let to = Email::try_from("ann@example.com").unwrap();
+    let outcome = sender
+        .send_email("Shop <shop@example.com>", &to, &notice)
+        .await;
+    assert!(matches!(outcome, Err(SendError::Unknown(_))), "{outcome:?}");
+}
