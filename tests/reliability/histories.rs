@@ -194,14 +194,14 @@ async fn step(world: &World, outbox: &Outbox, model: &mut Model, op: &Op) -> Res
         }
         Op::Redeliver => {
             if let Some((id, body)) = model.deliveries.last().cloned() {
-                let before: Vec<_> = futures_snapshots(world).await?;
+                let before: Vec<_> = stock_states(world).await?;
                 let reply = world
                     .call(Api::Detect, world.stock_request(&id, &body))
                     .await;
                 if !reply.status.is_success() {
                     return Err(format!("redelivery answered {}", reply.status));
                 }
-                let after = futures_snapshots(world).await?;
+                let after = stock_states(world).await?;
                 if before != after {
                     return Err("I3: a redelivered webhook changed the stock state".into());
                 }
@@ -292,7 +292,7 @@ async fn step(world: &World, outbox: &Outbox, model: &mut Model, op: &Op) -> Res
     Ok(())
 }
 
-async fn futures_snapshots(world: &World) -> Result<Vec<String>, String> {
+async fn stock_states(world: &World) -> Result<Vec<String>, String> {
     let mut out = Vec::new();
     for i in 0..SKUS.len() {
         let s = world

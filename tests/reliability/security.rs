@@ -7,7 +7,7 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 use base64::Engine;
-use restock_app::ports::{FixedPhraser, Outbox, Secrets, StaticKeyring};
+use restock_app::ports::{Clock, FixedPhraser, Outbox, Secrets, StaticKeyring};
 use restock_core::LinkToken;
 use restock_e2e::*;
 
@@ -44,22 +44,12 @@ async fn a_guessed_link_is_answered_exactly_like_an_expired_one() {
 }
 
 fn stock(w: &World, level: u32) -> String {
-    let at = time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(w.clock_ms()) * 1_000_000)
-        .unwrap()
-        .format(&time::format_description::well_known::Rfc3339)
-        .unwrap();
+    let at =
+        time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(w.clock.now_ms()) * 1_000_000)
+            .unwrap()
+            .format(&time::format_description::well_known::Rfc3339)
+            .unwrap();
     serde_json::json!({ "sku": CHAIR, "level": level, "at": at }).to_string()
-}
-
-trait Now {
-    fn clock_ms(&self) -> i64;
-}
-
-impl Now for World {
-    fn clock_ms(&self) -> i64 {
-        use restock_app::ports::Clock;
-        self.clock.now_ms()
-    }
 }
 
 #[tokio::test]

@@ -226,13 +226,9 @@ async fn outbox(State((local, _)): Shared) -> Response {
         "Outbox",
         &format!(
             "<h1>Outbox</h1><p class=\"muted\">Notices the local server sent, newest first (also in {}).</p>{body}",
-            esc(&local_outbox_name())
+            esc(&local.outbox_path.display().to_string())
         ),
     )
-}
-
-fn local_outbox_name() -> String {
-    std::env::var("RESTOCK_OUTBOX").unwrap_or_else(|_| "the outbox file".to_owned())
 }
 
 async fn outbox_json(State((local, _)): Shared) -> Response {

@@ -166,6 +166,8 @@ pub struct Local {
     pub services: Arc<Services>,
     /// The outbox.
     pub outbox: Arc<LocalOutbox>,
+    /// The file the outbox appends to.
+    pub outbox_path: PathBuf,
     /// The admin commands on the same store.
     pub admin: Admin,
     /// The port.
@@ -212,6 +214,7 @@ pub fn build(options: &Options) -> std::io::Result<Arc<Local>> {
     Ok(Arc::new(Local {
         services,
         outbox,
+        outbox_path: options.outbox.clone(),
         admin: Admin {
             store: options.store.clone(),
             pepper: Some(secrets.contact_pepper.clone()),
