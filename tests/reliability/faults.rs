@@ -16,8 +16,8 @@ use restock_app::ports::{Clock, FixedPhraser, Outbox, SendError, Sender, StaticK
 use restock_core::notice::{EmailNotice, SmsNotice};
 use restock_core::webhook::ItemRef;
 use restock_core::{
-    CatalogEntry, ContactKey, Email, HoldId, OptOutToken, Phone, RequestId, RequestState,
-    ReserveToken, Rules, Settings, Sku, StockEvent, StockOutcome, Window,
+    CatalogEntry, ContactKey, Email, HoldId, OptOutToken, Phone, RequestId, ReserveToken, Rules,
+    Settings, Sku, StockEvent, StockOutcome, Window,
 };
 use restock_e2e::*;
 use restock_store::port::Random;
@@ -411,13 +411,11 @@ async fn check(rig: &Rig, flow: Flow) -> Result<(), String> {
         .await
         .map_err(|e| e.to_string())?;
     let now = w.clock.now_ms();
-    for r in w.store.queue(&chair(), 2, 100).await.unwrap() {
-        if let RequestState::Offered { expires_ms, .. } | RequestState::Held { expires_ms, .. } =
-            r.state
-            && expires_ms <= now
-        {
-            return Err(format!("I8: {} holds a unit past its expiry", r.id));
-        }
+    let overdue = w.store.due(now, 500).await.map_err(|e| e.to_string())?;
+    if !overdue.is_empty() {
+        return Err(format!(
+            "I8: still past their deadline after a sweep: {overdue:?}"
+        ));
     }
     if let Some(drift) = w
         .store

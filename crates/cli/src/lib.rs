@@ -20,6 +20,13 @@ use serde_json::{Value, json};
 /// Secrets Manager secret.
 pub const DEV_SECRETS_JSON: &str = r#"{"shopify": ["shpss_restock_local_key"], "woocommerce": ["wc_restock_local_key"], "stock": ["whsec_cmVzdG9jay1sb2NhbC1zdG9jay1rZXk="], "contact_pepper": "restock-local-contact-pepper"}"#;
 
+/// The local server's current key for `source` (`shopify`, `woocommerce`,
+/// `stock`).
+pub fn dev_key(source: &str) -> String {
+    let keys: Value = serde_json::from_str(DEV_SECRETS_JSON).expect("the dev keys are JSON");
+    keys[source][0].as_str().unwrap_or_default().to_owned()
+}
+
 /// One operator command.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "command", rename_all = "snake_case")]

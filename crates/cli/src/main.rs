@@ -9,9 +9,10 @@ use std::time::Duration;
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use restock_app::ports::Keyring;
+use restock_app::ports::{Entropy, OsEntropy};
 use restock_aws::SecretsKeyring;
 use restock_cli::webhooks::{Hook, delivery_id, sign};
-use restock_cli::{Admin, Command, DEV_SECRETS_JSON, Output};
+use restock_cli::{Admin, Command, Output, dev_key};
 use restock_core::Sku;
 use restock_core::catalog::parse_csv;
 use restock_store::DynamoStore;
@@ -275,9 +276,6 @@ fn sign_webhook(cmd: &Cmd) -> Result<String, String> {
     else {
         unreachable!("called for sign-webhook only")
     };
-    let dev: serde_json::Value =
-        serde_json::from_str(DEV_SECRETS_JSON).expect("the dev keys are JSON");
-    let dev_key = |source: &str| dev[source][0].as_str().unwrap_or_default().to_owned();
     let need = |v: &Option<String>, what: &str| {
         v.clone()
             .ok_or_else(|| format!("--{what} is required for this format"))
@@ -321,16 +319,14 @@ fn sign_webhook(cmd: &Cmd) -> Result<String, String> {
         ),
     };
     let key = key.clone().unwrap_or_else(|| dev_key(source));
-    let mut random = [0u8; 16];
-    getrandom(&mut random);
-    let delivery =
-        sign(&hook, &key, &delivery_id(random), now_ms() / 1000).map_err(|e| e.to_string())?;
+    let delivery = sign(
+        &hook,
+        &key,
+        &delivery_id(OsEntropy.bytes16()),
+        now_ms() / 1000,
+    )
+    .map_err(|e| e.to_string())?;
     Ok(delivery.curl(url.as_deref().unwrap_or("http://127.0.0.1:3000")))
-}
-
-fn getrandom(bytes: &mut [u8; 16]) {
-    use restock_app::ports::{Entropy, OsEntropy};
-    *bytes = OsEntropy.bytes16();
 }
 
 #[tokio::main(flavor = "current_thread")]

@@ -155,12 +155,10 @@ async fn deliver(
     detect: &Router,
     hook: &Hook,
 ) -> Result<(StatusCode, String), String> {
-    let secrets = restock_cli::DEV_SECRETS_JSON;
-    let keys: serde_json::Value = serde_json::from_str(secrets).expect("dev keys");
     let now = local.services.clock.now_ms() / 1000;
     let delivery = sign(
         hook,
-        keys["stock"][0].as_str().unwrap_or_default(),
+        &restock_cli::dev_key("stock"),
         &delivery_id(local.services.random()),
         now,
     )

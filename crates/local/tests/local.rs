@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
+use restock_cli::Command;
 use restock_cli::webhooks::{Hook, sign};
-use restock_cli::{Command, DEV_SECRETS_JSON};
 use restock_core::Sku;
 use restock_local::{Options, app, build, memory_store, seed, webhook_request};
 use tower::ServiceExt;
@@ -179,8 +179,7 @@ async fn admin_commands_run_on_the_servers_store() {
 async fn signed_test_deliveries_are_accepted_and_tampered_ones_refused() {
     let local = local().await;
     let router = app(local.clone());
-    let keys: serde_json::Value = serde_json::from_str(DEV_SECRETS_JSON).unwrap();
-    let key = |source: &str| keys[source][0].as_str().unwrap().to_owned();
+    let key = restock_cli::dev_key;
     let now_s = now() / 1000;
     let hooks = [
         (
