@@ -4,7 +4,7 @@
 # under target/lambda/<function>/. Checks each is an aarch64 executable and
 # prints its size.
 #
-#   python3 -m pip install -r scripts/requirements.txt   # cargo-lambda, zig
+#   (cargo-lambda and zig: scripts/test.sh installs them into .venv/)
 #   bash scripts/build-lambda.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,8 +22,9 @@ if ! rustup target list --installed | grep -qx aarch64-unknown-linux-gnu; then
     arch=--x86-64 machine_expected=62 arch_name=x86_64
   fi
 fi
+[ -x .venv/bin/cargo-lambda ] && export PATH="$PWD/.venv/bin:$PATH"
 command -v cargo-lambda >/dev/null || {
-  echo "cargo-lambda is missing: python3 -m pip install -r scripts/requirements.txt" >&2
+  echo "cargo-lambda is missing: run  bash scripts/test.sh  once (it installs it into .venv/)" >&2
   exit 1
 }
 

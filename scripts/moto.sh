@@ -5,8 +5,10 @@
 start_moto() {
   export AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing AWS_REGION=eu-west-2
   [ -n "${RESTOCK_DYNAMODB_ENDPOINT:-}" ] && return 0
+  # moto lives in the project's virtual environment (scripts/deps.sh).
+  [ -x "${RESTOCK_VENV:-$PWD/.venv}/bin/python3" ] && export PATH="${RESTOCK_VENV:-$PWD/.venv}/bin:$PATH"
   if ! python3 -c 'import moto.server, werkzeug' >/dev/null 2>&1; then
-    echo "moto's server is not installed: run  python3 -m pip install -r scripts/requirements.txt" >&2
+    echo "moto's server is not installed: run  bash scripts/test.sh  once (it installs the test tools into .venv/)" >&2
     return 1
   fi
   local port log

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Runs every check and test restock has: formatting, clippy, the dependency
+# Installs what the tests need where it is missing (scripts/deps.sh: a
+# project-local Python environment, npm packages, Chromium, the arm64 target),
+# then runs every check and test restock has: formatting, clippy, the dependency
 # rule for restock-core, the workspace tests against a real DynamoDB API
 # (moto's server on a free loopback port, started here and stopped on exit),
 # then the browser story (headless Chromium), cfn-lint on template.yaml and
@@ -11,6 +13,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 step() { printf '\n==> %s\n' "$*"; }
+
+step "the tools the tests need (scripts/deps.sh installs what is missing)"
+source scripts/deps.sh
+ensure_deps
+echo "ok"
 
 step "cargo fmt --check"
 cargo fmt --all -- --check
@@ -39,8 +46,6 @@ cargo test --workspace "$@"
 # The browser story and the deployment checks run on a full run (no extra arguments).
 if [ $# -eq 0 ]; then
   step "browser: the shopper's story in headless Chromium against restock-local"
-  [ -x /usr/bin/chromium ] || { echo "chromium is missing: apt-get install chromium (.ci/run does)" >&2; exit 1; }
-  [ -d tests/browser/node_modules/playwright-core ] || npm ci --prefix tests/browser --no-audit --no-fund
   node tests/browser/story.mjs
 
   step "cfn-lint template.yaml"

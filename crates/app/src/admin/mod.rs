@@ -1,0 +1,392 @@
+//! The operator's commands, one implementation for two front ends: the
+//! `restock` CLI runs them on a DynamoDB store directly, and the local server
+//! runs the same [`Command`]s it receives from the CLI on its own store
+//! (`POST /_admin/run`, loopback only).
+//!
+//! Every command answers an [`Output`]: a line for people, a table's columns
+//! and rows, and the same figures as JSON for scripts (`--json`). Drawing
+//! the table is the front end's business.
+//!
+//! - [`webhooks`]: correctly signed test deliveries (`restock sign-webhook`,
+//!   the local demo's buttons).
+
+pub mod webhooks;
+
+use std::sync::Arc;
+
+use restock_core::{CatalogEntry, Contact, Email, Millis, Phone, Settings, Sku};
+use restock_store::{Store, StoreError};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+/// The keys the local server runs with, which `restock sign-webhook` signs
+/// with by default. For a laptop only: a deployed stack's keys live in its
+/// Secrets Manager secret.
+pub const DEV_SECRETS_JSON: &str = r#"{"shopify": ["shpss_restock_local_key"], "woocommerce": ["wc_restock_local_key"], "stock": ["whsec_cmVzdG9jay1sb2NhbC1zdG9jay1rZXk="], "contact_pepper": "restock-local-contact-pepper"}"#;
+
+/// The local server's current key for `source` (`shopify`, `woocommerce`,
+/// `stock`).
+pub fn dev_key(source: &str) -> String {
+    let keys: Value = serde_json::from_str(DEV_SECRETS_JSON).expect("the dev keys are JSON");
+    keys[source][0].as_str().unwrap_or_default().to_owned()
+}
+
+/// One operator command.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "command", rename_all = "snake_case")]
+pub enum Command {
+    /// The settings document.
+    SettingsShow,
+    /// Replaces the settings with a TOML document (validated first).
+    SettingsPut {
+        /// The document.
+        toml: String,
+    },
+    /// Adds or replaces catalogue entries.
+    CatalogPut {
+        /// The entries.
+        entries: Vec<CatalogEntry>,
+    },
+    /// Every catalogue entry.
+    CatalogList,
+    /// One entry, with its stock and counters.
+    CatalogShow {
+        /// The SKU.
+        sku: Sku,
+    },
+    /// The waiting list, oldest first.
+    Queue {
+        /// The SKU.
+        sku: Sku,
+        /// At most this many.
+        limit: usize,
+    },
+    /// Approves a paused (suspicious) restock.
+    Release {
+        /// The SKU.
+        sku: Sku,
+    },
+    /// Per-SKU figures (every SKU when empty).
+    Stats {
+        /// The SKUs.
+        skus: Vec<Sku>,
+    },
+    /// Recounts offers and holds and fixes counter drift (every SKU when empty).
+    Reconcile {
+        /// The SKUs.
+        skus: Vec<Sku>,
+    },
+    /// Opts a contact out for good (ends their live requests).
+    OptOutAdd {
+        /// An email address or phone number.
+        contact: String,
+    },
+    /// Lifts an opt-out.
+    OptOutRemove {
+        /// An email address or phone number.
+        contact: String,
+    },
+}
+
+/// What a command answers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Output {
+    /// One line (or a document) for people.
+    pub message: String,
+    /// Column names, when the answer is a table.
+    pub columns: Vec<String>,
+    /// Table rows.
+    pub rows: Vec<Vec<String>>,
+    /// The answer for scripts.
+    pub json: Value,
+}
+
+impl Output {
+    /// A one-line (or one-document) answer.
+    pub fn message(message: impl Into<String>, json: Value) -> Self {
+        Self {
+            message: message.into(),
+            columns: vec![],
+            rows: vec![],
+            json,
+        }
+    }
+
+    /// A table with a line under it.
+    pub fn table(
+        message: impl Into<String>,
+        columns: &[&str],
+        rows: Vec<Vec<String>>,
+        json: Value,
+    ) -> Self {
+        Self {
+            message: message.into(),
+            columns: columns.iter().map(|c| (*c).to_owned()).collect(),
+            rows,
+            json,
+        }
+    }
+}
+
+/// Why a command failed.
+#[derive(Debug, thiserror::Error)]
+pub enum AdminError {
+    /// The store refused or could not be reached.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The input is not usable; the message says why.
+    #[error("{0}")]
+    Invalid(String),
+    /// Nothing by that name.
+    #[error("{0}")]
+    NotFound(String),
+    /// The command needs the contact pepper, which this connection lacks.
+    #[error(
+        "opt-outs are keyed by the contact pepper: pass --secret-id with the stack's keys secret (the KeysSecretArn output)"
+    )]
+    NoPepper,
+}
+
+/// The commands, on one store.
+pub struct Admin {
+    /// The store.
+    pub store: Arc<dyn Store>,
+    /// The contact pepper, for opt-outs.
+    pub pepper: Option<Vec<u8>>,
+}
+
+fn contact(text: &str) -> Result<Contact, AdminError> {
+    let text = text.trim();
+    let parsed = if text.contains('@') {
+        Email::try_from(text).map(Contact::Email)
+    } else {
+        Phone::parse(text).map(Contact::Sms)
+    };
+    parsed.map_err(|e| AdminError::Invalid(format!("`{text}`: {e}")))
+}
+
+fn time(ms: Millis) -> String {
+    time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
+        .ok()
+        .and_then(|t| {
+            t.format(&time::format_description::well_known::Rfc3339)
+                .ok()
+        })
+        .unwrap_or_else(|| ms.to_string())
+}
+
+impl Admin {
+    async fn entry(&self, sku: &Sku) -> Result<CatalogEntry, AdminError> {
+        self.store.catalog_entry(sku).await?.ok_or_else(|| {
+            AdminError::NotFound(format!(
+                "{sku} is not in the catalogue (restock catalog import FILE.csv adds it)"
+            ))
+        })
+    }
+
+    async fn skus(&self, skus: Vec<Sku>) -> Result<Vec<CatalogEntry>, AdminError> {
+        if skus.is_empty() {
+            return Ok(self.store.catalog().await?);
+        }
+        let mut entries = Vec::with_capacity(skus.len());
+        for sku in &skus {
+            entries.push(self.entry(sku).await?);
+        }
+        Ok(entries)
+    }
+
+    /// Runs `command` at `now`.
+    ///
+    /// # Errors
+    /// [`AdminError`] with a message that says what to do.
+    pub async fn run(&self, command: Command, now: Millis) -> Result<Output, AdminError> {
+        match command {
+            Command::SettingsShow => match self.store.settings().await? {
+                Some(settings) => Ok(Output::message(
+                    settings.to_toml(),
+                    serde_json::to_value(&settings).unwrap_or_default(),
+                )),
+                None => Err(AdminError::NotFound(
+                    "no settings yet: restock settings put FILE.toml (examples/settings.toml is a start)".into(),
+                )),
+            },
+            Command::SettingsPut { toml } => {
+                let settings =
+                    Settings::from_toml(&toml).map_err(|e| AdminError::Invalid(e.to_string()))?;
+                self.store.put_settings(&settings).await?;
+                Ok(Output::message(
+                    format!(
+                        "settings saved for {} (the functions pick them up within 30 s)",
+                        settings.store_name
+                    ),
+                    json!({ "saved": true }),
+                ))
+            }
+            Command::CatalogPut { entries } => {
+                for entry in &entries {
+                    self.store.put_catalog_entry(entry).await?;
+                }
+                Ok(Output::message(
+                    format!("{} catalogue entries saved", entries.len()),
+                    json!({ "saved": entries.len() }),
+                ))
+            }
+            Command::CatalogList => {
+                let entries = self.store.catalog().await?;
+                let rows = entries
+                    .iter()
+                    .map(|e| {
+                        vec![
+                            e.sku.to_string(),
+                            e.name.clone(),
+                            e.threshold.map_or("default".into(), |t| t.to_string()),
+                            e.shards.to_string(),
+                        ]
+                    })
+                    .collect();
+                Ok(Output::table(
+                    format!("{} entries", entries.len()),
+                    &["sku", "name", "threshold", "shards"],
+                    rows,
+                    serde_json::to_value(&entries).unwrap_or_default(),
+                ))
+            }
+            Command::CatalogShow { sku } => {
+                let entry = self.entry(&sku).await?;
+                let snapshot = self.store.snapshot(&sku).await?;
+                let level = snapshot.stock.level();
+                let rows = vec![
+                    vec!["sku".into(), entry.sku.to_string()],
+                    vec!["name".into(), entry.name.clone()],
+                    vec!["product url".into(), entry.product_url.as_ref().map_or(String::new(), ToString::to_string)],
+                    vec!["checkout url".into(), entry.checkout_url.clone().unwrap_or_default()],
+                    vec!["threshold".into(), entry.threshold.map_or("default".into(), |t| t.to_string())],
+                    vec!["shopify inventory item".into(), entry.shopify_inventory_item_id.map_or(String::new(), |i| i.to_string())],
+                    vec!["woocommerce product".into(), entry.woocommerce_product_id.map_or(String::new(), |i| i.to_string())],
+                    vec!["queue shards".into(), entry.shards.to_string()],
+                    vec!["level".into(), level.to_string()],
+                    vec!["in stock".into(), snapshot.stock.in_stock.to_string()],
+                    vec!["restocks".into(), snapshot.stock.episode.to_string()],
+                    vec!["paused for the team".into(), snapshot.stock.paused.to_string()],
+                    vec!["offered / held / bought".into(), format!("{} / {} / {}", snapshot.counters.offered, snapshot.counters.held, snapshot.bought)],
+                ];
+                Ok(Output::table(
+                    "",
+                    &["field", "value"],
+                    rows,
+                    json!({ "entry": entry, "stock": snapshot.stock, "counters": snapshot.counters, "bought": snapshot.bought }),
+                ))
+            }
+            Command::Queue { sku, limit } => {
+                let entry = self.entry(&sku).await?;
+                let waiting = self.store.queue(&sku, entry.shards, limit).await?;
+                let rows: Vec<Vec<String>> = waiting
+                    .iter()
+                    .enumerate()
+                    .map(|(i, r)| {
+                        vec![
+                            (i + 1).to_string(),
+                            r.id.to_string(),
+                            r.contact.masked(),
+                            time(r.key.joined_ms),
+                            r.state.status().to_string(),
+                        ]
+                    })
+                    .collect();
+                let json = waiting
+                    .iter()
+                    .enumerate()
+                    .map(|(i, r)| {
+                        json!({
+                            "position": i + 1, "request_id": r.id, "contact": r.contact.masked(),
+                            "channel": r.contact.channel().as_str(), "joined_ms": r.key.joined_ms,
+                            "status": r.state.status().to_string(),
+                        })
+                    })
+                    .collect();
+                Ok(Output::table(
+                    format!("{} waiting for {sku} (showing at most {limit})", waiting.len()),
+                    &["position", "request", "contact", "joined", "status"],
+                    rows,
+                    Value::Array(json),
+                ))
+            }
+            Command::Release { sku } => {
+                self.entry(&sku).await?;
+                match self.store.release_paused(&sku, now).await? {
+                    Some(outcome) => Ok(Output::message(
+                        format!("{sku}: released ({outcome}); notify offers its units now"),
+                        json!({ "released": true, "outcome": outcome }),
+                    )),
+                    None => Ok(Output::message(
+                        format!("{sku}: nothing is paused, nothing changed"),
+                        json!({ "released": false }),
+                    )),
+                }
+            }
+            Command::Stats { skus } => {
+                let mut rows = Vec::new();
+                let mut json = Vec::new();
+                for entry in self.skus(skus).await? {
+                    let s = self.store.stats(&entry.sku, entry.shards).await?;
+                    // Of the offers decided so far, the share somebody clicked.
+                    let decided = s.held + s.bought + s.lapsed;
+                    let claim = (decided > 0).then(|| f64::from(s.held + s.bought) / f64::from(decided));
+                    rows.push(vec![
+                        entry.sku.to_string(),
+                        s.waiting.to_string(),
+                        s.offered.to_string(),
+                        s.held.to_string(),
+                        s.bought.to_string(),
+                        s.lapsed.to_string(),
+                        claim.map_or("-".into(), |c| format!("{:.0}%", c * 100.0)),
+                    ]);
+                    json.push(json!({ "sku": entry.sku, "stats": s, "claim_rate": claim }));
+                }
+                Ok(Output::table(
+                    "claim rate: offers clicked (held or bought) among offers decided",
+                    &["sku", "waiting", "offered", "held", "bought", "lapsed", "claim rate"],
+                    rows,
+                    Value::Array(json),
+                ))
+            }
+            Command::Reconcile { skus } => {
+                let mut rows = Vec::new();
+                let mut json = Vec::new();
+                for entry in self.skus(skus).await? {
+                    let drift = self.store.reconcile(&entry.sku, now).await?;
+                    let line = match &drift {
+                        None => "counters match".to_owned(),
+                        Some(d) => format!(
+                            "fixed: offered {} -> {}, held {} -> {}",
+                            d.stored.offered, d.counted.offered, d.stored.held, d.counted.held
+                        ),
+                    };
+                    rows.push(vec![entry.sku.to_string(), line]);
+                    json.push(json!({ "sku": entry.sku, "drift": drift }));
+                }
+                Ok(Output::table("", &["sku", "result"], rows, Value::Array(json)))
+            }
+            Command::OptOutAdd { contact: text } => {
+                let pepper = self.pepper.as_deref().ok_or(AdminError::NoPepper)?;
+                let contact = contact(&text)?;
+                let ended = self.store.opt_out_contact(&contact.key(pepper), now).await?;
+                Ok(Output::message(
+                    format!("{} opted out for good; {ended} live requests ended", contact.masked()),
+                    json!({ "opted_out": true, "ended": ended }),
+                ))
+            }
+            Command::OptOutRemove { contact: text } => {
+                let pepper = self.pepper.as_deref().ok_or(AdminError::NoPepper)?;
+                let contact = contact(&text)?;
+                let removed = self.store.remove_opt_out(&contact.key(pepper)).await?;
+                let message = if removed {
+                    format!("{}'s opt-out lifted: they may join again", contact.masked())
+                } else {
+                    format!("{} had not opted out", contact.masked())
+                };
+                Ok(Output::message(message, json!({ "removed": removed })))
+            }
+        }
+    }
+}

@@ -1,0 +1,308 @@
+//! Items and keys: how records become DynamoDB attribute maps and back
+//! (attribute names in [`crate::attr`]).
+
+use std::collections::HashMap;
+use std::str::FromStr;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use restock_core::{
+    Contact, ContactKey, Counters, Email, HoldId, Phone, RequestId, RequestState, ShopperName, Sku,
+    Status, StockState, TokenHash,
+};
+
+use restock_core::Millis;
+use restock_store::{NoticeOutcome, Request, SkuSnapshot, StoreError};
+
+use crate::attr;
+use crate::table::{DUE_SHARDS, WAKE_PK_PREFIX};
+
+/// An item as the SDK holds it.
+pub(crate) type Item = HashMap<String, AttributeValue>;
+
+/// How long finished requests stay readable (status page, opt-out link)
+/// before TTL cleans them up.
+pub(crate) const FINISHED_TTL_SECS: i64 = 400 * 86_400;
+/// How long delivery ids are remembered for dedup: longer than any shop retries.
+pub(crate) const DELIVERY_TTL_SECS: i64 = 7 * 86_400;
+
+pub(crate) fn s(v: impl Into<String>) -> AttributeValue {
+    AttributeValue::S(v.into())
+}
+
+pub(crate) fn n(v: impl std::fmt::Display) -> AttributeValue {
+    AttributeValue::N(v.to_string())
+}
+
+// --- keys ------------------------------------------------------------------
+
+pub(crate) fn request_pk(id: &RequestId) -> String {
+    format!("REQ#{id}")
+}
+pub(crate) fn sku_pk(sku: &Sku) -> String {
+    format!("SKU#{sku}")
+}
+pub(crate) fn place_pk(contact: &ContactKey) -> String {
+    format!("CONTACT#{contact}")
+}
+pub(crate) fn optout_pk(contact: &ContactKey) -> String {
+    format!("OPTOUT#{contact}")
+}
+pub(crate) fn delivery_pk(id: &str) -> String {
+    format!("DELIVERY#{id}")
+}
+pub(crate) fn hold_pk(hold: &HoldId) -> String {
+    format!("HOLD#{hold}")
+}
+pub(crate) fn wake_pk(sku: &Sku) -> String {
+    format!("{WAKE_PK_PREFIX}{sku}")
+}
+pub(crate) fn queue_pk(sku: &Sku, shard: u16) -> String {
+    format!("Q#{sku}#{shard}")
+}
+pub(crate) fn units_pk(sku: &Sku) -> String {
+    format!("U#{sku}")
+}
+/// The `units` index sort key: unsent offers sort under `0#`, the rest `1#`.
+pub(crate) fn units_sk(id: &RequestId, unsent: bool) -> String {
+    format!("{}#{id}", if unsent { 0 } else { 1 })
+}
+pub(crate) fn due_pk(id: &RequestId) -> String {
+    format!("DUE#{}", id.tie_break() % u64::from(DUE_SHARDS))
+}
+
+pub(crate) const STATE_SK: &str = "STATE";
+pub(crate) const CATALOG_SK: &str = "CATALOG";
+/// The partition listing every catalogue entry (sort key: the SKU).
+pub(crate) const CATALOG_PK: &str = "CATALOG";
+pub(crate) const REQUEST_SK: &str = "REQ";
+pub(crate) const ONE_SK: &str = "_";
+
+pub(crate) fn key(pk: impl Into<String>, sk: impl Into<String>) -> Item {
+    HashMap::from([(attr::PK.to_owned(), s(pk)), (attr::SK.to_owned(), s(sk))])
+}
+
+// --- reading ---------------------------------------------------------------
+
+pub(crate) fn get_s<'a>(item: &'a Item, name: &str) -> Result<&'a str, StoreError> {
+    item.get(name)
+        .and_then(|v| v.as_s().ok())
+        .map(String::as_str)
+        .ok_or_else(|| corrupt(item, format!("missing {name}")))
+}
+
+pub(crate) fn opt_s<'a>(item: &'a Item, name: &str) -> Option<&'a str> {
+    item.get(name)
+        .and_then(|v| v.as_s().ok())
+        .map(String::as_str)
+}
+
+pub(crate) fn get_n<T: FromStr>(item: &Item, name: &str) -> Result<T, StoreError> {
+    opt_n(item, name)?.ok_or_else(|| corrupt(item, format!("missing {name}")))
+}
+
+pub(crate) fn opt_n<T: FromStr>(item: &Item, name: &str) -> Result<Option<T>, StoreError> {
+    match item.get(name).and_then(|v| v.as_n().ok()) {
+        None => Ok(None),
+        Some(text) => text
+            .parse()
+            .map(Some)
+            .map_err(|_| corrupt(item, format!("{name} is not a number"))),
+    }
+}
+
+pub(crate) fn corrupt(item: &Item, reason: impl ToString) -> StoreError {
+    let pk = opt_s(item, attr::PK).unwrap_or("?");
+    let sk = opt_s(item, attr::SK).unwrap_or("?");
+    StoreError::corrupt(format!("{pk}/{sk}"), reason)
+}
+
+fn parse<T: FromStr>(item: &Item, name: &str) -> Result<T, StoreError> {
+    get_s(item, name)?
+        .parse()
+        .map_err(|_| corrupt(item, format!("{name} is malformed")))
+}
+
+// --- requests --------------------------------------------------------------
+
+/// The attributes a request's state sets (status, episode, expiry, hold).
+pub(crate) fn state_attrs(state: &RequestState) -> Vec<(&'static str, AttributeValue)> {
+    let mut attrs = vec![(attr::STATUS, s(state.status().as_str()))];
+    match state {
+        RequestState::Offered {
+            episode,
+            expires_ms,
+        } => {
+            attrs.push((attr::EPISODE, n(episode)));
+            attrs.push((attr::EXPIRES, n(expires_ms)));
+        }
+        RequestState::Held {
+            episode,
+            hold,
+            expires_ms,
+        } => {
+            attrs.push((attr::EPISODE, n(episode)));
+            attrs.push((attr::EXPIRES, n(expires_ms)));
+            attrs.push((attr::HOLD, s(hold.to_string())));
+        }
+        RequestState::Bought { hold } => attrs.push((attr::HOLD, s(hold.to_string()))),
+        _ => {}
+    }
+    attrs
+}
+
+pub(crate) fn request_item(r: &Request) -> Item {
+    let mut item = key(request_pk(&r.id), REQUEST_SK);
+    item.insert(attr::REQUEST_ID.into(), s(r.id.to_string()));
+    item.insert(attr::SKU.into(), s(r.sku.as_str()));
+    item.insert(attr::NAME.into(), s(r.name.as_str()));
+    item.insert(attr::CHANNEL.into(), s(r.contact.channel().as_str()));
+    item.insert(attr::ADDRESS.into(), s(r.contact.address()));
+    item.insert(attr::CONTACT_KEY.into(), s(r.contact_key.as_str()));
+    item.insert(attr::JOIN_KEY.into(), s(r.key.to_string()));
+    item.insert(attr::SHARD.into(), n(r.shard));
+    item.insert(attr::STALE_AT.into(), n(r.stale_at));
+    for (k, v) in state_attrs(&r.state) {
+        item.insert(k.into(), v);
+    }
+    if let Some(e) = r.last_offered_episode {
+        item.insert(attr::LAST_EPISODE.into(), n(e));
+    }
+    if let Some(h) = &r.reserve_hash {
+        item.insert(attr::RESERVE_HASH.into(), s(h.to_hex()));
+    }
+    if let Some(h) = &r.optout_hash {
+        item.insert(attr::OPTOUT_HASH.into(), s(h.to_hex()));
+    }
+    if let Some(notice) = &r.notice {
+        item.insert(
+            attr::NOTICE.into(),
+            s(serde_json::to_string(notice).expect("notice serialises")),
+        );
+    }
+    for (k, v) in index_attrs(r) {
+        item.insert(k.into(), v);
+    }
+    item
+}
+
+/// A contact's place for a SKU: one per person per item (I4), naming the request.
+pub(crate) fn place_item(r: &Request) -> Item {
+    let mut item = key(place_pk(&r.contact_key), sku_pk(&r.sku));
+    item.insert(attr::REQUEST_ID.into(), s(r.id.to_string()));
+    item
+}
+
+/// The sparse index attributes a request carries in its current state.
+pub(crate) fn index_attrs(r: &Request) -> Vec<(&'static str, AttributeValue)> {
+    let mut attrs = Vec::new();
+    if r.state == RequestState::Waiting {
+        attrs.push((attr::QUEUE_PK, s(queue_pk(&r.sku, r.shard))));
+        attrs.push((attr::QUEUE_SK, s(r.key.to_string())));
+    }
+    if let Some(due) = r.due() {
+        attrs.push((attr::DUE_PK, s(due_pk(&r.id))));
+        attrs.push((attr::DUE, n(due)));
+    }
+    if matches!(
+        r.state,
+        RequestState::Offered { .. } | RequestState::Held { .. }
+    ) {
+        attrs.push((attr::UNITS_PK, s(units_pk(&r.sku))));
+        let unsent = matches!(r.state, RequestState::Offered { .. }) && r.notice.is_none();
+        attrs.push((attr::UNITS_SK, s(units_sk(&r.id, unsent))));
+    }
+    attrs
+}
+
+pub(crate) fn read_request(item: &Item) -> Result<Request, StoreError> {
+    let id: RequestId = parse(item, attr::REQUEST_ID)?;
+    let status: Status = parse(item, attr::STATUS)?;
+    let hold = || -> Result<HoldId, StoreError> { parse(item, attr::HOLD) };
+    let state = match status {
+        Status::Waiting => RequestState::Waiting,
+        Status::Offered => RequestState::Offered {
+            episode: get_n(item, attr::EPISODE)?,
+            expires_ms: get_n(item, attr::EXPIRES)?,
+        },
+        Status::Held => RequestState::Held {
+            episode: get_n(item, attr::EPISODE)?,
+            hold: hold()?,
+            expires_ms: get_n(item, attr::EXPIRES)?,
+        },
+        Status::Bought => RequestState::Bought { hold: hold()? },
+        Status::Lapsed => RequestState::Lapsed,
+        Status::Released => RequestState::Released,
+        Status::Cancelled => RequestState::Cancelled,
+        Status::OptedOut => RequestState::OptedOut,
+        Status::Stale => RequestState::Stale,
+        Status::Undeliverable => RequestState::Undeliverable,
+    };
+    let addr = get_s(item, attr::ADDRESS)?;
+    let contact = match get_s(item, attr::CHANNEL)? {
+        "email" => Contact::Email(Email::try_from(addr).map_err(|e| corrupt(item, e))?),
+        "sms" => Contact::Sms(Phone::parse(addr).map_err(|e| corrupt(item, e))?),
+        other => return Err(corrupt(item, format!("unknown channel {other}"))),
+    };
+    let hash = |name: &str| {
+        opt_s(item, name)
+            .map(|h| TokenHash::from_hex(h).map_err(|e| corrupt(item, e)))
+            .transpose()
+    };
+    let notice = opt_s(item, attr::NOTICE)
+        .map(|j| serde_json::from_str::<NoticeOutcome>(j).map_err(|e| corrupt(item, e)))
+        .transpose()?;
+    Ok(Request {
+        id,
+        sku: Sku::try_from(get_s(item, attr::SKU)?).map_err(|e| corrupt(item, e))?,
+        name: ShopperName::try_from(get_s(item, attr::NAME)?).map_err(|e| corrupt(item, e))?,
+        contact,
+        contact_key: ContactKey::from_stored(get_s(item, attr::CONTACT_KEY)?),
+        key: parse(item, attr::JOIN_KEY)?,
+        shard: get_n(item, attr::SHARD)?,
+        state,
+        stale_at: get_n(item, attr::STALE_AT)?,
+        last_offered_episode: opt_n(item, attr::LAST_EPISODE)?,
+        reserve_hash: hash(attr::RESERVE_HASH)?,
+        optout_hash: hash(attr::OPTOUT_HASH)?,
+        notice,
+    })
+}
+
+// --- SKU state -------------------------------------------------------------
+
+/// A SKU's state item, read back with its version.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SkuItem {
+    pub(crate) snapshot: SkuSnapshot,
+    pub(crate) lapsed: u32,
+    /// Bumped by every write that can raise `offered + held` or change the
+    /// level, so a wave's offers are conditional on nothing having moved.
+    pub(crate) version: Option<u64>,
+}
+
+pub(crate) fn read_sku(item: Option<&Item>) -> Result<SkuItem, StoreError> {
+    let Some(item) = item else {
+        return Ok(SkuItem::default());
+    };
+    let stock: StockState = match opt_s(item, attr::STOCK) {
+        Some(json) => serde_json::from_str(json).map_err(|e| corrupt(item, e))?,
+        None => StockState::default(),
+    };
+    Ok(SkuItem {
+        snapshot: SkuSnapshot {
+            stock,
+            counters: Counters {
+                level: opt_n(item, attr::LEVEL)?.unwrap_or(0),
+                offered: opt_n(item, attr::OFFERED)?.unwrap_or(0),
+                held: opt_n(item, attr::HELD)?.unwrap_or(0),
+            },
+            bought: opt_n(item, attr::BOUGHT)?.unwrap_or(0),
+        },
+        lapsed: opt_n(item, attr::LAPSED)?.unwrap_or(0),
+        version: opt_n(item, attr::VERSION)?,
+    })
+}
+
+pub(crate) fn ttl(now: Millis, secs: i64) -> AttributeValue {
+    n(now / 1000 + secs)
+}

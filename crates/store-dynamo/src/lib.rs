@@ -1,0 +1,198 @@
+//! # restock-store-dynamo
+//!
+//! The DynamoDB store: one table, conditional writes and transactions for
+//! every contended change, sparse indexes instead of scans.
+//!
+//! The rule throughout: read (consistently) what the core needs to decide,
+//! let the core decide, then write the decision with conditions that hold
+//! only if nothing it depended on has moved. A failed condition comes back
+//! as the outcome it means (`ReturnValuesOnConditionCheckFailure = ALL_OLD`
+//! gives the item that failed, read by its label in the transaction), or as
+//! a re-read and a bounded retry. How each operation maps onto items is in
+//! `docs/TABLE.md`.
+//!
+//! ## Layout
+//! - [`table`]: the table's one definition, and `create_table`.
+//! - [`attr`]: every attribute name, once.
+//! - `codec`: keys, and records to items and back.
+//! - `tx`: the update builder, labelled transactions, conflict retries.
+//! - `queue`: reading a SKU's sharded queue oldest-first, and counting it.
+//! - `lifecycle`: the writes that end a request or wake notify, shared by
+//!   the sections.
+//! - one file per section of the port, each an `impl` of it: `catalogue`,
+//!   `capture`, `detect`, `notify`, `abuse`, `sweep`, `figures`.
+//! - [`testing`]: a store on a fresh table for tests (moto in CI).
+#![warn(missing_docs)]
+
+pub mod attr;
+mod codec;
+mod lifecycle;
+mod queue;
+pub mod table;
+pub mod testing;
+mod tx;
+
+mod abuse;
+mod capture;
+mod catalogue;
+mod detect;
+mod figures;
+mod notify;
+mod sweep;
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
+use restock_store::port::Result;
+use restock_store::{Request, StoreError};
+
+use crate::codec::*;
+use crate::tx::{MAX_ATTEMPTS, backoff};
+
+/// The DynamoDB adapter.
+#[derive(Clone, Debug)]
+pub struct DynamoStore {
+    client: Client,
+    table: String,
+}
+
+impl DynamoStore {
+    /// A store on `table` through `client`.
+    pub fn new(client: Client, table: impl Into<String>) -> Self {
+        Self {
+            client,
+            table: table.into(),
+        }
+    }
+
+    /// A client from the usual AWS configuration (profile, region, and
+    /// `AWS_ENDPOINT_URL`), with `endpoint` overriding the endpoint if given.
+    pub async fn client(endpoint: Option<&str>) -> Client {
+        let mut loader = aws_config::defaults(aws_config::BehaviorVersion::latest());
+        if let Some(url) = endpoint {
+            loader = loader.endpoint_url(url);
+        }
+        Client::new(&loader.load().await)
+    }
+
+    /// The SDK client.
+    pub fn sdk(&self) -> &Client {
+        &self.client
+    }
+
+    /// The table's name.
+    pub fn table(&self) -> &str {
+        &self.table
+    }
+
+    /// Creates the table (for tests, local mode and the admin CLI).
+    ///
+    /// # Errors
+    /// [`StoreError::Backend`] when DynamoDB refuses.
+    pub async fn create_table(&self) -> Result<()> {
+        table::create_table(&self.client, &self.table).await
+    }
+
+    /// Bulk-loads waiting requests (a migrated waitlist, a benchmark's queue)
+    /// with `BatchWriteItem`: the request and its place for each. Unlike
+    /// `join` it checks neither opt-outs nor existing places, so it is for
+    /// trusted, already-deduplicated input only.
+    ///
+    /// # Errors
+    /// [`StoreError::Backend`] when DynamoDB refuses.
+    pub async fn import_waiting(&self, requests: &[Request]) -> Result<()> {
+        use aws_sdk_dynamodb::types::{PutRequest, WriteRequest};
+        let mut writes = Vec::with_capacity(requests.len() * 2);
+        for r in requests {
+            for item in [request_item(r), place_item(r)] {
+                let put = PutRequest::builder()
+                    .set_item(Some(item))
+                    .build()
+                    .map_err(|e| StoreError::backend("BatchWriteItem", e))?;
+                writes.push(WriteRequest::builder().put_request(put).build());
+            }
+        }
+        for chunk in writes.chunks(25) {
+            let mut pending = chunk.to_vec();
+            for attempt in 0..MAX_ATTEMPTS {
+                let out = self
+                    .client
+                    .batch_write_item()
+                    .request_items(&self.table, pending.clone())
+                    .send()
+                    .await
+                    .map_err(|e| StoreError::backend("BatchWriteItem", e))?;
+                pending = out
+                    .unprocessed_items
+                    .and_then(|mut u| u.remove(&self.table))
+                    .unwrap_or_default();
+                if pending.is_empty() {
+                    break;
+                }
+                backoff(attempt).await;
+            }
+            if !pending.is_empty() {
+                return Err(StoreError::Contention("BatchWriteItem".into()));
+            }
+        }
+        Ok(())
+    }
+
+    // --- reading -------------------------------------------------------------
+
+    /// One item, strongly consistent.
+    async fn get(&self, pk: String, sk: &str) -> Result<Option<Item>> {
+        let out = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .set_key(Some(key(pk, sk)))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(|e| StoreError::backend("GetItem", e))?;
+        Ok(out.item)
+    }
+
+    /// A query on this table, to be finished by the caller.
+    fn query(&self) -> QueryFluentBuilder {
+        self.client.query().table_name(&self.table)
+    }
+
+    /// Every item `query` matches, reading page after page.
+    async fn query_all(&self, query: QueryFluentBuilder) -> Result<Vec<Item>> {
+        let mut items = Vec::new();
+        let mut start = None;
+        loop {
+            let page = query
+                .clone()
+                .set_exclusive_start_key(start)
+                .send()
+                .await
+                .map_err(|e| StoreError::backend("Query", e))?;
+            items.extend(page.items.unwrap_or_default());
+            start = page.last_evaluated_key;
+            if start.is_none() {
+                return Ok(items);
+            }
+        }
+    }
+
+    /// Every item of one partition of the table, strongly consistent.
+    async fn partition(&self, pk: String) -> Result<Vec<Item>> {
+        self.query_all(
+            self.query()
+                .key_condition_expression(format!("{} = :p", attr::PK))
+                .expression_attribute_values(":p", s(pk))
+                .consistent_read(true),
+        )
+        .await
+    }
+
+    async fn request_item(&self, id: &restock_core::RequestId) -> Result<Option<Item>> {
+        self.get(request_pk(id), REQUEST_SK).await
+    }
+
+    async fn sku_item(&self, sku: &restock_core::Sku) -> Result<SkuItem> {
+        read_sku(self.get(sku_pk(sku), STATE_SK).await?.as_ref())
+    }
+}

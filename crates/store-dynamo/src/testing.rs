@@ -1,0 +1,127 @@
+//! Test support shared by this crate's tests and the end-to-end tests: a
+//! DynamoDB store on a fresh, uniquely named table at the endpoint in
+//! `RESTOCK_DYNAMODB_ENDPOINT` (moto's server in CI), and a deterministic
+//! source of random bytes.
+//!
+//! A missing endpoint is a loud failure, never a skip: a test that says it
+//! ran against DynamoDB did.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
+use aws_smithy_runtime_api::box_error::BoxError;
+use aws_smithy_runtime_api::client::interceptors::Intercept;
+use aws_smithy_runtime_api::client::interceptors::context::BeforeTransmitInterceptorContextRef;
+use aws_smithy_runtime_api::client::orchestrator::Metadata;
+use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
+use aws_smithy_types::config_bag::ConfigBag;
+
+use crate::DynamoStore;
+
+/// The variable naming the DynamoDB endpoint tests use.
+pub const ENDPOINT_VAR: &str = "RESTOCK_DYNAMODB_ENDPOINT";
+
+static TABLES: AtomicU64 = AtomicU64::new(0);
+
+/// The endpoint tests use.
+///
+/// # Panics
+/// When the variable is not set: run the tests through `scripts/test.sh`,
+/// which starts moto's server and sets it.
+pub fn endpoint() -> String {
+    std::env::var(ENDPOINT_VAR).unwrap_or_else(|_| {
+        panic!("{ENDPOINT_VAR} is not set: run `bash scripts/test.sh`, which starts a local DynamoDB API (moto) and sets it")
+    })
+}
+
+/// Client configuration for the test endpoint with dummy credentials (add an
+/// interceptor to it to observe requests).
+pub fn config() -> aws_sdk_dynamodb::config::Builder {
+    aws_sdk_dynamodb::Config::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .endpoint_url(endpoint())
+        .region(Region::new("eu-west-2"))
+        .credentials_provider(Credentials::new(
+            "testing",
+            "testing",
+            None,
+            None,
+            "restock-tests",
+        ))
+}
+
+/// A client for the test endpoint.
+pub fn client() -> aws_sdk_dynamodb::Client {
+    aws_sdk_dynamodb::Client::from_conf(config().build())
+}
+
+/// A table name no other test in this run uses.
+pub fn unique_table(prefix: &str) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    format!(
+        "{prefix}-{}-{}-{nanos}",
+        std::process::id(),
+        TABLES.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// A DynamoDB store on a new table of its own.
+///
+/// # Panics
+/// When the endpoint is unset or the table cannot be created.
+pub async fn dynamo_store() -> DynamoStore {
+    let store = DynamoStore::new(client(), unique_table("restock-test"));
+    store
+        .create_table()
+        .await
+        .unwrap_or_else(|e| panic!("creating test table at {}: {e:?}", endpoint()));
+    store
+}
+
+/// Deterministic "random" bytes: distinct on every call, the same sequence
+/// for the same seed.
+pub fn random(seed: u64) -> impl FnMut() -> [u8; 16] + Send {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    move || {
+        let mut out = [0u8; 16];
+        for chunk in out.chunks_mut(8) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            chunk.copy_from_slice(&x.to_be_bytes());
+        }
+        out
+    }
+}
+
+/// Records the operation name of every request sent (an SDK interceptor):
+/// `config().interceptor(recorder.clone())` counts a client's round trips.
+#[derive(Debug, Clone, Default)]
+pub struct Recorder(Arc<Mutex<Vec<String>>>);
+
+impl Intercept for Recorder {
+    fn name(&self) -> &'static str {
+        "RequestRecorder"
+    }
+
+    fn read_before_transmit(
+        &self,
+        _: &BeforeTransmitInterceptorContextRef<'_>,
+        _: &RuntimeComponents,
+        cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let op = cfg.load::<Metadata>().map_or("?", |m| m.name()).to_owned();
+        self.0.lock().unwrap().push(op);
+        Ok(())
+    }
+}
+
+impl Recorder {
+    /// The operations recorded since the last take.
+    pub fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.0.lock().unwrap())
+    }
+}

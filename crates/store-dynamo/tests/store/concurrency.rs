@@ -1,0 +1,386 @@
+//! Real parallel requests against the DynamoDB API: the conditional writes,
+//! not a mutex, must keep the invariants. Each test fires many operations at
+//! once and counts outcomes.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use futures::future::join_all;
+use restock_core::{
+    Contact, Email, HoldId, Level, ListShare, RequestId, Rules, Sku, StockEvent, Window,
+};
+use restock_store::prelude::*;
+use restock_store::{
+    ApplyOutcome, ExpireOutcome, HoldOutcome, JoinOutcome, NewRequest, WakeKind, WaveParams,
+};
+use restock_store_dynamo::DynamoStore;
+use restock_store_dynamo::testing::{self, dynamo_store};
+use time::OffsetDateTime;
+
+const T0: i64 = 1_796_342_400_000;
+const MIN: i64 = 60_000;
+const RULES: Rules = Rules {
+    threshold: 1,
+    max_jump: 100_000,
+    max_level: 100_000,
+};
+const WINDOW: Window = Window::from_mins(15);
+
+fn sku() -> Sku {
+    Sku::try_from("DROP-1").unwrap()
+}
+
+fn contact(i: usize) -> Contact {
+    Contact::Email(Email::try_from(format!("fan{i}@example.com").as_str()).unwrap())
+}
+
+fn new_request(i: usize, id_seed: u64, now: i64) -> NewRequest {
+    let mut random = testing::random(id_seed);
+    NewRequest {
+        id: RequestId::from_random(random()),
+        sku: sku(),
+        name: "Fan".try_into().unwrap(),
+        contact: contact(i),
+        contact_key: contact(i).key(b"pepper"),
+        now,
+        shards: 1,
+        lifetime_ms: 90 * 86_400_000,
+    }
+}
+
+fn event(level: u32, at: i64, delivery: &str) -> StockEvent {
+    StockEvent {
+        delivery_id: delivery.into(),
+        item: restock_core::ItemRef::Sku { sku: sku() },
+        location: "default".into(),
+        level: Level::Tracked(level),
+        at: OffsetDateTime::from_unix_timestamp_nanos(i128::from(at) * 1_000_000).unwrap(),
+    }
+}
+
+fn params() -> WaveParams {
+    WaveParams {
+        share: ListShare::ALL,
+        offer_window: WINDOW,
+        shards: 1,
+        max_offers: 10_000,
+    }
+}
+
+async fn fill(store: &DynamoStore, n: usize) {
+    for i in 0..n {
+        assert!(matches!(
+            store
+                .join(new_request(i, 1_000 + i as u64, T0 + i as i64))
+                .await
+                .unwrap(),
+            JoinOutcome::Joined(_)
+        ));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn fifty_identical_joins_make_one_request() {
+    let store = Arc::new(dynamo_store().await);
+    let taps = (0..50).map(|k| {
+        let store = store.clone();
+        // Same person, same item, fifty taps: each draws its own fresh id.
+        tokio::spawn(async move {
+            store
+                .join(new_request(7, 50 + k, T0 + k as i64))
+                .await
+                .unwrap()
+        })
+    });
+    let outcomes: Vec<JoinOutcome> = join_all(taps)
+        .await
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    let ids: HashSet<RequestId> = outcomes
+        .iter()
+        .map(|o| match o {
+            JoinOutcome::Joined(r) | JoinOutcome::AlreadyWaiting(r) => r.id,
+            JoinOutcome::OptedOut => panic!("not opted out"),
+        })
+        .collect();
+    assert_eq!(ids.len(), 1, "every caller is told the same request");
+    assert_eq!(
+        outcomes
+            .iter()
+            .filter(|o| matches!(o, JoinOutcome::Joined(_)))
+            .count(),
+        1
+    );
+    assert_eq!(store.stats(&sku(), 1).await.unwrap().waiting, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_hundred_clicks_on_fifty_offers_hold_exactly_five() {
+    let store = Arc::new(dynamo_store().await);
+    fill(&store, 50).await;
+    store
+        .apply_stock(&sku(), &event(50, T0 + 100, "in"), &RULES, T0 + 100)
+        .await
+        .unwrap();
+    let mut random = testing::random(3);
+    let wave = store
+        .create_offers(&sku(), &params(), T0 + 100, &mut random)
+        .await
+        .unwrap();
+    assert_eq!(wave.offers.len(), 50);
+    // The shop sells 45 elsewhere before anyone clicks: 5 units, 50 live links.
+    store
+        .apply_stock(&sku(), &event(5, T0 + 200, "sold"), &RULES, T0 + 200)
+        .await
+        .unwrap();
+    let clicks = (0..200).map(|k| {
+        let store = store.clone();
+        let token = wave.offers[k % 50].reserve.clone();
+        tokio::spawn(async move {
+            let hold = HoldId::from_random(testing::random(10_000 + k as u64)());
+            store
+                .take_hold(&token, hold, T0 + MIN, WINDOW)
+                .await
+                .unwrap()
+        })
+    });
+    let outcomes: Vec<HoldOutcome> = join_all(clicks)
+        .await
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    let holds: HashSet<HoldId> = outcomes
+        .iter()
+        .filter_map(|o| match o {
+            HoldOutcome::Held { hold, .. } | HoldOutcome::AlreadyHeld { hold, .. } => Some(*hold),
+            _ => None,
+        })
+        .collect();
+    let c = store.snapshot(&sku()).await.unwrap().counters;
+    let mut states = std::collections::HashMap::new();
+    for o in &wave.offers {
+        *states
+            .entry(
+                store
+                    .request(&o.request.id)
+                    .await
+                    .unwrap()
+                    .unwrap()
+                    .state
+                    .status(),
+            )
+            .or_insert(0) += 1;
+    }
+    assert_eq!(holds.len(), 5, "exactly five units held: {outcomes:?}");
+    assert_eq!(c.held, 5);
+    assert_eq!(
+        states.get(&restock_core::Status::Held),
+        Some(&5),
+        "{states:?}"
+    );
+    assert_eq!(
+        states.get(&restock_core::Status::Waiting),
+        Some(&45),
+        "the rest are back in line: {states:?}"
+    );
+    assert!(
+        c.offered + c.held <= c.level,
+        "offered + held <= level at the end: {c:?}"
+    );
+    assert_eq!(
+        store.reconcile(&sku(), T0 + 10 * MIN).await.unwrap(),
+        None,
+        "counters match a recount"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn twenty_deliveries_of_one_webhook_make_one_restock() {
+    let store = Arc::new(dynamo_store().await);
+    let deliveries = (0..20).map(|_| {
+        let store = store.clone();
+        tokio::spawn(async move {
+            store
+                .apply_stock(&sku(), &event(4, T0, "shopify:b54557e4"), &RULES, T0)
+                .await
+                .unwrap()
+        })
+    });
+    let outcomes: Vec<ApplyOutcome> = join_all(deliveries)
+        .await
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(
+        outcomes
+            .iter()
+            .filter(|o| **o == ApplyOutcome::Duplicate)
+            .count(),
+        19
+    );
+    let wakes = store.wakes(&sku()).await.unwrap();
+    assert_eq!(
+        wakes.iter().filter(|w| w.kind == WakeKind::Restock).count(),
+        1,
+        "one restock event"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_overlapping_sweeps_release_each_offer_once() {
+    let store = Arc::new(dynamo_store().await);
+    fill(&store, 30).await;
+    store
+        .apply_stock(&sku(), &event(30, T0 + 100, "in"), &RULES, T0 + 100)
+        .await
+        .unwrap();
+    let mut random = testing::random(4);
+    assert_eq!(
+        store
+            .create_offers(&sku(), &params(), T0 + 100, &mut random)
+            .await
+            .unwrap()
+            .offers
+            .len(),
+        30
+    );
+    let later = T0 + 20 * MIN;
+    let sweeps = (0..2).map(|_| {
+        let store = store.clone();
+        tokio::spawn(async move {
+            let due = store.due(later, 1_000).await.unwrap();
+            let mut outcomes = Vec::new();
+            for d in &due {
+                outcomes.push(store.expire(d, later).await.unwrap());
+            }
+            outcomes
+        })
+    });
+    let outcomes: Vec<ExpireOutcome> = join_all(sweeps)
+        .await
+        .into_iter()
+        .flat_map(Result::unwrap)
+        .collect();
+    assert_eq!(
+        outcomes
+            .iter()
+            .filter(|o| **o == ExpireOutcome::Lapsed)
+            .count(),
+        30,
+        "each released once"
+    );
+    let c = store.snapshot(&sku()).await.unwrap().counters;
+    assert_eq!(c.offered, 0, "each freed unit counted once");
+    let freed = store
+        .wakes(&sku())
+        .await
+        .unwrap()
+        .iter()
+        .filter(|w| w.kind == WakeKind::Freed)
+        .count();
+    assert_eq!(freed, 30);
+    assert_eq!(store.stats(&sku(), 1).await.unwrap().lapsed, 30);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_waves_never_offer_more_than_the_units_or_anyone_twice() {
+    let store = Arc::new(dynamo_store().await);
+    fill(&store, 30).await;
+    store
+        .apply_stock(&sku(), &event(10, T0 + 100, "in"), &RULES, T0 + 100)
+        .await
+        .unwrap();
+    let waves = (0..6).map(|k| {
+        let store = store.clone();
+        tokio::spawn(async move {
+            let mut random = testing::random(500 + k);
+            store
+                .create_offers(&sku(), &params(), T0 + 100, &mut random)
+                .await
+                .unwrap()
+        })
+    });
+    let offered: Vec<RequestId> = join_all(waves)
+        .await
+        .into_iter()
+        .flat_map(|w| w.unwrap().offers.into_iter().map(|o| o.request.id))
+        .collect();
+    let distinct: HashSet<_> = offered.iter().collect();
+    assert_eq!(offered.len(), 10, "never more offers than units");
+    assert_eq!(distinct.len(), 10, "nobody offered twice");
+    let c = store.snapshot(&sku()).await.unwrap().counters;
+    assert_eq!(c.offered, 10);
+    // And they are the ten oldest.
+    let queue = store.queue(&sku(), 1, 100).await.unwrap();
+    assert_eq!(queue.len(), 20);
+    let first_waiting = queue[0].key;
+    for id in distinct {
+        assert!(
+            store.request(id).await.unwrap().unwrap().key < first_waiting,
+            "offers went oldest first"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn cancels_racing_a_wave_are_never_offered() {
+    let store = Arc::new(dynamo_store().await);
+    let mut ids = Vec::new();
+    for i in 0..40 {
+        match store
+            .join(new_request(i, 2_000 + i as u64, T0 + i as i64))
+            .await
+            .unwrap()
+        {
+            JoinOutcome::Joined(r) => ids.push(r.id),
+            other => panic!("{other:?}"),
+        }
+    }
+    store
+        .apply_stock(&sku(), &event(40, T0 + 100, "in"), &RULES, T0 + 100)
+        .await
+        .unwrap();
+    let wave = {
+        let store = store.clone();
+        tokio::spawn(async move {
+            let mut random = testing::random(9);
+            store
+                .create_offers(&sku(), &params(), T0 + 100, &mut random)
+                .await
+                .unwrap()
+        })
+    };
+    let cancels = ids.iter().map(|id| {
+        let (store, id) = (store.clone(), *id);
+        tokio::spawn(async move { (id, store.cancel(&id, T0 + 100).await.unwrap()) })
+    });
+    let cancelled: Vec<_> = join_all(cancels)
+        .await
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    let wave = wave.await.unwrap();
+    let mut live_offers = 0;
+    for (id, outcome) in &cancelled {
+        let state = store.request(id).await.unwrap().unwrap().state;
+        if *outcome == restock_store::CancelOutcome::Cancelled {
+            assert_eq!(
+                state,
+                restock_core::RequestState::Cancelled,
+                "a cancelled request stays cancelled"
+            );
+        }
+        if state.status() == restock_core::Status::Offered {
+            live_offers += 1;
+        }
+    }
+    let offered_in_wave: HashSet<_> = wave.offers.iter().map(|o| o.request.id).collect();
+    assert_eq!(offered_in_wave.len(), wave.offers.len());
+    let c = store.snapshot(&sku()).await.unwrap().counters;
+    assert_eq!(
+        c.offered, live_offers,
+        "the counter matches the live offers"
+    );
+    assert_eq!(store.reconcile(&sku(), T0 + 10 * MIN).await.unwrap(), None);
+}

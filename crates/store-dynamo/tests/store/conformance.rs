@@ -1,0 +1,1011 @@
+//! One conformance suite, run against both stores: the in-memory store and
+//! the DynamoDB store (on moto's server in CI). Every test runs twice, as
+//! `memory::name` and `dynamodb::name`, and must pass both ways.
+
+mod helpers;
+
+use helpers::*;
+use restock_core::webhook::ItemRef;
+use restock_core::{
+    CatalogEntry, HoldId, HoldRefused, RequestState, Settings, SkipReason, Status, StockOutcome,
+};
+use restock_store::*;
+
+macro_rules! conformance {
+    ($($name:ident),* $(,)?) => {
+        mod memory {
+            $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $name() { super::$name(super::helpers::memory().await).await })*
+        }
+        mod dynamodb {
+            $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $name() { super::$name(super::helpers::dynamo().await).await })*
+        }
+    };
+}
+
+conformance!(
+    second_tap_keeps_the_original_place,
+    opted_out_contacts_are_refused_until_lifted,
+    the_walnut_chair_story,
+    cancelling_frees_the_unit_and_is_final,
+    a_repeat_click_returns_the_same_hold,
+    unknown_wrong_and_expired_links_are_refused_alike,
+    sold_out_again_returns_the_shopper_to_the_front,
+    duplicate_and_older_stock_events_change_nothing,
+    a_flapping_level_notifies_nobody_twice,
+    top_ups_offer_more_units_in_the_same_restock,
+    an_escalated_restock_waits_for_release,
+    a_notice_is_claimed_once_and_a_failure_passes_the_unit_on,
+    overlapping_sweeps_end_each_due_request_once,
+    stale_requests_expire_and_are_skipped_by_waves,
+    an_opt_out_link_ends_every_live_request_of_the_contact,
+    a_purchase_ends_the_hold_and_takes_the_unit_off_the_level,
+    sharded_queues_read_back_in_join_order,
+    nothing_is_offered_when_out_of_stock_or_capped,
+    reconcile_finds_no_drift_in_consistent_counters,
+    catalogue_entries_resolve_from_every_platform_id,
+    settings_round_trip,
+    unsent_offers_are_reissued_with_fresh_links_and_sent_once,
+    a_restock_keeps_its_phrase,
+    rate_limits_count_per_key_and_window,
+    the_catalogue_lists_every_entry_once_in_sku_order,
+);
+
+const CHAIR: &str = "CHAIR-WAL";
+
+async fn second_tap_keeps_the_original_place(app: App) {
+    let first = app.join(CHAIR, 1, T0).await;
+    assert_eq!(app.store.position(&first, 1).await.unwrap(), Some(1));
+    let second = app.join(CHAIR, 2, T0 + 1).await;
+    assert_eq!(app.store.position(&second, 1).await.unwrap(), Some(2));
+    match app.join_as(CHAIR, email(1), T0 + 5, 1).await {
+        JoinOutcome::AlreadyWaiting(r) => {
+            assert_eq!(r.id, first.id);
+            assert_eq!(r.key, first.key, "the original join time stands");
+            assert_eq!(app.store.position(&r, 1).await.unwrap(), Some(1));
+        }
+        other => panic!("expected the existing request, got {other:?}"),
+    }
+    // Another item is another place.
+    assert!(matches!(
+        app.join_as("THROW-OAT", email(1), T0, 1).await,
+        JoinOutcome::Joined(_)
+    ));
+    assert_eq!(app.store.stats(&sku(CHAIR), 1).await.unwrap().waiting, 2);
+}
+
+async fn opted_out_contacts_are_refused_until_lifted(app: App) {
+    let key = email(3).key(PEPPER);
+    assert_eq!(app.store.opt_out_contact(&key, T0).await.unwrap(), 0);
+    assert!(app.store.is_opted_out(&key).await.unwrap());
+    assert_eq!(
+        app.join_as(CHAIR, email(3), T0, 1).await,
+        JoinOutcome::OptedOut
+    );
+    assert!(app.store.remove_opt_out(&key).await.unwrap());
+    assert!(!app.store.remove_opt_out(&key).await.unwrap());
+    assert!(matches!(
+        app.join_as(CHAIR, email(3), T0, 1).await,
+        JoinOutcome::Joined(_)
+    ));
+}
+
+/// DESIGN §1: thirteen join, three leave, four come back, Della holds one,
+/// one offer lapses and Marcus is told next.
+async fn the_walnut_chair_story(app: App) {
+    app.catalog(CHAIR, 1).await;
+    let mut shoppers = Vec::new();
+    for i in 0..13 {
+        // Stagger joins over two weeks; the third shopper joined long ago and goes stale.
+        let at = if i == 2 {
+            T0 - 100 * DAY
+        } else {
+            T0 + i as i64 * DAY
+        };
+        shoppers.push(app.join(CHAIR, i, at).await);
+    }
+    let (della, marcus) = (shoppers[6].id, shoppers[7].id);
+    assert_eq!(
+        app.store
+            .cancel(&shoppers[0].id, T0 + 14 * DAY)
+            .await
+            .unwrap(),
+        CancelOutcome::Cancelled
+    );
+    assert_eq!(
+        app.store
+            .opt_out_contact(&email(1).key(PEPPER), T0 + 14 * DAY)
+            .await
+            .unwrap(),
+        1
+    );
+    let della_req = app.get(&della).await;
+    assert_eq!(
+        app.store.position(&della_req, 1).await.unwrap(),
+        Some(5),
+        "the stale one still counts until swept"
+    );
+
+    let now = T0 + 15 * DAY;
+    let ApplyOutcome::Applied(StockOutcome::Restock {
+        episode: 1,
+        level: 4,
+    }) = app.level(CHAIR, 4, now, "d1").await
+    else {
+        panic!("a crossing to 4 is a restock")
+    };
+    let wave = app.wave(CHAIR, now).await;
+    let told: Vec<_> = wave.offers.iter().map(|o| o.request.id).collect();
+    let expected: Vec<_> = [3, 4, 5, 6].iter().map(|i| shoppers[*i].id).collect();
+    assert_eq!(
+        told, expected,
+        "the first four still waiting, in join order, Della fourth"
+    );
+    assert_eq!(wave.skipped, vec![(shoppers[2].id, SkipReason::Stale)]);
+    assert_eq!(app.get(&shoppers[2].id).await.state, RequestState::Stale);
+    assert_eq!(
+        app.get(&marcus).await.state,
+        RequestState::Waiting,
+        "Marcus hears nothing yet"
+    );
+    app.assert_never_oversold(CHAIR).await;
+
+    let della_offer = wave.offers.iter().find(|o| o.request.id == della).unwrap();
+    let hold = HoldId::from_random(app.bytes());
+    let outcome = app
+        .store
+        .take_hold(&della_offer.reserve, hold, now + 3 * MIN, WINDOW)
+        .await
+        .unwrap();
+    assert_eq!(
+        outcome,
+        HoldOutcome::Held {
+            hold,
+            expires: now + 18 * MIN
+        }
+    );
+    assert_eq!(
+        app.store.snapshot(&sku(CHAIR)).await.unwrap().counters.held,
+        1
+    );
+    app.assert_never_oversold(CHAIR).await;
+
+    // Two of the others click in time, one never does.
+    for o in &wave.offers[1..3] {
+        let h = HoldId::from_random(app.bytes());
+        assert!(matches!(
+            app.store
+                .take_hold(&o.reserve, h, now + 5 * MIN, WINDOW)
+                .await
+                .unwrap(),
+            HoldOutcome::Held { .. }
+        ));
+    }
+    let later = now + 16 * MIN;
+    let outcomes = app.sweep(later).await;
+    assert_eq!(
+        outcomes,
+        vec![ExpireOutcome::Lapsed],
+        "only the unclicked offer is due"
+    );
+    assert_eq!(app.get(&shoppers[3].id).await.state, RequestState::Lapsed);
+    let wakes = app.store.wakes(&sku(CHAIR)).await.unwrap();
+    assert_eq!(
+        wakes.iter().filter(|w| w.kind == WakeKind::Freed).count(),
+        1
+    );
+
+    let next = app.wave(CHAIR, later).await;
+    assert_eq!(next.offers.len(), 1);
+    assert_eq!(
+        next.offers[0].request.id, marcus,
+        "Marcus, fifth, is told next"
+    );
+    app.assert_never_oversold(CHAIR).await;
+    let counters = app.store.snapshot(&sku(CHAIR)).await.unwrap().counters;
+    assert_eq!((counters.offered, counters.held, counters.level), (1, 3, 4));
+}
+
+async fn cancelling_frees_the_unit_and_is_final(app: App) {
+    let r = app.join(CHAIR, 1, T0).await;
+    app.level(CHAIR, 1, T0 + 1, "d1").await;
+    let wave = app.wave(CHAIR, T0 + 2).await;
+    assert_eq!(wave.offers.len(), 1);
+    assert_eq!(
+        app.store.cancel(&r.id, T0 + 3).await.unwrap(),
+        CancelOutcome::Cancelled
+    );
+    assert_eq!(
+        app.store
+            .snapshot(&sku(CHAIR))
+            .await
+            .unwrap()
+            .counters
+            .offered,
+        0
+    );
+    assert_eq!(
+        app.store.cancel(&r.id, T0 + 4).await.unwrap(),
+        CancelOutcome::NotLive(Status::Cancelled)
+    );
+    let unknown = restock_core::RequestId::from_random([0xAB; 16]);
+    assert_eq!(
+        app.store.cancel(&unknown, T0).await.unwrap(),
+        CancelOutcome::NotFound
+    );
+    // The place is free again: a new tap is a new request at the back.
+    let again = app.join(CHAIR, 1, T0 + 5).await;
+    assert_ne!(again.id, r.id);
+}
+
+async fn a_repeat_click_returns_the_same_hold(app: App) {
+    app.join(CHAIR, 1, T0).await;
+    app.level(CHAIR, 3, T0 + 1, "d1").await;
+    let wave = app.wave(CHAIR, T0 + 2).await;
+    let token = &wave.offers[0].reserve;
+    let hold = HoldId::from_random(app.bytes());
+    let first = app
+        .store
+        .take_hold(token, hold, T0 + MIN, WINDOW)
+        .await
+        .unwrap();
+    let again = app
+        .store
+        .take_hold(
+            token,
+            HoldId::from_random(app.bytes()),
+            T0 + 2 * MIN,
+            WINDOW,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        first,
+        HoldOutcome::Held {
+            hold,
+            expires: T0 + 16 * MIN
+        }
+    );
+    assert_eq!(
+        again,
+        HoldOutcome::AlreadyHeld {
+            hold,
+            expires: T0 + 16 * MIN
+        }
+    );
+    let c = app.store.snapshot(&sku(CHAIR)).await.unwrap().counters;
+    assert_eq!((c.offered, c.held), (0, 1));
+}
+
+async fn unknown_wrong_and_expired_links_are_refused_alike(app: App) {
+    let r = app.join(CHAIR, 1, T0).await;
+    app.level(CHAIR, 1, T0 + 1, "d1").await;
+    let wave = app.wave(CHAIR, T0 + 2).await;
+    let good = wave.offers[0].reserve.clone();
+    let expired = HoldOutcome::Refused(HoldRefused::Expired);
+    let guessed = restock_core::LinkToken::new(sku(CHAIR), r.id, [0x11; 16]);
+    assert_eq!(
+        app.store
+            .take_hold(&guessed, HoldId::from_random(app.bytes()), T0 + 3, WINDOW)
+            .await
+            .unwrap(),
+        expired
+    );
+    let nobody = restock_core::LinkToken::new(
+        sku(CHAIR),
+        restock_core::RequestId::from_random([0x22; 16]),
+        [0x33; 16],
+    );
+    assert_eq!(
+        app.store
+            .take_hold(&nobody, HoldId::from_random(app.bytes()), T0 + 3, WINDOW)
+            .await
+            .unwrap(),
+        expired
+    );
+    let late = T0 + 2 + WINDOW.as_millis();
+    assert_eq!(
+        app.store
+            .take_hold(&good, HoldId::from_random(app.bytes()), late, WINDOW)
+            .await
+            .unwrap(),
+        expired
+    );
+    assert_eq!(
+        app.store.snapshot(&sku(CHAIR)).await.unwrap().counters.held,
+        0,
+        "nothing was held"
+    );
+}
+
+async fn sold_out_again_returns_the_shopper_to_the_front(app: App) {
+    let a = app.join(CHAIR, 1, T0).await;
+    let b = app.join(CHAIR, 2, T0 + 1).await;
+    app.join(CHAIR, 3, T0 + 2).await;
+    app.level(CHAIR, 2, T0 + 10, "d1").await;
+    let wave = app.wave(CHAIR, T0 + 11).await;
+    assert_eq!(wave.offers.len(), 2);
+    // The shop sells one elsewhere: level 1 with two live links.
+    app.level(CHAIR, 1, T0 + 12, "d2").await;
+    let first = app
+        .store
+        .take_hold(
+            &wave.offers[1].reserve,
+            HoldId::from_random(app.bytes()),
+            T0 + MIN,
+            WINDOW,
+        )
+        .await
+        .unwrap();
+    assert!(matches!(first, HoldOutcome::Held { .. }), "{first:?}");
+    let second = app
+        .store
+        .take_hold(
+            &wave.offers[0].reserve,
+            HoldId::from_random(app.bytes()),
+            T0 + MIN,
+            WINDOW,
+        )
+        .await
+        .unwrap();
+    assert_eq!(second, HoldOutcome::SoldOutAgain);
+    let back = app.get(&a.id).await;
+    assert_eq!(back.state, RequestState::Waiting);
+    assert_eq!(back.key, a.key, "keeps the original join time");
+    assert_eq!(
+        app.store.position(&back, 1).await.unwrap(),
+        Some(1),
+        "at the front"
+    );
+    assert_eq!(app.get(&b.id).await.state.status(), Status::Held);
+    app.assert_never_oversold(CHAIR).await;
+    // The next unit that frees up goes to the shopper at the front, in the same restock.
+    app.level(CHAIR, 2, T0 + 2 * MIN, "d3").await;
+    let next = app.wave(CHAIR, T0 + 2 * MIN).await;
+    assert_eq!(
+        next.offers.iter().map(|o| o.request.id).collect::<Vec<_>>(),
+        vec![a.id]
+    );
+}
+
+async fn duplicate_and_older_stock_events_change_nothing(app: App) {
+    assert!(matches!(
+        app.level(CHAIR, 4, T0 + 10, "d1").await,
+        ApplyOutcome::Applied(StockOutcome::Restock { .. })
+    ));
+    assert_eq!(
+        app.level(CHAIR, 4, T0 + 10, "d1").await,
+        ApplyOutcome::Duplicate
+    );
+    assert_eq!(
+        app.level(CHAIR, 0, T0 + 5, "d0").await,
+        ApplyOutcome::Applied(StockOutcome::Stale)
+    );
+    assert_eq!(
+        app.level(CHAIR, 0, T0 + 5, "d0").await,
+        ApplyOutcome::Duplicate
+    );
+    let snap = app.store.snapshot(&sku(CHAIR)).await.unwrap();
+    assert_eq!(snap.counters.level, 4);
+    assert_eq!(app.store.wakes(&sku(CHAIR)).await.unwrap().len(), 1);
+}
+
+async fn a_flapping_level_notifies_nobody_twice(app: App) {
+    let shoppers = [
+        app.join(CHAIR, 1, T0).await,
+        app.join(CHAIR, 2, T0 + 1).await,
+    ];
+    let mut offered = Vec::new();
+    for (i, level) in [5, 0, 5, 0, 5].iter().enumerate() {
+        let at = T0 + 10 + i as i64;
+        app.level(CHAIR, *level, at, &format!("flap{i}")).await;
+        offered.extend(
+            app.wave(CHAIR, at)
+                .await
+                .offers
+                .into_iter()
+                .map(|o| o.request.id),
+        );
+    }
+    offered.sort();
+    let mut expected: Vec<_> = shoppers.iter().map(|r| r.id).collect();
+    expected.sort();
+    assert_eq!(
+        offered, expected,
+        "each shopper is told once across the flaps"
+    );
+    let restocks = app
+        .store
+        .wakes(&sku(CHAIR))
+        .await
+        .unwrap()
+        .iter()
+        .filter(|w| w.kind == WakeKind::Restock)
+        .count();
+    assert_eq!(restocks, 3, "three genuine crossings");
+}
+
+async fn top_ups_offer_more_units_in_the_same_restock(app: App) {
+    for i in 0..5 {
+        app.join(CHAIR, i, T0 + i as i64).await;
+    }
+    app.level(CHAIR, 2, T0 + 10, "d1").await;
+    assert_eq!(app.wave(CHAIR, T0 + 10).await.offers.len(), 2);
+    let top = app.level(CHAIR, 4, T0 + 20, "d2").await;
+    assert_eq!(
+        top,
+        ApplyOutcome::Applied(StockOutcome::TopUp {
+            episode: 1,
+            level: 4,
+            added: 2
+        })
+    );
+    let wave = app.wave(CHAIR, T0 + 20).await;
+    assert_eq!(wave.episode, 1);
+    assert_eq!(wave.offers.len(), 2);
+    app.assert_never_oversold(CHAIR).await;
+}
+
+async fn an_escalated_restock_waits_for_release(app: App) {
+    app.join(CHAIR, 1, T0).await;
+    let outcome = app.level(CHAIR, 1_000, T0 + 10, "d1").await;
+    assert!(
+        matches!(
+            outcome,
+            ApplyOutcome::Applied(StockOutcome::Escalated { .. })
+        ),
+        "{outcome:?}"
+    );
+    assert!(
+        app.wave(CHAIR, T0 + 11).await.offers.is_empty(),
+        "nothing is offered while paused"
+    );
+    assert!(app.store.wakes(&sku(CHAIR)).await.unwrap().is_empty());
+    let released = app
+        .store
+        .release_paused(&sku(CHAIR), T0 + 12)
+        .await
+        .unwrap();
+    assert_eq!(
+        released,
+        Some(StockOutcome::Restock {
+            episode: 1,
+            level: 1_000
+        })
+    );
+    assert_eq!(
+        app.store
+            .release_paused(&sku(CHAIR), T0 + 13)
+            .await
+            .unwrap(),
+        None
+    );
+    assert_eq!(app.wave(CHAIR, T0 + 14).await.offers.len(), 1);
+}
+
+async fn a_notice_is_claimed_once_and_a_failure_passes_the_unit_on(app: App) {
+    let a = app.join(CHAIR, 1, T0).await;
+    let b = app.join(CHAIR, 2, T0 + 1).await;
+    app.level(CHAIR, 1, T0 + 10, "d1").await;
+    let wave = app.wave(CHAIR, T0 + 10).await;
+    assert_eq!(wave.offers[0].request.id, a.id);
+    assert!(app.store.claim_notice(&a.id, 1).await.unwrap());
+    assert!(
+        !app.store.claim_notice(&a.id, 1).await.unwrap(),
+        "a redelivery sends nothing"
+    );
+    assert!(
+        !app.store.claim_notice(&b.id, 1).await.unwrap(),
+        "b has no offer"
+    );
+    app.store
+        .record_notice(
+            &a.id,
+            1,
+            NoticeOutcome::Failed {
+                reason: "bounced".into(),
+            },
+            T0 + 11,
+        )
+        .await
+        .unwrap();
+    let failed = app.get(&a.id).await;
+    assert_eq!(failed.state, RequestState::Undeliverable);
+    assert_eq!(
+        failed.notice,
+        Some(NoticeOutcome::Failed {
+            reason: "bounced".into()
+        })
+    );
+    let wave = app.wave(CHAIR, T0 + 12).await;
+    assert_eq!(
+        wave.offers.iter().map(|o| o.request.id).collect::<Vec<_>>(),
+        vec![b.id],
+        "the unit passes on"
+    );
+    assert!(app.store.claim_notice(&b.id, 1).await.unwrap());
+    app.store
+        .record_notice(
+            &b.id,
+            1,
+            NoticeOutcome::Sent {
+                message_id: "m-1".into(),
+            },
+            T0 + 13,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        app.get(&b.id).await.notice,
+        Some(NoticeOutcome::Sent {
+            message_id: "m-1".into()
+        })
+    );
+}
+
+async fn overlapping_sweeps_end_each_due_request_once(app: App) {
+    for i in 0..4 {
+        app.join(CHAIR, i, T0 + i as i64).await;
+    }
+    app.level(CHAIR, 4, T0 + 10, "d1").await;
+    let wave = app.wave(CHAIR, T0 + 10).await;
+    app.store
+        .take_hold(
+            &wave.offers[0].reserve,
+            HoldId::from_random(app.bytes()),
+            T0 + MIN,
+            WINDOW,
+        )
+        .await
+        .unwrap();
+    let later = T0 + 40 * MIN;
+    let due = app.store.due(later, 100).await.unwrap();
+    assert_eq!(due.len(), 4);
+    assert!(
+        app.store.due(T0 + 5 * MIN, 100).await.unwrap().is_empty(),
+        "nothing is due early"
+    );
+    let mut outcomes = Vec::new();
+    for d in due.iter().chain(due.iter()) {
+        outcomes.push(app.store.expire(d, later).await.unwrap());
+    }
+    let count = |o: ExpireOutcome| outcomes.iter().filter(|x| **x == o).count();
+    assert_eq!(
+        (
+            count(ExpireOutcome::Lapsed),
+            count(ExpireOutcome::Released),
+            count(ExpireOutcome::Skipped)
+        ),
+        (3, 1, 4)
+    );
+    let c = app.store.snapshot(&sku(CHAIR)).await.unwrap().counters;
+    assert_eq!((c.offered, c.held), (0, 0), "each freed unit counted once");
+    assert_eq!(app.store.stats(&sku(CHAIR), 1).await.unwrap().lapsed, 3);
+    assert!(app.store.due(later, 100).await.unwrap().is_empty());
+}
+
+async fn stale_requests_expire_and_are_skipped_by_waves(app: App) {
+    let old = app.join(CHAIR, 1, T0).await;
+    let young = app.join(CHAIR, 2, T0 + 80 * DAY).await;
+    let now = T0 + 91 * DAY;
+    let due = app.store.due(now, 10).await.unwrap();
+    assert_eq!(due.iter().map(|d| d.id).collect::<Vec<_>>(), vec![old.id]);
+    assert_eq!(
+        app.store.expire(&due[0], now).await.unwrap(),
+        ExpireOutcome::Stale
+    );
+    assert_eq!(app.get(&old.id).await.state, RequestState::Stale);
+    assert_eq!(
+        app.store
+            .position(&app.get(&young.id).await, 1)
+            .await
+            .unwrap(),
+        Some(1)
+    );
+}
+
+async fn an_opt_out_link_ends_every_live_request_of_the_contact(app: App) {
+    let chair = app.join(CHAIR, 1, T0).await;
+    let throw = app.join("THROW-OAT", 1, T0).await;
+    let other = app.join(CHAIR, 2, T0 + 1).await;
+    app.level(CHAIR, 5, T0 + 10, "d1").await;
+    let wave = app.wave(CHAIR, T0 + 10).await;
+    let offer = wave
+        .offers
+        .iter()
+        .find(|o| o.request.id == chair.id)
+        .unwrap();
+    let forged = restock_core::LinkToken::new(sku(CHAIR), chair.id, [0x55; 16]);
+    assert_eq!(
+        app.store.opt_out(&forged, T0 + 11).await.unwrap(),
+        OptOutOutcome::NotFound
+    );
+    assert_eq!(
+        app.store.opt_out(&offer.optout, T0 + 11).await.unwrap(),
+        OptOutOutcome::OptedOut { ended: 2 }
+    );
+    assert_eq!(app.get(&chair.id).await.state, RequestState::OptedOut);
+    assert_eq!(app.get(&throw.id).await.state, RequestState::OptedOut);
+    assert_eq!(app.get(&other.id).await.state.status(), Status::Offered);
+    assert_eq!(
+        app.store
+            .snapshot(&sku(CHAIR))
+            .await
+            .unwrap()
+            .counters
+            .offered,
+        1,
+        "the opted-out offer's unit is freed"
+    );
+    assert_eq!(
+        app.join_as(CHAIR, email(1), T0 + 12, 1).await,
+        JoinOutcome::OptedOut,
+        "for good"
+    );
+}
+
+async fn a_purchase_ends_the_hold_and_takes_the_unit_off_the_level(app: App) {
+    app.join(CHAIR, 1, T0).await;
+    app.level(CHAIR, 2, T0 + 10, "d1").await;
+    let wave = app.wave(CHAIR, T0 + 10).await;
+    let hold = HoldId::from_random(app.bytes());
+    app.store
+        .take_hold(&wave.offers[0].reserve, hold, T0 + MIN, WINDOW)
+        .await
+        .unwrap();
+    assert_eq!(
+        app.store.mark_bought(&hold, T0 + 2 * MIN).await.unwrap(),
+        BuyOutcome::Bought(sku(CHAIR))
+    );
+    assert_eq!(
+        app.store.mark_bought(&hold, T0 + 3 * MIN).await.unwrap(),
+        BuyOutcome::AlreadyBought
+    );
+    assert_eq!(
+        app.store
+            .mark_bought(&HoldId::from_random([9; 16]), T0)
+            .await
+            .unwrap(),
+        BuyOutcome::NotHeld
+    );
+    let snap = app.store.snapshot(&sku(CHAIR)).await.unwrap();
+    assert_eq!(
+        (snap.counters.held, snap.counters.level, snap.bought),
+        (0, 1, 1)
+    );
+    assert_eq!(
+        app.get(&wave.offers[0].request.id).await.state,
+        RequestState::Bought { hold }
+    );
+}
+
+async fn sharded_queues_read_back_in_join_order(app: App) {
+    app.catalog(CHAIR, 4).await;
+    let mut joined = Vec::new();
+    for i in 0..40 {
+        // Several per millisecond, so the tie-break matters too.
+        match app.join_as(CHAIR, email(i), T0 + (i / 3) as i64, 4).await {
+            JoinOutcome::Joined(r) => joined.push(r),
+            other => panic!("{other:?}"),
+        }
+    }
+    assert!(
+        joined
+            .iter()
+            .map(|r| r.shard)
+            .collect::<std::collections::HashSet<_>>()
+            .len()
+            > 1,
+        "spread over shards"
+    );
+    let mut expected = joined.clone();
+    expected.sort_by_key(|r| r.key);
+    let queue = app.store.queue(&sku(CHAIR), 4, 100).await.unwrap();
+    assert_eq!(
+        queue.iter().map(|r| r.id).collect::<Vec<_>>(),
+        expected.iter().map(|r| r.id).collect::<Vec<_>>()
+    );
+    for (i, r) in expected.iter().enumerate().step_by(7) {
+        assert_eq!(app.store.position(r, 4).await.unwrap(), Some(i + 1));
+    }
+    app.level(CHAIR, 10, T0 + 100, "d1").await;
+    let wave = app.wave_sharded(CHAIR, T0 + 100, 4).await;
+    assert_eq!(
+        wave.offers.iter().map(|o| o.request.id).collect::<Vec<_>>(),
+        expected[..10].iter().map(|r| r.id).collect::<Vec<_>>()
+    );
+}
+
+async fn nothing_is_offered_when_out_of_stock_or_capped(app: App) {
+    for i in 0..6 {
+        app.join(CHAIR, i, T0 + i as i64).await;
+    }
+    assert!(
+        app.wave(CHAIR, T0 + 10).await.offers.is_empty(),
+        "never restocked"
+    );
+    let rules = restock_core::Rules {
+        threshold: 3,
+        ..RULES
+    };
+    let event = |level, at: i64, id: &str| restock_core::StockEvent {
+        delivery_id: id.into(),
+        item: ItemRef::Sku { sku: sku(CHAIR) },
+        location: "default".into(),
+        level: restock_core::Level::Tracked(level),
+        at: time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(at) * 1_000_000).unwrap(),
+    };
+    let share = restock_core::ListShare::new(0.5).unwrap();
+    app.store
+        .apply_stock(&sku(CHAIR), &event(2, T0 + 11, "a"), &rules, T0 + 11)
+        .await
+        .unwrap();
+    assert!(
+        app.wave(CHAIR, T0 + 11).await.offers.is_empty(),
+        "below the threshold"
+    );
+    app.store
+        .apply_stock(&sku(CHAIR), &event(5, T0 + 12, "b"), &rules, T0 + 12)
+        .await
+        .unwrap();
+    let mut random = restock_store_dynamo::testing::random(3);
+    let capped = WaveParams { share, ..params(1) };
+    let wave = app
+        .store
+        .create_offers(&sku(CHAIR), &capped, T0 + 12, &mut random)
+        .await
+        .unwrap();
+    assert_eq!(wave.offers.len(), 2, "half of five, rounded down");
+    let limited = WaveParams {
+        max_offers: 1,
+        ..params(1)
+    };
+    let wave = app
+        .store
+        .create_offers(&sku(CHAIR), &limited, T0 + 13, &mut random)
+        .await
+        .unwrap();
+    assert_eq!(wave.offers.len(), 1, "a wave is bounded");
+}
+
+async fn reconcile_finds_no_drift_in_consistent_counters(app: App) {
+    for i in 0..3 {
+        app.join(CHAIR, i, T0 + i as i64).await;
+    }
+    app.level(CHAIR, 3, T0 + 10, "d1").await;
+    let wave = app.wave(CHAIR, T0 + 10).await;
+    app.store
+        .take_hold(
+            &wave.offers[0].reserve,
+            HoldId::from_random(app.bytes()),
+            T0 + MIN,
+            WINDOW,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        app.store
+            .reconcile(&sku(CHAIR), T0 + 10 * MIN)
+            .await
+            .unwrap(),
+        None
+    );
+    assert_eq!(
+        app.store.reconcile(&sku("NEVER-SEEN"), T0).await.unwrap(),
+        None
+    );
+}
+
+async fn catalogue_entries_resolve_from_every_platform_id(app: App) {
+    let mut entry = CatalogEntry::new(sku(CHAIR), "Walnut dining chair");
+    entry.shopify_inventory_item_id = Some(271_878_346_596_884_015);
+    entry.woocommerce_product_id = Some(799);
+    app.store.put_catalog_entry(&entry).await.unwrap();
+    assert_eq!(
+        app.store.catalog_entry(&sku(CHAIR)).await.unwrap(),
+        Some(entry.clone())
+    );
+    let by = |item: ItemRef| {
+        let store = app.store.clone();
+        async move { store.resolve_item(&item).await.unwrap().map(|e| e.sku) }
+    };
+    assert_eq!(
+        by(ItemRef::Shopify {
+            inventory_item_id: 271_878_346_596_884_015
+        })
+        .await,
+        Some(sku(CHAIR))
+    );
+    assert_eq!(
+        by(ItemRef::WooCommerce {
+            product_id: 799,
+            sku: None
+        })
+        .await,
+        Some(sku(CHAIR))
+    );
+    assert_eq!(
+        by(ItemRef::WooCommerce {
+            product_id: 1,
+            sku: Some(sku(CHAIR))
+        })
+        .await,
+        Some(sku(CHAIR))
+    );
+    assert_eq!(
+        by(ItemRef::Sku {
+            sku: sku("UNKNOWN")
+        })
+        .await,
+        None
+    );
+    entry.shopify_inventory_item_id = Some(5);
+    app.store.put_catalog_entry(&entry).await.unwrap();
+    assert_eq!(
+        by(ItemRef::Shopify {
+            inventory_item_id: 271_878_346_596_884_015
+        })
+        .await,
+        None,
+        "the old id is unmapped"
+    );
+    assert_eq!(
+        by(ItemRef::Shopify {
+            inventory_item_id: 5
+        })
+        .await,
+        Some(sku(CHAIR))
+    );
+}
+
+async fn settings_round_trip(app: App) {
+    assert_eq!(app.store.settings().await.unwrap(), None);
+    let settings = Settings::from_toml(
+        "store_name = \"Loom & Last\"\npublic_base_url = \"https://notify.loomandlast.co.uk\"\nemail_from = \"hello@loomandlast.co.uk\"\n",
+    )
+    .unwrap();
+    app.store.put_settings(&settings).await.unwrap();
+    assert_eq!(app.store.settings().await.unwrap(), Some(settings));
+}
+
+async fn unsent_offers_are_reissued_with_fresh_links_and_sent_once(app: App) {
+    app.join(CHAIR, 1, T0).await;
+    app.join(CHAIR, 2, T0 + 1).await;
+    app.level(CHAIR, 2, T0 + 10, "d1").await;
+    let wave = app.wave(CHAIR, T0 + 10).await;
+    let (a, b) = (&wave.offers[0], &wave.offers[1]);
+    assert!(app.store.claim_notice(&a.request.id, 1).await.unwrap());
+    app.store
+        .record_notice(
+            &a.request.id,
+            1,
+            NoticeOutcome::Sent {
+                message_id: "m".into(),
+            },
+            T0 + 11,
+        )
+        .await
+        .unwrap();
+    // b's send fails transiently: its claim is given back.
+    assert!(app.store.claim_notice(&b.request.id, 1).await.unwrap());
+    app.store.release_notice(&b.request.id, 1).await.unwrap();
+    let mut random = restock_store_dynamo::testing::random(77);
+    let again = app
+        .store
+        .reissue_unsent(&sku(CHAIR), &mut random)
+        .await
+        .unwrap();
+    assert_eq!(
+        again.iter().map(|o| o.request.id).collect::<Vec<_>>(),
+        vec![b.request.id],
+        "only the unsent one"
+    );
+    let hold = HoldId::from_random(app.bytes());
+    assert_eq!(
+        app.store
+            .take_hold(&b.reserve, hold, T0 + MIN, WINDOW)
+            .await
+            .unwrap(),
+        HoldOutcome::Refused(HoldRefused::Expired),
+        "the old, never-sent link no longer works"
+    );
+    assert!(matches!(
+        app.store
+            .take_hold(&again[0].reserve, hold, T0 + MIN, WINDOW)
+            .await
+            .unwrap(),
+        HoldOutcome::Held { .. }
+    ));
+    assert!(
+        app.store
+            .reissue_unsent(&sku(CHAIR), &mut random)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+}
+
+async fn a_restock_keeps_its_phrase(app: App) {
+    assert_eq!(
+        app.store.restock_phrase(&sku(CHAIR), 1).await.unwrap(),
+        None
+    );
+    app.level(CHAIR, 1, T0, "d1").await;
+    app.store
+        .save_restock_phrase(&sku(CHAIR), 1, "Home again.")
+        .await
+        .unwrap();
+    assert_eq!(
+        app.store
+            .restock_phrase(&sku(CHAIR), 1)
+            .await
+            .unwrap()
+            .as_deref(),
+        Some("Home again.")
+    );
+    assert_eq!(
+        app.store.restock_phrase(&sku(CHAIR), 2).await.unwrap(),
+        None,
+        "a new restock gets new words"
+    );
+}
+
+async fn rate_limits_count_per_key_and_window(app: App) {
+    let window = 10 * MIN;
+    let start = T0 - T0 % window;
+    for _ in 0..3 {
+        assert_eq!(
+            app.store
+                .rate_limit("ip:203.0.113.9", 3, window, start + MIN)
+                .await
+                .unwrap(),
+            RateDecision::Allowed
+        );
+    }
+    assert_eq!(
+        app.store
+            .rate_limit("ip:203.0.113.9", 3, window, start + MIN)
+            .await
+            .unwrap(),
+        RateDecision::Limited {
+            retry_after_ms: 9 * MIN
+        }
+    );
+    assert_eq!(
+        app.store
+            .rate_limit("ip:198.51.100.1", 3, window, start + MIN)
+            .await
+            .unwrap(),
+        RateDecision::Allowed
+    );
+    assert_eq!(
+        app.store
+            .rate_limit("ip:203.0.113.9", 3, window, start + window)
+            .await
+            .unwrap(),
+        RateDecision::Allowed,
+        "a new window"
+    );
+}
+
+async fn the_catalogue_lists_every_entry_once_in_sku_order(app: App) {
+    assert!(app.store.catalog().await.unwrap().is_empty());
+    for (code, name) in [
+        ("LAMP-BRASS", "Brass lamp"),
+        (CHAIR, "Walnut chair"),
+        ("B-1", "Bench"),
+    ] {
+        app.store
+            .put_catalog_entry(&CatalogEntry::new(sku(code), name))
+            .await
+            .unwrap();
+    }
+    let mut renamed = CatalogEntry::new(sku(CHAIR), "Walnut dining chair");
+    renamed.threshold = Some(2);
+    app.store.put_catalog_entry(&renamed).await.unwrap();
+    let listed = app.store.catalog().await.unwrap();
+    let skus: Vec<&str> = listed.iter().map(|e| e.sku.as_str()).collect();
+    assert_eq!(skus, ["B-1", CHAIR, "LAMP-BRASS"]);
+    assert_eq!(listed[1], renamed);
+}

@@ -1,0 +1,152 @@
+//! Fixtures for the conformance suite: a store under test and verbs on it.
+
+use std::sync::{Arc, Mutex};
+
+use restock_core::Millis;
+use restock_core::{
+    CatalogEntry, Contact, Email, Level, ListShare, RequestId, Rules, Sku, StockEvent, Window,
+};
+use restock_store::{ApplyOutcome, JoinOutcome, NewRequest, Request, Store, Wave, WaveParams};
+use restock_store_dynamo::testing;
+use time::OffsetDateTime;
+
+pub const MIN: Millis = 60_000;
+pub const DAY: Millis = 86_400_000;
+/// 2026-11-29T00:00:00Z: the tests' clock starts here and moves only when told.
+pub const T0: Millis = 1_796_342_400_000;
+pub const PEPPER: &[u8] = b"conformance-pepper";
+pub const RULES: Rules = Rules {
+    threshold: 1,
+    max_jump: 500,
+    max_level: 100_000,
+};
+pub const WINDOW: Window = Window::from_mins(15);
+pub const LIFETIME: Window = Window::from_secs(90 * 86_400);
+
+/// A store under test with the verbs the tests speak in.
+pub struct App {
+    pub store: Arc<dyn Store>,
+    random: Mutex<Box<dyn FnMut() -> [u8; 16] + Send>>,
+}
+
+pub async fn memory() -> App {
+    App::new(Arc::new(restock_store_memory::MemoryStore::new()))
+}
+
+pub async fn dynamo() -> App {
+    App::new(Arc::new(testing::dynamo_store().await))
+}
+
+pub fn sku(s: &str) -> Sku {
+    Sku::try_from(s).unwrap()
+}
+
+pub fn email(i: usize) -> Contact {
+    Contact::Email(Email::try_from(format!("shopper{i}@example.com").as_str()).unwrap())
+}
+
+pub fn params(shards: u16) -> WaveParams {
+    WaveParams {
+        share: ListShare::ALL,
+        offer_window: WINDOW,
+        shards,
+        max_offers: 10_000,
+    }
+}
+
+impl App {
+    fn new(store: Arc<dyn Store>) -> Self {
+        Self {
+            store,
+            random: Mutex::new(Box::new(testing::random(7))),
+        }
+    }
+
+    pub fn bytes(&self) -> [u8; 16] {
+        (self.random.lock().unwrap())()
+    }
+
+    pub async fn catalog(&self, s: &str, shards: u16) {
+        let mut entry = CatalogEntry::new(sku(s), format!("Product {s}"));
+        entry.shards = shards;
+        self.store.put_catalog_entry(&entry).await.unwrap();
+    }
+
+    pub async fn join_as(
+        &self,
+        s: &str,
+        contact: Contact,
+        now: Millis,
+        shards: u16,
+    ) -> JoinOutcome {
+        let key = contact.key(PEPPER);
+        let new = NewRequest {
+            id: RequestId::from_random(self.bytes()),
+            sku: sku(s),
+            name: "Shopper".try_into().unwrap(),
+            contact,
+            contact_key: key,
+            now,
+            shards,
+            lifetime_ms: LIFETIME.as_millis(),
+        };
+        self.store.join(new).await.unwrap()
+    }
+
+    /// Shopper `i` joins; panics unless it is a new place.
+    pub async fn join(&self, s: &str, i: usize, now: Millis) -> Request {
+        match self.join_as(s, email(i), now, 1).await {
+            JoinOutcome::Joined(r) => r,
+            other => panic!("shopper {i} did not join: {other:?}"),
+        }
+    }
+
+    pub async fn level(&self, s: &str, level: u32, at: Millis, delivery: &str) -> ApplyOutcome {
+        let event = StockEvent {
+            delivery_id: delivery.to_owned(),
+            item: restock_core::ItemRef::Sku { sku: sku(s) },
+            location: "default".into(),
+            level: Level::Tracked(level),
+            at: OffsetDateTime::from_unix_timestamp_nanos(i128::from(at) * 1_000_000).unwrap(),
+        };
+        self.store
+            .apply_stock(&sku(s), &event, &RULES, at)
+            .await
+            .unwrap()
+    }
+
+    pub async fn wave(&self, s: &str, now: Millis) -> Wave {
+        self.wave_sharded(s, now, 1).await
+    }
+
+    pub async fn wave_sharded(&self, s: &str, now: Millis, shards: u16) -> Wave {
+        let mut random = testing::random(self.bytes()[0] as u64 + now as u64);
+        self.store
+            .create_offers(&sku(s), &params(shards), now, &mut random)
+            .await
+            .unwrap()
+    }
+
+    pub async fn get(&self, id: &RequestId) -> Request {
+        self.store
+            .request(id)
+            .await
+            .unwrap()
+            .expect("request exists")
+    }
+
+    /// Sweeps everything due at `now`; returns the outcomes.
+    pub async fn sweep(&self, now: Millis) -> Vec<restock_store::ExpireOutcome> {
+        let mut outcomes = Vec::new();
+        for due in self.store.due(now, 1_000).await.unwrap() {
+            outcomes.push(self.store.expire(&due, now).await.unwrap());
+        }
+        outcomes
+    }
+
+    /// I1: never more live offers plus holds than the level.
+    pub async fn assert_never_oversold(&self, s: &str) {
+        let c = self.store.snapshot(&sku(s)).await.unwrap().counters;
+        assert!(c.offered + c.held <= c.level, "oversold: {c:?}");
+    }
+}

@@ -1,0 +1,256 @@
+//! DynamoDB requests per operation, counted on the wire by an SDK interceptor
+//! against the DynamoDB API (moto), printed as a table and held to the budgets:
+//!
+//! | operation | budget |
+//! |---|---|
+//! | join | one write round trip (plus one read per shard for the position) |
+//! | take a hold | one round trip |
+//! | offers for n people | ceil(n/99) transactions plus the state and queue page reads |
+//! | release one due item | at most 2 round trips |
+//!
+//! `bash scripts/round-trips.sh` prints the table (it runs this with `--nocapture`).
+
+use restock_core::{
+    Contact, Email, HoldId, Level, ListShare, RequestId, Rules, Sku, StockEvent, Window,
+};
+use restock_store::prelude::*;
+use restock_store::{JoinOutcome, NewRequest, WaveParams};
+use restock_store_dynamo::DynamoStore;
+use restock_store_dynamo::testing::{self, Recorder, unique_table};
+use time::OffsetDateTime;
+
+const T0: i64 = 1_796_342_400_000;
+const RULES: Rules = Rules {
+    threshold: 1,
+    max_jump: 100_000,
+    max_level: 100_000,
+};
+
+struct Row {
+    operation: String,
+    budget: String,
+    requests: Vec<String>,
+    within: bool,
+}
+
+fn summary(requests: &[String]) -> String {
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    for r in requests {
+        match counts.iter_mut().find(|(name, _)| name == r) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((r.clone(), 1)),
+        }
+    }
+    counts
+        .iter()
+        .map(|(name, n)| format!("{n} {name}"))
+        .collect::<Vec<_>>()
+        .join(" + ")
+}
+
+fn count(requests: &[String], op: &str) -> usize {
+    requests.iter().filter(|r| *r == op).count()
+}
+
+fn sku() -> Sku {
+    Sku::try_from("CHAIR-WAL").unwrap()
+}
+
+fn request(i: usize, now: i64) -> NewRequest {
+    let contact = Contact::Email(Email::try_from(format!("s{i}@example.com").as_str()).unwrap());
+    NewRequest {
+        id: RequestId::from_random(testing::random(i as u64 + 1)()),
+        sku: sku(),
+        name: "Shopper".try_into().unwrap(),
+        contact_key: contact.key(b"pepper"),
+        contact,
+        now,
+        shards: 1,
+        lifetime_ms: 90 * 86_400_000,
+    }
+}
+
+fn level(n: u32, at: i64, id: &str) -> StockEvent {
+    StockEvent {
+        delivery_id: id.into(),
+        item: restock_core::ItemRef::Sku { sku: sku() },
+        location: "default".into(),
+        level: Level::Tracked(n),
+        at: OffsetDateTime::from_unix_timestamp_nanos(i128::from(at) * 1_000_000).unwrap(),
+    }
+}
+
+#[tokio::test]
+async fn requests_per_operation_are_within_budget() {
+    let recorder = Recorder::default();
+    let client = aws_sdk_dynamodb::Client::from_conf(
+        testing::config().interceptor(recorder.clone()).build(),
+    );
+    let store = DynamoStore::new(client, unique_table("restock-round-trips"));
+    store.create_table().await.unwrap();
+    let mut rows = Vec::new();
+
+    // Queue 250 shoppers (not measured), then measure one more join.
+    for i in 0..250 {
+        store.join(request(i, T0 + i as i64)).await.unwrap();
+    }
+    recorder.take();
+    let JoinOutcome::Joined(joined) = store.join(request(999, T0 + 999)).await.unwrap() else {
+        panic!()
+    };
+    let r = recorder.take();
+    rows.push(Row {
+        operation: "join".into(),
+        budget: "1 write".into(),
+        within: r.len() == 1 && count(&r, "TransactWriteItems") == 1,
+        requests: r,
+    });
+    store.position(&joined, 1).await.unwrap();
+    let r = recorder.take();
+    rows.push(Row {
+        operation: "position (1 shard)".into(),
+        budget: "1 read".into(),
+        within: r.len() == 1,
+        requests: r,
+    });
+    store.join(request(999, T0 + 1_000)).await.unwrap();
+    let r = recorder.take();
+    rows.push(Row {
+        operation: "repeat tap (same contact)".into(),
+        budget: "-".into(),
+        within: true,
+        requests: r,
+    });
+
+    store
+        .apply_stock(&sku(), &level(1, T0 + 2_000, "d1"), &RULES, T0 + 2_000)
+        .await
+        .unwrap();
+    let r = recorder.take();
+    rows.push(Row {
+        operation: "apply a stock event".into(),
+        budget: "-".into(),
+        within: true,
+        requests: r,
+    });
+
+    let params = WaveParams {
+        share: ListShare::ALL,
+        offer_window: Window::from_mins(15),
+        shards: 1,
+        max_offers: 10_000,
+    };
+    let mut random = testing::random(42);
+    let mut offers = Vec::new();
+    let mut at = T0 + 2_000;
+    for (n, total) in [(1u32, 1u32), (99, 100), (150, 250)] {
+        at += 1;
+        store
+            .apply_stock(
+                &sku(),
+                &level(total, at, &format!("lvl{total}")),
+                &RULES,
+                at,
+            )
+            .await
+            .unwrap();
+        recorder.take();
+        let wave = store
+            .create_offers(&sku(), &params, at, &mut random)
+            .await
+            .unwrap();
+        assert_eq!(wave.offers.len() as u32, n);
+        let r = recorder.take();
+        let tx = count(&r, "TransactWriteItems");
+        let reads = r.len() - tx;
+        rows.push(Row {
+            operation: format!("offers for {n}"),
+            budget: format!("{} tx + reads", n.div_ceil(99)),
+            within: tx == n.div_ceil(99) as usize && reads <= 2 + n.div_ceil(500) as usize,
+            requests: r,
+        });
+        offers.extend(wave.offers);
+    }
+
+    let hold = HoldId::from_random(random());
+    store
+        .take_hold(&offers[0].reserve, hold, at + 1, Window::from_mins(15))
+        .await
+        .unwrap();
+    let r = recorder.take();
+    rows.push(Row {
+        operation: "take a hold".into(),
+        budget: "1".into(),
+        within: r.len() == 1,
+        requests: r,
+    });
+    store
+        .take_hold(
+            &offers[0].reserve,
+            HoldId::from_random(random()),
+            at + 2,
+            Window::from_mins(15),
+        )
+        .await
+        .unwrap();
+    let r = recorder.take();
+    rows.push(Row {
+        operation: "repeat click".into(),
+        budget: "-".into(),
+        within: true,
+        requests: r,
+    });
+
+    assert!(store.claim_notice(&offers[1].request.id, 1).await.unwrap());
+    let r = recorder.take();
+    rows.push(Row {
+        operation: "claim a notice".into(),
+        budget: "-".into(),
+        within: true,
+        requests: r,
+    });
+
+    let later = at + 20 * 60_000;
+    let due = store.due(later, 1).await.unwrap();
+    let r = recorder.take();
+    rows.push(Row {
+        operation: "find due items (16 partitions)".into(),
+        budget: "-".into(),
+        within: true,
+        requests: r,
+    });
+    store.expire(&due[0], later).await.unwrap();
+    let r = recorder.take();
+    rows.push(Row {
+        operation: "release one due item".into(),
+        budget: "<= 2".into(),
+        within: r.len() <= 2,
+        requests: r,
+    });
+
+    store.cancel(&offers[5].request.id, later).await.unwrap();
+    let r = recorder.take();
+    rows.push(Row {
+        operation: "cancel".into(),
+        budget: "-".into(),
+        within: true,
+        requests: r,
+    });
+
+    println!("\n| operation | budget | requests | breakdown |\n|---|---|---|---|");
+    for row in &rows {
+        println!(
+            "| {} | {} | {} | {} |",
+            row.operation,
+            row.budget,
+            row.requests.len(),
+            summary(&row.requests)
+        );
+    }
+    let over: Vec<_> = rows
+        .iter()
+        .filter(|r| !r.within)
+        .map(|r| &r.operation)
+        .collect();
+    assert!(over.is_empty(), "over budget: {over:?}");
+}

@@ -1,0 +1,144 @@
+//! # restock-store-memory
+//!
+//! The in-memory store: the port's reference implementation, for local mode
+//! and fast tests.
+//!
+//! One mutex guards the whole state, so every operation is trivially atomic;
+//! no lock is held across an await. The DynamoDB store must behave exactly
+//! like this one (the conformance suite in `restock-store-dynamo` checks
+//! it), with conditional writes standing in for the mutex.
+//!
+//! ## Layout
+//! One file per section of the port, each an `impl` of that section:
+//! `catalogue`, `capture`, `detect`, `notify`, `abuse`, `sweep`, `figures`;
+//! this file holds the state and the transitions they share.
+#![warn(missing_docs)]
+
+mod abuse;
+mod capture;
+mod catalogue;
+mod detect;
+mod figures;
+mod notify;
+mod sweep;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::{Mutex, MutexGuard};
+
+use restock_core::webhook::ItemRef;
+use restock_core::{
+    Candidate, CatalogEntry, ContactKey, Freed, HoldId, HoldTaken, JoinKey, LinkToken, Millis,
+    OptOutToken, RequestId, RequestState, ReserveToken, Rules, Settings, SkipReason, Sku,
+    StockEvent, StockOutcome, Window, plan_offers,
+};
+use restock_store::port::*;
+use restock_store::*;
+
+#[derive(Default)]
+struct SkuRecord {
+    snapshot: SkuSnapshot,
+    lapsed: u32,
+}
+
+#[derive(Default)]
+struct State {
+    settings: Option<Settings>,
+    catalog: BTreeMap<Sku, CatalogEntry>,
+    shopify: HashMap<u64, Sku>,
+    woocommerce: HashMap<u64, Sku>,
+    requests: HashMap<RequestId, Request>,
+    /// Waiting requests per SKU, in queue order (shards do not matter here).
+    queues: HashMap<Sku, BTreeMap<JoinKey, RequestId>>,
+    /// The live request of each contact per SKU.
+    places: HashMap<(ContactKey, Sku), RequestId>,
+    optouts: HashSet<ContactKey>,
+    skus: HashMap<Sku, SkuRecord>,
+    deliveries: HashSet<String>,
+    holds: HashMap<HoldId, RequestId>,
+    wakes: Vec<Wake>,
+    phrases: HashMap<(Sku, u32), String>,
+    rates: HashMap<(String, Millis), u64>,
+}
+
+/// The in-memory store. Wakes are kept in a log that [`DetectStore::wakes`]
+/// reads (local mode polls it, standing in for the DynamoDB stream).
+#[derive(Default)]
+pub struct MemoryStore {
+    state: Mutex<State>,
+}
+
+impl MemoryStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic while holding the lock cannot leave half-applied state behind
+        // (every operation computes first and mutates last), so poisoning is ignored.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl State {
+    fn sku(&mut self, sku: &Sku) -> &mut SkuRecord {
+        self.skus.entry(sku.clone()).or_default()
+    }
+
+    fn wake(&mut self, sku: &Sku, kind: WakeKind, now: Millis) {
+        let episode = self.sku(sku).snapshot.stock.episode;
+        self.wakes.push(Wake {
+            sku: sku.clone(),
+            kind,
+            episode,
+            at: now,
+        });
+    }
+
+    /// Moves a request to `to`, taking it out of the queue and its place, and
+    /// giving back the unit it had.
+    fn finish(&mut self, id: &RequestId, to: RequestState, freed: Freed, now: Millis) {
+        let Some(req) = self.requests.get_mut(id) else {
+            return;
+        };
+        let (sku, key, contact) = (req.sku.clone(), req.key, req.contact_key.clone());
+        req.state = to;
+        if to.status().is_live() {
+            return;
+        }
+        if let Some(q) = self.queues.get_mut(&sku) {
+            q.remove(&key);
+        }
+        self.places.remove(&(contact, sku.clone()));
+        self.release_unit(&sku, freed, now);
+    }
+
+    fn release_unit(&mut self, sku: &Sku, freed: Freed, now: Millis) {
+        let counters = &mut self.sku(sku).snapshot.counters;
+        match freed {
+            Freed::Nothing => return,
+            Freed::Offer => counters.offered = counters.offered.saturating_sub(1),
+            Freed::Hold => counters.held = counters.held.saturating_sub(1),
+        }
+        self.wake(sku, WakeKind::Freed, now);
+    }
+
+    fn opt_out_contact(&mut self, contact: &ContactKey, now: Millis) -> u32 {
+        self.optouts.insert(contact.clone());
+        let ids: Vec<RequestId> = self
+            .places
+            .iter()
+            .filter(|((c, _), _)| c == contact)
+            .map(|(_, id)| *id)
+            .collect();
+        let mut ended = 0;
+        for id in ids {
+            let state = self.requests[&id].state;
+            if let Ok((to, freed)) = state.opt_out() {
+                ended += 1;
+                self.finish(&id, to, freed, now);
+            }
+        }
+        ended
+    }
+}

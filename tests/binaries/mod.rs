@@ -1,0 +1,163 @@
+//! The compiled binaries, run as Lambda runs them: each polls a Runtime API
+//! emulator for events, reads its configuration from the environment, and
+//! talks to moto (DynamoDB, Secrets Manager, SES, SNS) and the Bedrock fake
+//! through the SDK's usual endpoint settings. This exercises the wiring that
+//! handler tests cannot: `main.rs`, the typed config, the SDK clients, JSON logs.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::Duration;
+
+use restock_core::Sku;
+use restock_e2e::*;
+use restock_store::prelude::*;
+use tokio::io::AsyncReadExt;
+use tokio::process::Child;
+
+fn fixture(name: &str) -> String {
+    std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../events")
+            .join(name),
+    )
+    .expect("fixture")
+}
+
+fn spawn(d: &Deployment, api: &RuntimeApi, name: &str, without: Option<&str>) -> Child {
+    let mut command = d.command(api, name, "debug");
+    command.stdout(Stdio::piped()).stderr(Stdio::piped());
+    if let Some(var) = without {
+        command.env_remove(var);
+    }
+    command.spawn().expect("binary starts")
+}
+
+async fn run(d: &Deployment, name: &str, event: &str) -> (Outcome, String) {
+    let api = RuntimeApi::start().await;
+    let mut child = spawn(d, &api, name, None);
+    let outcome = api.invoke(event).await;
+    child.start_kill().ok();
+    let mut logs = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut logs)
+        .await
+        .ok();
+    child.wait().await.ok();
+    (outcome, logs)
+}
+
+fn http_status(outcome: &Outcome) -> (u64, serde_json::Value) {
+    let Outcome::Response(body) = outcome else {
+        panic!("the function failed: {outcome:?}")
+    };
+    let response: serde_json::Value = serde_json::from_str(body).expect("a Function URL response");
+    let inner = serde_json::from_str(response["body"].as_str().unwrap_or("null"))
+        .unwrap_or(serde_json::Value::Null);
+    (response["statusCode"].as_u64().unwrap(), inner)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_four_binaries_serve_a_restock_end_to_end() {
+    let d = Deployment::create(settings()).await;
+
+    let (outcome, logs) = run(&d, "capture", &fixture("capture-notify-me.json")).await;
+    let (status, body) = http_status(&outcome);
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(body["position"], 1);
+    for line in logs.lines().filter(|l| !l.trim().is_empty()) {
+        let entry: serde_json::Value =
+            serde_json::from_str(line).unwrap_or_else(|_| panic!("a JSON log line: {line}"));
+        assert!(
+            entry["level"].is_string() || entry["fields"].is_object(),
+            "{line}"
+        );
+    }
+    assert!(
+        logs.contains("d***@example.com"),
+        "the shopper appears masked: {logs}"
+    );
+    assert!(!logs.contains("della@example.com"), "never in the clear");
+
+    let (outcome, _) = run(&d, "detect", &fixture("detect-shopify.json")).await;
+    let (status, body) = http_status(&outcome);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["results"][0]["outcome"]["outcome"], "restock");
+
+    let (outcome, logs) = run(&d, "notify", &fixture("notify-restock-record.json")).await;
+    assert_eq!(
+        outcome,
+        Outcome::Response("{\"batchItemFailures\":[]}".into()),
+        "{logs}"
+    );
+    assert_eq!(d.model.calls(), 1);
+    let sent: Vec<_> = ses_messages(&d.endpoint)
+        .await
+        .into_iter()
+        .filter(|m| m.0 == "della@example.com")
+        .collect();
+    assert!(!sent.is_empty(), "the notice reached SES");
+    assert!(
+        sent.last().unwrap().2.contains("Home again"),
+        "phrased by the model through the SDK"
+    );
+    assert!(
+        !logs.contains("/r/CHAIR-WAL~"),
+        "no reserve token in the logs"
+    );
+
+    let (outcome, _) = run(&d, "sweep", &fixture("sweep-schedule.json")).await;
+    let Outcome::Response(report) = outcome else {
+        panic!("sweep failed: {outcome:?}")
+    };
+    let report: serde_json::Value = serde_json::from_str(&report).unwrap();
+    assert_eq!(report["lapsed"], 0, "nothing due yet: {report}");
+
+    let c = d
+        .store
+        .snapshot(&Sku::try_from(CHAIR).unwrap())
+        .await
+        .unwrap()
+        .counters;
+    assert_eq!((c.level, c.offered), (4, 1));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_variable_stops_the_binary_and_names_it() {
+    let d = Deployment::create(settings()).await;
+    for (name, var) in [
+        ("capture", "RESTOCK_SECRET_ID"),
+        ("notify", "RESTOCK_BEDROCK_MODEL_ID"),
+        ("sweep", "RESTOCK_TABLE"),
+    ] {
+        let api = RuntimeApi::start().await;
+        let mut child = spawn(&d, &api, name, Some(var));
+        let status = tokio::time::timeout(Duration::from_secs(30), child.wait())
+            .await
+            .expect("exits")
+            .expect("status");
+        assert!(!status.success());
+        let mut stderr = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut stderr)
+            .await
+            .ok();
+        let mut stdout = String::new();
+        child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut stdout)
+            .await
+            .ok();
+        assert!(
+            stderr.contains(var) || stdout.contains(var),
+            "{name} names {var}: {stderr}{stdout}"
+        );
+    }
+}

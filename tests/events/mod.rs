@@ -1,0 +1,164 @@
+//! Each `events/*.json` (the samples for `sam local invoke -e`) through the
+//! real handler: HTTP events as Lambda's runtime hands them to the router,
+//! the stream record to notify, the schedule to sweep.
+
+use std::path::PathBuf;
+
+use aws_lambda_events::event::dynamodb::Event as StreamEvent;
+use aws_lambda_events::event::eventbridge::EventBridgeEvent;
+use restock_core::{Contact, Email, ListShare, RequestId, Sku};
+use restock_e2e::*;
+use restock_store::{NewRequest, WaveParams};
+
+fn fixture(name: &str) -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../events")
+        .join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A Function URL event, as lambda_http turns it into a request for the router.
+fn http(name: &str) -> axum::http::Request<axum::body::Body> {
+    let request =
+        lambda_http::request::from_str(&fixture(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+    request.map(|body| axum::body::Body::from(body.to_vec()))
+}
+
+/// The sample request the link fixtures belong to: Della, offered a chair,
+/// with the fixtures' reserve and opt-out secrets.
+async fn della_offered(w: &World) {
+    let contact = Contact::Email(Email::try_from("della@example.com").unwrap());
+    let pepper = restock_app::ports::Secrets::from_json(&secrets_json())
+        .unwrap()
+        .contact_pepper;
+    let new = NewRequest {
+        id: RequestId::from_random([1; 16]),
+        sku: Sku::try_from(CHAIR).unwrap(),
+        name: "Della".try_into().unwrap(),
+        contact_key: contact.key(&pepper),
+        contact,
+        now: T0 - MIN,
+        shards: 2,
+        lifetime_ms: 90 * 86_400_000,
+    };
+    w.store.join(new).await.unwrap();
+    assert_eq!(w.shopify(Some(1), "seed").await.status, 200);
+    let mut secrets = [[2u8; 16], [3u8; 16]].into_iter();
+    let mut random = move || secrets.next().expect("two secrets");
+    let params = WaveParams {
+        share: ListShare::ALL,
+        offer_window: restock_core::Window::from_mins(15),
+        shards: 2,
+        max_offers: 10,
+    };
+    let wave = w
+        .store
+        .create_offers(&Sku::try_from(CHAIR).unwrap(), &params, T0, &mut random)
+        .await
+        .unwrap();
+    assert_eq!(wave.offers.len(), 1);
+}
+
+#[tokio::test]
+async fn capture_notify_me() {
+    let (w, _) = World::memory().await;
+    let reply = w.call(Api::Capture, http("capture-notify-me.json")).await;
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    assert_eq!(reply.json()["position"], 1);
+    assert_eq!(
+        reply.header("access-control-allow-origin"),
+        Some("https://loomandlast.co.uk")
+    );
+}
+
+#[tokio::test]
+async fn capture_reserve_page_and_hold() {
+    let (w, _) = World::memory().await;
+    della_offered(&w).await;
+    let page = w
+        .call(Api::Capture, http("capture-reserve-page.json"))
+        .await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(page.body.contains("Reserve your Walnut dining chair"));
+    let held = w.call(Api::Capture, http("capture-reserve.json")).await;
+    assert_eq!(held.status, 303, "{}", held.body);
+    assert!(
+        held.header("location")
+            .unwrap()
+            .starts_with("https://loomandlast.co.uk/cart/4242:1?attributes[hold]=")
+    );
+}
+
+#[tokio::test]
+async fn capture_one_click_opt_out() {
+    let (w, _) = World::memory().await;
+    della_offered(&w).await;
+    let reply = w.call(Api::Capture, http("capture-opt-out.json")).await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let della = w
+        .store
+        .request(&RequestId::from_random([1; 16]))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(della.state, restock_core::RequestState::OptedOut);
+}
+
+#[tokio::test]
+async fn detect_shopify() {
+    let (w, _) = World::memory().await;
+    let reply = w.call(Api::Detect, http("detect-shopify.json")).await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert_eq!(reply.json()["results"][0]["outcome"]["outcome"], "restock");
+}
+
+#[tokio::test]
+async fn detect_woocommerce() {
+    let (w, _) = World::memory().await;
+    let reply = w.call(Api::Detect, http("detect-woocommerce.json")).await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert_eq!(reply.json()["results"][0]["sku"], "THROW-OAT");
+}
+
+#[tokio::test]
+async fn detect_stock_sums_locations() {
+    let (w, _) = World::memory().await;
+    let reply = w.call(Api::Detect, http("detect-stock.json")).await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert_eq!(
+        w.store
+            .snapshot(&Sku::try_from(CHAIR).unwrap())
+            .await
+            .unwrap()
+            .counters
+            .level,
+        4
+    );
+}
+
+#[tokio::test]
+async fn notify_restock_record() {
+    let (w, outbox) = World::memory().await;
+    assert_eq!(w.join("Della").await.status, 201);
+    assert_eq!(w.shopify(Some(1), "seed").await.status, 200);
+    let event: StreamEvent = serde_json::from_str(&fixture("notify-restock-record.json")).unwrap();
+    let response = restock_aws::stream::handle(&w.services, event).await;
+    assert!(response.batch_item_failures.is_empty());
+    assert_eq!(outbox.sent().len(), 1);
+    assert_eq!(outbox.sent()[0].to(), w.email("Della"));
+}
+
+#[tokio::test]
+async fn sweep_schedule() {
+    let (w, _) = World::memory().await;
+    assert_eq!(w.join("Della").await.status, 201);
+    assert_eq!(w.shopify(Some(1), "seed").await.status, 200);
+    w.pump().await;
+    w.advance(16 * MIN);
+    let _event: EventBridgeEvent<serde_json::Value> =
+        serde_json::from_str(&fixture("sweep-schedule.json")).unwrap();
+    let report = restock_app::sweep::run(&w.services, restock_app::sweep::DEFAULT_LIMIT)
+        .await
+        .unwrap();
+    assert_eq!(report.lapsed, 1);
+}

@@ -1,0 +1,379 @@
+//! Every route's bad input gets the right status and a message a person can
+//! act on, and changes nothing. Runs on the in-memory world: the handlers are
+//! the same ones Lambda runs.
+
+use axum::body::Body;
+use axum::http::Request;
+use restock_core::Sku;
+use restock_e2e::*;
+use serde_json::json;
+
+fn chair() -> Sku {
+    Sku::try_from(CHAIR).unwrap()
+}
+
+async fn untouched(w: &World) {
+    let stats = w.store.stats(&chair(), 2).await.unwrap();
+    assert_eq!(
+        (stats.waiting, stats.offered, stats.held),
+        (0, 0, 0),
+        "state changed: {stats:?}"
+    );
+    assert!(
+        w.store.wakes(&chair()).await.unwrap().is_empty(),
+        "a wake was recorded"
+    );
+    assert_eq!(w.store.snapshot(&chair()).await.unwrap().counters.level, 0);
+}
+
+#[tokio::test]
+async fn malformed_notify_me_posts_are_refused_with_field_errors() {
+    let (w, _) = World::memory().await;
+    let raw = |content_type: &str, body: &str| {
+        Request::builder()
+            .method("POST")
+            .uri("/requests")
+            .header("content-type", content_type)
+            .body(Body::from(body.to_owned()))
+            .unwrap()
+    };
+    let reply = w
+        .call(Api::Capture, raw("application/json", "{\"sku\": "))
+        .await;
+    assert_eq!(reply.status, 400);
+    assert_eq!(reply.json()["errors"][0]["field"], "body");
+    let reply = w
+        .call(Api::Capture, raw("text/plain", "sku=CHAIR-WAL"))
+        .await;
+    assert_eq!(reply.status, 415);
+    let reply = w
+        .capture_json(
+            "POST",
+            "/requests",
+            json!({"sku": "bad sku!", "name": "", "email": "nope", "consent": false}),
+        )
+        .await;
+    assert_eq!(reply.status, 400);
+    let fields: Vec<_> = reply.json()["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["field"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(fields, ["sku", "name", "email", "consent"]);
+    let name = "Ann\u{202E}gnp.exe";
+    let reply = w
+        .capture_json(
+            "POST",
+            "/requests",
+            json!({"sku": CHAIR, "name": name, "email": "a@example.com", "consent": true}),
+        )
+        .await;
+    assert_eq!(reply.status, 400, "direction overrides are refused");
+    untouched(&w).await;
+}
+
+#[tokio::test]
+async fn an_oversized_body_is_refused_with_413() {
+    let (w, _) = World::memory().await;
+    let big = json!({"sku": CHAIR, "name": "x".repeat(17 * 1024), "email": "a@example.com", "consent": true});
+    assert_eq!(w.capture_json("POST", "/requests", big).await.status, 413);
+    let mut request = w.stock_request("big", &" ".repeat(300 * 1024));
+    request
+        .headers_mut()
+        .insert("content-type", "application/json".parse().unwrap());
+    assert_eq!(w.call(Api::Detect, request).await.status, 413);
+    untouched(&w).await;
+}
+
+#[tokio::test]
+async fn unknown_products_and_opted_out_contacts_are_refused() {
+    let (w, _) = World::memory().await;
+    let reply = w
+        .capture_json(
+            "POST",
+            "/requests",
+            json!({"sku": "NOT-SOLD", "name": "Ann", "email": w.email("ann"), "consent": true}),
+        )
+        .await;
+    assert_eq!(reply.status, 404);
+    assert!(
+        reply.json()["error"]
+            .as_str()
+            .unwrap()
+            .contains("not one you can wait for")
+    );
+    let pepper = restock_app::ports::Secrets::from_json(&secrets_json())
+        .unwrap()
+        .contact_pepper;
+    let contact = restock_core::Contact::Email(
+        restock_core::Email::try_from(w.email("bea").as_str()).unwrap(),
+    );
+    w.store
+        .opt_out_contact(&contact.key(&pepper), T0)
+        .await
+        .unwrap();
+    let reply = w.join("Bea").await;
+    assert_eq!(reply.status, 409);
+    untouched(&w).await;
+}
+
+#[tokio::test]
+async fn a_filled_honeypot_looks_accepted_and_stores_nothing() {
+    let (w, _) = World::memory().await;
+    let reply = w
+        .capture_json("POST", "/requests", json!({"sku": CHAIR, "name": "Bot", "email": "bot@example.com", "consent": true, "website": "http://spam.example"}))
+        .await;
+    assert_eq!(reply.status, 201);
+    assert!(reply.json()["request_id"].is_string());
+    let id = reply.json()["request_id"].as_str().unwrap().to_owned();
+    assert_eq!(
+        w.capture("GET", &format!("/requests/{id}")).await.status,
+        404
+    );
+    untouched(&w).await;
+}
+
+#[tokio::test]
+async fn too_many_taps_get_429_with_retry_after() {
+    let (w, _) = World::memory().await;
+    let mut last = None;
+    for i in 0..31 {
+        last = Some(w.join(&format!("Fan{i}")).await);
+    }
+    let reply = last.unwrap();
+    assert_eq!(reply.status, 429, "{}", reply.body);
+    let retry: u64 = reply.header("retry-after").unwrap().parse().unwrap();
+    assert!((1..=600).contains(&retry));
+    // The same person tapping over and over is limited too, from any address.
+    let (w, _) = World::memory().await;
+    let statuses: Vec<u16> = {
+        let mut v = Vec::new();
+        for i in 0..6 {
+            let request = Request::builder()
+                .method("POST")
+                .uri("/requests")
+                .header("content-type", "application/json")
+                .header("x-forwarded-for", format!("198.51.100.{i}"))
+                .body(Body::from(
+                    json!({"sku": CHAIR, "name": "Ann", "email": w.email("ann"), "consent": true})
+                        .to_string(),
+                ))
+                .unwrap();
+            v.push(w.call(Api::Capture, request).await.status.as_u16());
+        }
+        v
+    };
+    assert_eq!(statuses, [201, 200, 200, 200, 200, 429]);
+}
+
+#[tokio::test]
+async fn hostile_names_are_stored_as_typed_and_escaped_everywhere() {
+    let (w, outbox) = World::memory().await;
+    let name = "<img src=x onerror=alert(1)>\"Della\"";
+    let reply = w
+        .capture_json(
+            "POST",
+            "/requests",
+            json!({"sku": CHAIR, "name": name, "email": w.email("della"), "consent": true}),
+        )
+        .await;
+    assert_eq!(reply.status, 201);
+    assert_eq!(w.shopify(Some(1), "d-1").await.status, 200);
+    w.pump().await;
+    let sent = outbox.sent();
+    let restock_app::ports::Sent::Email { notice, .. } = &sent[0] else {
+        panic!("an email")
+    };
+    assert!(
+        notice
+            .html
+            .contains("&lt;img src=x onerror=alert(1)&gt;&quot;Della&quot;")
+    );
+    assert!(!notice.html.contains("<img"));
+    let page = w
+        .capture("GET", &path_of(&sent[0].reserve_link().unwrap()))
+        .await;
+    assert_eq!(page.status, 200);
+    assert!(!page.body.contains("<img"));
+}
+
+#[tokio::test]
+async fn unknown_guessed_and_malformed_links_look_expired() {
+    let (w, _) = World::memory().await;
+    let id = w.join("Ann").await.json()["request_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let guessed = format!("/r/{CHAIR}~{id}.AAAAAAAAAAAAAAAAAAAAAA");
+    for path in ["/r/garbage", "/r/CHAIR-WAL~x.y", guessed.as_str()] {
+        for method in ["GET", "POST"] {
+            let reply = w.capture(method, path).await;
+            assert_eq!(reply.status, 410, "{method} {path}");
+            assert!(reply.body.contains("This reserve link has ended"));
+        }
+    }
+    assert_eq!(w.capture("POST", "/o/garbage").await.status, 404);
+    assert_eq!(w.capture("GET", "/requests/not-an-id").await.status, 404);
+    assert_eq!(
+        w.capture("DELETE", "/requests/AAAAAAAAAAAAAAAAAAAAAA")
+            .await
+            .status,
+        404
+    );
+    assert_eq!(w.capture("GET", "/nowhere").await.status, 404);
+    assert_eq!(w.store.stats(&chair(), 2).await.unwrap().waiting, 1);
+}
+
+#[tokio::test]
+async fn cors_answers_only_the_storefront() {
+    let (w, _) = World::memory().await;
+    let preflight = |origin: &str| {
+        Request::builder()
+            .method("OPTIONS")
+            .uri("/requests")
+            .header("origin", origin)
+            .header("access-control-request-method", "POST")
+            .body(Body::empty())
+            .unwrap()
+    };
+    let ok = w
+        .call(Api::Capture, preflight("https://loomandlast.co.uk"))
+        .await;
+    assert_eq!(ok.status, 204);
+    assert_eq!(
+        ok.header("access-control-allow-origin"),
+        Some("https://loomandlast.co.uk")
+    );
+    let other = w
+        .call(Api::Capture, preflight("https://evil.example"))
+        .await;
+    assert_eq!(other.status, 403);
+    assert_eq!(other.header("access-control-allow-origin"), None);
+}
+
+#[tokio::test]
+async fn unsigned_tampered_and_replayed_webhooks_change_nothing() {
+    let (w, _) = World::memory().await;
+    let mut tampered = w.shopify_request(Some(4), "x-1");
+    tampered.headers_mut().insert(
+        restock_core::webhook::shopify::SIGNATURE,
+        "AAAA".parse().unwrap(),
+    );
+    assert_eq!(w.call(Api::Detect, tampered).await.status, 401);
+    let mut unsigned = w.shopify_request(Some(4), "x-2");
+    unsigned
+        .headers_mut()
+        .remove(restock_core::webhook::shopify::SIGNATURE);
+    let reply = w.call(Api::Detect, unsigned).await;
+    assert_eq!(reply.status, 400);
+    assert!(
+        reply.json()["error"]
+            .as_str()
+            .unwrap()
+            .contains("X-Shopify-Hmac-Sha256")
+    );
+
+    let body = format!(r#"{{"sku":"{CHAIR}","level":4,"at":"2026-11-29T08:59:00Z"}}"#);
+    let replay = w.stock_request("msg-1", &body);
+    w.advance(6 * MIN);
+    let reply = w.call(Api::Detect, replay).await;
+    assert_eq!(reply.status, 401, "a capture replayed later is refused");
+    assert!(
+        reply.json()["error"]
+            .as_str()
+            .unwrap()
+            .contains("five minutes")
+    );
+    let malformed = w.stock_request("msg-2", "{\"sku\": 4}");
+    assert_eq!(w.call(Api::Detect, malformed).await.status, 400);
+    let wrong_topic = {
+        let mut r = w.shopify_request(Some(4), "x-3");
+        r.headers_mut().insert(
+            restock_core::webhook::shopify::TOPIC,
+            "orders/create".parse().unwrap(),
+        );
+        r
+    };
+    assert_eq!(w.call(Api::Detect, wrong_topic).await.status, 202);
+    untouched(&w).await;
+}
+
+#[tokio::test]
+async fn an_unknown_item_is_accepted_and_put_before_the_team() {
+    let (w, _) = World::memory().await;
+    let body = r#"{"sku":"MYSTERY-1","level":40,"at":"2026-11-29T08:59:00Z"}"#;
+    let reply = w.call(Api::Detect, w.stock_request("m-1", body)).await;
+    assert_eq!(reply.status, 202);
+    let alerts = w.alerts.all();
+    assert_eq!(alerts.len(), 1);
+    assert!(
+        alerts[0].body.contains("MYSTERY-1") && alerts[0].body.contains("restock catalog import")
+    );
+}
+
+#[tokio::test]
+async fn a_suspicious_restock_waits_for_the_team_with_the_release_command() {
+    let (w, outbox) = World::memory().await;
+    assert_eq!(w.join("Ann").await.status, 201);
+    let reply = w.shopify(Some(1_000), "huge").await;
+    assert_eq!(reply.status, 200);
+    assert_eq!(
+        reply.json()["results"][0]["outcome"]["outcome"],
+        "escalated"
+    );
+    w.pump().await;
+    assert!(outbox.sent().is_empty(), "nobody is told");
+    let alert = &w.alerts.all()[0];
+    assert!(
+        alert.body.contains("restock release CHAIR-WAL") && alert.body.contains("1 waiting"),
+        "{}",
+        alert.body
+    );
+}
+
+#[tokio::test]
+async fn woocommerce_pings_and_rotated_keys_and_orders_work() {
+    let (w, _) = World::memory().await;
+    let ping = Request::builder()
+        .method("POST")
+        .uri("/webhooks/woocommerce")
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(Body::from("webhook_id=17"))
+        .unwrap();
+    assert_eq!(w.call(Api::Detect, ping).await.status, 200);
+    let product = r#"{"id":799,"sku":"","manage_stock":true,"stock_quantity":3,"date_modified_gmt":"2026-11-29T08:59:00"}"#;
+    let reply = w
+        .call(Api::Detect, w.woocommerce_request(product, "wc-1"))
+        .await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert_eq!(
+        reply.json()["results"][0]["sku"],
+        CHAIR,
+        "mapped by product id"
+    );
+    // The Shopify secret lists a new key first; deliveries signed with the old one still verify.
+    assert_eq!(w.shopify(Some(3), "s-1").await.status, 200);
+
+    // A purchase that used a hold.
+    let (w, outbox) = World::memory().await;
+    w.join("Ann").await;
+    w.shopify(Some(1), "s-2").await;
+    w.pump().await;
+    let held = w
+        .capture("POST", &path_of(&outbox.sent()[0].reserve_link().unwrap()))
+        .await;
+    let location = held.header("location").unwrap().to_owned();
+    let hold = location.rsplit('=').next().unwrap();
+    let order = format!(r#"{{"hold":"{hold}","order_id":"1001"}}"#);
+    let mut request = w.stock_request("o-1", &order);
+    *request.uri_mut() = "/webhooks/orders".parse().unwrap();
+    assert_eq!(
+        w.call(Api::Detect, request).await.json()["status"],
+        "bought"
+    );
+    let unknown = r#"{"hold":"AAAAAAAAAAAAAAAAAAAAAA"}"#;
+    let mut request = w.stock_request("o-2", unknown);
+    *request.uri_mut() = "/webhooks/orders".parse().unwrap();
+    assert_eq!(w.call(Api::Detect, request).await.status, 202);
+}

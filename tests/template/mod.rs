@@ -1,0 +1,443 @@
+//! `template.yaml` and `samconfig.toml` agree with the code: the table is the
+//! store's [`TABLE`], each function's environment is exactly what its config
+//! reads and its binary exists, the permissions follow the least-privilege
+//! table in `restock_aws::wiring`, notify's stream filter passes wake records
+//! only, and the placeholder secret is one the functions can read.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use restock_app::ports::Secrets;
+use restock_aws::wiring::{ALERT_TOPIC, Function, MODEL, SECRET, TABLE as TABLE_VAR};
+use restock_store_dynamo::table::{TABLE, WAKE_PK_PREFIX};
+use serde_yaml::Value;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ sits in the workspace")
+        .to_path_buf()
+}
+
+fn template() -> Value {
+    let text = std::fs::read_to_string(root().join("template.yaml")).expect("template.yaml");
+    serde_yaml::from_str(&text).expect("template.yaml is YAML")
+}
+
+fn logical_id(f: Function) -> String {
+    let name = f.name();
+    format!("{}{}Function", name[..1].to_uppercase(), &name[1..])
+}
+
+fn function(t: &Value, f: Function) -> &Value {
+    let resource = &t["Resources"][logical_id(f).as_str()];
+    assert_eq!(
+        resource["Type"].as_str(),
+        Some("AWS::Serverless::Function"),
+        "{} is a function",
+        logical_id(f)
+    );
+    resource
+}
+
+/// `!Ref X` → `X`.
+fn reference(v: &Value) -> Option<&str> {
+    match v {
+        Value::Tagged(tagged) if tagged.tag == "Ref" => tagged.value.as_str(),
+        _ => None,
+    }
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    match v {
+        Value::String(s) => vec![s.clone()],
+        Value::Sequence(items) => items.iter().flat_map(strings).collect(),
+        _ => vec![],
+    }
+}
+
+/// Every action the function's inline policies allow.
+fn actions(t: &Value, f: Function) -> BTreeSet<String> {
+    function(t, f)["Properties"]["Policies"]
+        .as_sequence()
+        .expect("inline policies")
+        .iter()
+        .flat_map(|p| p["Statement"].as_sequence().cloned().unwrap_or_default())
+        .inspect(|s| assert_eq!(s["Effect"].as_str(), Some("Allow")))
+        .flat_map(|s| strings(&s["Action"]))
+        .collect()
+}
+
+#[test]
+fn the_table_is_the_stores_definition() {
+    let t = template();
+    let table = &t["Resources"]["Table"];
+    assert_eq!(table["Type"].as_str(), Some("AWS::DynamoDB::Table"));
+    let p = &table["Properties"];
+
+    let attributes: BTreeSet<(String, String)> = p["AttributeDefinitions"]
+        .as_sequence()
+        .expect("attribute definitions")
+        .iter()
+        .map(|a| {
+            (
+                a["AttributeName"].as_str().unwrap().to_owned(),
+                a["AttributeType"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let expected: BTreeSet<(String, String)> = TABLE
+        .attributes
+        .iter()
+        .map(|(n, k)| ((*n).to_owned(), (*k).to_owned()))
+        .collect();
+    assert_eq!(attributes, expected, "attribute definitions");
+
+    let keys = |schema: &Value| -> (String, String) {
+        let find = |kind: &str| {
+            schema
+                .as_sequence()
+                .expect("key schema")
+                .iter()
+                .find(|k| k["KeyType"].as_str() == Some(kind))
+                .and_then(|k| k["AttributeName"].as_str())
+                .unwrap_or_default()
+                .to_owned()
+        };
+        (find("HASH"), find("RANGE"))
+    };
+    assert_eq!(
+        keys(&p["KeySchema"]),
+        (TABLE.partition_key.into(), TABLE.sort_key.into())
+    );
+
+    let indexes = p["GlobalSecondaryIndexes"].as_sequence().expect("indexes");
+    assert_eq!(indexes.len(), TABLE.indexes.len(), "index count");
+    for def in TABLE.indexes {
+        let index = indexes
+            .iter()
+            .find(|i| i["IndexName"].as_str() == Some(def.name))
+            .unwrap_or_else(|| panic!("index {} is in the template", def.name));
+        assert_eq!(
+            keys(&index["KeySchema"]),
+            (def.partition_key.into(), def.sort_key.into()),
+            "index {}",
+            def.name
+        );
+        assert_eq!(
+            index["Projection"]["ProjectionType"].as_str(),
+            Some(def.projection)
+        );
+    }
+
+    assert_eq!(
+        p["StreamSpecification"]["StreamViewType"].as_str(),
+        Some(TABLE.stream_view)
+    );
+    assert_eq!(
+        p["TimeToLiveSpecification"]["AttributeName"].as_str(),
+        Some(TABLE.ttl_attribute)
+    );
+    assert_eq!(
+        p["TimeToLiveSpecification"]["Enabled"].as_bool(),
+        Some(true)
+    );
+    assert_eq!(p["BillingMode"].as_str(), Some("PAY_PER_REQUEST"));
+    assert_eq!(
+        p["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"].as_bool(),
+        Some(true)
+    );
+    assert_eq!(p["SSESpecification"]["SSEEnabled"].as_bool(), Some(true));
+}
+
+#[test]
+fn each_function_builds_its_binary_and_gets_exactly_the_variables_it_reads() {
+    let t = template();
+    for f in Function::ALL {
+        let resource = function(&t, f);
+        assert_eq!(
+            resource["Metadata"]["BuildMethod"].as_str(),
+            Some("rust-cargolambda")
+        );
+        assert_eq!(
+            resource["Metadata"]["BuildProperties"]["Binary"].as_str(),
+            Some(f.name()),
+            "{} builds its own binary",
+            f.name()
+        );
+
+        let manifest =
+            std::fs::read_to_string(root().join("crates").join(f.name()).join("Cargo.toml"))
+                .unwrap_or_else(|e| panic!("crates/{}/Cargo.toml: {e}", f.name()));
+        let manifest: toml::Table = toml::from_str(&manifest).expect("Cargo.toml");
+        let bins: Vec<&str> = manifest["bin"]
+            .as_array()
+            .expect("[[bin]]")
+            .iter()
+            .filter_map(|b| b["name"].as_str())
+            .collect();
+        assert_eq!(
+            bins,
+            [f.name()],
+            "the workspace has the binary {}",
+            f.name()
+        );
+
+        let variables = resource["Properties"]["Environment"]["Variables"]
+            .as_mapping()
+            .expect("environment variables");
+        let names: BTreeSet<&str> = variables.keys().filter_map(Value::as_str).collect();
+        let expected: BTreeSet<&str> = f.env().iter().copied().collect();
+        assert_eq!(names, expected, "{}'s environment", f.name());
+
+        for (name, value) in variables {
+            let target = match name.as_str().unwrap() {
+                n if n == TABLE_VAR => "Table",
+                n if n == SECRET => "Keys",
+                n if n == ALERT_TOPIC => "AlertTopic",
+                n if n == MODEL => "BedrockModelId",
+                other => panic!("unexpected variable {other}"),
+            };
+            assert_eq!(reference(value), Some(target), "{} {:?}", f.name(), name);
+        }
+    }
+}
+
+#[test]
+fn each_function_may_do_only_its_own_work() {
+    let t = template();
+    let has = |f: Function, prefix: &str| actions(&t, f).iter().any(|a| a.starts_with(prefix));
+    for f in Function::ALL {
+        let all = actions(&t, f);
+        assert!(
+            all.iter().all(|a| !a.contains('*')),
+            "{}: no wildcard actions: {all:?}",
+            f.name()
+        );
+        assert!(!all.contains("dynamodb:Scan"), "no Scan anywhere");
+        assert!(
+            !all.iter().any(|a| a.starts_with("dynamodb:Batch")
+                || a.starts_with("dynamodb:Delete") && a != "dynamodb:DeleteItem"),
+            "{}: no batch or table-level writes",
+            f.name()
+        );
+    }
+    assert!(!has(Function::Capture, "ses:"));
+    assert!(!has(Function::Capture, "bedrock:"));
+    assert!(!has(Function::Capture, "sns:"));
+    assert!(!has(Function::Detect, "ses:"));
+    assert!(!has(Function::Detect, "bedrock:"));
+    assert!(!has(Function::Sweep, "ses:"));
+    assert!(!has(Function::Sweep, "bedrock:"));
+    assert!(!has(Function::Sweep, "secretsmanager:"));
+    assert!(!has(Function::Notify, "secretsmanager:"));
+    assert!(has(Function::Notify, "bedrock:InvokeModel"));
+    assert!(has(Function::Notify, "ses:SendEmail"));
+
+    // Bedrock on the configured model only.
+    let notify = function(&t, Function::Notify);
+    let statements = notify["Properties"]["Policies"][0]["Statement"]
+        .as_sequence()
+        .unwrap();
+    let bedrock = statements
+        .iter()
+        .find(|s| {
+            strings(&s["Action"])
+                .iter()
+                .any(|a| a.starts_with("bedrock:"))
+        })
+        .unwrap();
+    let resource = format!("{:?}", bedrock["Resource"]);
+    assert!(
+        resource.contains("foundation-model/${BedrockModelId}"),
+        "bedrock is scoped to the model parameter: {resource}"
+    );
+}
+
+#[test]
+fn notify_reads_only_wake_records_with_bounded_retries_and_a_dead_letter_queue() {
+    let t = template();
+    let events = function(&t, Function::Notify)["Properties"]["Events"]
+        .as_mapping()
+        .expect("notify's events");
+    assert_eq!(events.len(), 1);
+    let stream = events.values().next().unwrap();
+    assert_eq!(stream["Type"].as_str(), Some("DynamoDB"));
+    let p = &stream["Properties"];
+    let retries = p["MaximumRetryAttempts"].as_i64().expect("finite retries");
+    assert!((0..=10).contains(&retries), "a few retries, not infinite");
+    assert_eq!(p["BisectBatchOnFunctionError"].as_bool(), Some(true));
+    assert_eq!(
+        strings(&p["FunctionResponseTypes"]),
+        ["ReportBatchItemFailures"]
+    );
+    assert!(matches!(
+        p["DestinationConfig"]["OnFailure"]["Destination"],
+        Value::Tagged(_)
+    ));
+
+    let filters = p["FilterCriteria"]["Filters"].as_sequence().unwrap();
+    assert_eq!(filters.len(), 1);
+    let pattern: serde_json::Value =
+        serde_json::from_str(filters[0]["Pattern"].as_str().unwrap()).expect("pattern is JSON");
+    let prefix = pattern["dynamodb"]["NewImage"]["pk"]["S"][0]["prefix"]
+        .as_str()
+        .expect("a prefix filter on the new image's pk");
+    assert_eq!(prefix, WAKE_PK_PREFIX);
+
+    // The sample stream event is one the filter lets through.
+    let sample: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("events/notify-restock-record.json")).unwrap(),
+    )
+    .unwrap();
+    for record in sample["Records"].as_array().unwrap() {
+        let pk = record["dynamodb"]["NewImage"]["pk"]["S"].as_str().unwrap();
+        assert!(pk.starts_with(prefix), "{pk} passes the filter");
+    }
+}
+
+#[test]
+fn sweep_runs_every_minute_with_retries_and_a_dead_letter_queue() {
+    let t = template();
+    let sweep = function(&t, Function::Sweep);
+    let events = sweep["Properties"]["Events"].as_mapping().unwrap();
+    assert_eq!(events.len(), 1);
+    let schedule = events.values().next().unwrap();
+    assert_eq!(schedule["Type"].as_str(), Some("Schedule"));
+    assert_eq!(
+        schedule["Properties"]["Schedule"].as_str(),
+        Some("rate(1 minute)")
+    );
+    assert!(schedule["Properties"]["RetryPolicy"]["MaximumRetryAttempts"].is_i64());
+    assert!(matches!(
+        schedule["Properties"]["DeadLetterConfig"]["Arn"],
+        Value::Tagged(_)
+    ));
+    assert!(
+        sweep["Properties"]["EventInvokeConfig"]["DestinationConfig"]["OnFailure"].is_mapping()
+    );
+    // The queue policy names the schedule rule SAM generates for that event.
+    let rule = format!(
+        "{}{}",
+        logical_id(Function::Sweep),
+        events.keys().next().unwrap().as_str().unwrap()
+    );
+    let policy = format!("{:?}", t["Resources"]["DeadLettersPolicy"]);
+    assert!(
+        policy.contains(&rule),
+        "the queue policy lets {rule} deliver"
+    );
+}
+
+#[test]
+fn the_placeholder_secret_is_readable_and_refuses_every_webhook() {
+    let t = template();
+    let generate = &t["Resources"]["Keys"]["Properties"]["GenerateSecretString"];
+    let mut secret: serde_json::Value =
+        serde_json::from_str(generate["SecretStringTemplate"].as_str().unwrap()).unwrap();
+    let key = generate["GenerateStringKey"].as_str().unwrap();
+    let length = generate["PasswordLength"].as_u64().unwrap() as usize;
+    secret[key] = serde_json::Value::String("x".repeat(length));
+    let secrets = Secrets::from_json(&secret.to_string()).expect("the functions can read it");
+    assert!(secrets.webhooks.shopify_keys().is_empty());
+    assert!(secrets.webhooks.woocommerce_keys().is_empty());
+    assert!(secrets.webhooks.stock_keys().unwrap().is_empty());
+}
+
+#[test]
+fn samconfig_sets_only_parameters_the_template_has_and_every_required_one() {
+    let t = template();
+    let parameters = t["Parameters"].as_mapping().unwrap();
+    let text = std::fs::read_to_string(root().join("samconfig.toml")).expect("samconfig.toml");
+    let config: toml::Table = toml::from_str(&text).expect("samconfig.toml is TOML");
+    let overrides: Vec<String> = config["default"]["deploy"]["parameters"]["parameter_overrides"]
+        .as_array()
+        .expect("parameter_overrides")
+        .iter()
+        .map(|v| v.as_str().unwrap().split('=').next().unwrap().to_owned())
+        .collect();
+    for name in &overrides {
+        assert!(
+            parameters.contains_key(name.as_str()),
+            "samconfig sets {name}, which the template lacks"
+        );
+    }
+    for (name, parameter) in parameters {
+        let name = name.as_str().unwrap();
+        if parameter.get("Default").is_none() {
+            assert!(
+                overrides.iter().any(|o| o == name),
+                "samconfig gives the required parameter {name} a value"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_alarm_tells_the_team_and_the_cost_model_counts_them() {
+    let t = template();
+    let alarms: Vec<&Value> = t["Resources"]
+        .as_mapping()
+        .unwrap()
+        .values()
+        .filter(|r| r["Type"].as_str() == Some("AWS::CloudWatch::Alarm"))
+        .collect();
+    let mut metrics = 0;
+    for alarm in &alarms {
+        let actions = &alarm["Properties"]["AlarmActions"];
+        assert_eq!(
+            actions.as_sequence().map(|a| reference(&a[0])),
+            Some(Some("AlertTopic"))
+        );
+        metrics += match alarm["Properties"]["Metrics"].as_sequence() {
+            Some(list) => list
+                .iter()
+                .filter(|m| m.get("MetricStat").is_some())
+                .count(),
+            None => 1,
+        };
+    }
+    assert_eq!(alarms.len(), 3);
+    // The README's cost model prices five alarm metrics.
+    assert_eq!(metrics, 5);
+}
+
+#[test]
+fn the_example_settings_and_catalogue_are_valid() {
+    let settings = std::fs::read_to_string(root().join("examples/settings.toml")).unwrap();
+    restock_core::Settings::from_toml(&settings).expect("examples/settings.toml");
+    let catalog = std::fs::read_to_string(root().join("examples/catalog.csv")).unwrap();
+    let entries = restock_core::catalog::parse_csv(&catalog).expect("examples/catalog.csv");
+    assert_eq!(entries.len(), 3);
+}
+
+#[test]
+fn every_widget_attribute_the_readme_names_is_one_the_widget_reads() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let widget =
+        std::fs::read_to_string(root().join("crates/local/assets/restock-widget.js")).unwrap();
+    let mut named = BTreeSet::new();
+    for (i, _) in readme.match_indices("`data-") {
+        let rest = &readme[i + 1..];
+        let end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+            .unwrap_or(rest.len());
+        named.insert(rest[..end].to_owned());
+    }
+    for (i, _) in readme.match_indices(" data-") {
+        let rest = &readme[i + 1..];
+        let end = rest.find('=').unwrap_or(0);
+        if end > 0 {
+            named.insert(rest[..end].to_owned());
+        }
+    }
+    assert!(named.contains("data-restock-endpoint"), "{named:?}");
+    let unknown: Vec<&String> = named
+        .iter()
+        .filter(|a| !widget.contains(&format!("\"{a}\"")))
+        .collect();
+    assert!(
+        unknown.is_empty(),
+        "the README names widget attributes the widget never reads: {unknown:?}"
+    );
+}
