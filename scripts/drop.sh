@@ -11,10 +11,10 @@ signups=${1:-100000}; units=${2:-10000}
 moto_signups=${3:-400}; moto_units=${4:-120}
 
 echo "==> in memory"
-cargo bench -q -p restock-store --bench drop -- memory "$signups" "$units" 16
+cargo bench -q -p restock-store-dynamo --bench drop -- memory "$signups" "$units" 16
 
 echo
 echo "==> DynamoDB API (moto; its transactions copy the table, so it is scaled down)"
 source scripts/moto.sh
 start_moto
-cargo bench -q -p restock-store --bench drop -- dynamodb "$moto_signups" "$moto_units" 16
+cargo bench -q -p restock-store-dynamo --bench drop -- dynamodb "$moto_signups" "$moto_units" 16

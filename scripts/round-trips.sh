@@ -5,4 +5,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/moto.sh
 start_moto
-cargo test -q -p restock-store --test round_trips -- --nocapture 2>&1 | grep -E '^\|'
+cargo test -q -p restock-store-dynamo --test store round_trips -- --nocapture 2>&1 | grep -E '^\|'

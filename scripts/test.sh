@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs what the tests need where it is missing (scripts/deps.sh: a
 # project-local Python environment, npm packages, Chromium, the arm64 target),
-# then runs every check and test restock has: formatting, clippy, the dependency
-# rule for restock-core, the workspace tests against a real DynamoDB API
-# (moto's server on a free loopback port, started here and stopped on exit),
+# then runs every check and test restock has: formatting, clippy, the
+# dependency rules for restock-core (pure) and restock-app (the store port
+# only), the workspace tests against a real DynamoDB API (moto's server on a
+# free loopback port, started here and stopped on exit),
 # then the browser story (headless Chromium), cfn-lint on template.yaml and
 # the arm64 Lambda build.
 #
@@ -22,13 +23,23 @@ echo "ok"
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
+# forbid_deps CRATE REGEX WHY: fails when CRATE's normal dependencies include a
+# package whose name matches REGEX.
+forbid_deps() {
+  local found
+  found=$(cargo tree -p "$1" -e normal --prefix none --format '{p}' | awk '{print $1}' | grep -E "$2" | sort -u || true)
+  if [ -n "$found" ]; then
+    echo "$1 must not depend on ($3): $found" >&2
+    exit 1
+  fi
+  echo "ok"
+}
+
 step "restock-core stays pure (no tokio, aws-*, lambda*)"
-impure=$(cargo tree -p restock-core -e normal --prefix none --format '{p}' | awk '{print $1}' | grep -E '^(tokio|aws-|lambda)' | sort -u || true)
-if [ -n "$impure" ]; then
-  echo "restock-core must not depend on: $impure" >&2
-  exit 1
-fi
-echo "ok"
+forbid_deps restock-core '^(tokio|aws-|lambda)' "it holds the decisions, with no I/O"
+
+step "restock-app depends on the store port only (no adapter, no AWS SDK)"
+forbid_deps restock-app '^(restock-store-(memory|dynamo)|restock-aws|aws-|lambda)' "the handlers see the ports only"
 
 step "cargo clippy --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets --quiet -- -D warnings

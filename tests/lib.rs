@@ -23,7 +23,8 @@ use restock_app::ports::{
 use restock_app::{Services, capture, detect, notify, sweep};
 use restock_core::webhook::{shopify, standard, woocommerce};
 use restock_core::{CatalogEntry, Settings, Sku};
-use restock_store::{MemoryStore, Store};
+use restock_store::prelude::*;
+use restock_store_memory::MemoryStore;
 use tower::ServiceExt;
 
 /// 2026-11-29T09:00:00Z: every world's clock starts here.
@@ -743,7 +744,7 @@ pub struct Deployment {
     /// moto's endpoint.
     pub endpoint: String,
     /// The table, through the store.
-    pub store: restock_store::DynamoStore,
+    pub store: restock_store_dynamo::DynamoStore,
     /// The keys secret's name.
     pub secret: String,
     /// The team topic's ARN.
@@ -755,8 +756,8 @@ pub struct Deployment {
 impl Deployment {
     /// Creates it all with `settings`.
     pub async fn create(settings: Settings) -> Self {
-        let endpoint = restock_store::testing::endpoint();
-        let store = restock_store::testing::dynamo_store().await;
+        let endpoint = restock_store_dynamo::testing::endpoint();
+        let store = restock_store_dynamo::testing::dynamo_store().await;
         store
             .put_settings(&settings)
             .await
@@ -768,7 +769,7 @@ impl Deployment {
                 .expect("catalogue stored");
         }
         let sdk = aws_config(&endpoint).await;
-        let secret = restock_store::testing::unique_table("restock-secret");
+        let secret = restock_store_dynamo::testing::unique_table("restock-secret");
         aws_sdk_secretsmanager::Client::new(&sdk)
             .create_secret()
             .name(&secret)

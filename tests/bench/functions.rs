@@ -13,11 +13,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use restock_core::{
-    Contact, ContactKey, Email, JoinKey, ListShare, RequestId, RequestState, Rules, Sku,
-};
+use restock_core::{Contact, ContactKey, Email, JoinKey, RequestId, RequestState, Rules, Sku};
 use restock_e2e::*;
-use restock_store::{Request, Store};
+use restock_store::Request;
+use restock_store::prelude::*;
 
 const STARTS: usize = 15;
 const NOTICES: usize = 1_000;
@@ -93,7 +92,7 @@ async fn main() {
     let t0 = T0 - 86_400_000;
     let waiting: Vec<Request> = (0..NOTICES)
         .map(|i| {
-            let id = RequestId::from_random(restock_store::testing::random(i as u64 + 1)());
+            let id = RequestId::from_random(restock_store_dynamo::testing::random(i as u64 + 1)());
             let contact =
                 Contact::Email(Email::try_from(format!("fan{i}@example.com").as_str()).unwrap());
             let contact_key: ContactKey = contact.key(&pepper);
@@ -127,10 +126,7 @@ async fn main() {
         max_jump: 100_000,
         max_level: 100_000,
     };
-    d.store
-        .apply_stock(&sku, &event, &rules, ListShare::ALL, T0)
-        .await
-        .unwrap();
+    d.store.apply_stock(&sku, &event, &rules, T0).await.unwrap();
 
     let (ses, sent) = instant_ses().await;
     let api = RuntimeApi::start().await;

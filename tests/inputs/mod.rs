@@ -4,6 +4,7 @@
 
 use axum::body::Body;
 use axum::http::Request;
+use restock_app::ports::Clock;
 use restock_core::Sku;
 use restock_e2e::*;
 use serde_json::json;
@@ -376,4 +377,40 @@ async fn woocommerce_pings_and_rotated_keys_and_orders_work() {
     let mut request = w.stock_request("o-2", unknown);
     *request.uri_mut() = "/webhooks/orders".parse().unwrap();
     assert_eq!(w.call(Api::Detect, request).await.status, 202);
+}
+
+#[tokio::test]
+async fn a_product_url_alone_still_hands_the_hold_to_the_shop() {
+    // THROW-OAT has a product URL and no checkout URL template.
+    let (w, outbox) = World::memory().await;
+    let joined = w
+        .capture_json(
+            "POST",
+            "/requests",
+            serde_json::json!({ "sku": "THROW-OAT", "name": "Ann", "email": w.email("Ann"), "consent": true }),
+        )
+        .await;
+    assert_eq!(joined.status, 201, "{}", joined.body);
+    let at = w
+        .clock
+        .now()
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap();
+    let body = format!(r#"{{"sku":"THROW-OAT","level":1,"at":"{at}"}}"#);
+    assert_eq!(
+        w.call(Api::Detect, w.stock_request("throw-1", &body))
+            .await
+            .status,
+        200
+    );
+    w.pump().await;
+    let held = w
+        .capture("POST", &path_of(&outbox.sent()[0].reserve_link().unwrap()))
+        .await;
+    assert_eq!(held.status, 303, "{}", held.body);
+    let location = held.header("location").unwrap();
+    let hold = location
+        .strip_prefix("https://loomandlast.co.uk/products/linen-throw?hold=")
+        .unwrap_or_else(|| panic!("the hold id is in the product URL: {location}"));
+    assert_eq!(hold.len(), 22, "a whole hold id: {location}");
 }

@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use async_trait::async_trait;
 use restock_app::ports::{Clock, FixedPhraser, Outbox, SendError, Sender, StaticKeyring};
+use restock_core::Millis;
 use restock_core::notice::{EmailNotice, SmsNotice};
 use restock_core::webhook::ItemRef;
 use restock_core::{
@@ -22,6 +23,7 @@ use restock_core::{
 use restock_e2e::*;
 use restock_store::port::Random;
 use restock_store::*;
+use restock_store_memory::MemoryStore;
 
 /// How the k-th call goes wrong.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,28 +99,33 @@ pub struct FaultyStore {
 }
 
 macro_rules! faulty {
-    ($( fn $name:ident(&self $(, $arg:ident : $ty:ty)*) -> $ret:ty; )*) => {
-        #[async_trait]
-        impl Store for FaultyStore {
-            $(
-                async fn $name(&self $(, $arg: $ty)*) -> restock_store::port::Result<$ret> {
-                    let n = self.plan.before().map_err(|()| injected())?;
-                    let out = self.inner.$name($($arg),*).await;
-                    self.plan.after(n).map_err(|()| injected())?;
-                    out
-                }
-            )*
-        }
+    ($( impl $section:ident { $( fn $name:ident(&self $(, $arg:ident : $ty:ty)*) -> $ret:ty; )* } )*) => {
+        $(
+            #[async_trait]
+            impl $section for FaultyStore {
+                $(
+                    async fn $name(&self $(, $arg: $ty)*) -> restock_store::port::Result<$ret> {
+                        let n = self.plan.before().map_err(|()| injected())?;
+                        let out = self.inner.$name($($arg),*).await;
+                        self.plan.after(n).map_err(|()| injected())?;
+                        out
+                    }
+                )*
+            }
+        )*
     };
 }
 
 faulty! {
+    impl CatalogueStore {
     fn put_settings(&self, settings: &Settings) -> ();
     fn settings(&self) -> Option<Settings>;
     fn put_catalog_entry(&self, entry: &CatalogEntry) -> ();
     fn catalog(&self) -> Vec<CatalogEntry>;
     fn catalog_entry(&self, sku: &Sku) -> Option<CatalogEntry>;
     fn resolve_item(&self, item: &ItemRef) -> Option<CatalogEntry>;
+    }
+    impl CaptureStore {
     fn join(&self, request: NewRequest) -> JoinOutcome;
     fn request(&self, id: &RequestId) -> Option<Request>;
     fn position(&self, request: &Request, shards: u16) -> Option<usize>;
@@ -129,10 +136,14 @@ faulty! {
     fn opt_out_contact(&self, contact: &ContactKey, now: Millis) -> u32;
     fn remove_opt_out(&self, contact: &ContactKey) -> bool;
     fn is_opted_out(&self, contact: &ContactKey) -> bool;
-    fn apply_stock(&self, sku: &Sku, event: &StockEvent, rules: &Rules, share: restock_core::ListShare, now: Millis) -> ApplyOutcome;
+    }
+    impl DetectStore {
+    fn apply_stock(&self, sku: &Sku, event: &StockEvent, rules: &Rules, now: Millis) -> ApplyOutcome;
     fn release_paused(&self, sku: &Sku, now: Millis) -> Option<StockOutcome>;
     fn snapshot(&self, sku: &Sku) -> SkuSnapshot;
     fn wakes(&self, sku: &Sku) -> Vec<Wake>;
+    }
+    impl NotifyStore {
     fn create_offers(&self, sku: &Sku, params: &WaveParams, now: Millis, random: Random<'_>) -> Wave;
     fn claim_notice(&self, id: &RequestId, episode: u32) -> bool;
     fn record_notice(&self, id: &RequestId, episode: u32, outcome: NoticeOutcome, now: Millis) -> ();
@@ -140,12 +151,19 @@ faulty! {
     fn reissue_unsent(&self, sku: &Sku, random: Random<'_>) -> Vec<Offer>;
     fn restock_phrase(&self, sku: &Sku, episode: u32) -> Option<String>;
     fn save_restock_phrase(&self, sku: &Sku, episode: u32, phrase: &str) -> ();
+    }
+    impl AbuseStore {
     fn rate_limit(&self, key: &str, limit: u32, window_ms: Millis, now: Millis) -> RateDecision;
+    }
+    impl SweepStore {
     fn due(&self, now: Millis, limit: usize) -> Vec<Due>;
     fn expire(&self, due: &Due, now: Millis) -> ExpireOutcome;
     fn reconcile(&self, sku: &Sku, now: Millis) -> Option<Drift>;
+    }
+    impl FiguresStore {
     fn queue(&self, sku: &Sku, shards: u16, limit: usize) -> Vec<Request>;
     fn stats(&self, sku: &Sku, shards: u16) -> SkuStats;
+    }
 }
 
 /// A sender that fails where the plan says (sends count as calls too).

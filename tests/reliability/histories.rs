@@ -475,7 +475,7 @@ fn random_histories_keep_every_invariant_on_dynamodb() {
 
 async fn dynamo_world() -> (World, Arc<Outbox>) {
     let outbox = Arc::new(Outbox::default());
-    let store: Arc<dyn Store> = Arc::new(restock_store::testing::dynamo_store().await);
+    let store: Arc<dyn Store> = Arc::new(restock_store_dynamo::testing::dynamo_store().await);
     let world = World::new(
         store,
         outbox.clone(),

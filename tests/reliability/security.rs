@@ -55,7 +55,7 @@ fn stock(w: &World, level: u32) -> String {
 #[tokio::test]
 async fn link_secrets_are_128_bit_and_stored_only_as_hashes() {
     let outbox = Arc::new(Outbox::default());
-    let store = restock_store::testing::dynamo_store().await;
+    let store = restock_store_dynamo::testing::dynamo_store().await;
     let table = store.table().to_owned();
     let w = World::new(
         Arc::new(store),
@@ -93,7 +93,7 @@ async fn link_secrets_are_128_bit_and_stored_only_as_hashes() {
         .to_owned();
 
     // Every item of the request's partition, raw.
-    let client = restock_store::testing::client();
+    let client = restock_store_dynamo::testing::client();
     let items = client
         .query()
         .table_name(&table)

@@ -29,7 +29,7 @@ impl AwsWorld {
     }
 
     async fn build(fake: &BedrockFake, fail_for: Option<String>) -> Self {
-        let endpoint = restock_store::testing::endpoint();
+        let endpoint = restock_store_dynamo::testing::endpoint();
         let sdk = aws_config(&endpoint).await;
         let ses = aws_sdk_sesv2::Client::new(&sdk);
         // Verifying the sender twice (another test did) is fine.
@@ -39,7 +39,7 @@ impl AwsWorld {
             .send()
             .await;
         let secrets = aws_sdk_secretsmanager::Client::new(&sdk);
-        let secret_name = restock_store::testing::unique_table("restock-e2e-secret");
+        let secret_name = restock_store_dynamo::testing::unique_table("restock-e2e-secret");
         secrets
             .create_secret()
             .name(&secret_name)
@@ -62,7 +62,7 @@ impl AwsWorld {
             None => aws_sender,
         };
         let world = World::new(
-            Arc::new(restock_store::testing::dynamo_store().await),
+            Arc::new(restock_store_dynamo::testing::dynamo_store().await),
             sender,
             Arc::new(BedrockPhraser::new(
                 bedrock,

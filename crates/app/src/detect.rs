@@ -159,10 +159,7 @@ async fn apply(s: &Services, source: &str, events: Vec<StockEvent>) -> Response 
             all_unknown = false;
             event.delivery_id = format!("{source}:{}", event.delivery_id);
             let rules = settings.rules(entry.threshold);
-            let outcome = s
-                .store
-                .apply_stock(&entry.sku, &event, &rules, settings.list_share, now)
-                .await?;
+            let outcome = s.store.apply_stock(&entry.sku, &event, &rules, now).await?;
             let outcome = match outcome {
                 ApplyOutcome::Duplicate => {
                     results.push(json!({ "sku": entry.sku, "outcome": "duplicate" }));

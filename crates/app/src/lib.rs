@@ -10,12 +10,15 @@
 //!   and order webhooks).
 //! - [`notify`]: wakes from the DynamoDB stream → offers → one phrase → sends.
 //! - [`sweep`]: the scheduled sweep.
+//! - [`admin`]: the operator's commands, shared by the `restock` CLI and the
+//!   local server, and signed test webhooks.
 //! - [`alerts`]: what the team is told, and how it reads.
 //! - [`pages`]: the small HTML pages shoppers see.
 //! - [`ports`]: sender, phraser, keyring, alerts, clock, entropy, and the
 //!   adapters that need no cloud.
 #![warn(missing_docs)]
 
+pub mod admin;
 pub mod alerts;
 pub mod capture;
 pub mod detect;

@@ -14,11 +14,8 @@ use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::time::Duration;
 
-use aws_lambda_events::event::dynamodb::Event;
-use aws_lambda_events::event::streams::{DynamoDbBatchItemFailure, DynamoDbEventResponse};
 use restock_core::notice::{NoticeInput, Phrase, phrase_prompt, render_email, render_sms};
 use restock_core::{CatalogEntry, Contact, RequestState, Settings, Sku};
-use restock_store::dynamo::table::WAKE_PK_PREFIX;
 use restock_store::{NoticeOutcome, Offer, WaveParams};
 
 use crate::ports::SendError;
@@ -43,34 +40,23 @@ pub struct NotifyReport {
     pub phrased_by_model: bool,
 }
 
-/// Handles a batch of stream records: one notify pass per SKU woken.
-pub async fn handle_stream(s: &Services, event: Event) -> DynamoDbEventResponse {
-    let mut by_sku: Vec<(Sku, Vec<String>)> = Vec::new();
-    for record in event.records {
-        let sequence = record.change.sequence_number.clone().unwrap_or_default();
-        let image = serde_json::to_value(&record.change.new_image).unwrap_or_default();
-        let text = |name: &str| {
-            image
-                .get(name)
-                .and_then(|v| v.get("S"))
-                .and_then(|v| v.as_str())
-                .map(str::to_owned)
-        };
-        let is_wake = text("pk").is_some_and(|pk| pk.starts_with(WAKE_PK_PREFIX));
-        let Some(sku) = text("sku")
-            .filter(|_| is_wake)
-            .and_then(|s| Sku::try_from(s.as_str()).ok())
-        else {
-            tracing::debug!(event = %record.event_name, "not a wake record; ignored");
-            continue;
-        };
-        match by_sku.iter_mut().find(|(k, _)| *k == sku) {
-            Some((_, seqs)) => seqs.push(sequence),
-            None => by_sku.push((sku, vec![sequence])),
-        }
-    }
-    let mut response = DynamoDbEventResponse::default();
-    for (sku, sequences) in by_sku {
+/// A SKU woken by one or more records of the stream. The AWS adapter decodes
+/// stream records into these (`restock_aws::stream`); local mode makes them
+/// from the store's wake log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Woken {
+    /// The item.
+    pub sku: Sku,
+    /// The ids of the records that woke it (their sequence numbers), to be
+    /// reported for retry if the pass fails.
+    pub records: Vec<String>,
+}
+
+/// Runs one notify pass per SKU woken; answers the records whose pass failed
+/// (or met a transient send failure), which the stream should redeliver.
+pub async fn handle_wakes(s: &Services, woken: Vec<Woken>) -> Vec<String> {
+    let mut retry = Vec::new();
+    for Woken { sku, records } in woken {
         let failed = match notify_sku(s, &sku).await {
             Ok(report) => {
                 tracing::info!(%sku, ?report, "notify pass");
@@ -82,14 +68,10 @@ pub async fn handle_stream(s: &Services, event: Event) -> DynamoDbEventResponse 
             }
         };
         if failed {
-            for sequence in sequences {
-                let mut failure = DynamoDbBatchItemFailure::default();
-                failure.item_identifier = Some(sequence);
-                response.batch_item_failures.push(failure);
-            }
+            retry.extend(records);
         }
     }
-    response
+    retry
 }
 
 /// One notify pass for a SKU.

@@ -10,7 +10,10 @@
 //! - [`SecretsKeyring`]: the webhook keys and contact pepper from Secrets
 //!   Manager, cached for at most five minutes, never logged.
 //! - [`SnsAlerts`]: team alerts to an SNS topic.
+//! - [`stream`]: notify's DynamoDB stream records decoded into woken SKUs.
+//! - [`wiring`]: each function's typed configuration and services.
 
+pub mod stream;
 pub mod wiring;
 
 use std::sync::Arc;

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use restock_app::Services;
 use restock_app::ports::{Disabled, OsEntropy, SystemClock};
-use restock_store::DynamoStore;
+use restock_store_dynamo::DynamoStore;
 
 use crate::{AwsSender, BedrockPhraser, SecretsKeyring, SnsAlerts};
 

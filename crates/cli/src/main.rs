@@ -8,14 +8,14 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
+use restock_app::admin::webhooks::{Hook, delivery_id, sign};
+use restock_app::admin::{Admin, Command, Output, dev_key};
 use restock_app::ports::Keyring;
 use restock_app::ports::{Entropy, OsEntropy};
 use restock_aws::SecretsKeyring;
-use restock_cli::webhooks::{Hook, delivery_id, sign};
-use restock_cli::{Admin, Command, Output, dev_key};
 use restock_core::Sku;
 use restock_core::catalog::parse_csv;
-use restock_store::DynamoStore;
+use restock_store_dynamo::DynamoStore;
 
 #[derive(Parser)]
 #[command(
@@ -151,7 +151,7 @@ impl Target {
             Self::Dynamo(admin) => admin
                 .run(command, now_ms())
                 .await
-                .map_err(|e| e.to_string()),
+                .map_err(|e| with_causes(&e)),
             Self::Local(base) => {
                 let url = format!("{}/_admin/run", base.trim_end_matches('/'));
                 let base = base.clone();
@@ -182,6 +182,45 @@ impl Target {
             }
         }
     }
+}
+
+/// An error and what caused it, for people: "DynamoDB GetItem failed:
+/// service error: ResourceNotFoundException: …", not just the first link.
+fn with_causes(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+/// An answer as people read it: the table (if any), then the message.
+fn render(output: &Output) -> String {
+    let mut out = String::new();
+    if !output.columns.is_empty() {
+        let mut table = comfy_table::Table::new();
+        table
+            .load_preset(comfy_table::presets::UTF8_FULL_CONDENSED)
+            .set_header(&output.columns);
+        for row in &output.rows {
+            table.add_row(row);
+        }
+        out.push_str(&table.to_string());
+        out.push('\n');
+    }
+    if !output.message.is_empty() {
+        out.push_str(&output.message);
+        if !output.message.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    out
 }
 
 fn now_ms() -> i64 {
@@ -219,7 +258,7 @@ async fn target(cli: &Cli) -> Result<Target, String> {
                 keyring
                     .keys()
                     .await
-                    .map_err(|e| e.to_string())?
+                    .map_err(|e| with_causes(&e))?
                     .contact_pepper
                     .clone(),
             )
@@ -254,15 +293,15 @@ async fn import(target: &Target, file: &str, json: bool) -> Result<Output, Strin
         bar.inc(chunk.len() as u64);
     }
     bar.finish_and_clear();
-    Ok(Output {
-        message: format!("{} catalogue entries imported from {file}", entries.len()),
-        columns: vec![],
-        rows: vec![],
-        json: serde_json::json!({ "imported": entries.len() }),
-    })
+    Ok(Output::message(
+        format!("{} catalogue entries imported from {file}", entries.len()),
+        serde_json::json!({ "imported": entries.len() }),
+    ))
 }
 
-fn sign_webhook(cmd: &Cmd) -> Result<String, String> {
+/// `restock sign-webhook`: posts to `--url` when given, else to the local
+/// server the other commands talk to (`--local` / `RESTOCK_LOCAL_URL`).
+fn sign_webhook(cmd: &Cmd, local: &str) -> Result<String, String> {
     let Cmd::SignWebhook {
         format,
         key,
@@ -326,7 +365,7 @@ fn sign_webhook(cmd: &Cmd) -> Result<String, String> {
         now_ms() / 1000,
     )
     .map_err(|e| e.to_string())?;
-    Ok(delivery.curl(url.as_deref().unwrap_or("http://127.0.0.1:3000")))
+    Ok(delivery.curl(url.as_deref().unwrap_or(local)))
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -346,7 +385,7 @@ async fn main() -> ExitCode {
 
 async fn run(cli: &Cli) -> Result<String, String> {
     if matches!(cli.command, Cmd::SignWebhook { .. }) {
-        return sign_webhook(&cli.command).map(|c| c + "\n");
+        return sign_webhook(&cli.command, &cli.local).map(|c| c + "\n");
     }
     let target = target(cli).await?;
     let output = match &cli.command {
@@ -358,7 +397,7 @@ async fn run(cli: &Cli) -> Result<String, String> {
     Ok(if cli.json {
         serde_json::to_string_pretty(&output.json).unwrap_or_default() + "\n"
     } else {
-        output.render()
+        render(&output)
     })
 }
 

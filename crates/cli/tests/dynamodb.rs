@@ -3,7 +3,8 @@
 
 use std::process::{Command, Output};
 
-use restock_store::testing;
+use restock_store::prelude::*;
+use restock_store_dynamo::testing;
 
 fn restock(table: &str, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_restock"))
@@ -16,6 +17,13 @@ fn restock(table: &str, args: &[&str]) -> Output {
         .env_remove("RESTOCK_SECRET_ID")
         .output()
         .expect("restock runs")
+}
+
+fn event_sku(event: &restock_core::StockEvent) -> restock_core::Sku {
+    match &event.item {
+        restock_core::ItemRef::Sku { sku } => sku.clone(),
+        other => panic!("not a SKU reference: {other:?}"),
+    }
 }
 
 fn ok(out: &Output) -> String {
@@ -65,6 +73,51 @@ async fn an_operator_sets_up_a_stack_from_the_command_line() {
     assert!(ok(&restock(&table, &["release", "CHAIR-WAL"])).contains("nothing is paused"));
     assert!(ok(&restock(&table, &["reconcile"])).contains("counters match"));
 
+    // A suspicious restock (1,500 at once, above max_jump) waits for the
+    // team; releasing it says what was released in words, not a debug value.
+    let rules = restock_core::Rules {
+        threshold: 1,
+        max_jump: 500,
+        max_level: 100_000,
+    };
+    let event = restock_core::StockEvent {
+        delivery_id: "drop-1".into(),
+        item: restock_core::ItemRef::Sku {
+            sku: restock_core::Sku::try_from("SNEAKER-DROP").unwrap(),
+        },
+        location: "default".into(),
+        level: restock_core::Level::Tracked(1_500),
+        at: time::OffsetDateTime::now_utc(),
+    };
+    let applied = store
+        .apply_stock(&event_sku(&event), &event, &rules, 0)
+        .await
+        .unwrap();
+    assert!(
+        matches!(
+            applied,
+            restock_store::ApplyOutcome::Applied(restock_core::StockOutcome::Escalated { .. })
+        ),
+        "{applied:?}"
+    );
+    let shown = ok(&restock(&table, &["catalog", "show", "SNEAKER-DROP"]));
+    assert!(shown.contains("1500 units"), "{shown}");
+    let released = ok(&restock(&table, &["release", "SNEAKER-DROP"]));
+    assert_eq!(
+        released.trim(),
+        "SNEAKER-DROP: released (restock #1 at 1500 units); notify offers its units now"
+    );
+    assert!(
+        !released.contains('{') && !released.contains("episode"),
+        "{released}"
+    );
+    let again: serde_json::Value = serde_json::from_str(&ok(&restock(
+        &table,
+        &["--json", "release", "SNEAKER-DROP"],
+    )))
+    .unwrap();
+    assert_eq!(again["released"], false);
+
     // Clear errors, exit code 1.
     let unknown = restock(&table, &["queue", "NOPE"]);
     assert_eq!(unknown.status.code(), Some(1));
@@ -72,6 +125,13 @@ async fn an_operator_sets_up_a_stack_from_the_command_line() {
     let no_pepper = restock(&table, &["optout", "add", "ann@example.com"]);
     assert_eq!(no_pepper.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&no_pepper.stderr).contains("--secret-id"));
+    // A table that does not exist: the message says why, not only which call.
+    let missing = restock("no-such-table", &["stats"]);
+    assert_eq!(missing.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&missing.stderr);
+    assert!(said.contains("DynamoDB Query failed"), "{said}");
+    assert!(said.contains("ResourceNotFoundException"), "{said}");
+    assert!(!said.contains("Backend {"), "{said}");
     let bad = restock(&table, &["settings", "put", "examples/catalog.csv"]);
     assert_eq!(bad.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("settings are not valid"));
@@ -102,6 +162,34 @@ fn sign_webhook_prints_a_curl_command_for_each_format() {
             "{text}"
         );
     }
+    // The local server on another port: --local, or RESTOCK_LOCAL_URL, is
+    // where the signed delivery goes; --url still wins.
+    let sign = |args: &[&str], env: Option<&str>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_restock"));
+        cmd.args(["sign-webhook", "stock", "--sku", "CHAIR-WAL"])
+            .args(args);
+        match env {
+            Some(url) => cmd.env("RESTOCK_LOCAL_URL", url),
+            None => cmd.env_remove("RESTOCK_LOCAL_URL"),
+        };
+        ok(&cmd.output().unwrap())
+    };
+    assert!(
+        sign(&["--local", "http://127.0.0.1:4123"], None)
+            .starts_with("curl -sS -X POST 'http://127.0.0.1:4123/webhooks/stock'")
+    );
+    assert!(
+        sign(&[], Some("http://127.0.0.1:4124/"))
+            .starts_with("curl -sS -X POST 'http://127.0.0.1:4124/webhooks/stock'")
+    );
+    assert!(
+        sign(
+            &["--url", "https://detect.example"],
+            Some("http://127.0.0.1:4124")
+        )
+        .starts_with("curl -sS -X POST 'https://detect.example/webhooks/stock'")
+    );
+
     let missing = Command::new(env!("CARGO_BIN_EXE_restock"))
         .args(["sign-webhook", "stock"])
         .output()

@@ -90,7 +90,7 @@ pub struct Candidate<R> {
     /// Its place in the queue.
     pub key: JoinKey,
     /// When it goes stale (fixed when it joined).
-    pub stale_at_ms: i64,
+    pub stale_at_ms: crate::Millis,
     /// Its contact has opted out since joining.
     pub opted_out: bool,
     /// The restock it was last offered in, if any.
@@ -130,7 +130,7 @@ pub struct Plan<R> {
 pub fn plan_offers<R>(
     free: u32,
     episode: u32,
-    now_ms: i64,
+    now_ms: crate::Millis,
     waiting: impl IntoIterator<Item = Candidate<R>>,
 ) -> Plan<R> {
     let mut plan = Plan {

@@ -72,11 +72,16 @@ impl CatalogEntry {
     }
 
     /// Where a shopper holding `hold` goes to buy: the checkout template
-    /// filled in, else the product page.
+    /// filled in, else the product page with the hold id in its query
+    /// (`?hold=…`), so the purchase can still name the hold it used.
     pub fn checkout_for(&self, hold: &HoldId) -> Option<String> {
         match &self.checkout_url {
             Some(template) => Some(template.replace("{hold}", &hold.to_string())),
-            None => self.product_url.as_ref().map(Url::to_string),
+            None => self.product_url.as_ref().map(|product| {
+                let mut url = product.clone();
+                url.query_pairs_mut().append_pair("hold", &hold.to_string());
+                url.to_string()
+            }),
         }
     }
 }
@@ -185,6 +190,23 @@ mod tests {
                 .ends_with(&format!("attributes[hold]={hold}"))
         );
         assert_eq!(entries[1].checkout_for(&hold), None);
+    }
+
+    #[test]
+    fn a_product_url_alone_still_carries_the_hold_to_the_shop() {
+        let hold = HoldId::from_random([7; 16]);
+        let mut entry = CatalogEntry::new(Sku::try_from("LAMP-BRASS").unwrap(), "Lamp");
+        entry.product_url = Some(Url::parse("https://shop.example/p/lamp").unwrap());
+        assert_eq!(
+            entry.checkout_for(&hold).unwrap(),
+            format!("https://shop.example/p/lamp?hold={hold}")
+        );
+        // A product URL that already has a query keeps it.
+        entry.product_url = Some(Url::parse("https://shop.example/p?id=9").unwrap());
+        assert_eq!(
+            entry.checkout_for(&hold).unwrap(),
+            format!("https://shop.example/p?id=9&hold={hold}")
+        );
     }
 
     #[test]

@@ -62,9 +62,10 @@ pub struct FieldError {
     pub message: String,
 }
 
-/// A valid notify-me request.
+/// A valid notify-me request's details: what the shopper asked for, before
+/// it has an id or a place (the store's `NewRequest` adds those).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NewRequest {
+pub struct JoinDetails {
     /// The SKU.
     pub sku: Sku,
     /// Who.
@@ -77,7 +78,7 @@ pub struct NewRequest {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum JoinInput {
     /// A real request.
-    Request(NewRequest),
+    Request(JoinDetails),
     /// A bot filled the honeypot: answer as if accepted, store nothing.
     Honeypot,
 }
@@ -159,7 +160,7 @@ impl JoinForm {
         }
         match (sku, name, contact) {
             (Some(sku), Some(name), Some(contact)) if errors.is_empty() => {
-                Ok(JoinInput::Request(NewRequest { sku, name, contact }))
+                Ok(JoinInput::Request(JoinDetails { sku, name, contact }))
             }
             _ => Err(errors),
         }

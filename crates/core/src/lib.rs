@@ -37,6 +37,10 @@ pub mod stock;
 pub mod webhook;
 pub mod window;
 
+/// Milliseconds since the Unix epoch: every instant restock decides with
+/// (join times, expiries, deadlines, readings), here and in the store.
+pub type Millis = i64;
+
 pub use allocate::{Candidate, Counters, ListShare, Plan, SkipReason, plan_offers};
 pub use catalog::CatalogEntry;
 pub use contact::{Channel, Contact, ContactKey, Email, Phone, ShopperName};

@@ -30,7 +30,7 @@ pub enum RequestState {
         /// The restock the offer belongs to.
         episode: u32,
         /// When the link stops working.
-        expires_ms: i64,
+        expires_ms: crate::Millis,
     },
     /// A unit is held for checkout until `expires_ms`.
     Held {
@@ -39,7 +39,7 @@ pub enum RequestState {
         /// The hold's id, given to checkout.
         hold: HoldId,
         /// When the unit goes back.
-        expires_ms: i64,
+        expires_ms: crate::Millis,
     },
     /// Bought with the hold.
     Bought {
@@ -195,7 +195,7 @@ pub enum HoldTaken {
         /// The hold.
         hold: HoldId,
         /// When it ends unless bought.
-        expires_ms: i64,
+        expires_ms: crate::Millis,
     },
 }
 
@@ -218,7 +218,7 @@ impl RequestState {
 
     /// When the sweep must look at this request next, if ever: the offer's or
     /// hold's expiry, or `stale_at_ms` (fixed when it joined) while waiting.
-    pub fn due_ms(&self, stale_at_ms: i64) -> Option<i64> {
+    pub fn due_ms(&self, stale_at_ms: crate::Millis) -> Option<crate::Millis> {
         match self {
             Self::Waiting => Some(stale_at_ms),
             Self::Offered { expires_ms, .. } | Self::Held { expires_ms, .. } => Some(*expires_ms),
@@ -237,7 +237,12 @@ impl RequestState {
     ///
     /// # Errors
     /// [`TransitionError::Invalid`] unless waiting.
-    pub fn offer(self, episode: u32, now_ms: i64, window: Window) -> Result<Self, TransitionError> {
+    pub fn offer(
+        self,
+        episode: u32,
+        now_ms: crate::Millis,
+        window: Window,
+    ) -> Result<Self, TransitionError> {
         match self {
             Self::Waiting => Ok(Self::Offered {
                 episode,
@@ -251,7 +256,12 @@ impl RequestState {
     ///
     /// # Errors
     /// [`HoldRefused`] says whether the link expired, was used, or has no offer.
-    pub fn hold(self, now_ms: i64, hold: HoldId, window: Window) -> Result<HoldTaken, HoldRefused> {
+    pub fn hold(
+        self,
+        now_ms: crate::Millis,
+        hold: HoldId,
+        window: Window,
+    ) -> Result<HoldTaken, HoldRefused> {
         match self {
             Self::Offered {
                 episode,
@@ -298,7 +308,11 @@ impl RequestState {
     ///
     /// # Errors
     /// [`TransitionError::NotDue`] before the deadline; `Invalid` for final states.
-    pub fn expire(self, now_ms: i64, stale_at_ms: i64) -> Result<(Self, Freed), TransitionError> {
+    pub fn expire(
+        self,
+        now_ms: crate::Millis,
+        stale_at_ms: crate::Millis,
+    ) -> Result<(Self, Freed), TransitionError> {
         let due = self
             .due_ms(stale_at_ms)
             .ok_or_else(|| self.invalid("expire"))?;

@@ -17,14 +17,14 @@ use crate::ids::RequestId;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct JoinKey {
     /// When the request joined, in milliseconds since the Unix epoch.
-    pub joined_ms: i64,
+    pub joined_ms: crate::Millis,
     /// Deterministic tie-break for requests in the same millisecond.
     pub tie: u64,
 }
 
 impl JoinKey {
     /// The key of `request`, joining at `joined_ms`.
-    pub fn new(joined_ms: i64, request: &RequestId) -> Self {
+    pub fn new(joined_ms: crate::Millis, request: &RequestId) -> Self {
         Self {
             joined_ms,
             tie: request.tie_break(),

@@ -40,13 +40,23 @@ impl Level {
     }
 }
 
+impl std::fmt::Display for Level {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Untracked => f.write_str("not tracked"),
+            Self::Tracked(1) => f.write_str("1 unit"),
+            Self::Tracked(n) => write!(f, "{n} units"),
+        }
+    }
+}
+
 /// One location's newest reading.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Reading {
     /// The level reported.
     pub level: Level,
     /// When the shop says the level was true, in ms since the epoch.
-    pub at_ms: i64,
+    pub at_ms: crate::Millis,
 }
 
 impl Reading {
@@ -125,6 +135,52 @@ pub enum StockOutcome {
         /// The SKU level now.
         level: u32,
     },
+}
+
+impl std::fmt::Display for Escalation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Jump => "the rise is larger than escalation.max_jump",
+            Self::AbsurdLevel => "the level is above escalation.max_level",
+        })
+    }
+}
+
+/// For people (the CLI, logs): what the reading meant, in a sentence.
+impl std::fmt::Display for StockOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let units = |n: u32| Level::Tracked(n);
+        match *self {
+            Self::Stale => f.write_str("older than the newest reading; ignored"),
+            Self::Unchanged => f.write_str("no change"),
+            Self::Restock { episode, level } => {
+                write!(f, "restock #{episode} at {}", units(level))
+            }
+            Self::TopUp {
+                episode,
+                level,
+                added,
+            } => write!(
+                f,
+                "{} added to restock #{episode}, now {}",
+                units(added),
+                units(level)
+            ),
+            Self::Escalated {
+                episode,
+                level,
+                jump,
+                reason,
+            } => write!(
+                f,
+                "restock #{episode} at {} paused for the team: up {} at once, and {reason}",
+                units(level),
+                units(jump)
+            ),
+            Self::SoldOut { level } => write!(f, "sold out at {}; re-armed", units(level)),
+            Self::Changed { level } => write!(f, "now {}", units(level)),
+        }
+    }
 }
 
 /// Why a paused restock could not be released.

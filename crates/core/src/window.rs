@@ -33,7 +33,7 @@ impl Window {
     }
 
     /// The length in milliseconds.
-    pub fn as_millis(self) -> i64 {
+    pub fn as_millis(self) -> crate::Millis {
         self.0 as i64 * 1000
     }
 

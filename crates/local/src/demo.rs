@@ -9,9 +9,9 @@ use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use restock_app::admin::Command;
+use restock_app::admin::webhooks::{Hook, delivery_id, sign};
 use restock_app::ports::Sent;
-use restock_cli::Command;
-use restock_cli::webhooks::{Hook, delivery_id, sign};
 use restock_core::Sku;
 use restock_core::notice::escape_html as esc;
 use serde::Deserialize;
@@ -158,7 +158,7 @@ async fn deliver(
     let now = local.services.clock.now_ms() / 1000;
     let delivery = sign(
         hook,
-        &restock_cli::dev_key("stock"),
+        &restock_app::admin::dev_key("stock"),
         &delivery_id(local.services.random()),
         now,
     )
@@ -310,8 +310,8 @@ async fn admin(State((local, _)): Shared, Json(command): Json<Command>) -> Respo
         Ok(output) => Json(output).into_response(),
         Err(e) => {
             let status = match e {
-                restock_cli::AdminError::NotFound(_) => StatusCode::NOT_FOUND,
-                restock_cli::AdminError::Store(_) => StatusCode::SERVICE_UNAVAILABLE,
+                restock_app::admin::AdminError::NotFound(_) => StatusCode::NOT_FOUND,
+                restock_app::admin::AdminError::Store(_) => StatusCode::SERVICE_UNAVAILABLE,
                 _ => StatusCode::BAD_REQUEST,
             };
             (status, Json(json!({ "error": e.to_string() }))).into_response()

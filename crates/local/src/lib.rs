@@ -14,15 +14,16 @@ use std::time::Duration;
 use async_trait::async_trait;
 use axum::Router;
 use restock_app::Services;
+use restock_app::admin::{Admin, DEV_SECRETS_JSON};
 use restock_app::ports::{
     Alert, AlertError, Alerts, Disabled, Keyring, OsEntropy, Outbox, Phraser, Secrets, SendError,
     Sender, Sent, StaticKeyring, SystemClock,
 };
-use restock_cli::{Admin, DEV_SECRETS_JSON};
 use restock_core::catalog::CatalogEntry;
 use restock_core::notice::{EmailNotice, SmsNotice};
 use restock_core::{Email, Phone, Settings, Sku};
-use restock_store::{MemoryStore, Store};
+use restock_store::Store;
+use restock_store_memory::MemoryStore;
 
 /// How the local server runs.
 #[derive(Clone)]
@@ -286,7 +287,7 @@ pub async fn sweeper(local: Arc<Local>, every: Duration) {
 /// A signed delivery as the HTTP request detect receives; `body` is the
 /// delivery's body, or a tampered one in tests.
 pub fn webhook_request(
-    delivery: &restock_cli::webhooks::Delivery,
+    delivery: &restock_app::admin::webhooks::Delivery,
     body: String,
 ) -> axum::http::Request<axum::body::Body> {
     let mut request = axum::http::Request::post(delivery.path);

@@ -12,7 +12,8 @@ use std::time::Duration;
 use clap::Parser;
 use restock_aws::BedrockPhraser;
 use restock_local::{Options, app, build, memory_store, notifier, seed, sweeper};
-use restock_store::{DynamoStore, Store};
+use restock_store::Store;
+use restock_store_dynamo::DynamoStore;
 
 #[derive(Parser)]
 #[command(

@@ -1,6 +1,7 @@
 //! The notify Lambda function: wiring only. It is invoked by the table's
 //! stream (filtered to wake records) and answers with batch item failures;
-//! the handler is `restock_app::notify::handle_stream`.
+//! the handler is `restock_aws::stream::handle` (decoding) over
+//! `restock_app::notify::handle_wakes`.
 
 use std::sync::Arc;
 
@@ -17,7 +18,7 @@ async fn main() -> Result<(), lambda_runtime::Error> {
         let services = services.clone();
         async move {
             Ok::<_, lambda_runtime::Error>(
-                restock_app::notify::handle_stream(&services, event.payload).await,
+                restock_aws::stream::handle(&services, event.payload).await,
             )
         }
     }))

@@ -137,6 +137,19 @@ impl DynamoStore {
         Ok(())
     }
 
+    /// Writes `item` whole, unconditionally (documents and markers no one
+    /// races on: the settings, an opt-out).
+    async fn put_item(&self, item: Item) -> Result<()> {
+        self.client
+            .put_item()
+            .table_name(&self.table)
+            .set_item(Some(item))
+            .send()
+            .await
+            .map_err(|e| StoreError::backend("PutItem", e))?;
+        Ok(())
+    }
+
     // --- reading -------------------------------------------------------------
 
     /// One item, strongly consistent.

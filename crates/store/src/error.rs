@@ -39,23 +39,23 @@ impl StoreError {
         matches!(self, Self::Backend { .. } | Self::Contention(_))
     }
 
-    pub(crate) fn shards_lowered(sku: &restock_core::Sku, from: u16, to: u16) -> Self {
+    /// A catalogue change that would lower a SKU's queue shards.
+    pub fn shards_lowered(sku: &restock_core::Sku, from: u16, to: u16) -> Self {
         Self::Refused(format!(
             "{sku}: queue shards can be raised but not lowered ({from} -> {to}), because waiting requests already sit in the higher shards"
         ))
     }
 
-    pub(crate) fn backend(
-        operation: &'static str,
-        source: impl StdError + Send + Sync + 'static,
-    ) -> Self {
+    /// A backend failure of `operation`, keeping the SDK's error whole.
+    pub fn backend(operation: &'static str, source: impl StdError + Send + Sync + 'static) -> Self {
         Self::Backend {
             operation,
             source: Box::new(source),
         }
     }
 
-    pub(crate) fn corrupt(key: impl Into<String>, reason: impl ToString) -> Self {
+    /// An item at `key` that could not be read back, and why.
+    pub fn corrupt(key: impl Into<String>, reason: impl ToString) -> Self {
         Self::Corrupt {
             key: key.into(),
             reason: reason.to_string(),

@@ -1,31 +1,38 @@
 //! # restock-store
 //!
-//! Where restock keeps its state, behind one port and two adapters.
+//! The store port: what restock persists, as the product's operations, with
+//! no storage behind it. The adapters live in crates of their own —
+//! `restock-store-memory` (local mode, fast tests) and `restock-store-dynamo`
+//! (production) — and `restock-app` depends on this crate only.
 //!
-//! - [`port`]: the [`Store`] trait — the product's operations (join, hold,
-//!   apply a stock event, create offers, expire...), not a key-value wrapper.
+//! - [`port`]: the [`Store`] trait, cut into the sections the functions use
+//!   ([`CatalogueStore`], [`CaptureStore`], [`DetectStore`], [`NotifyStore`],
+//!   [`AbuseStore`], [`SweepStore`], [`FiguresStore`]).
 //! - [`model`]: the records and the outcome enums those operations answer
 //!   with; a lost race is an outcome, never an error.
-//! - [`memory`]: [`MemoryStore`], one mutex over plain maps — local mode and
-//!   fast tests.
-//! - [`dynamo`]: [`DynamoStore`], the production adapter: one table, every
-//!   contended change a condition expression or a transaction, no scans.
 //! - [`error`]: [`StoreError`], for what no caller can decide around.
-//! - [`testing`]: a DynamoDB store on a fresh table for tests (moto in CI).
+//! - [`prelude`]: the port's traits, for callers of a `dyn Store`.
 //!
 //! The decisions themselves (order, caps, transitions) come from
-//! `restock-core`; both adapters only apply them atomically.
+//! `restock-core`; the adapters only apply them atomically.
 #![warn(missing_docs)]
 
-pub mod dynamo;
 pub mod error;
-pub mod memory;
 pub mod model;
 pub mod port;
-pub mod testing;
 
-pub use dynamo::DynamoStore;
 pub use error::StoreError;
-pub use memory::MemoryStore;
 pub use model::*;
-pub use port::Store;
+pub use port::{
+    AbuseStore, CaptureStore, CatalogueStore, DetectStore, FiguresStore, NotifyStore, Random,
+    Store, SweepStore,
+};
+
+/// The port's traits: `use restock_store::prelude::*;` makes every
+/// operation of a `dyn Store` callable.
+pub mod prelude {
+    pub use crate::port::{
+        AbuseStore, CaptureStore, CatalogueStore, DetectStore, FiguresStore, NotifyStore, Store,
+        SweepStore,
+    };
+}

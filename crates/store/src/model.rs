@@ -5,13 +5,10 @@
 
 use restock_core::lifecycle::HoldRefused;
 use restock_core::{
-    Contact, ContactKey, Counters, HoldId, JoinKey, LinkToken, RequestId, RequestState,
+    Contact, ContactKey, Counters, HoldId, JoinKey, LinkToken, Millis, RequestId, RequestState,
     ShopperName, SkipReason, Sku, StockOutcome, StockState, TokenHash,
 };
 use serde::{Deserialize, Serialize};
-
-/// Milliseconds since the Unix epoch: every time the store handles.
-pub type Millis = i64;
 
 /// A notify-me request as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -104,6 +101,28 @@ pub struct NewRequest {
     pub shards: u16,
     /// How long it may wait before going stale.
     pub lifetime_ms: Millis,
+}
+
+impl NewRequest {
+    /// The request as it joins: waiting, in its shard, with its place in
+    /// line (join time and id tie-break) and its stale deadline.
+    pub fn into_waiting(self) -> Request {
+        Request {
+            key: JoinKey::new(self.now, &self.id),
+            shard: self.id.shard(self.shards),
+            state: RequestState::Waiting,
+            stale_at: self.now + self.lifetime_ms,
+            last_offered_episode: None,
+            reserve_hash: None,
+            optout_hash: None,
+            notice: None,
+            id: self.id,
+            sku: self.sku,
+            name: self.name,
+            contact: self.contact,
+            contact_key: self.contact_key,
+        }
+    }
 }
 
 /// What a notify-me tap amounted to.

@@ -1,15 +1,20 @@
-//! The store port: the product's operations, each atomic where it matters.
+//! The store port: the product's operations, each atomic where it matters,
+//! in the sections the functions use them from.
 //!
-//! Two adapters implement it: [`crate::memory::MemoryStore`] and
-//! [`crate::dynamo::DynamoStore`]; `tests/conformance` holds both to the same
-//! suite. Every time is an argument (`now`, ms since the epoch) and every
-//! random value comes from the caller, so tests control both.
+//! Each section is a trait of its own, so an adapter implements it in a file
+//! of its own; [`Store`] is all of them together, and every type that
+//! implements the seven sections is a `Store`. Two adapters implement it:
+//! `restock-store-memory` and `restock-store-dynamo`, held to one conformance
+//! suite. Every time is an argument (`now`, [`Millis`]) and every random
+//! value comes from the caller, so tests control both.
+//!
+//! Callers bring the sections into scope with `use restock_store::prelude::*`.
 
 use async_trait::async_trait;
 use restock_core::webhook::ItemRef;
 use restock_core::{
-    CatalogEntry, ContactKey, HoldId, OptOutToken, RequestId, ReserveToken, Rules, Settings, Sku,
-    StockEvent, StockOutcome, Window,
+    CatalogEntry, ContactKey, HoldId, Millis, OptOutToken, RequestId, ReserveToken, Rules,
+    Settings, Sku, StockEvent, StockOutcome, Window,
 };
 
 use crate::error::StoreError;
@@ -21,11 +26,9 @@ pub type Random<'a> = &'a mut (dyn FnMut() -> [u8; 16] + Send);
 /// Result of a store operation.
 pub type Result<T> = std::result::Result<T, StoreError>;
 
-/// Everything restock persists.
+/// Settings and catalogue: the operator's documents.
 #[async_trait]
-pub trait Store: Send + Sync {
-    // --- settings and catalogue -------------------------------------------------
-
+pub trait CatalogueStore: Send + Sync {
     /// Replaces the settings document.
     async fn put_settings(&self, settings: &Settings) -> Result<()>;
     /// The settings document, if one was stored.
@@ -38,9 +41,11 @@ pub trait Store: Send + Sync {
     async fn catalog_entry(&self, sku: &Sku) -> Result<Option<CatalogEntry>>;
     /// The catalogue entry a webhook's item reference maps to.
     async fn resolve_item(&self, item: &ItemRef) -> Result<Option<CatalogEntry>>;
+}
 
-    // --- capture ----------------------------------------------------------------
-
+/// capture: joining, leaving, holding, buying, opting out.
+#[async_trait]
+pub trait CaptureStore: Send + Sync {
     /// Joins the queue, atomically with the one-place-per-person and opt-out checks.
     async fn join(&self, request: NewRequest) -> Result<JoinOutcome>;
     /// One request.
@@ -69,9 +74,11 @@ pub trait Store: Send + Sync {
     async fn remove_opt_out(&self, contact: &ContactKey) -> Result<bool>;
     /// Whether a contact opted out.
     async fn is_opted_out(&self, contact: &ContactKey) -> Result<bool>;
+}
 
-    // --- detect -----------------------------------------------------------------
-
+/// detect: stock levels and restocks.
+#[async_trait]
+pub trait DetectStore: Send + Sync {
     /// Applies one stock event for `sku`: deduplicated on its delivery id,
     /// newest wins per location, and a wake recorded for a restock or top-up.
     async fn apply_stock(
@@ -79,7 +86,6 @@ pub trait Store: Send + Sync {
         sku: &Sku,
         event: &StockEvent,
         rules: &Rules,
-        share: restock_core::ListShare,
         now: Millis,
     ) -> Result<ApplyOutcome>;
     /// Releases a paused restock (the team approved it).
@@ -88,9 +94,11 @@ pub trait Store: Send + Sync {
     async fn snapshot(&self, sku: &Sku) -> Result<SkuSnapshot>;
     /// The wakes recorded for a SKU, oldest first.
     async fn wakes(&self, sku: &Sku) -> Result<Vec<Wake>>;
+}
 
-    // --- notify -----------------------------------------------------------------
-
+/// notify: waves of offers, and each notice's fate.
+#[async_trait]
+pub trait NotifyStore: Send + Sync {
     /// Offers the free units to the oldest waiting requests: conditional on the
     /// free units and on each request still waiting, at most one offer per
     /// request per restock. Stale requests met on the way are ended.
@@ -122,9 +130,11 @@ pub trait Store: Send + Sync {
     async fn restock_phrase(&self, sku: &Sku, episode: u32) -> Result<Option<String>>;
     /// Stores the phrase for a restock so later waves reuse it.
     async fn save_restock_phrase(&self, sku: &Sku, episode: u32, phrase: &str) -> Result<()>;
+}
 
-    // --- abuse ------------------------------------------------------------------
-
+/// Abuse: rate limits.
+#[async_trait]
+pub trait AbuseStore: Send + Sync {
     /// Counts one hit on `key` in the fixed window containing `now`; says
     /// whether it is over `limit` and, if so, when the window ends.
     async fn rate_limit(
@@ -134,9 +144,11 @@ pub trait Store: Send + Sync {
         window_ms: Millis,
         now: Millis,
     ) -> Result<RateDecision>;
+}
 
-    // --- sweep ------------------------------------------------------------------
-
+/// sweep: deadlines and counter repair.
+#[async_trait]
+pub trait SweepStore: Send + Sync {
     /// Live requests whose deadline is at or before `now`, at most `limit`.
     async fn due(&self, now: Millis, limit: usize) -> Result<Vec<Due>>;
     /// Ends one due request (stale, lapsed or released), safe against a
@@ -146,11 +158,30 @@ pub trait Store: Send + Sync {
     /// A fix that lowers a counter waits until the SKU has been quiet for a
     /// minute at `now` (the DynamoDB index it counts from may lag a write).
     async fn reconcile(&self, sku: &Sku, now: Millis) -> Result<Option<Drift>>;
+}
 
-    // --- figures ----------------------------------------------------------------
-
+/// Figures for the team.
+#[async_trait]
+pub trait FiguresStore: Send + Sync {
     /// Waiting requests of a SKU, oldest first, at most `limit`.
     async fn queue(&self, sku: &Sku, shards: u16, limit: usize) -> Result<Vec<Request>>;
     /// Per-SKU figures.
     async fn stats(&self, sku: &Sku, shards: u16) -> Result<SkuStats>;
+}
+
+/// Everything restock persists: the seven sections together.
+pub trait Store:
+    CatalogueStore + CaptureStore + DetectStore + NotifyStore + AbuseStore + SweepStore + FiguresStore
+{
+}
+
+impl<T> Store for T where
+    T: CatalogueStore
+        + CaptureStore
+        + DetectStore
+        + NotifyStore
+        + AbuseStore
+        + SweepStore
+        + FiguresStore
+{
 }

@@ -23,12 +23,14 @@ use restock_core::join::{FieldError, JoinForm, JoinInput, MAX_BODY_BYTES};
 use restock_core::{HoldId, HoldRefused, LinkToken, RequestId, RequestState};
 use restock_store::{
     CancelOutcome, HoldOutcome, JoinOutcome, NewRequest, OptOutOutcome, RateDecision,
-    Request as Stored,
 };
 use serde_json::json;
 
 use crate::pages::{button, note, page, text, time_left};
 use crate::{AppError, Services};
+
+mod links;
+use links::{optout, optout_page, rejoin, reserve, reserve_page};
 
 /// The capture router.
 pub fn router(services: Arc<Services>) -> Router {
@@ -214,7 +216,7 @@ async fn join(State(s): Shared, headers: HeaderMap, body: Bytes) -> Response {
 
 async fn join_request(
     s: &Services,
-    new: restock_core::join::NewRequest,
+    new: restock_core::join::JoinDetails,
     headers: &HeaderMap,
 ) -> Result<Response, AppError> {
     let now = s.clock.now_ms();
@@ -287,7 +289,9 @@ async fn join_request(
     Ok((status, Json(status_json(&stored, position))).into_response())
 }
 
-fn status_json(r: &Stored, position: Option<usize>) -> serde_json::Value {
+/// A stored request's status as capture answers it (`Request` here is
+/// axum's HTTP request, so the store's record goes by its path).
+fn status_json(r: &restock_store::Request, position: Option<usize>) -> serde_json::Value {
     let mut value = json!({
         "request_id": r.id,
         "sku": r.sku,
@@ -329,209 +333,6 @@ async fn cancel(State(s): Shared, Path(id): Path<String>) -> Response {
         )
             .into_response(),
         Ok(CancelOutcome::NotFound) => error(StatusCode::NOT_FOUND, "no such request"),
-        Err(e) => unavailable(&e.into()),
-    }
-}
-
-fn gone(token: &str, what: &str) -> Response {
-    let body = text(what)
-        + &button(
-            &format!("/r/{token}/rejoin"),
-            "Put me back in the queue",
-            false,
-        );
-    page(StatusCode::GONE, "This reserve link has ended", &body)
-}
-
-/// The page for a link that has ended (or never existed: the two look alike).
-fn ended_link(token_text: &str) -> Response {
-    gone(
-        token_text,
-        "It was only live for a short while, and the unit has passed to the next person.",
-    )
-}
-
-async fn reserve_page(State(s): Shared, Path(token_text): Path<String>) -> Response {
-    let expired = || ended_link(&token_text);
-    let Ok(token) = token_text.parse::<LinkToken>() else {
-        return expired();
-    };
-    let result = async {
-        let Some(r) = s.store.request(&token.request()).await? else {
-            return Ok(expired());
-        };
-        if !r.reserve_link_is(&token) {
-            return Ok(expired());
-        }
-        let name = s
-            .store
-            .catalog_entry(&r.sku)
-            .await?
-            .map_or_else(|| r.sku.to_string(), |e| e.name);
-        let now = s.clock.now_ms();
-        Ok::<_, AppError>(match r.state {
-            RequestState::Offered { expires_ms, .. } if now < expires_ms => {
-                let body = text(&format!("{name} is back, and one is waiting for you."))
-                    + &note(&format!(
-                        "This link holds one for {} more.",
-                        time_left(expires_ms - now)
-                    ))
-                    + &button(
-                        &format!("/r/{token_text}"),
-                        "Hold mine and go to checkout",
-                        false,
-                    );
-                page(StatusCode::OK, &format!("Reserve your {name}"), &body)
-            }
-            RequestState::Held { expires_ms, .. } if now < expires_ms => {
-                let body = text(&format!(
-                    "One {name} is held for you for {} more.",
-                    time_left(expires_ms - now)
-                )) + &button(&format!("/r/{token_text}"), "Go to checkout", false);
-                page(StatusCode::OK, "It's held for you", &body)
-            }
-            RequestState::Bought { .. } => gone(&token_text, "This link was already used to buy."),
-            _ => expired(),
-        })
-    };
-    result.await.unwrap_or_else(|e| unavailable(&e))
-}
-
-async fn reserve(State(s): Shared, Path(token_text): Path<String>) -> Response {
-    let expired = || ended_link(&token_text);
-    let Ok(token) = token_text.parse::<LinkToken>() else {
-        return expired();
-    };
-    let result = async {
-        let settings = s.settings().await?;
-        let now = s.clock.now_ms();
-        let outcome = s
-            .store
-            .take_hold(
-                &token,
-                HoldId::from_random(s.random()),
-                now,
-                settings.hold_window,
-            )
-            .await?;
-        let entry = s.store.catalog_entry(token.sku()).await?;
-        let name = entry
-            .as_ref()
-            .map_or_else(|| token.sku().to_string(), |e| e.name.clone());
-        Ok::<_, AppError>(match outcome {
-            HoldOutcome::Held { hold, expires } | HoldOutcome::AlreadyHeld { hold, expires } => {
-                tracing::info!(sku = %token.sku(), "hold taken");
-                match entry.as_ref().and_then(|e| e.checkout_for(&hold)) {
-                    Some(url) => (StatusCode::SEE_OTHER, [(header::LOCATION, url)]).into_response(),
-                    None => page(
-                        StatusCode::OK,
-                        "It's held for you",
-                        &(text(&format!(
-                            "One {name} is held for you for {}.",
-                            time_left(expires - now)
-                        )) + &note(&format!(
-                            "Your hold number is {hold}. Quote it at checkout."
-                        ))),
-                    ),
-                }
-            }
-            HoldOutcome::SoldOutAgain => page(
-                StatusCode::CONFLICT,
-                "Sold out again, sorry",
-                &(text(&format!("The last {name} went moments before you tapped."))
-                    + &note(
-                        "You keep your place at the front of the line, and you'll be told first when another one frees up.",
-                    )),
-            ),
-            HoldOutcome::Refused(HoldRefused::Used) => {
-                gone(&token_text, "This link was already used to buy.")
-            }
-            HoldOutcome::Refused(HoldRefused::Expired | HoldRefused::NotOffered) => expired(),
-        })
-    };
-    result.await.unwrap_or_else(|e| unavailable(&e))
-}
-
-async fn rejoin(State(s): Shared, Path(token_text): Path<String>) -> Response {
-    let invalid = || {
-        page(
-            StatusCode::NOT_FOUND,
-            "We couldn't do that",
-            &text("This link is not valid any more. Please sign up again from the product page."),
-        )
-    };
-    let Ok(token) = token_text.parse::<LinkToken>() else {
-        return invalid();
-    };
-    let result = async {
-        let Some(r) = s.store.request(&token.request()).await? else {
-            return Ok(invalid());
-        };
-        if !r.reserve_link_is(&token) && !r.optout_link_is(&token) {
-            return Ok(invalid());
-        }
-        let settings = s.settings().await?;
-        let Some(entry) = s.store.catalog_entry(&r.sku).await? else {
-            return Ok(invalid());
-        };
-        let request = NewRequest {
-            id: RequestId::from_random(s.random()),
-            sku: r.sku.clone(),
-            name: r.name.clone(),
-            contact: r.contact.clone(),
-            contact_key: r.contact_key.clone(),
-            now: s.clock.now_ms(),
-            shards: entry.shards,
-            lifetime_ms: settings.request_lifetime.as_millis(),
-        };
-        let stored = match s.store.join(request).await? {
-            JoinOutcome::Joined(r) | JoinOutcome::AlreadyWaiting(r) => r,
-            JoinOutcome::OptedOut => {
-                return Ok(page(
-                    StatusCode::CONFLICT,
-                    "You opted out",
-                    &text("You asked us not to contact you, so we haven't added you."),
-                ));
-            }
-        };
-        let position = s.store.position(&stored, entry.shards).await?;
-        let body = match position {
-            Some(p) => text(&format!("You're number {p} in line for {}.", entry.name)),
-            None => text(&format!("You're already on the list for {}.", entry.name)),
-        };
-        Ok::<_, AppError>(page(StatusCode::OK, "You're back in the queue", &body))
-    };
-    result.await.unwrap_or_else(|e| unavailable(&e))
-}
-
-async fn optout_page(Path(token_text): Path<String>) -> Response {
-    let body = text(
-        "You won't get any more messages from us, about any product, on this address or number.",
-    ) + &button(&format!("/o/{token_text}"), "Stop all messages", false);
-    page(StatusCode::OK, "Stop messages?", &body)
-}
-
-async fn optout(State(s): Shared, Path(token_text): Path<String>) -> Response {
-    let invalid = || {
-        page(
-            StatusCode::NOT_FOUND,
-            "We couldn't find that link",
-            &text("If you keep getting messages, reply STOP to a text or contact the shop."),
-        )
-    };
-    let Ok(token) = token_text.parse::<LinkToken>() else {
-        return invalid();
-    };
-    match s.store.opt_out(&token, s.clock.now_ms()).await {
-        Ok(OptOutOutcome::OptedOut { ended }) => {
-            tracing::info!(sku = %token.sku(), ended, "opted out");
-            page(
-                StatusCode::OK,
-                "You're opted out",
-                &text("You won't hear from us again."),
-            )
-        }
-        Ok(OptOutOutcome::NotFound) => invalid(),
         Err(e) => unavailable(&e.into()),
     }
 }

@@ -1,0 +1,103 @@
+//! Every attribute name the store writes, in one place.
+//!
+//! Stored names are short (items are billed by size) and avoid DynamoDB's
+//! reserved words (`hold`, `name`, `level`, `at` are reserved), so
+//! expressions need no aliases. Expressions are built with `format!` from
+//! these constants; values always go through placeholders.
+
+/// The table's partition key.
+pub const PK: &str = "pk";
+/// The table's sort key.
+pub const SK: &str = "sk";
+
+// --- requests ---------------------------------------------------------------
+
+/// A request's id.
+pub const REQUEST_ID: &str = "rid";
+/// The SKU (requests, wakes, hold pointers, platform id mappings).
+pub const SKU: &str = "sku";
+/// The shopper's name.
+pub const NAME: &str = "nm";
+/// `email` or `sms`.
+pub const CHANNEL: &str = "ch";
+/// The email address or phone number.
+pub const ADDRESS: &str = "addr";
+/// The contact's keyed hash.
+pub const CONTACT_KEY: &str = "ckey";
+/// The join key (join time and tie-break), the queue order.
+pub const JOIN_KEY: &str = "jk";
+/// The queue shard.
+pub const SHARD: &str = "shd";
+/// When a waiting request goes stale.
+pub const STALE_AT: &str = "stale_at";
+/// The lifecycle status.
+pub const STATUS: &str = "st";
+/// The restock an offer or hold belongs to.
+pub const EPISODE: &str = "epi";
+/// When an offer or hold ends.
+pub const EXPIRES: &str = "exp";
+/// A hold's id.
+pub const HOLD: &str = "hid";
+/// The restock a request was last offered in (once per restock).
+pub const LAST_EPISODE: &str = "last_epi";
+/// The reserve link secret's hash.
+pub const RESERVE_HASH: &str = "rh";
+/// The opt-out link secret's hash.
+pub const OPTOUT_HASH: &str = "oh";
+/// The current offer's notice outcome (JSON).
+pub const NOTICE: &str = "notice";
+
+// --- sparse index keys (present only while the request is in the index) ------
+
+/// `queue` index partition: the SKU's shard.
+pub const QUEUE_PK: &str = "qpk";
+/// `queue` index sort key: the join key.
+pub const QUEUE_SK: &str = "qsk";
+/// `due` index partition: one of the due shards.
+pub const DUE_PK: &str = "dpk";
+/// `due` index sort key: the deadline.
+pub const DUE: &str = "due";
+/// `units` index partition: the SKU.
+pub const UNITS_PK: &str = "upk";
+/// `units` index sort key: `0#id` unsent offer, `1#id` claimed offer or hold.
+pub const UNITS_SK: &str = "usk";
+/// Every sparse index attribute: removed together when a request ends.
+pub const INDEX_KEYS: [&str; 6] = [QUEUE_PK, QUEUE_SK, DUE_PK, DUE, UNITS_PK, UNITS_SK];
+
+// --- SKU state ----------------------------------------------------------------
+
+/// The stock state machine (JSON).
+pub const STOCK: &str = "stock";
+/// The SKU level.
+pub const LEVEL: &str = "lvl";
+/// Live offers.
+pub const OFFERED: &str = "offered";
+/// Live holds.
+pub const HELD: &str = "held";
+/// Units bought with a hold.
+pub const BOUGHT: &str = "bought";
+/// Offers that lapsed.
+pub const LAPSED: &str = "lapsed";
+/// Bumped by every write that can raise `offered + held` or move the level.
+pub const VERSION: &str = "ver";
+/// When a counter last moved (reconcile waits for quiet).
+pub const TOUCHED: &str = "touched";
+/// The restock's phrase.
+pub const PHRASE: &str = "phrase";
+/// The restock the phrase was written for.
+pub const PHRASE_EPISODE: &str = "phrase_epi";
+
+// --- other items ----------------------------------------------------------------
+
+/// The settings document (TOML).
+pub const DOC: &str = "doc";
+/// A catalogue entry (JSON).
+pub const ENTRY: &str = "ent";
+/// A wake's kind.
+pub const KIND: &str = "kind";
+/// When a wake or opt-out was written.
+pub const WRITTEN_AT: &str = "wat";
+/// A rate-limit window's hit count.
+pub const HITS: &str = "hits";
+/// The TTL attribute (seconds since the epoch).
+pub const TTL: &str = "expires_at";

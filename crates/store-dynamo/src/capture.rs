@@ -1,0 +1,341 @@
+//! capture's operations: joining (one transaction with the opt-out and
+//! one-place checks), leaving, holding a unit (`held < level` in the same
+//! transaction as the request's move to held), buying, opting out.
+
+use async_trait::async_trait;
+use restock_core::{
+    ContactKey, Freed, HoldId, HoldRefused, HoldTaken, Millis, OptOutToken, RequestId,
+    RequestState, ReserveToken, Window,
+};
+use restock_store::port::Result;
+use restock_store::{
+    BuyOutcome, CancelOutcome, CaptureStore, HoldOutcome, JoinOutcome, NewRequest, OptOutOutcome,
+    Request, StoreError, WakeKind,
+};
+
+use crate::DynamoStore;
+use crate::attr::*;
+use crate::codec::*;
+use crate::lifecycle::{Ended, finish, wake};
+use crate::tx::{Change, MAX_ATTEMPTS, Outcome, backoff};
+
+impl DynamoStore {
+    /// A click found `held < level` false: the shop sold the units elsewhere.
+    /// The request goes back to waiting with its original join key (the
+    /// front of the line) and its offer's unit is freed. `None` when the
+    /// request moved meanwhile (the caller tries again).
+    async fn sold_out_again(
+        &self,
+        token: &ReserveToken,
+        now: Millis,
+    ) -> Result<Option<HoldOutcome>> {
+        let id = token.request();
+        let Some(item) = self.request_item(&id).await? else {
+            return Ok(Some(HoldOutcome::Refused(HoldRefused::Expired)));
+        };
+        let r = read_request(&item)?;
+        let RequestState::Offered {
+            episode,
+            expires_ms,
+        } = r.state
+        else {
+            return Ok(None);
+        };
+        let Ok((waiting, _)) = r.state.sold_out_again() else {
+            return Ok(None);
+        };
+        let back = Request {
+            state: waiting,
+            last_offered_episode: None,
+            reserve_hash: None,
+            notice: None,
+            ..r.clone()
+        };
+        let mut tx = self.tx();
+        tx.update(
+            "request",
+            Change::on(key(request_pk(&id), REQUEST_SK))
+                .set(STATUS, s("waiting"))
+                .set_all(index_attrs(&back))
+                .remove_all([EPISODE, EXPIRES, RESERVE_HASH, LAST_EPISODE, NOTICE])
+                .remove_all([UNITS_PK, UNITS_SK])
+                .when(format!(
+                    "{STATUS} = :offered AND {RESERVE_HASH} = :h AND {EXPIRES} = :exp"
+                ))
+                .value(":offered", s("offered"))
+                .value(":h", s(token.secret_hash().to_hex()))
+                .value(":exp", n(expires_ms)),
+        )?;
+        tx.update(
+            "counter",
+            Change::on(key(sku_pk(token.sku()), STATE_SK))
+                .set_expr(format!("{OFFERED} = {OFFERED} - :one"))
+                .set(TOUCHED, n(now))
+                .value(":one", n(1)),
+        )?;
+        wake(
+            &mut tx,
+            token.sku(),
+            WakeKind::Freed,
+            episode,
+            now,
+            &id.to_string(),
+        )?;
+        Ok(match self.transact(tx).await? {
+            Outcome::Done => Some(HoldOutcome::SoldOutAgain),
+            Outcome::Cancelled(_) => None,
+        })
+    }
+}
+
+#[async_trait]
+impl CaptureStore for DynamoStore {
+    async fn join(&self, new: NewRequest) -> Result<JoinOutcome> {
+        let request = new.into_waiting();
+        for attempt in 0..MAX_ATTEMPTS {
+            let mut tx = self.tx();
+            tx.check_absent("opt-out", key(optout_pk(&request.contact_key), ONE_SK))?;
+            tx.put("place", place_item(&request), true)?;
+            tx.put("request", request_item(&request), true)?;
+            let cancelled = match self.transact(tx).await? {
+                Outcome::Done => return Ok(JoinOutcome::Joined(request)),
+                Outcome::Cancelled(cancelled) => cancelled,
+            };
+            if cancelled.failed("opt-out") {
+                return Ok(JoinOutcome::OptedOut);
+            }
+            let existing = match cancelled.item("place") {
+                Some(item) => Some(item),
+                None => {
+                    self.get(place_pk(&request.contact_key), &sku_pk(&request.sku))
+                        .await?
+                }
+            };
+            if let Some(place) = existing {
+                let rid: RequestId = get_s(&place, REQUEST_ID)?
+                    .parse()
+                    .map_err(|e| corrupt(&place, e))?;
+                if let Some(item) = self.request_item(&rid).await? {
+                    let existing = read_request(&item)?;
+                    if existing.state.status().is_live() {
+                        return Ok(JoinOutcome::AlreadyWaiting(existing));
+                    }
+                }
+            }
+            // The other request finished between our write and our read: try again.
+            backoff(attempt).await;
+        }
+        Err(StoreError::Contention(place_pk(&request.contact_key)))
+    }
+
+    async fn request(&self, id: &RequestId) -> Result<Option<Request>> {
+        self.request_item(id)
+            .await?
+            .as_ref()
+            .map(read_request)
+            .transpose()
+    }
+
+    async fn position(&self, request: &Request, shards: u16) -> Result<Option<usize>> {
+        if request.state != RequestState::Waiting {
+            return Ok(None);
+        }
+        let ahead = self
+            .count_waiting(&request.sku, shards, Some(&request.key.to_string()))
+            .await?;
+        Ok(Some(restock_core::queue::position(ahead)))
+    }
+
+    async fn cancel(&self, id: &RequestId, now: Millis) -> Result<CancelOutcome> {
+        Ok(
+            match self.end_request(id, now, |r| r.state.cancel().ok()).await? {
+                Ended::Done => CancelOutcome::Cancelled,
+                Ended::NotApplicable(state) => CancelOutcome::NotLive(state.status()),
+                Ended::Missing => CancelOutcome::NotFound,
+            },
+        )
+    }
+
+    async fn take_hold(
+        &self,
+        token: &ReserveToken,
+        hold: HoldId,
+        now: Millis,
+        window: Window,
+    ) -> Result<HoldOutcome> {
+        let id = token.request();
+        let sku = token.sku();
+        let hold_expires = now + window.as_millis();
+        let mut pointer = key(hold_pk(&hold), ONE_SK);
+        pointer.insert(REQUEST_ID.into(), s(id.to_string()));
+        pointer.insert(SKU.into(), s(sku.as_str()));
+        pointer.insert(TTL.into(), ttl(now, FINISHED_TTL_SECS));
+        for attempt in 0..MAX_ATTEMPTS {
+            let mut tx = self.tx();
+            tx.update(
+                "request",
+                Change::on(key(request_pk(&id), REQUEST_SK))
+                    .set(STATUS, s("held"))
+                    .set(EXPIRES, n(hold_expires))
+                    .set(HOLD, s(hold.to_string()))
+                    .set(DUE, n(hold_expires))
+                    .set(UNITS_SK, s(units_sk(&id, false)))
+                    .when(format!(
+                        "{STATUS} = :offered AND {RESERVE_HASH} = :h AND {SKU} = :sku AND {EXPIRES} > :now"
+                    ))
+                    .value(":offered", s("offered"))
+                    .value(":h", s(token.secret_hash().to_hex()))
+                    .value(":sku", s(sku.as_str()))
+                    .value(":now", n(now)),
+            )?;
+            tx.update(
+                "counter",
+                Change::on(key(sku_pk(sku), STATE_SK))
+                    .set_expr(format!(
+                        "{OFFERED} = {OFFERED} - :one, {HELD} = {HELD} + :one"
+                    ))
+                    .set(TOUCHED, n(now))
+                    .value(":one", n(1))
+                    .when(format!("{HELD} < {LEVEL}")),
+            )?;
+            tx.put("hold", pointer.clone(), true)?;
+            let cancelled = match self.transact(tx).await? {
+                Outcome::Done => {
+                    return Ok(HoldOutcome::Held {
+                        hold,
+                        expires: hold_expires,
+                    });
+                }
+                Outcome::Cancelled(cancelled) => cancelled,
+            };
+            if cancelled.failed("request") {
+                let item = match cancelled.item("request") {
+                    Some(item) => Some(item),
+                    None => self.request_item(&id).await?,
+                };
+                let Some(item) = item else {
+                    return Ok(HoldOutcome::Refused(HoldRefused::Expired));
+                };
+                let r = read_request(&item)?;
+                if !r.reserve_link_is(token) {
+                    return Ok(HoldOutcome::Refused(HoldRefused::Expired));
+                }
+                match r.state.hold(now, hold, window) {
+                    Err(refused) => return Ok(HoldOutcome::Refused(refused)),
+                    Ok(HoldTaken::Existing { hold, expires_ms }) => {
+                        return Ok(HoldOutcome::AlreadyHeld {
+                            hold,
+                            expires: expires_ms,
+                        });
+                    }
+                    // It changed under us and is takeable again: retry.
+                    Ok(HoldTaken::New(_)) => backoff(attempt).await,
+                }
+            } else if cancelled.failed("counter") {
+                if let Some(outcome) = self.sold_out_again(token, now).await? {
+                    return Ok(outcome);
+                }
+            } else {
+                // The hold id collided (128 random bits: practically never); nothing to retry with.
+                return Err(StoreError::Contention(hold_pk(&hold)));
+            }
+        }
+        Err(StoreError::Contention(request_pk(&id)))
+    }
+
+    async fn mark_bought(&self, hold: &HoldId, now: Millis) -> Result<BuyOutcome> {
+        let Some(pointer) = self.get(hold_pk(hold), ONE_SK).await? else {
+            return Ok(BuyOutcome::NotHeld);
+        };
+        let id: RequestId = get_s(&pointer, REQUEST_ID)?
+            .parse()
+            .map_err(|e| corrupt(&pointer, e))?;
+        for attempt in 0..MAX_ATTEMPTS {
+            let Some(item) = self.request_item(&id).await? else {
+                return Ok(BuyOutcome::NotHeld);
+            };
+            let r = read_request(&item)?;
+            match r.state {
+                RequestState::Bought { hold: h } if &h == hold => {
+                    return Ok(BuyOutcome::AlreadyBought);
+                }
+                RequestState::Held { hold: h, .. } if &h == hold => {}
+                _ => return Ok(BuyOutcome::NotHeld),
+            }
+            let (to, _) = r.state.buy().expect("held");
+            let level = self.sku_item(&r.sku).await?.snapshot.counters.level;
+            let mut tx = self.tx();
+            finish(&mut tx, &r, to, Freed::Nothing, now)?;
+            // The unit left with the shopper: it also comes off the level until
+            // the shop's next report, so it is never offered again meanwhile.
+            tx.update(
+                "counter",
+                Change::on(key(sku_pk(&r.sku), STATE_SK))
+                    .set_expr(format!(
+                        "{HELD} = {HELD} - :one, {BOUGHT} = if_not_exists({BOUGHT}, :zero) + :one, {VERSION} = {VERSION} + :one"
+                    ))
+                    .set(LEVEL, n(level.saturating_sub(1)))
+                    .set(TOUCHED, n(now))
+                    .value(":one", n(1))
+                    .value(":zero", n(0))
+                    .when(format!("{LEVEL} = :oldlvl"))
+                    .value(":oldlvl", n(level)),
+            )?;
+            match self.transact(tx).await? {
+                Outcome::Done => return Ok(BuyOutcome::Bought(r.sku)),
+                Outcome::Cancelled(_) => backoff(attempt).await,
+            }
+        }
+        Err(StoreError::Contention(hold_pk(hold)))
+    }
+
+    async fn opt_out(&self, token: &OptOutToken, now: Millis) -> Result<OptOutOutcome> {
+        let Some(item) = self.request_item(&token.request()).await? else {
+            return Ok(OptOutOutcome::NotFound);
+        };
+        let r = read_request(&item)?;
+        if !r.optout_link_is(token) {
+            return Ok(OptOutOutcome::NotFound);
+        }
+        let ended = self.opt_out_contact(&r.contact_key, now).await?;
+        Ok(OptOutOutcome::OptedOut { ended })
+    }
+
+    async fn opt_out_contact(&self, contact: &ContactKey, now: Millis) -> Result<u32> {
+        let mut item = key(optout_pk(contact), ONE_SK);
+        item.insert(WRITTEN_AT.into(), n(now));
+        self.put_item(item).await?;
+        // The opt-out item exists before the places are read, so a join racing
+        // with this either committed first (and is found here) or is refused.
+        let mut ended = 0;
+        for place in self.partition(place_pk(contact)).await? {
+            let rid: RequestId = get_s(&place, REQUEST_ID)?
+                .parse()
+                .map_err(|e| corrupt(&place, e))?;
+            if let Ended::Done = self
+                .end_request(&rid, now, |r| r.state.opt_out().ok())
+                .await?
+            {
+                ended += 1;
+            }
+        }
+        Ok(ended)
+    }
+
+    async fn remove_opt_out(&self, contact: &ContactKey) -> Result<bool> {
+        let out = self
+            .client
+            .delete_item()
+            .table_name(&self.table)
+            .set_key(Some(key(optout_pk(contact), ONE_SK)))
+            .return_values(aws_sdk_dynamodb::types::ReturnValue::AllOld)
+            .send()
+            .await
+            .map_err(|e| StoreError::backend("DeleteItem", e))?;
+        Ok(out.attributes.is_some_and(|a| !a.is_empty()))
+    }
+
+    async fn is_opted_out(&self, contact: &ContactKey) -> Result<bool> {
+        Ok(self.get(optout_pk(contact), ONE_SK).await?.is_some())
+    }
+}

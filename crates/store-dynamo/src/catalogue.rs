@@ -1,0 +1,134 @@
+//! Settings and the catalogue. Each entry is kept twice in one transaction —
+//! under its SKU for lookups and in one listing partition, so the whole
+//! catalogue is a single Query — with an item per platform id that maps a
+//! webhook's reference to the SKU.
+
+use async_trait::async_trait;
+use restock_core::webhook::ItemRef;
+use restock_core::{CatalogEntry, Settings, Sku};
+use restock_store::port::Result;
+use restock_store::{CatalogueStore, StoreError};
+
+use crate::DynamoStore;
+use crate::attr::*;
+use crate::codec::*;
+use crate::tx::Outcome;
+
+fn shopify_pk(id: u64) -> String {
+    format!("SHOPIFY#{id}")
+}
+
+fn woo_pk(id: u64) -> String {
+    format!("WOO#{id}")
+}
+
+fn read_entry(item: &Item) -> Result<CatalogEntry> {
+    serde_json::from_str(get_s(item, ENTRY)?).map_err(|e| corrupt(item, e))
+}
+
+#[async_trait]
+impl CatalogueStore for DynamoStore {
+    async fn put_settings(&self, settings: &Settings) -> Result<()> {
+        let mut item = key("SETTINGS", ONE_SK);
+        item.insert(DOC.into(), s(settings.to_toml()));
+        self.put_item(item).await
+    }
+
+    async fn settings(&self) -> Result<Option<Settings>> {
+        let Some(item) = self.get("SETTINGS".into(), ONE_SK).await? else {
+            return Ok(None);
+        };
+        Settings::from_toml(get_s(&item, DOC)?)
+            .map(Some)
+            .map_err(|e| corrupt(&item, e))
+    }
+
+    async fn put_catalog_entry(&self, entry: &CatalogEntry) -> Result<()> {
+        let old = self.catalog_entry(&entry.sku).await?;
+        if let Some(old) = &old
+            && entry.shards < old.shards
+        {
+            return Err(StoreError::shards_lowered(
+                &entry.sku,
+                old.shards,
+                entry.shards,
+            ));
+        }
+        let ent = s(serde_json::to_string(entry).expect("catalogue entries serialise"));
+        let mut item = key(sku_pk(&entry.sku), CATALOG_SK);
+        item.insert(ENTRY.into(), ent.clone());
+        let mut listed = key(CATALOG_PK.to_owned(), entry.sku.as_str());
+        listed.insert(ENTRY.into(), ent);
+        let mut tx = self.tx();
+        tx.put("entry", item, false)?;
+        tx.put("listing", listed, false)?;
+        let mapping = |pk: String| {
+            let mut m = key(pk, ONE_SK);
+            m.insert(SKU.into(), s(entry.sku.as_str()));
+            m
+        };
+        let old_shopify = old.as_ref().and_then(|o| o.shopify_inventory_item_id);
+        let old_woo = old.as_ref().and_then(|o| o.woocommerce_product_id);
+        if let Some(id) = old_shopify.filter(|id| Some(*id) != entry.shopify_inventory_item_id) {
+            tx.delete("old shopify id", key(shopify_pk(id), ONE_SK))?;
+        }
+        if let Some(id) = old_woo.filter(|id| Some(*id) != entry.woocommerce_product_id) {
+            tx.delete("old woocommerce id", key(woo_pk(id), ONE_SK))?;
+        }
+        if let Some(id) = entry.shopify_inventory_item_id {
+            tx.put("shopify id", mapping(shopify_pk(id)), false)?;
+        }
+        if let Some(id) = entry.woocommerce_product_id {
+            tx.put("woocommerce id", mapping(woo_pk(id)), false)?;
+        }
+        match self.transact(tx).await? {
+            Outcome::Done => Ok(()),
+            Outcome::Cancelled(_) => Err(StoreError::Contention(sku_pk(&entry.sku))),
+        }
+    }
+
+    async fn catalog(&self) -> Result<Vec<CatalogEntry>> {
+        self.partition(CATALOG_PK.into())
+            .await?
+            .iter()
+            .map(read_entry)
+            .collect()
+    }
+
+    async fn catalog_entry(&self, sku: &Sku) -> Result<Option<CatalogEntry>> {
+        self.get(sku_pk(sku), CATALOG_SK)
+            .await?
+            .as_ref()
+            .map(read_entry)
+            .transpose()
+    }
+
+    async fn resolve_item(&self, item: &ItemRef) -> Result<Option<CatalogEntry>> {
+        let mapped = |pk: String| async move {
+            match self.get(pk, ONE_SK).await? {
+                Some(m) => Ok::<_, StoreError>(Some(
+                    Sku::try_from(get_s(&m, SKU)?).map_err(|e| corrupt(&m, e))?,
+                )),
+                None => Ok(None),
+            }
+        };
+        let sku = match item {
+            ItemRef::Sku { sku } => Some(sku.clone()),
+            ItemRef::Shopify { inventory_item_id } => {
+                mapped(shopify_pk(*inventory_item_id)).await?
+            }
+            ItemRef::WooCommerce { product_id, sku } => {
+                if let Some(sku) = sku
+                    && let Some(entry) = self.catalog_entry(sku).await?
+                {
+                    return Ok(Some(entry));
+                }
+                mapped(woo_pk(*product_id)).await?
+            }
+        };
+        match sku {
+            Some(sku) => self.catalog_entry(&sku).await,
+            None => Ok(None),
+        }
+    }
+}

@@ -1,0 +1,129 @@
+//! detect's operations: a stock event is applied in one transaction with its
+//! delivery id (the dedup) and, for a restock or top-up, the wake for notify;
+//! the SKU's state item is guarded by its version.
+
+use async_trait::async_trait;
+use restock_core::{Millis, Rules, Sku, StockEvent, StockOutcome};
+use restock_store::port::Result;
+use restock_store::{ApplyOutcome, DetectStore, SkuSnapshot, StoreError, Wake, WakeKind};
+
+use crate::DynamoStore;
+use crate::attr::*;
+use crate::codec::*;
+use crate::lifecycle::wake;
+use crate::tx::{Change, MAX_ATTEMPTS, Outcome, backoff, fnv};
+
+/// The state item's update to `version + 1`, guarded by the version read
+/// (or by there being none yet).
+fn versioned(sku: &Sku, version: Option<u64>) -> Change {
+    let change = Change::on(key(sku_pk(sku), STATE_SK)).set(VERSION, n(version.unwrap_or(0) + 1));
+    match version {
+        Some(v) => change.when(format!("{VERSION} = :v")).value(":v", n(v)),
+        None => change.when(format!("attribute_not_exists({VERSION})")),
+    }
+}
+
+fn stock_json(state: &restock_core::StockState) -> String {
+    serde_json::to_string(state).expect("stock state serialises")
+}
+
+#[async_trait]
+impl DetectStore for DynamoStore {
+    async fn apply_stock(
+        &self,
+        sku: &Sku,
+        event: &StockEvent,
+        rules: &Rules,
+        now: Millis,
+    ) -> Result<ApplyOutcome> {
+        let mut delivery = key(delivery_pk(&event.delivery_id), ONE_SK);
+        delivery.insert(TTL.into(), ttl(now, DELIVERY_TTL_SECS));
+        for attempt in 0..MAX_ATTEMPTS {
+            let current = self.sku_item(sku).await?;
+            let (next, outcome) =
+                current
+                    .snapshot
+                    .stock
+                    .apply(&event.location, event.reading(), rules);
+            let mut tx = self.tx();
+            tx.put("delivery", delivery.clone(), true)?;
+            if !matches!(outcome, StockOutcome::Stale | StockOutcome::Unchanged) {
+                tx.update(
+                    "state",
+                    versioned(sku, current.version)
+                        .set(STOCK, s(stock_json(&next)))
+                        .set(LEVEL, n(next.level().units()))
+                        .set_expr(format!(
+                            "{OFFERED} = if_not_exists({OFFERED}, :zero), {HELD} = if_not_exists({HELD}, :zero)"
+                        ))
+                        .value(":zero", n(0)),
+                )?;
+                let woken = match outcome {
+                    StockOutcome::Restock { episode, .. } => Some((WakeKind::Restock, episode)),
+                    StockOutcome::TopUp { episode, .. } => Some((WakeKind::TopUp, episode)),
+                    _ => None,
+                };
+                if let Some((kind, episode)) = woken {
+                    let discriminator = format!("{:016x}", fnv(&event.delivery_id));
+                    wake(&mut tx, sku, kind, episode, now, &discriminator)?;
+                }
+            }
+            match self.transact(tx).await? {
+                Outcome::Done => return Ok(ApplyOutcome::Applied(outcome)),
+                Outcome::Cancelled(c) if c.failed("delivery") => {
+                    return Ok(ApplyOutcome::Duplicate);
+                }
+                Outcome::Cancelled(_) => backoff(attempt).await,
+            }
+        }
+        Err(StoreError::Contention(sku_pk(sku)))
+    }
+
+    async fn release_paused(&self, sku: &Sku, now: Millis) -> Result<Option<StockOutcome>> {
+        for attempt in 0..MAX_ATTEMPTS {
+            let current = self.sku_item(sku).await?;
+            let Ok((next, outcome)) = current.snapshot.stock.release() else {
+                return Ok(None);
+            };
+            let mut tx = self.tx();
+            tx.update(
+                "state",
+                versioned(sku, Some(current.version.unwrap_or(0))).set(STOCK, s(stock_json(&next))),
+            )?;
+            wake(
+                &mut tx,
+                sku,
+                WakeKind::Restock,
+                next.episode,
+                now,
+                "released",
+            )?;
+            match self.transact(tx).await? {
+                Outcome::Done => return Ok(Some(outcome)),
+                Outcome::Cancelled(_) => backoff(attempt).await,
+            }
+        }
+        Err(StoreError::Contention(sku_pk(sku)))
+    }
+
+    async fn snapshot(&self, sku: &Sku) -> Result<SkuSnapshot> {
+        Ok(self.sku_item(sku).await?.snapshot)
+    }
+
+    async fn wakes(&self, sku: &Sku) -> Result<Vec<Wake>> {
+        self.partition(wake_pk(sku))
+            .await?
+            .iter()
+            .map(|item| {
+                let kind = WakeKind::parse(get_s(item, KIND)?)
+                    .ok_or_else(|| corrupt(item, "unknown wake kind"))?;
+                Ok(Wake {
+                    sku: sku.clone(),
+                    kind,
+                    episode: get_n(item, EPISODE)?,
+                    at: get_n(item, WRITTEN_AT)?,
+                })
+            })
+            .collect()
+    }
+}

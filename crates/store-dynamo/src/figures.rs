@@ -1,0 +1,27 @@
+//! Figures for the team: the queue read oldest-first, and per-SKU counts.
+
+use async_trait::async_trait;
+use restock_core::Sku;
+use restock_store::port::Result;
+use restock_store::{FiguresStore, Request, SkuStats};
+
+use crate::DynamoStore;
+use crate::queue::QueueReader;
+
+#[async_trait]
+impl FiguresStore for DynamoStore {
+    async fn queue(&self, sku: &Sku, shards: u16, limit: usize) -> Result<Vec<Request>> {
+        QueueReader::new(sku, shards, limit).take(self, limit).await
+    }
+
+    async fn stats(&self, sku: &Sku, shards: u16) -> Result<SkuStats> {
+        let item = self.sku_item(sku).await?;
+        Ok(SkuStats {
+            waiting: self.count_waiting(sku, shards, None).await? as u32,
+            offered: item.snapshot.counters.offered,
+            held: item.snapshot.counters.held,
+            bought: item.snapshot.bought,
+            lapsed: item.lapsed,
+        })
+    }
+}

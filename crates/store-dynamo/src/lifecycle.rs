@@ -1,0 +1,124 @@
+//! The writes the sections share: waking notify, and ending a live request
+//! (its new state, its place freed for a new tap, any unit it had given
+//! back), each conditional on the request being exactly as read.
+
+use restock_core::{Freed, Millis, RequestId, RequestState, Sku};
+use restock_store::port::Result;
+use restock_store::{Request, StoreError, WakeKind};
+
+use crate::DynamoStore;
+use crate::attr::*;
+use crate::codec::*;
+use crate::tx::{Change, MAX_ATTEMPTS, Outcome, Tx, backoff};
+
+/// What ending a request came to.
+pub(crate) enum Ended {
+    /// The transition was written.
+    Done,
+    /// The request is in a state the transition does not apply to.
+    NotApplicable(RequestState),
+    /// No such request.
+    Missing,
+}
+
+/// Adds a wake record for notify (the stream passes on only these).
+/// `discriminator` keeps two wakes of the same millisecond apart.
+pub(crate) fn wake(
+    tx: &mut Tx<'_>,
+    sku: &Sku,
+    kind: WakeKind,
+    episode: u32,
+    now: Millis,
+    discriminator: &str,
+) -> Result<()> {
+    let mut item = key(
+        wake_pk(sku),
+        format!("{now:013}#{}#{discriminator}", kind.as_str()),
+    );
+    item.insert(SKU.into(), s(sku.as_str()));
+    item.insert(KIND.into(), s(kind.as_str()));
+    item.insert(EPISODE.into(), n(episode));
+    item.insert(WRITTEN_AT.into(), n(now));
+    item.insert(TTL.into(), ttl(now, DELIVERY_TTL_SECS));
+    tx.put("wake", item, false)
+}
+
+/// The counter a freed unit comes off, if any.
+fn freed_counter(freed: Freed) -> Option<&'static str> {
+    match freed {
+        Freed::Nothing => None,
+        Freed::Offer => Some(OFFERED),
+        Freed::Hold => Some(HELD),
+    }
+}
+
+/// Adds the writes that end live request `r` with `to`: labelled `request`,
+/// `place`, and (when a unit is freed) `counter` and `wake`.
+pub(crate) fn finish(
+    tx: &mut Tx<'_>,
+    r: &Request,
+    to: RequestState,
+    freed: Freed,
+    now: Millis,
+) -> Result<()> {
+    let mut request = Change::on(key(request_pk(&r.id), REQUEST_SK))
+        .set(TTL, ttl(now, FINISHED_TTL_SECS))
+        .set_all(state_attrs(&to))
+        .remove_all(INDEX_KEYS)
+        .when(format!("{STATUS} = :from"))
+        .value(":from", s(r.state.status().as_str()));
+    if let RequestState::Offered { expires_ms, .. } | RequestState::Held { expires_ms, .. } =
+        r.state
+    {
+        request = request
+            .when(format!("{EXPIRES} = :fromexp"))
+            .value(":fromexp", n(expires_ms));
+    }
+    tx.update("request", request)?;
+    tx.delete("place", key(place_pk(&r.contact_key), sku_pk(&r.sku)))?;
+    if let Some(counter) = freed_counter(freed) {
+        let mut change = Change::on(key(sku_pk(&r.sku), STATE_SK))
+            .set_expr(format!("{counter} = {counter} - :one"))
+            .set(TOUCHED, n(now))
+            .value(":one", n(1));
+        if to == RequestState::Lapsed {
+            change = change
+                .set_expr(format!("{LAPSED} = if_not_exists({LAPSED}, :zero) + :one"))
+                .value(":zero", n(0));
+        }
+        tx.update("counter", change)?;
+        let episode = match r.state {
+            RequestState::Offered { episode, .. } | RequestState::Held { episode, .. } => episode,
+            _ => 0,
+        };
+        wake(tx, &r.sku, WakeKind::Freed, episode, now, &r.id.to_string())?;
+    }
+    Ok(())
+}
+
+impl DynamoStore {
+    /// Ends a live request with `transition`, re-reading on a lost race.
+    pub(crate) async fn end_request(
+        &self,
+        id: &RequestId,
+        now: Millis,
+        transition: impl Fn(&Request) -> Option<(RequestState, Freed)> + Send + Sync,
+    ) -> Result<Ended> {
+        for attempt in 0..MAX_ATTEMPTS {
+            let Some(item) = self.request_item(id).await? else {
+                return Ok(Ended::Missing);
+            };
+            let r = read_request(&item)?;
+            let Some((to, freed)) = transition(&r) else {
+                return Ok(Ended::NotApplicable(r.state));
+            };
+            let mut tx = self.tx();
+            finish(&mut tx, &r, to, freed, now)?;
+            match self.transact(tx).await? {
+                Outcome::Done => return Ok(Ended::Done),
+                Outcome::Cancelled(_) => backoff(attempt).await,
+            }
+        }
+        Err(StoreError::Contention(request_pk(id)))
+    }
+}

@@ -1,0 +1,368 @@
+//! notify's operations: a wave of offers written in chunks, each chunk one
+//! transaction with the SKU's counter (guarded by its version, so the free
+//! units cannot move under the wave) and each request (guarded on still
+//! waiting and not yet offered in this restock); and each notice's claim and
+//! fate, so no notice goes twice.
+
+use std::collections::HashMap;
+
+use async_trait::async_trait;
+use restock_core::{
+    Candidate, LinkToken, Millis, Plan, RequestId, RequestState, SkipReason, Sku, plan_offers,
+};
+use restock_store::port::Result;
+use restock_store::{
+    NoticeOutcome, NotifyStore, Offer, Random, Request, StoreError, Wave, WaveParams,
+};
+
+use crate::DynamoStore;
+use crate::attr::*;
+use crate::codec::*;
+use crate::lifecycle::Ended;
+use crate::queue::QueueReader;
+use crate::tx::{Change, MAX_ATTEMPTS, Outcome, backoff, fnv};
+
+/// Requests per offer transaction (plus the SKU's counter item: 100 in all).
+const OFFERS_PER_TX: usize = 99;
+
+fn notice_json(outcome: &NoticeOutcome) -> String {
+    serde_json::to_string(outcome).expect("notice outcomes serialise")
+}
+
+/// An offer about to be written, with its link secrets.
+type Pending<'a> = (&'a Request, LinkToken, LinkToken);
+
+/// What writing a chunk of offers came to.
+enum Chunk {
+    /// Written (empty when every request dropped out and nothing was).
+    Done(Vec<Offer>),
+    /// The SKU moved (another wave, a level change): start over from a fresh read.
+    Moved,
+}
+
+impl DynamoStore {
+    /// Reads the queue oldest-first, just enough for the core to plan `free`
+    /// offers: more only when skipped requests left it short.
+    async fn plan(
+        &self,
+        sku: &Sku,
+        shards: u16,
+        free: u32,
+        episode: u32,
+        now: Millis,
+    ) -> Result<(Vec<Request>, Plan<RequestId>)> {
+        let mut reader = QueueReader::new(sku, shards, free as usize);
+        let mut seen: Vec<Request> = reader.take(self, free as usize).await?;
+        loop {
+            let candidates = seen.iter().map(|r| Candidate {
+                request: r.id,
+                key: r.key,
+                stale_at_ms: r.stale_at,
+                opted_out: false,
+                last_offered_episode: r.last_offered_episode,
+            });
+            let plan = plan_offers(free, episode, now, candidates);
+            let short = free as usize - plan.offers.len();
+            if short == 0 {
+                return Ok((seen, plan));
+            }
+            let more = reader.take(self, short).await?;
+            if more.is_empty() {
+                return Ok((seen, plan));
+            }
+            seen.extend(more);
+        }
+    }
+
+    /// Writes one chunk of offers at the SKU's `version`. Requests no longer
+    /// waiting (cancelled, opted out, just offered by an index that lagged)
+    /// drop out and the rest are written again.
+    async fn write_chunk(
+        &self,
+        sku: &Sku,
+        mut chunk: Vec<Pending<'_>>,
+        version: u64,
+        episode: u32,
+        params: &WaveParams,
+        now: Millis,
+    ) -> Result<Chunk> {
+        while !chunk.is_empty() {
+            let mut tx = self.tx();
+            tx.update(
+                "counter",
+                Change::on(key(sku_pk(sku), STATE_SK))
+                    .set_expr(format!("{OFFERED} = {OFFERED} + :n"))
+                    .value(":n", n(chunk.len()))
+                    .set(VERSION, n(version + 1))
+                    .set(TOUCHED, n(now))
+                    .when(format!("{VERSION} = :v"))
+                    .value(":v", n(version)),
+            )?;
+            let mut offered = Vec::with_capacity(chunk.len());
+            for (r, reserve, optout) in &chunk {
+                let state = r
+                    .state
+                    .offer(episode, now, params.offer_window)
+                    .map_err(|e| corrupt(&request_item(r), e))?;
+                let RequestState::Offered { expires_ms, .. } = state else {
+                    unreachable!("offer() gives an offered state")
+                };
+                tx.update(
+                    "offer",
+                    Change::on(key(request_pk(&r.id), REQUEST_SK))
+                        .set(STATUS, s("offered"))
+                        .set(EPISODE, n(episode))
+                        .set(EXPIRES, n(expires_ms))
+                        .set(LAST_EPISODE, n(episode))
+                        .set(RESERVE_HASH, s(reserve.secret_hash().to_hex()))
+                        .set(OPTOUT_HASH, s(optout.secret_hash().to_hex()))
+                        .set(DUE, n(expires_ms))
+                        .set(UNITS_PK, s(units_pk(sku)))
+                        .set(UNITS_SK, s(units_sk(&r.id, true)))
+                        .remove_all([QUEUE_PK, QUEUE_SK, NOTICE])
+                        .when(format!(
+                            "{STATUS} = :waiting AND (attribute_not_exists({LAST_EPISODE}) OR {LAST_EPISODE} <> :e)"
+                        ))
+                        .value(":waiting", s("waiting"))
+                        .value(":e", n(episode)),
+                )?;
+                offered.push(Offer {
+                    request: Request {
+                        state,
+                        last_offered_episode: Some(episode),
+                        reserve_hash: Some(reserve.secret_hash()),
+                        optout_hash: Some(optout.secret_hash()),
+                        notice: None,
+                        ..(*r).clone()
+                    },
+                    reserve: reserve.clone(),
+                    optout: optout.clone(),
+                });
+            }
+            // The same token on a retried call makes DynamoDB answer the
+            // first call's result instead of applying it twice.
+            tx.token(format!(
+                "{:016x}{:016x}",
+                fnv(sku.as_str()),
+                fnv(&format!("{version}#{}", chunk[0].0.id))
+            ));
+            match self.transact(tx).await? {
+                Outcome::Done => return Ok(Chunk::Done(offered)),
+                Outcome::Cancelled(c) if c.failed("counter") => return Ok(Chunk::Moved),
+                Outcome::Cancelled(c) => {
+                    let mut i = 0;
+                    chunk.retain(|_| {
+                        i += 1;
+                        !c.failed_nth("offer", i - 1)
+                    });
+                }
+            }
+        }
+        Ok(Chunk::Done(Vec::new()))
+    }
+}
+
+#[async_trait]
+impl NotifyStore for DynamoStore {
+    async fn create_offers(
+        &self,
+        sku: &Sku,
+        params: &WaveParams,
+        now: Millis,
+        random: Random<'_>,
+    ) -> Result<Wave> {
+        let mut wave = Wave::default();
+        'attempts: for attempt in 0..MAX_ATTEMPTS {
+            let current = self.sku_item(sku).await?;
+            let stock = &current.snapshot.stock;
+            wave.episode = stock.episode;
+            let (Some(mut version), true, false) = (current.version, stock.in_stock, stock.paused)
+            else {
+                return Ok(wave);
+            };
+            let free = current
+                .snapshot
+                .counters
+                .free(params.share)
+                .min(params.max_offers.saturating_sub(wave.offers.len() as u32));
+            if free == 0 {
+                return Ok(wave);
+            }
+            let (seen, plan) = self
+                .plan(sku, params.shards, free, stock.episode, now)
+                .await?;
+            let by_id: HashMap<RequestId, &Request> = seen.iter().map(|r| (r.id, r)).collect();
+            for (c, reason) in &plan.skipped {
+                let transition = match reason {
+                    SkipReason::Stale => |r: &Request| r.state.expire(i64::MAX, r.stale_at).ok(),
+                    SkipReason::OptedOut => |r: &Request| r.state.opt_out().ok(),
+                    SkipReason::AlreadyOffered => continue,
+                };
+                if let Ended::Done = self.end_request(&c.request, now, transition).await? {
+                    wave.skipped.push((c.request, *reason));
+                }
+            }
+            let chosen: Vec<&Request> = plan.offers.iter().map(|c| by_id[&c.request]).collect();
+            for chunk in chosen.chunks(OFFERS_PER_TX) {
+                let chunk: Vec<Pending<'_>> = chunk
+                    .iter()
+                    .map(|r| {
+                        (
+                            *r,
+                            LinkToken::new(sku.clone(), r.id, random()),
+                            LinkToken::new(sku.clone(), r.id, random()),
+                        )
+                    })
+                    .collect();
+                match self
+                    .write_chunk(sku, chunk, version, stock.episode, params, now)
+                    .await?
+                {
+                    // Every request of the chunk dropped out: nothing was written.
+                    Chunk::Done(offered) if offered.is_empty() => {}
+                    Chunk::Done(offered) => {
+                        version += 1;
+                        wave.offers.extend(offered);
+                    }
+                    Chunk::Moved => {
+                        backoff(attempt).await;
+                        continue 'attempts;
+                    }
+                }
+            }
+            return Ok(wave);
+        }
+        if wave.offers.is_empty() {
+            Err(StoreError::Contention(sku_pk(sku)))
+        } else {
+            Ok(wave)
+        }
+    }
+
+    async fn claim_notice(&self, id: &RequestId, episode: u32) -> Result<bool> {
+        Change::on(key(request_pk(id), REQUEST_SK))
+            .set(NOTICE, s(notice_json(&NoticeOutcome::Sending)))
+            .set(UNITS_SK, s(units_sk(id, false)))
+            .when(format!(
+                "{STATUS} = :offered AND {EPISODE} = :e AND attribute_not_exists({NOTICE})"
+            ))
+            .value(":offered", s("offered"))
+            .value(":e", n(episode))
+            .apply(self)
+            .await
+    }
+
+    async fn record_notice(
+        &self,
+        id: &RequestId,
+        episode: u32,
+        outcome: NoticeOutcome,
+        now: Millis,
+    ) -> Result<()> {
+        if matches!(outcome, NoticeOutcome::Failed { .. }) {
+            let ended = self
+                .end_request(id, now, |r| match r.state {
+                    RequestState::Offered { episode: e, .. } if e == episode => {
+                        r.state.undeliverable().ok()
+                    }
+                    _ => None,
+                })
+                .await?;
+            if !matches!(ended, Ended::Done) {
+                return Ok(());
+            }
+        }
+        Change::on(key(request_pk(id), REQUEST_SK))
+            .set(NOTICE, s(notice_json(&outcome)))
+            .when(format!("{LAST_EPISODE} = :e"))
+            .value(":e", n(episode))
+            .apply(self)
+            .await
+            .map(drop)
+    }
+
+    async fn release_notice(&self, id: &RequestId, episode: u32) -> Result<()> {
+        Change::on(key(request_pk(id), REQUEST_SK))
+            .remove(NOTICE)
+            .set(UNITS_SK, s(units_sk(id, true)))
+            .when(format!(
+                "{STATUS} = :offered AND {EPISODE} = :e AND {NOTICE} = :sending"
+            ))
+            .value(":sending", s(notice_json(&NoticeOutcome::Sending)))
+            .value(":offered", s("offered"))
+            .value(":e", n(episode))
+            .apply(self)
+            .await
+            .map(drop)
+    }
+
+    async fn reissue_unsent(&self, sku: &Sku, random: Random<'_>) -> Result<Vec<Offer>> {
+        let items = self
+            .query_all(
+                self.query()
+                    .index_name("units")
+                    .key_condition_expression(format!(
+                        "{UNITS_PK} = :u AND begins_with({UNITS_SK}, :unsent)"
+                    ))
+                    .expression_attribute_values(":unsent", s("0#"))
+                    .filter_expression(format!(
+                        "{STATUS} = :offered AND attribute_not_exists({NOTICE})"
+                    ))
+                    .expression_attribute_values(":u", s(units_pk(sku)))
+                    .expression_attribute_values(":offered", s("offered")),
+            )
+            .await?;
+        let mut unsent = items.iter().map(read_request).collect::<Result<Vec<_>>>()?;
+        unsent.sort_by_key(|r| r.key);
+        let mut offers = Vec::new();
+        for r in unsent {
+            let reserve = LinkToken::new(sku.clone(), r.id, random());
+            let optout = LinkToken::new(sku.clone(), r.id, random());
+            let RequestState::Offered { episode, .. } = r.state else {
+                continue;
+            };
+            let rearmed = Change::on(key(request_pk(&r.id), REQUEST_SK))
+                .set(RESERVE_HASH, s(reserve.secret_hash().to_hex()))
+                .set(OPTOUT_HASH, s(optout.secret_hash().to_hex()))
+                .when(format!(
+                    "{STATUS} = :offered AND {EPISODE} = :e AND attribute_not_exists({NOTICE})"
+                ))
+                .value(":offered", s("offered"))
+                .value(":e", n(episode))
+                .apply(self)
+                .await?;
+            // Not re-armed: claimed, clicked or ended meanwhile, not ours to send.
+            if rearmed {
+                offers.push(Offer {
+                    request: Request {
+                        reserve_hash: Some(reserve.secret_hash()),
+                        optout_hash: Some(optout.secret_hash()),
+                        ..r
+                    },
+                    reserve,
+                    optout,
+                });
+            }
+        }
+        Ok(offers)
+    }
+
+    async fn restock_phrase(&self, sku: &Sku, episode: u32) -> Result<Option<String>> {
+        let Some(item) = self.get(sku_pk(sku), STATE_SK).await? else {
+            return Ok(None);
+        };
+        let stored_for: Option<u32> = opt_n(&item, PHRASE_EPISODE)?;
+        Ok(opt_s(&item, PHRASE)
+            .filter(|_| stored_for == Some(episode))
+            .map(str::to_owned))
+    }
+
+    async fn save_restock_phrase(&self, sku: &Sku, episode: u32, phrase: &str) -> Result<()> {
+        Change::on(key(sku_pk(sku), STATE_SK))
+            .set(PHRASE, s(phrase))
+            .set(PHRASE_EPISODE, n(episode))
+            .apply(self)
+            .await
+            .map(drop)
+    }
+}

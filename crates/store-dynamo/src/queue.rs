@@ -1,0 +1,131 @@
+//! Reading a SKU's write-sharded queue: oldest-first across shards, a page at
+//! a time, and counting it.
+
+use std::collections::VecDeque;
+
+use aws_sdk_dynamodb::types::Select;
+use restock_core::Sku;
+use restock_store::port::Result;
+use restock_store::{Request, StoreError};
+
+use crate::DynamoStore;
+use crate::attr::*;
+use crate::codec::*;
+
+/// Items per queue page read.
+const PAGE: i32 = 500;
+
+/// A shard's cursor over the `queue` index.
+struct ShardCursor {
+    pk: String,
+    buffer: VecDeque<Request>,
+    start: Option<Item>,
+    done: bool,
+}
+
+/// Reads a SKU's queue oldest-first across shards, a page at a time: a
+/// k-way merge over each shard's pages, pulling a shard's next page only when
+/// the merge reaches the end of the one it has.
+pub(crate) struct QueueReader {
+    shards: Vec<ShardCursor>,
+    page: i32,
+}
+
+impl QueueReader {
+    /// A reader over the `shards` of `sku`'s queue, paging by about `want`.
+    pub(crate) fn new(sku: &Sku, shards: u16, want: usize) -> Self {
+        let shards = (0..shards.max(1))
+            .map(|shard| ShardCursor {
+                pk: queue_pk(sku, shard),
+                buffer: VecDeque::new(),
+                start: None,
+                done: false,
+            })
+            .collect();
+        Self {
+            shards,
+            page: (want as i32).clamp(16, PAGE),
+        }
+    }
+
+    /// The next `n` waiting requests in join order (fewer at the end).
+    pub(crate) async fn take(&mut self, store: &DynamoStore, n: usize) -> Result<Vec<Request>> {
+        let mut out = Vec::with_capacity(n);
+        while out.len() < n {
+            for cursor in &mut self.shards {
+                if cursor.buffer.is_empty() && !cursor.done {
+                    let page = store
+                        .query()
+                        .index_name("queue")
+                        .key_condition_expression(format!("{QUEUE_PK} = :q"))
+                        .expression_attribute_values(":q", s(&cursor.pk))
+                        .set_exclusive_start_key(cursor.start.take())
+                        .limit(self.page)
+                        .send()
+                        .await
+                        .map_err(|e| StoreError::backend("Query", e))?;
+                    for item in page.items() {
+                        cursor.buffer.push_back(read_request(item)?);
+                    }
+                    cursor.start = page.last_evaluated_key;
+                    cursor.done = cursor.start.is_none();
+                }
+            }
+            // Every shard now has its next entry buffered (or is exhausted), so
+            // the smallest head is the next in the one true order.
+            let next = self
+                .shards
+                .iter_mut()
+                .filter(|c| !c.buffer.is_empty())
+                .min_by_key(|c| c.buffer.front().map(|r| r.key))
+                .and_then(|c| c.buffer.pop_front());
+            match next {
+                Some(r) => out.push(r),
+                None => break,
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl DynamoStore {
+    /// Counts waiting requests of a SKU ahead of `before` (or all of them).
+    pub(crate) async fn count_waiting(
+        &self,
+        sku: &Sku,
+        shards: u16,
+        before: Option<&str>,
+    ) -> Result<usize> {
+        let counts = (0..shards.max(1)).map(|shard| async move {
+            let mut total = 0usize;
+            let mut start = None;
+            loop {
+                let mut q = self
+                    .query()
+                    .index_name("queue")
+                    .select(Select::Count)
+                    .set_exclusive_start_key(start)
+                    .expression_attribute_values(":q", s(queue_pk(sku, shard)));
+                q = match before {
+                    Some(jk) => q
+                        .key_condition_expression(format!("{QUEUE_PK} = :q AND {QUEUE_SK} < :k"))
+                        .expression_attribute_values(":k", s(jk)),
+                    None => q.key_condition_expression(format!("{QUEUE_PK} = :q")),
+                };
+                let out = q
+                    .send()
+                    .await
+                    .map_err(|e| StoreError::backend("Query", e))?;
+                total += out.count as usize;
+                start = out.last_evaluated_key;
+                if start.is_none() {
+                    return Ok::<_, StoreError>(total);
+                }
+            }
+        });
+        Ok(futures::future::try_join_all(counts)
+            .await?
+            .into_iter()
+            .sum())
+    }
+}

@@ -1,0 +1,367 @@
+//! Writing: one way to build an update ([`Change`]), transactions whose items
+//! carry labels so a cancellation reason is read by name ([`Tx`],
+//! [`Cancelled`]), and the retry policy for conflicts.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::types::{
+    AttributeValue, ConditionCheck, Delete, Put, ReturnValue, ReturnValuesOnConditionCheckFailure,
+    TransactWriteItem, Update,
+};
+use restock_store::StoreError;
+use restock_store::port::Result;
+
+use crate::DynamoStore;
+use crate::codec::Item;
+
+/// How many times a lost race is retried before giving up with `Contention`.
+pub(crate) const MAX_ATTEMPTS: u32 = 8;
+
+/// One `UpdateItem`: what it sets and removes, and the conditions it needs.
+///
+/// `set(attr, value)` writes `attr = :new_attr`; `set_expr` takes an
+/// expression with placeholders of its own (`offered = offered + :n`), bound
+/// with `value`. Conditions are AND-ed.
+#[derive(Debug, Clone)]
+pub(crate) struct Change {
+    key: Item,
+    set: Vec<String>,
+    add: Vec<String>,
+    remove: Vec<&'static str>,
+    conditions: Vec<String>,
+    values: HashMap<String, AttributeValue>,
+}
+
+impl Change {
+    /// An update of the item at `key`.
+    pub fn on(key: Item) -> Self {
+        Self {
+            key,
+            set: Vec::new(),
+            add: Vec::new(),
+            remove: Vec::new(),
+            conditions: Vec::new(),
+            values: HashMap::new(),
+        }
+    }
+
+    /// `SET attr = value`.
+    pub fn set(mut self, attr: &str, value: AttributeValue) -> Self {
+        let placeholder = format!(":new_{attr}");
+        self.set.push(format!("{attr} = {placeholder}"));
+        self.values.insert(placeholder, value);
+        self
+    }
+
+    /// Sets every `(attr, value)` pair.
+    pub fn set_all(self, attrs: impl IntoIterator<Item = (&'static str, AttributeValue)>) -> Self {
+        attrs.into_iter().fold(self, |c, (a, v)| c.set(a, v))
+    }
+
+    /// `SET expr`, with placeholders bound by [`Change::value`].
+    pub fn set_expr(mut self, expr: impl Into<String>) -> Self {
+        self.set.push(expr.into());
+        self
+    }
+
+    /// `ADD attr value`: a counter that starts at zero, with no read.
+    pub fn add(mut self, attr: &str, value: AttributeValue) -> Self {
+        let placeholder = format!(":add_{attr}");
+        self.add.push(format!("{attr} {placeholder}"));
+        self.values.insert(placeholder, value);
+        self
+    }
+
+    /// `REMOVE attr`.
+    pub fn remove(mut self, attr: &'static str) -> Self {
+        self.remove.push(attr);
+        self
+    }
+
+    /// Removes every attribute named.
+    pub fn remove_all(mut self, attrs: impl IntoIterator<Item = &'static str>) -> Self {
+        self.remove.extend(attrs);
+        self
+    }
+
+    /// Applies only if `condition` holds (AND-ed with any other).
+    pub fn when(mut self, condition: impl Into<String>) -> Self {
+        self.conditions.push(condition.into());
+        self
+    }
+
+    /// Binds a placeholder used in a `set_expr` or a condition.
+    pub fn value(mut self, placeholder: &str, value: AttributeValue) -> Self {
+        self.values.insert(placeholder.to_owned(), value);
+        self
+    }
+
+    fn expression(&self) -> String {
+        let mut expr = String::new();
+        if !self.set.is_empty() {
+            expr = format!("SET {}", self.set.join(", "));
+        }
+        if !self.add.is_empty() {
+            expr.push_str(&format!(" ADD {}", self.add.join(", ")));
+        }
+        if !self.remove.is_empty() {
+            expr.push_str(&format!(" REMOVE {}", self.remove.join(", ")));
+        }
+        expr.trim().to_owned()
+    }
+
+    fn condition(&self) -> Option<String> {
+        (!self.conditions.is_empty()).then(|| {
+            self.conditions
+                .iter()
+                .map(|c| format!("({c})"))
+                .collect::<Vec<_>>()
+                .join(" AND ")
+        })
+    }
+
+    fn values(&self) -> Option<HashMap<String, AttributeValue>> {
+        (!self.values.is_empty()).then(|| self.values.clone())
+    }
+
+    /// Sends it on its own: `Ok(false)` when its condition failed, which
+    /// callers treat as an outcome (someone else got there first).
+    pub async fn apply(self, store: &DynamoStore) -> Result<bool> {
+        Ok(self.apply_returning(store).await?.is_some())
+    }
+
+    /// Sends it on its own and answers the attributes it changed, as they
+    /// are now (`UPDATED_NEW`); `None` when its condition failed.
+    pub async fn apply_returning(self, store: &DynamoStore) -> Result<Option<Item>> {
+        let sent = store
+            .client
+            .update_item()
+            .table_name(&store.table)
+            .set_key(Some(self.key.clone()))
+            .update_expression(self.expression())
+            .set_condition_expression(self.condition())
+            .set_expression_attribute_values(self.values())
+            .return_values(ReturnValue::UpdatedNew)
+            .send()
+            .await;
+        match sent {
+            Ok(out) => Ok(Some(out.attributes.unwrap_or_default())),
+            Err(e)
+                if e.as_service_error()
+                    .is_some_and(|e| e.is_conditional_check_failed_exception()) =>
+            {
+                Ok(None)
+            }
+            Err(e) => Err(StoreError::backend("UpdateItem", e)),
+        }
+    }
+}
+
+/// A transaction under construction: each item carries a label, so a
+/// cancellation reason is read by name rather than by position.
+pub(crate) struct Tx<'a> {
+    table: &'a str,
+    items: Vec<TransactWriteItem>,
+    labels: Vec<&'static str>,
+    token: Option<String>,
+}
+
+fn built<T, E: std::error::Error + Send + Sync + 'static>(
+    r: std::result::Result<T, E>,
+) -> Result<T> {
+    r.map_err(|e| StoreError::backend("TransactWriteItems", e))
+}
+
+impl<'a> Tx<'a> {
+    /// An empty transaction on `table`.
+    pub fn new(table: &'a str) -> Self {
+        Self {
+            table,
+            items: Vec::new(),
+            labels: Vec::new(),
+            token: None,
+        }
+    }
+
+    fn push(&mut self, label: &'static str, item: TransactWriteItem) {
+        self.items.push(item);
+        self.labels.push(label);
+    }
+
+    /// An update.
+    pub fn update(&mut self, label: &'static str, change: Change) -> Result<()> {
+        let update = built(
+            Update::builder()
+                .table_name(self.table)
+                .set_key(Some(change.key.clone()))
+                .update_expression(change.expression())
+                .set_condition_expression(change.condition())
+                .set_expression_attribute_values(change.values())
+                .return_values_on_condition_check_failure(
+                    ReturnValuesOnConditionCheckFailure::AllOld,
+                )
+                .build(),
+        )?;
+        self.push(label, TransactWriteItem::builder().update(update).build());
+        Ok(())
+    }
+
+    /// A put, unconditional or only where no item is (`new_only`).
+    pub fn put(&mut self, label: &'static str, item: Item, new_only: bool) -> Result<()> {
+        let put = built(
+            Put::builder()
+                .table_name(self.table)
+                .set_item(Some(item))
+                .set_condition_expression(
+                    new_only.then(|| format!("attribute_not_exists({})", crate::attr::PK)),
+                )
+                .return_values_on_condition_check_failure(
+                    ReturnValuesOnConditionCheckFailure::AllOld,
+                )
+                .build(),
+        )?;
+        self.push(label, TransactWriteItem::builder().put(put).build());
+        Ok(())
+    }
+
+    /// A delete.
+    pub fn delete(&mut self, label: &'static str, key: Item) -> Result<()> {
+        let delete = built(
+            Delete::builder()
+                .table_name(self.table)
+                .set_key(Some(key))
+                .build(),
+        )?;
+        self.push(label, TransactWriteItem::builder().delete(delete).build());
+        Ok(())
+    }
+
+    /// A check that no item is at `key`, writing nothing.
+    pub fn check_absent(&mut self, label: &'static str, key: Item) -> Result<()> {
+        let check = built(
+            ConditionCheck::builder()
+                .table_name(self.table)
+                .set_key(Some(key))
+                .condition_expression(format!("attribute_not_exists({})", crate::attr::PK))
+                .return_values_on_condition_check_failure(
+                    ReturnValuesOnConditionCheckFailure::AllOld,
+                )
+                .build(),
+        )?;
+        self.push(
+            label,
+            TransactWriteItem::builder().condition_check(check).build(),
+        );
+        Ok(())
+    }
+
+    /// Sends `token` as the `ClientRequestToken`.
+    pub fn token(&mut self, token: String) {
+        self.token = Some(token);
+    }
+}
+
+/// A transaction that did not apply because a condition failed.
+#[derive(Debug)]
+pub(crate) struct Cancelled {
+    reasons: Vec<(&'static str, bool, Option<Item>)>,
+}
+
+impl Cancelled {
+    /// Whether an item labelled `label` failed its condition.
+    pub fn failed(&self, label: &str) -> bool {
+        self.reasons
+            .iter()
+            .any(|(l, failed, _)| *l == label && *failed)
+    }
+
+    /// Whether the `n`th item labelled `label` failed its condition.
+    pub fn failed_nth(&self, label: &str, n: usize) -> bool {
+        self.reasons
+            .iter()
+            .filter(|(l, _, _)| *l == label)
+            .nth(n)
+            .is_some_and(|(_, failed, _)| *failed)
+    }
+
+    /// The item as it was when the item labelled `label` failed (ALL_OLD).
+    pub fn item(&self, label: &str) -> Option<Item> {
+        self.reasons
+            .iter()
+            .find(|(l, failed, _)| *l == label && *failed)
+            .and_then(|(_, _, item)| item.clone())
+    }
+}
+
+/// What a transaction came to.
+pub(crate) enum Outcome {
+    Done,
+    Cancelled(Cancelled),
+}
+
+impl DynamoStore {
+    /// A new transaction on this store's table.
+    pub(crate) fn tx(&self) -> Tx<'_> {
+        Tx::new(&self.table)
+    }
+
+    /// Runs a transaction. Conflicts with concurrent transactions are retried
+    /// here; failed conditions come back as [`Cancelled`].
+    pub(crate) async fn transact(&self, tx: Tx<'_>) -> Result<Outcome> {
+        for attempt in 0..MAX_ATTEMPTS {
+            let result = self
+                .client
+                .transact_write_items()
+                .set_transact_items(Some(tx.items.clone()))
+                .set_client_request_token(tx.token.clone())
+                .send()
+                .await;
+            let err = match result {
+                Ok(_) => return Ok(Outcome::Done),
+                Err(err) => err,
+            };
+            let retry_conflict = match err.as_service_error() {
+                Some(TransactWriteItemsError::TransactionCanceledException(ex)) => {
+                    let reasons: Vec<_> = ex
+                        .cancellation_reasons()
+                        .iter()
+                        .zip(&tx.labels)
+                        .map(|(r, label)| {
+                            (
+                                *label,
+                                r.code() == Some("ConditionalCheckFailed"),
+                                r.item().cloned(),
+                            )
+                        })
+                        .collect();
+                    if reasons.iter().any(|(_, failed, _)| *failed) {
+                        return Ok(Outcome::Cancelled(Cancelled { reasons }));
+                    }
+                    true
+                }
+                Some(TransactWriteItemsError::TransactionInProgressException(_)) => true,
+                _ => false,
+            };
+            if !retry_conflict || attempt + 1 == MAX_ATTEMPTS {
+                return Err(StoreError::backend("TransactWriteItems", err));
+            }
+            backoff(attempt).await;
+        }
+        unreachable!("the loop returns on its last attempt")
+    }
+}
+
+/// Waits a little longer after each lost race.
+pub(crate) async fn backoff(attempt: u32) {
+    let jitter = u64::from(std::process::id() % 7) + u64::from(attempt) * 3;
+    tokio::time::sleep(Duration::from_millis(5 * (1 << attempt.min(6)) + jitter)).await;
+}
+
+/// A stable 64-bit hash for idempotency tokens and key discriminators.
+pub(crate) fn fnv(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}

@@ -1,0 +1,152 @@
+//! capture's operations: each runs under the one lock, so join's checks, a
+//! hold's `held < level` and an opt-out's ending of live requests are atomic.
+
+use async_trait::async_trait;
+
+use crate::*;
+
+#[async_trait]
+impl CaptureStore for MemoryStore {
+    async fn join(&self, new: NewRequest) -> Result<JoinOutcome> {
+        let mut s = self.lock();
+        if s.optouts.contains(&new.contact_key) {
+            return Ok(JoinOutcome::OptedOut);
+        }
+        let place = (new.contact_key.clone(), new.sku.clone());
+        if let Some(id) = s.places.get(&place) {
+            return Ok(JoinOutcome::AlreadyWaiting(s.requests[id].clone()));
+        }
+        let request = new.into_waiting();
+        s.places.insert(place, request.id);
+        s.queues
+            .entry(request.sku.clone())
+            .or_default()
+            .insert(request.key, request.id);
+        s.requests.insert(request.id, request.clone());
+        Ok(JoinOutcome::Joined(request))
+    }
+    async fn request(&self, id: &RequestId) -> Result<Option<Request>> {
+        Ok(self.lock().requests.get(id).cloned())
+    }
+    async fn position(&self, request: &Request, _shards: u16) -> Result<Option<usize>> {
+        if request.state != RequestState::Waiting {
+            return Ok(None);
+        }
+        let s = self.lock();
+        let ahead = s
+            .queues
+            .get(&request.sku)
+            .map_or(0, |q| q.range(..request.key).count());
+        Ok(Some(restock_core::queue::position(ahead)))
+    }
+    async fn cancel(&self, id: &RequestId, now: Millis) -> Result<CancelOutcome> {
+        let mut s = self.lock();
+        let Some(state) = s.requests.get(id).map(|r| r.state) else {
+            return Ok(CancelOutcome::NotFound);
+        };
+        Ok(match state.cancel() {
+            Ok((to, freed)) => {
+                s.finish(id, to, freed, now);
+                CancelOutcome::Cancelled
+            }
+            Err(_) => CancelOutcome::NotLive(state.status()),
+        })
+    }
+    async fn take_hold(
+        &self,
+        token: &ReserveToken,
+        hold: HoldId,
+        now: Millis,
+        window: Window,
+    ) -> Result<HoldOutcome> {
+        let mut s = self.lock();
+        let id = token.request();
+        let Some(req) = s.requests.get(&id).cloned() else {
+            return Ok(HoldOutcome::Refused(restock_core::HoldRefused::Expired));
+        };
+        if !req.reserve_link_is(token) {
+            return Ok(HoldOutcome::Refused(restock_core::HoldRefused::Expired));
+        }
+        match req.state.hold(now, hold, window) {
+            Err(refused) => return Ok(HoldOutcome::Refused(refused)),
+            Ok(HoldTaken::Existing { hold, expires_ms }) => {
+                return Ok(HoldOutcome::AlreadyHeld {
+                    hold,
+                    expires: expires_ms,
+                });
+            }
+            Ok(HoldTaken::New(held)) => {
+                if s.sku(&req.sku).snapshot.counters.can_hold() {
+                    let counters = &mut s.sku(&req.sku).snapshot.counters;
+                    counters.offered = counters.offered.saturating_sub(1);
+                    counters.held += 1;
+                    s.holds.insert(hold, id);
+                    let r = s.requests.get_mut(&id).expect("read above");
+                    r.state = held;
+                    let RequestState::Held { expires_ms, .. } = held else {
+                        unreachable!("hold() gives a held state")
+                    };
+                    Ok(HoldOutcome::Held {
+                        hold,
+                        expires: expires_ms,
+                    })
+                } else {
+                    let (waiting, freed) = req
+                        .state
+                        .sold_out_again()
+                        .expect("offered: hold() accepted it");
+                    let r = s.requests.get_mut(&id).expect("read above");
+                    r.state = waiting;
+                    r.last_offered_episode = None;
+                    r.reserve_hash = None;
+                    r.notice = None;
+                    let r = r.clone();
+                    s.queues.entry(r.sku.clone()).or_default().insert(r.key, id);
+                    s.release_unit(&r.sku, freed, now);
+                    Ok(HoldOutcome::SoldOutAgain)
+                }
+            }
+        }
+    }
+    async fn mark_bought(&self, hold: &HoldId, now: Millis) -> Result<BuyOutcome> {
+        let mut s = self.lock();
+        let Some(id) = s.holds.get(hold).copied() else {
+            return Ok(BuyOutcome::NotHeld);
+        };
+        let req = s.requests[&id].clone();
+        match req.state {
+            RequestState::Bought { .. } => return Ok(BuyOutcome::AlreadyBought),
+            RequestState::Held { .. } => {}
+            _ => return Ok(BuyOutcome::NotHeld),
+        }
+        let (to, _) = req.state.buy().expect("held");
+        // The unit left with the shopper: it comes off the level too until the
+        // shop's next report says otherwise, so it is never offered again.
+        s.finish(&id, to, Freed::Nothing, now);
+        let rec = s.sku(&req.sku);
+        rec.snapshot.counters.held = rec.snapshot.counters.held.saturating_sub(1);
+        rec.snapshot.counters.level = rec.snapshot.counters.level.saturating_sub(1);
+        rec.snapshot.bought += 1;
+        Ok(BuyOutcome::Bought(req.sku))
+    }
+    async fn opt_out(&self, token: &OptOutToken, now: Millis) -> Result<OptOutOutcome> {
+        let mut s = self.lock();
+        let Some(req) = s.requests.get(&token.request()).cloned() else {
+            return Ok(OptOutOutcome::NotFound);
+        };
+        if !req.optout_link_is(token) {
+            return Ok(OptOutOutcome::NotFound);
+        }
+        let ended = s.opt_out_contact(&req.contact_key, now);
+        Ok(OptOutOutcome::OptedOut { ended })
+    }
+    async fn opt_out_contact(&self, contact: &ContactKey, now: Millis) -> Result<u32> {
+        Ok(self.lock().opt_out_contact(contact, now))
+    }
+    async fn remove_opt_out(&self, contact: &ContactKey) -> Result<bool> {
+        Ok(self.lock().optouts.remove(contact))
+    }
+    async fn is_opted_out(&self, contact: &ContactKey) -> Result<bool> {
+        Ok(self.lock().optouts.contains(contact))
+    }
+}

@@ -1,0 +1,63 @@
+//! detect's operations: deliveries deduplicated, the core's stock state machine applied, a wake logged for each restock or top-up.
+
+use async_trait::async_trait;
+
+use crate::*;
+
+#[async_trait]
+impl DetectStore for MemoryStore {
+    async fn apply_stock(
+        &self,
+        sku: &Sku,
+        event: &StockEvent,
+        rules: &Rules,
+        now: Millis,
+    ) -> Result<ApplyOutcome> {
+        let mut s = self.lock();
+        if !s.deliveries.insert(event.delivery_id.clone()) {
+            return Ok(ApplyOutcome::Duplicate);
+        }
+        let rec = s.sku(sku);
+        let (next, outcome) = rec
+            .snapshot
+            .stock
+            .apply(&event.location, event.reading(), rules);
+        if !matches!(outcome, StockOutcome::Stale | StockOutcome::Unchanged) {
+            rec.snapshot.counters.level = next.level().units();
+        }
+        rec.snapshot.stock = next;
+        match outcome {
+            StockOutcome::Restock { .. } => s.wake(sku, WakeKind::Restock, now),
+            StockOutcome::TopUp { .. } => s.wake(sku, WakeKind::TopUp, now),
+            _ => {}
+        }
+        Ok(ApplyOutcome::Applied(outcome))
+    }
+    async fn release_paused(&self, sku: &Sku, now: Millis) -> Result<Option<StockOutcome>> {
+        let mut s = self.lock();
+        let rec = s.sku(sku);
+        let Ok((next, outcome)) = rec.snapshot.stock.release() else {
+            return Ok(None);
+        };
+        rec.snapshot.stock = next;
+        s.wake(sku, WakeKind::Restock, now);
+        Ok(Some(outcome))
+    }
+    async fn snapshot(&self, sku: &Sku) -> Result<SkuSnapshot> {
+        Ok(self
+            .lock()
+            .skus
+            .get(sku)
+            .map(|r| r.snapshot.clone())
+            .unwrap_or_default())
+    }
+    async fn wakes(&self, sku: &Sku) -> Result<Vec<Wake>> {
+        Ok(self
+            .lock()
+            .wakes
+            .iter()
+            .filter(|w| &w.sku == sku)
+            .cloned()
+            .collect())
+    }
+}

@@ -1,0 +1,33 @@
+//! Figures for the team.
+
+use async_trait::async_trait;
+
+use crate::*;
+
+#[async_trait]
+impl FiguresStore for MemoryStore {
+    async fn queue(&self, sku: &Sku, _shards: u16, limit: usize) -> Result<Vec<Request>> {
+        let s = self.lock();
+        Ok(s.queues
+            .get(sku)
+            .map(|q| {
+                q.values()
+                    .take(limit)
+                    .map(|id| s.requests[id].clone())
+                    .collect()
+            })
+            .unwrap_or_default())
+    }
+    async fn stats(&self, sku: &Sku, _shards: u16) -> Result<SkuStats> {
+        let s = self.lock();
+        let rec = s.skus.get(sku);
+        let counters = rec.map(|r| r.snapshot.counters).unwrap_or_default();
+        Ok(SkuStats {
+            waiting: s.queues.get(sku).map_or(0, |q| q.len() as u32),
+            offered: counters.offered,
+            held: counters.held,
+            bought: rec.map_or(0, |r| r.snapshot.bought),
+            lapsed: rec.map_or(0, |r| r.lapsed),
+        })
+    }
+}

@@ -1,0 +1,166 @@
+//! notify's operations: a wave planned by the core over the whole queue, and each notice's claim and fate.
+
+use async_trait::async_trait;
+
+use crate::*;
+
+#[async_trait]
+impl NotifyStore for MemoryStore {
+    async fn create_offers(
+        &self,
+        sku: &Sku,
+        params: &WaveParams,
+        now: Millis,
+        random: Random<'_>,
+    ) -> Result<Wave> {
+        let mut s = self.lock();
+        let rec = s.sku(sku);
+        let stock = rec.snapshot.stock.clone();
+        let mut wave = Wave {
+            episode: stock.episode,
+            ..Wave::default()
+        };
+        if !stock.in_stock || stock.paused {
+            return Ok(wave);
+        }
+        let free = rec
+            .snapshot
+            .counters
+            .free(params.share)
+            .min(params.max_offers);
+        let candidates: Vec<Candidate<RequestId>> = s
+            .queues
+            .get(sku)
+            .map(|q| {
+                q.values()
+                    .map(|id| {
+                        let r = &s.requests[id];
+                        Candidate {
+                            request: *id,
+                            key: r.key,
+                            stale_at_ms: r.stale_at,
+                            opted_out: s.optouts.contains(&r.contact_key),
+                            last_offered_episode: r.last_offered_episode,
+                        }
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let plan = plan_offers(free, stock.episode, now, candidates);
+        for (c, reason) in plan.skipped {
+            let to = match reason {
+                SkipReason::Stale => RequestState::Stale,
+                SkipReason::OptedOut => RequestState::OptedOut,
+                SkipReason::AlreadyOffered => continue,
+            };
+            s.finish(&c.request, to, Freed::Nothing, now);
+            wave.skipped.push((c.request, reason));
+        }
+        for c in plan.offers {
+            let reserve = LinkToken::new(sku.clone(), c.request, random());
+            let optout = LinkToken::new(sku.clone(), c.request, random());
+            let r = s
+                .requests
+                .get_mut(&c.request)
+                .expect("queued requests exist");
+            r.state = r
+                .state
+                .offer(stock.episode, now, params.offer_window)
+                .expect("queued requests are waiting");
+            r.last_offered_episode = Some(stock.episode);
+            r.reserve_hash = Some(reserve.secret_hash());
+            r.optout_hash = Some(optout.secret_hash());
+            r.notice = None;
+            let request = r.clone();
+            s.queues.get_mut(sku).expect("queued").remove(&c.key);
+            s.sku(sku).snapshot.counters.offered += 1;
+            wave.offers.push(Offer {
+                request,
+                reserve,
+                optout,
+            });
+        }
+        Ok(wave)
+    }
+    async fn claim_notice(&self, id: &RequestId, episode: u32) -> Result<bool> {
+        let mut s = self.lock();
+        let Some(r) = s.requests.get_mut(id) else {
+            return Ok(false);
+        };
+        match r.state {
+            RequestState::Offered { episode: e, .. } if e == episode && r.notice.is_none() => {
+                r.notice = Some(NoticeOutcome::Sending);
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+    async fn record_notice(
+        &self,
+        id: &RequestId,
+        episode: u32,
+        outcome: NoticeOutcome,
+        now: Millis,
+    ) -> Result<()> {
+        let mut s = self.lock();
+        let Some(r) = s.requests.get_mut(id) else {
+            return Ok(());
+        };
+        if r.last_offered_episode != Some(episode) {
+            return Ok(());
+        }
+        let failed = matches!(outcome, NoticeOutcome::Failed { .. });
+        r.notice = Some(outcome);
+        let state = r.state;
+        if let (true, Ok((to, freed))) = (failed, state.undeliverable()) {
+            s.finish(id, to, freed, now);
+        }
+        Ok(())
+    }
+    async fn release_notice(&self, id: &RequestId, episode: u32) -> Result<()> {
+        let mut s = self.lock();
+        if let Some(r) = s.requests.get_mut(id)
+            && matches!(r.state, RequestState::Offered { episode: e, .. } if e == episode)
+            && r.notice == Some(NoticeOutcome::Sending)
+        {
+            r.notice = None;
+        }
+        Ok(())
+    }
+    async fn reissue_unsent(&self, sku: &Sku, random: Random<'_>) -> Result<Vec<Offer>> {
+        let mut s = self.lock();
+        let mut unsent: Vec<&mut Request> = s
+            .requests
+            .values_mut()
+            .filter(|r| {
+                &r.sku == sku
+                    && r.notice.is_none()
+                    && matches!(r.state, RequestState::Offered { .. })
+            })
+            .collect();
+        unsent.sort_by_key(|r| r.key);
+        Ok(unsent
+            .into_iter()
+            .map(|r| {
+                let reserve = LinkToken::new(sku.clone(), r.id, random());
+                let optout = LinkToken::new(sku.clone(), r.id, random());
+                r.reserve_hash = Some(reserve.secret_hash());
+                r.optout_hash = Some(optout.secret_hash());
+                Offer {
+                    request: r.clone(),
+                    reserve,
+                    optout,
+                }
+            })
+            .collect())
+    }
+    async fn restock_phrase(&self, sku: &Sku, episode: u32) -> Result<Option<String>> {
+        Ok(self.lock().phrases.get(&(sku.clone(), episode)).cloned())
+    }
+    async fn save_restock_phrase(&self, sku: &Sku, episode: u32, phrase: &str) -> Result<()> {
+        self.lock()
+            .phrases
+            .insert((sku.clone(), episode), phrase.to_owned());
+        Ok(())
+    }
+}

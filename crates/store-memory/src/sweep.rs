@@ -1,0 +1,68 @@
+//! sweep's operations: deadlines found by looking at every request (fine in memory), ended once each, and counters recounted.
+
+use async_trait::async_trait;
+
+use crate::*;
+
+#[async_trait]
+impl SweepStore for MemoryStore {
+    async fn due(&self, now: Millis, limit: usize) -> Result<Vec<Due>> {
+        let s = self.lock();
+        let mut due: Vec<Due> = s
+            .requests
+            .values()
+            .filter_map(|r| {
+                r.due().filter(|d| *d <= now).map(|d| Due {
+                    id: r.id,
+                    sku: r.sku.clone(),
+                    due: d,
+                })
+            })
+            .collect();
+        due.sort_by_key(|d| (d.due, d.id));
+        due.truncate(limit);
+        Ok(due)
+    }
+    async fn expire(&self, due: &Due, now: Millis) -> Result<ExpireOutcome> {
+        let mut s = self.lock();
+        let Some(r) = s.requests.get(&due.id) else {
+            return Ok(ExpireOutcome::Skipped);
+        };
+        let Ok((to, freed)) = r.state.expire(now, r.stale_at) else {
+            return Ok(ExpireOutcome::Skipped);
+        };
+        let sku = r.sku.clone();
+        let outcome = match to {
+            RequestState::Stale => ExpireOutcome::Stale,
+            RequestState::Lapsed => {
+                s.sku(&sku).lapsed += 1;
+                ExpireOutcome::Lapsed
+            }
+            _ => ExpireOutcome::Released,
+        };
+        s.finish(&due.id, to, freed, now);
+        Ok(outcome)
+    }
+    async fn reconcile(&self, sku: &Sku, _now: Millis) -> Result<Option<Drift>> {
+        let mut s = self.lock();
+        let (mut offered, mut held) = (0, 0);
+        for r in s.requests.values().filter(|r| &r.sku == sku) {
+            match r.state {
+                RequestState::Offered { .. } => offered += 1,
+                RequestState::Held { .. } => held += 1,
+                _ => {}
+            }
+        }
+        let counters = &mut s.sku(sku).snapshot.counters;
+        let stored = *counters;
+        if stored.offered == offered && stored.held == held {
+            return Ok(None);
+        }
+        counters.offered = offered;
+        counters.held = held;
+        Ok(Some(Drift {
+            stored,
+            counted: *counters,
+        }))
+    }
+}

@@ -1,0 +1,18 @@
+//! restock's end-to-end tests, in one binary so the AWS SDK is linked once:
+//!
+//! - [`story`]: DESIGN §1 end to end on the AWS adapters (moto's DynamoDB,
+//!   SES v2, SNS and Secrets Manager, a local Bedrock fake);
+//! - [`inputs`]: every route's bad input;
+//! - [`events`]: each `events/` fixture through the real handlers;
+//! - [`binaries`]: the compiled functions under a Lambda Runtime API emulator;
+//! - [`reliability`]: randomised histories, fault injection, security checks;
+//! - [`template`]: `template.yaml`, the README and the code agree.
+//!
+//! Shared fixtures are in the `restock-e2e` library (`lib.rs`).
+
+mod binaries;
+mod events;
+mod inputs;
+mod reliability;
+mod story;
+mod template;
