@@ -14,6 +14,11 @@ does. The concurrency tests fire real parallel requests, so they need a
 stand-in that is at least as strict as DynamoDB: this wraps moto's own WSGI
 application in one lock. Connections are still accepted concurrently.
 
+It also puts scripts/dynamo_strict.py in front of moto's DynamoDB (on
+unless RESTOCK_STRICT_DYNAMODB=0): index reads that lag the table by
+RESTOCK_INDEX_LAG_MS, ClientRequestToken as documented, transaction
+conflicts and throttles at RESTOCK_FAULT_RATE, and 1 MB query pages.
+
     python3 scripts/moto_serial.py 127.0.0.1 5000
 """
 
@@ -23,6 +28,8 @@ import threading
 
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
 from werkzeug.serving import run_simple
+
+import dynamo_strict
 
 
 def ses_messages() -> list:
@@ -43,6 +50,7 @@ def ses_messages() -> list:
 def main() -> None:
     host, port = sys.argv[1], int(sys.argv[2])
     app = DomainDispatcherApplication(create_backend_app)
+    strict = dynamo_strict.from_env(app)
     lock = threading.Lock()
 
     def serialised(environ, start_response):
@@ -53,6 +61,8 @@ def main() -> None:
             return [body]
         with lock:
             # Materialise the body inside the lock so the whole request is atomic.
+            if strict is not None:
+                return list(strict.handle(environ, start_response))
             return list(app(environ, start_response))
 
     run_simple(host, port, serialised, threaded=True, use_reloader=False)

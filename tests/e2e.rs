@@ -5,6 +5,7 @@
 //! - [`inputs`]: every route's bad input;
 //! - [`events`]: each `events/` fixture through the real handlers;
 //! - [`binaries`]: the compiled functions under a Lambda Runtime API emulator;
+//! - [`notices`]: what a late notice says, and that a dead link is never sent;
 //! - [`reliability`]: randomised histories, fault injection, security checks;
 //! - [`template`]: `template.yaml`, the README and the code agree.
 //!
@@ -13,6 +14,7 @@
 mod binaries;
 mod events;
 mod inputs;
+mod notices;
 mod reliability;
 mod story;
 mod template;

@@ -108,7 +108,7 @@ async fn main() {
                 stale_at: t0 + 90 * 86_400_000,
                 last_offered_episode: None,
                 reserve_hash: None,
-                optout_hash: None,
+                optout_hashes: Vec::new(),
                 notice: None,
             }
         })

@@ -13,13 +13,13 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use async_trait::async_trait;
 use restock_app::ports::{Clock, FixedPhraser, Outbox, SendError, Sender, StaticKeyring};
-use restock_core::Millis;
 use restock_core::notice::{EmailNotice, SmsNotice};
 use restock_core::webhook::ItemRef;
 use restock_core::{
     CatalogEntry, ContactKey, Email, HoldId, OptOutToken, Phone, RequestId, ReserveToken, Rules,
     Settings, Sku, StockEvent, StockOutcome, Window,
 };
+use restock_core::{Millis, TokenHash};
 use restock_e2e::*;
 use restock_store::port::Random;
 use restock_store::*;
@@ -145,7 +145,7 @@ faulty! {
     }
     impl NotifyStore {
     fn create_offers(&self, sku: &Sku, params: &WaveParams, now: Millis, random: Random<'_>) -> Wave;
-    fn claim_notice(&self, id: &RequestId, episode: u32) -> bool;
+    fn claim_notice(&self, id: &RequestId, episode: u32, reserve: &TokenHash) -> bool;
     fn record_notice(&self, id: &RequestId, episode: u32, outcome: NoticeOutcome, now: Millis) -> ();
     fn release_notice(&self, id: &RequestId, episode: u32) -> ();
     fn reissue_unsent(&self, sku: &Sku, random: Random<'_>) -> Vec<Offer>;
@@ -532,4 +532,159 @@ async fn a_dropped_connection_is_an_unknown_outcome_not_a_retry() {
         .send_email("Shop <shop@example.com>", &to, &notice)
         .await;
     assert!(matches!(outcome, Err(SendError::Unknown(_))), "{outcome:?}");
+}
+
+/// A provider that answers every request with a 500, counting them.
+async fn failing_provider() -> (String, Arc<AtomicUsize>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let hits = Arc::new(AtomicUsize::new(0));
+    let counted = hits.clone();
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let counted = counted.clone();
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 64 * 1024];
+                let mut read = 0;
+                // Read the head, then as much body as it announces.
+                loop {
+                    let Ok(n) = socket.read(&mut buf[read..]).await else {
+                        return;
+                    };
+                    if n == 0 {
+                        return;
+                    }
+                    read += n;
+                    let text = String::from_utf8_lossy(&buf[..read]).to_string();
+                    if let Some(head_end) = text.find("\r\n\r\n") {
+                        let length = text[..head_end]
+                            .lines()
+                            .find_map(|l| {
+                                l.to_ascii_lowercase()
+                                    .strip_prefix("content-length:")
+                                    .map(|v| v.trim().parse::<usize>().unwrap_or(0))
+                            })
+                            .unwrap_or(0);
+                        if read >= head_end + 4 + length {
+                            break;
+                        }
+                    }
+                }
+                counted.fetch_add(1, Ordering::SeqCst);
+                let _ = socket
+                    .write_all(b"HTTP/1.1 500 Internal Server Error\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+                    .await;
+            });
+        }
+    });
+    (url, hits)
+}
+
+#[tokio::test]
+async fn the_deployed_sender_never_retries_a_send_on_its_own() {
+    let (url, hits) = failing_provider().await;
+    let sdk = aws_config(&url).await;
+    let sender = restock_aws::wiring::sender(&sdk);
+    let notice = EmailNotice {
+        subject: "It is back".into(),
+        text: "It is back.".into(),
+        html: "<p>It is back.</p>".into(),
+        list_unsubscribe: "<https://example.com/o/x>".into(),
+    };
+    let to = Email::try_from("ann@example.com").unwrap();
+    let outcome = sender
+        .send_email("Shop <shop@example.com>", &to, &notice)
+        .await;
+    assert!(outcome.is_err(), "{outcome:?}");
+    assert_eq!(hits.load(Ordering::SeqCst), 1, "one attempt, no SDK retry");
+    let phone = restock_core::Phone::parse("+447911123456").unwrap();
+    let sms = SmsNotice {
+        text: "It is back.".into(),
+        encoding: restock_core::notice::SmsEncoding::Gsm7,
+        segments: 1,
+    };
+    let outcome = sender.send_sms(None, &phone, &sms).await;
+    assert!(outcome.is_err(), "{outcome:?}");
+    assert_eq!(hits.load(Ordering::SeqCst), 2, "one attempt, no SDK retry");
+}
+
+#[tokio::test]
+async fn an_unreadable_request_is_reported_once_and_the_sweep_goes_on() {
+    let store = Arc::new(restock_store_dynamo::testing::dynamo_store().await);
+    let w = World::new(
+        store.clone(),
+        Arc::new(Outbox::default()),
+        Arc::new(FixedPhraser(Ok("It is back.".into()))),
+        Arc::new(StaticKeyring(Arc::new(
+            restock_app::ports::Secrets::from_json(&secrets_json()).unwrap(),
+        ))),
+    )
+    .await;
+    let ann = w.join("Ann").await.json()["request_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(w.join("Bea").await.status, 201);
+    // A manual edit leaves Ann's request unreadable.
+    use aws_sdk_dynamodb::types::AttributeValue::S;
+    store
+        .sdk()
+        .update_item()
+        .table_name(store.table())
+        .key("pk", S(format!("REQ#{ann}")))
+        .key("sk", S("REQ".into()))
+        .update_expression("SET ch = :bad")
+        .expression_attribute_values(":bad", S("pigeon".into()))
+        .send()
+        .await
+        .unwrap();
+    // Both go stale; the sweep ends Bea's and sets Ann's aside, once.
+    w.advance(91 * 86_400_000);
+    let first = w.sweep().await;
+    assert_eq!((first.stale, first.unreadable), (1, 1), "{first:?}");
+    let second = w.sweep().await;
+    assert_eq!((second.stale, second.unreadable), (0, 0), "{second:?}");
+    let alerts = w.alerts.all();
+    let set_aside: Vec<_> = alerts
+        .iter()
+        .filter(|a| a.subject.contains("unreadable"))
+        .collect();
+    assert_eq!(set_aside.len(), 1, "{alerts:?}");
+    assert!(set_aside[0].body.contains(&ann), "{}", set_aside[0].body);
+}
+
+#[tokio::test]
+async fn a_provider_that_never_answers_costs_one_attempt_timeout_not_the_function_timeout() {
+    // Accepts connections and reads, never answers.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        let mut open = Vec::new();
+        while let Ok((socket, _)) = listener.accept().await {
+            open.push(socket);
+        }
+    });
+    let sdk = restock_aws::wiring::sdk_config(Some(&url)).await;
+    let sender = restock_aws::wiring::sender(&sdk);
+    let notice = EmailNotice {
+        subject: "It is back".into(),
+        text: "It is back.".into(),
+        html: "<p>It is back.</p>".into(),
+        list_unsubscribe: "<https://example.com/o/x>".into(),
+    };
+    let to = Email::try_from("ann@example.com").unwrap();
+    let started = std::time::Instant::now();
+    let outcome = tokio::time::timeout(
+        std::time::Duration::from_secs(30),
+        sender.send_email("Shop <shop@example.com>", &to, &notice),
+    )
+    .await
+    .expect("the SDK's own timeout ends the call");
+    let took = started.elapsed();
+    assert!(matches!(outcome, Err(SendError::Unknown(_))), "{outcome:?}");
+    assert!(
+        took < std::time::Duration::from_secs(12),
+        "ended by the 5 s attempt timeout, took {took:?}"
+    );
 }

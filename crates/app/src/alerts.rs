@@ -74,6 +74,20 @@ pub fn undeliverable(
     }
 }
 
+/// The sweep met a request it could not read and set it aside.
+pub fn unreadable(sku: &Sku, reason: &str) -> Alert {
+    Alert {
+        subject: format!("restock: an unreadable request for {sku} was set aside"),
+        body: format!(
+            "Item: {sku}\nWhat happened: the sweep met a stored request it could not read ({reason}). \
+             It was taken out of the sweep's listing so the rest of the line keeps moving; the item \
+             itself is unchanged. If it held an offer or a hold, that unit stays counted until a reconcile.\n\
+             What to do: look at the item in the table (its key is above), fix or delete it, then run \
+             `restock reconcile {sku}`."
+        ),
+    }
+}
+
 /// The sweep found counters that disagreed with a recount.
 pub fn drift(sku: &Sku, drift: &Drift) -> Alert {
     Alert {

@@ -15,7 +15,7 @@ use std::collections::hash_map::Entry;
 use std::time::Duration;
 
 use restock_core::notice::{NoticeInput, Phrase, phrase_prompt, render_email, render_sms};
-use restock_core::{CatalogEntry, Contact, RequestState, Settings, Sku};
+use restock_core::{CatalogEntry, Contact, RequestState, Settings, Sku, Window};
 use restock_store::{NoticeOutcome, Offer, WaveParams};
 
 use crate::ports::SendError;
@@ -36,6 +36,9 @@ pub struct NotifyReport {
     pub transient: usize,
     /// Notices whose fate the provider left unknown (not resent).
     pub uncertain: usize,
+    /// Offers that had expired before their notice could go (never sent:
+    /// the sweep lapses them and the unit passes on).
+    pub expired: usize,
     /// Whether the phrase came from the model this time.
     pub phrased_by_model: bool,
 }
@@ -188,13 +191,28 @@ async fn send_one(
 ) -> Result<(), AppError> {
     let r = &offer.request;
     let now = s.clock.now_ms();
+    let RequestState::Offered { expires_ms, .. } = r.state else {
+        return Ok(());
+    };
+    // A slow wave (paced sends, a retried batch) can reach an offer after
+    // its link has run out: a dead link is never sent, and a live one says
+    // the time actually left, not the whole window.
+    let Some(left) = Window::remaining(now, expires_ms) else {
+        tracing::info!(sku = %r.sku, request = %r.id, "offer expired before its notice; not sent");
+        report.expired += 1;
+        return Ok(());
+    };
     if s.store.is_opted_out(&r.contact_key).await? {
         // Opted out between the restock and now: end it, free the unit (I5).
         s.store.opt_out_contact(&r.contact_key, now).await?;
         report.opted_out += 1;
         return Ok(());
     }
-    if !s.store.claim_notice(&r.id, episode).await? {
+    if !s
+        .store
+        .claim_notice(&r.id, episode, &offer.reserve.secret_hash())
+        .await?
+    {
         return Ok(());
     }
     let reserve_url = settings.link("r", &offer.reserve);
@@ -206,7 +224,7 @@ async fn send_one(
         phrase,
         reserve_url: &reserve_url,
         optout_url: &optout_url,
-        window: settings.offer_window,
+        window: left,
     };
     let sent = match &r.contact {
         Contact::Email(email) => {

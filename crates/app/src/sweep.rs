@@ -28,6 +28,9 @@ pub struct SweepReport {
     pub skipped: usize,
     /// Counters corrected by reconcile.
     pub corrected: usize,
+    /// Due requests that could not be read: taken out of the listing and
+    /// reported to the team, once each.
+    pub unreadable: usize,
     /// More was due than one run ends.
     pub backlog: bool,
 }
@@ -54,6 +57,12 @@ pub async fn run(s: &Services, limit: usize) -> Result<SweepReport, AppError> {
             }
             ExpireOutcome::Skipped => {
                 report.skipped += 1;
+                continue;
+            }
+            ExpireOutcome::Unreadable { reason } => {
+                tracing::error!(sku = %item.sku, request = %item.id, %reason, "unreadable request skipped");
+                report.unreadable += 1;
+                s.alert(alerts::unreadable(&item.sku, &reason)).await;
                 continue;
             }
         }

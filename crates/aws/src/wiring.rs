@@ -13,6 +13,11 @@
 //! `AWS_ENDPOINT_URL_<SERVICE>`) point a binary at a local stand-in.
 
 use std::sync::Arc;
+use std::time::Duration;
+
+use aws_config::SdkConfig;
+use aws_config::retry::RetryConfig;
+use aws_config::timeout::TimeoutConfig;
 
 use restock_app::Services;
 use restock_app::ports::{Disabled, OsEntropy, SystemClock};
@@ -120,9 +125,49 @@ impl Config {
     }
 }
 
+/// How long any AWS call may take: a connection in 3 s, one attempt in 5 s,
+/// the whole call (with the SDK's retries) in 10 s. Without these an SDK
+/// call waits as long as the function's own timeout.
+pub fn timeouts() -> TimeoutConfig {
+    TimeoutConfig::builder()
+        .connect_timeout(Duration::from_secs(3))
+        .operation_attempt_timeout(Duration::from_secs(5))
+        .operation_timeout(Duration::from_secs(10))
+        .build()
+}
+
+/// The usual AWS configuration (profile, region, `AWS_ENDPOINT_URL`) with
+/// [`timeouts`], and `endpoint` overriding the endpoint if given.
+pub async fn sdk_config(endpoint: Option<&str>) -> SdkConfig {
+    let mut loader =
+        aws_config::defaults(aws_config::BehaviorVersion::latest()).timeout_config(timeouts());
+    if let Some(url) = endpoint {
+        loader = loader.endpoint_url(url);
+    }
+    loader.load().await
+}
+
+/// The sender's clients: SES v2 and SNS with the SDK's retries off. A send
+/// whose answer was lost may have been delivered, and a notice goes at most
+/// once (I8): notify decides what a failure means, never a blind retry.
+pub fn sender(sdk: &SdkConfig) -> AwsSender {
+    AwsSender::new(
+        aws_sdk_sesv2::Client::from_conf(
+            aws_sdk_sesv2::config::Builder::from(sdk)
+                .retry_config(RetryConfig::disabled())
+                .build(),
+        ),
+        aws_sdk_sns::Client::from_conf(
+            aws_sdk_sns::config::Builder::from(sdk)
+                .retry_config(RetryConfig::disabled())
+                .build(),
+        ),
+    )
+}
+
 /// Builds the function's services on real AWS clients.
 pub async fn services(config: &Config) -> Services {
-    let sdk = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
+    let sdk = sdk_config(None).await;
     let store = Arc::new(DynamoStore::new(
         aws_sdk_dynamodb::Client::new(&sdk),
         config.get(TABLE),
@@ -160,10 +205,7 @@ pub async fn services(config: &Config) -> Services {
             entropy,
         ),
         Function::Notify => {
-            let sender = Arc::new(AwsSender::new(
-                aws_sdk_sesv2::Client::new(&sdk),
-                aws_sdk_sns::Client::new(&sdk),
-            ));
+            let sender = Arc::new(sender(&sdk));
             let phraser = Arc::new(BedrockPhraser::new(
                 aws_sdk_bedrockruntime::Client::new(&sdk),
                 config.get(MODEL).to_owned(),

@@ -244,11 +244,7 @@ async fn target(cli: &Cli) -> Result<Target, String> {
     let Some(table) = &cli.table else {
         return Ok(Target::Local(cli.local.clone()));
     };
-    let mut loader = aws_config::defaults(aws_config::BehaviorVersion::latest());
-    if let Some(endpoint) = &cli.endpoint_url {
-        loader = loader.endpoint_url(endpoint);
-    }
-    let sdk = loader.load().await;
+    let sdk = restock_aws::wiring::sdk_config(cli.endpoint_url.as_deref()).await;
     let store = Arc::new(DynamoStore::new(aws_sdk_dynamodb::Client::new(&sdk), table));
     let pepper = match &cli.secret_id {
         Some(id) => {

@@ -37,6 +37,19 @@ impl Window {
         self.0 as i64 * 1000
     }
 
+    /// The time left from `now_ms` until `until_ms`, as a notice may state
+    /// it: whole minutes once a minute or more is left, else whole seconds,
+    /// always rounded down so a notice never promises more than is left.
+    /// `None` once nothing is left.
+    pub fn remaining(now_ms: crate::Millis, until_ms: crate::Millis) -> Option<Self> {
+        let secs = u64::try_from((until_ms - now_ms) / 1000).ok()?;
+        match secs {
+            0 => None,
+            s if s >= 60 => Some(Self(s - s % 60)),
+            s => Some(Self(s)),
+        }
+    }
+
     /// As a `time::Duration`.
     pub fn duration(self) -> Duration {
         Duration::seconds(self.0 as i64)
@@ -112,6 +125,32 @@ impl fmt::Display for Window {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn the_time_left_is_rounded_down_and_ends() {
+        let at = 1_000_000;
+        assert_eq!(
+            Window::remaining(at, at + 15 * 60_000),
+            Some(Window::from_mins(15))
+        );
+        assert_eq!(
+            Window::remaining(at, at + 14 * 60_000 + 59_999),
+            Some(Window::from_mins(14))
+        );
+        assert_eq!(
+            Window::remaining(at, at + 59_999),
+            Some(Window::from_secs(59))
+        );
+        assert_eq!(Window::remaining(at, at + 999), None);
+        assert_eq!(Window::remaining(at, at), None);
+        assert_eq!(Window::remaining(at, at - 1), None);
+        assert_eq!(
+            Window::remaining(at, at + 10 * 60_000 + 30_000)
+                .unwrap()
+                .in_words(),
+            "10 minutes"
+        );
+    }
 
     #[test]
     fn operator_spellings_parse() {

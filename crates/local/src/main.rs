@@ -54,7 +54,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let cli = Cli::parse();
 
     let sdk = if cli.dynamodb_endpoint.is_some() || cli.bedrock_model.is_some() {
-        Some(aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await)
+        Some(restock_aws::wiring::sdk_config(None).await)
     } else {
         None
     };

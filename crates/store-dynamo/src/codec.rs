@@ -170,8 +170,8 @@ pub(crate) fn request_item(r: &Request) -> Item {
     if let Some(h) = &r.reserve_hash {
         item.insert(attr::RESERVE_HASH.into(), s(h.to_hex()));
     }
-    if let Some(h) = &r.optout_hash {
-        item.insert(attr::OPTOUT_HASH.into(), s(h.to_hex()));
+    if !r.optout_hashes.is_empty() {
+        item.insert(attr::OPTOUT_HASH.into(), hash_set(&r.optout_hashes));
     }
     if let Some(notice) = &r.notice {
         item.insert(
@@ -212,6 +212,27 @@ pub(crate) fn index_attrs(r: &Request) -> Vec<(&'static str, AttributeValue)> {
         attrs.push((attr::UNITS_SK, s(units_sk(&r.id, unsent))));
     }
     attrs
+}
+
+/// A string set of token hashes (DynamoDB `SS`: unique, added to with `ADD`).
+pub(crate) fn hash_set(hashes: &[TokenHash]) -> AttributeValue {
+    AttributeValue::Ss(hashes.iter().map(TokenHash::to_hex).collect())
+}
+
+/// A set of token hashes, or the single hash older items kept (`S`).
+fn read_hash_set(item: &Item, name: &str) -> Result<Vec<TokenHash>, StoreError> {
+    let texts: Vec<&str> = match item.get(name) {
+        None => Vec::new(),
+        Some(AttributeValue::Ss(set)) => set.iter().map(String::as_str).collect(),
+        Some(AttributeValue::S(one)) => vec![one.as_str()],
+        Some(_) => return Err(corrupt(item, format!("{name} is not a set of hashes"))),
+    };
+    let mut hashes = texts
+        .into_iter()
+        .map(|h| TokenHash::from_hex(h).map_err(|e| corrupt(item, e)))
+        .collect::<Result<Vec<_>, _>>()?;
+    hashes.sort_by_key(TokenHash::to_hex);
+    Ok(hashes)
 }
 
 pub(crate) fn read_request(item: &Item) -> Result<Request, StoreError> {
@@ -263,7 +284,7 @@ pub(crate) fn read_request(item: &Item) -> Result<Request, StoreError> {
         stale_at: get_n(item, attr::STALE_AT)?,
         last_offered_episode: opt_n(item, attr::LAST_EPISODE)?,
         reserve_hash: hash(attr::RESERVE_HASH)?,
-        optout_hash: hash(attr::OPTOUT_HASH)?,
+        optout_hashes: read_hash_set(item, attr::OPTOUT_HASH)?,
         notice,
     })
 }

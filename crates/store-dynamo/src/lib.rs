@@ -166,6 +166,49 @@ impl DynamoStore {
         Ok(out.item)
     }
 
+    /// Items by key, strongly consistent (`BatchGetItem`, 100 keys a call,
+    /// unprocessed keys asked again); missing items are left out.
+    async fn get_consistent(&self, keys: impl IntoIterator<Item = Item>) -> Result<Vec<Item>> {
+        use aws_sdk_dynamodb::types::KeysAndAttributes;
+        let keys: Vec<Item> = keys.into_iter().collect();
+        let mut found = Vec::with_capacity(keys.len());
+        for chunk in keys.chunks(100) {
+            let mut pending = chunk.to_vec();
+            for attempt in 0..MAX_ATTEMPTS {
+                let request = KeysAndAttributes::builder()
+                    .set_keys(Some(pending))
+                    .consistent_read(true)
+                    .build()
+                    .map_err(|e| StoreError::backend("BatchGetItem", e))?;
+                let out = self
+                    .client
+                    .batch_get_item()
+                    .request_items(&self.table, request)
+                    .send()
+                    .await
+                    .map_err(|e| StoreError::backend("BatchGetItem", e))?;
+                found.extend(
+                    out.responses
+                        .and_then(|mut r| r.remove(&self.table))
+                        .unwrap_or_default(),
+                );
+                pending = out
+                    .unprocessed_keys
+                    .and_then(|mut u| u.remove(&self.table))
+                    .map(|k| k.keys)
+                    .unwrap_or_default();
+                if pending.is_empty() {
+                    break;
+                }
+                backoff(attempt).await;
+            }
+            if !pending.is_empty() {
+                return Err(StoreError::Contention("BatchGetItem".into()));
+            }
+        }
+        Ok(found)
+    }
+
     /// A query on this table, to be finished by the caller.
     fn query(&self) -> QueryFluentBuilder {
         self.client.query().table_name(&self.table)

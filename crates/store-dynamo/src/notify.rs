@@ -8,7 +8,8 @@ use std::collections::HashMap;
 
 use async_trait::async_trait;
 use restock_core::{
-    Candidate, LinkToken, Millis, Plan, RequestId, RequestState, SkipReason, Sku, plan_offers,
+    Candidate, LinkToken, Millis, Plan, RequestId, RequestState, SkipReason, Sku, TokenHash,
+    plan_offers,
 };
 use restock_store::port::Result;
 use restock_store::{
@@ -20,7 +21,7 @@ use crate::attr::*;
 use crate::codec::*;
 use crate::lifecycle::Ended;
 use crate::queue::QueueReader;
-use crate::tx::{Change, MAX_ATTEMPTS, Outcome, backoff, fnv};
+use crate::tx::{Change, MAX_ATTEMPTS, Outcome, backoff};
 
 /// Requests per offer transaction (plus the SKU's counter item: 100 in all).
 const OFFERS_PER_TX: usize = 99;
@@ -115,7 +116,7 @@ impl DynamoStore {
                         .set(EXPIRES, n(expires_ms))
                         .set(LAST_EPISODE, n(episode))
                         .set(RESERVE_HASH, s(reserve.secret_hash().to_hex()))
-                        .set(OPTOUT_HASH, s(optout.secret_hash().to_hex()))
+                        .add(OPTOUT_HASH, hash_set(&[optout.secret_hash()]))
                         .set(DUE, n(expires_ms))
                         .set(UNITS_PK, s(units_pk(sku)))
                         .set(UNITS_SK, s(units_sk(&r.id, true)))
@@ -131,7 +132,8 @@ impl DynamoStore {
                         state,
                         last_offered_episode: Some(episode),
                         reserve_hash: Some(reserve.secret_hash()),
-                        optout_hash: Some(optout.secret_hash()),
+                        optout_hashes: [r.optout_hashes.as_slice(), &[optout.secret_hash()]]
+                            .concat(),
                         notice: None,
                         ..(*r).clone()
                     },
@@ -139,13 +141,11 @@ impl DynamoStore {
                     optout: optout.clone(),
                 });
             }
-            // The same token on a retried call makes DynamoDB answer the
-            // first call's result instead of applying it twice.
-            tx.token(format!(
-                "{:016x}{:016x}",
-                fnv(sku.as_str()),
-                fnv(&format!("{version}#{}", chunk[0].0.id))
-            ));
+            // No ClientRequestToken of ours: the SDK draws one per call and
+            // resends it only with the identical request (its own retries).
+            // A token derived from the SKU and version would come back with
+            // fresh link secrets or a smaller chunk, which DynamoDB refuses
+            // for ten minutes (IdempotentParameterMismatch).
             match self.transact(tx).await? {
                 Outcome::Done => return Ok(Chunk::Done(offered)),
                 Outcome::Cancelled(c) if c.failed("counter") => return Ok(Chunk::Moved),
@@ -239,15 +239,21 @@ impl NotifyStore for DynamoStore {
         }
     }
 
-    async fn claim_notice(&self, id: &RequestId, episode: u32) -> Result<bool> {
+    async fn claim_notice(
+        &self,
+        id: &RequestId,
+        episode: u32,
+        reserve: &TokenHash,
+    ) -> Result<bool> {
         Change::on(key(request_pk(id), REQUEST_SK))
             .set(NOTICE, s(notice_json(&NoticeOutcome::Sending)))
             .set(UNITS_SK, s(units_sk(id, false)))
             .when(format!(
-                "{STATUS} = :offered AND {EPISODE} = :e AND attribute_not_exists({NOTICE})"
+                "{STATUS} = :offered AND {EPISODE} = :e AND attribute_not_exists({NOTICE}) AND {RESERVE_HASH} = :rh"
             ))
             .value(":offered", s("offered"))
             .value(":e", n(episode))
+            .value(":rh", s(reserve.to_hex()))
             .apply(self)
             .await
     }
@@ -323,7 +329,7 @@ impl NotifyStore for DynamoStore {
             };
             let rearmed = Change::on(key(request_pk(&r.id), REQUEST_SK))
                 .set(RESERVE_HASH, s(reserve.secret_hash().to_hex()))
-                .set(OPTOUT_HASH, s(optout.secret_hash().to_hex()))
+                .add(OPTOUT_HASH, hash_set(&[optout.secret_hash()]))
                 .when(format!(
                     "{STATUS} = :offered AND {EPISODE} = :e AND attribute_not_exists({NOTICE})"
                 ))
@@ -336,7 +342,8 @@ impl NotifyStore for DynamoStore {
                 offers.push(Offer {
                     request: Request {
                         reserve_hash: Some(reserve.secret_hash()),
-                        optout_hash: Some(optout.secret_hash()),
+                        optout_hashes: [r.optout_hashes.as_slice(), &[optout.secret_hash()]]
+                            .concat(),
                         ..r
                     },
                     reserve,

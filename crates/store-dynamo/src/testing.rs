@@ -21,6 +21,12 @@ use crate::DynamoStore;
 
 /// The variable naming the DynamoDB endpoint tests use.
 pub const ENDPOINT_VAR: &str = "RESTOCK_DYNAMODB_ENDPOINT";
+/// The variable naming the lagging endpoint: the strict double with index
+/// reads 250 ms behind the table and injected conflicts and throttles.
+pub const LAGGING_ENDPOINT_VAR: &str = "RESTOCK_DYNAMODB_LAGGING_ENDPOINT";
+/// How far the lagging endpoint's index reads trail the table
+/// (`scripts/test.sh` starts it so).
+pub const LAG: std::time::Duration = std::time::Duration::from_millis(250);
 
 static TABLES: AtomicU64 = AtomicU64::new(0);
 
@@ -30,17 +36,34 @@ static TABLES: AtomicU64 = AtomicU64::new(0);
 /// When the variable is not set: run the tests through `scripts/test.sh`,
 /// which starts moto's server and sets it.
 pub fn endpoint() -> String {
-    std::env::var(ENDPOINT_VAR).unwrap_or_else(|_| {
-        panic!("{ENDPOINT_VAR} is not set: run `bash scripts/test.sh`, which starts a local DynamoDB API (moto) and sets it")
+    endpoint_in(ENDPOINT_VAR)
+}
+
+/// The lagging endpoint.
+///
+/// # Panics
+/// When the variable is not set (as [`endpoint`]).
+pub fn lagging_endpoint() -> String {
+    endpoint_in(LAGGING_ENDPOINT_VAR)
+}
+
+fn endpoint_in(var: &str) -> String {
+    std::env::var(var).unwrap_or_else(|_| {
+        panic!("{var} is not set: run `bash scripts/test.sh`, which starts the local DynamoDB APIs (moto behind the strict double) and sets it")
     })
 }
 
 /// Client configuration for the test endpoint with dummy credentials (add an
 /// interceptor to it to observe requests).
 pub fn config() -> aws_sdk_dynamodb::config::Builder {
+    config_at(&endpoint())
+}
+
+/// Client configuration for `endpoint` with dummy credentials.
+pub fn config_at(endpoint: &str) -> aws_sdk_dynamodb::config::Builder {
     aws_sdk_dynamodb::Config::builder()
         .behavior_version(BehaviorVersion::latest())
-        .endpoint_url(endpoint())
+        .endpoint_url(endpoint)
         .region(Region::new("eu-west-2"))
         .credentials_provider(Credentials::new(
             "testing",
@@ -78,6 +101,20 @@ pub async fn dynamo_store() -> DynamoStore {
         .create_table()
         .await
         .unwrap_or_else(|e| panic!("creating test table at {}: {e:?}", endpoint()));
+    store
+}
+
+/// A DynamoDB store on a new table of its own at the lagging endpoint.
+///
+/// # Panics
+/// When the endpoint is unset or the table cannot be created.
+pub async fn lagging_dynamo_store() -> DynamoStore {
+    let client = aws_sdk_dynamodb::Client::from_conf(config_at(&lagging_endpoint()).build());
+    let store = DynamoStore::new(client, unique_table("restock-lag"));
+    store
+        .create_table()
+        .await
+        .unwrap_or_else(|e| panic!("creating test table at {}: {e:?}", lagging_endpoint()));
     store
 }
 

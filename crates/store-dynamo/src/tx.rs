@@ -165,7 +165,6 @@ pub(crate) struct Tx<'a> {
     table: &'a str,
     items: Vec<TransactWriteItem>,
     labels: Vec<&'static str>,
-    token: Option<String>,
 }
 
 fn built<T, E: std::error::Error + Send + Sync + 'static>(
@@ -181,7 +180,6 @@ impl<'a> Tx<'a> {
             table,
             items: Vec::new(),
             labels: Vec::new(),
-            token: None,
         }
     }
 
@@ -256,11 +254,6 @@ impl<'a> Tx<'a> {
         );
         Ok(())
     }
-
-    /// Sends `token` as the `ClientRequestToken`.
-    pub fn token(&mut self, token: String) {
-        self.token = Some(token);
-    }
 }
 
 /// A transaction that did not apply because a condition failed.
@@ -315,7 +308,6 @@ impl DynamoStore {
                 .client
                 .transact_write_items()
                 .set_transact_items(Some(tx.items.clone()))
-                .set_client_request_token(tx.token.clone())
                 .send()
                 .await;
             let err = match result {

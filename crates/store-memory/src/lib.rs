@@ -29,7 +29,7 @@ use restock_core::webhook::ItemRef;
 use restock_core::{
     Candidate, CatalogEntry, ContactKey, Freed, HoldId, HoldTaken, JoinKey, LinkToken, Millis,
     OptOutToken, RequestId, RequestState, ReserveToken, Rules, Settings, SkipReason, Sku,
-    StockEvent, StockOutcome, Window, plan_offers,
+    StockEvent, StockOutcome, TokenHash, Window, plan_offers,
 };
 use restock_store::port::*;
 use restock_store::*;

@@ -69,7 +69,7 @@ impl NotifyStore for MemoryStore {
                 .expect("queued requests are waiting");
             r.last_offered_episode = Some(stock.episode);
             r.reserve_hash = Some(reserve.secret_hash());
-            r.optout_hash = Some(optout.secret_hash());
+            r.optout_hashes.push(optout.secret_hash());
             r.notice = None;
             let request = r.clone();
             s.queues.get_mut(sku).expect("queued").remove(&c.key);
@@ -82,13 +82,20 @@ impl NotifyStore for MemoryStore {
         }
         Ok(wave)
     }
-    async fn claim_notice(&self, id: &RequestId, episode: u32) -> Result<bool> {
+    async fn claim_notice(
+        &self,
+        id: &RequestId,
+        episode: u32,
+        reserve: &TokenHash,
+    ) -> Result<bool> {
         let mut s = self.lock();
         let Some(r) = s.requests.get_mut(id) else {
             return Ok(false);
         };
         match r.state {
-            RequestState::Offered { episode: e, .. } if e == episode && r.notice.is_none() => {
+            RequestState::Offered { episode: e, .. }
+                if e == episode && r.notice.is_none() && r.reserve_hash == Some(*reserve) =>
+            {
                 r.notice = Some(NoticeOutcome::Sending);
                 Ok(true)
             }
@@ -145,7 +152,7 @@ impl NotifyStore for MemoryStore {
                 let reserve = LinkToken::new(sku.clone(), r.id, random());
                 let optout = LinkToken::new(sku.clone(), r.id, random());
                 r.reserve_hash = Some(reserve.secret_hash());
-                r.optout_hash = Some(optout.secret_hash());
+                r.optout_hashes.push(optout.secret_hash());
                 Offer {
                     request: r.clone(),
                     reserve,

@@ -35,8 +35,9 @@ pub struct Request {
     pub last_offered_episode: Option<u32>,
     /// Hash of the current reserve link's secret.
     pub reserve_hash: Option<TokenHash>,
-    /// Hash of the current opt-out link's secret.
-    pub optout_hash: Option<TokenHash>,
+    /// Hashes of every opt-out link the request's notices have carried:
+    /// each keeps working for good (I5), whatever was offered after it.
+    pub optout_hashes: Vec<TokenHash>,
     /// What happened to the current offer's notice.
     pub notice: Option<NoticeOutcome>,
 }
@@ -44,18 +45,16 @@ pub struct Request {
 impl Request {
     /// Whether `token` is this request's current reserve link.
     pub fn reserve_link_is(&self, token: &LinkToken) -> bool {
-        self.owns(token, self.reserve_hash)
+        self.names(token) && self.reserve_hash == Some(token.secret_hash())
     }
 
-    /// Whether `token` is this request's current opt-out link.
+    /// Whether `token` is one of the opt-out links this request has sent.
     pub fn optout_link_is(&self, token: &LinkToken) -> bool {
-        self.owns(token, self.optout_hash)
+        self.names(token) && self.optout_hashes.contains(&token.secret_hash())
     }
 
-    fn owns(&self, token: &LinkToken, stored: Option<TokenHash>) -> bool {
-        token.request() == self.id
-            && token.sku() == &self.sku
-            && stored == Some(token.secret_hash())
+    fn names(&self, token: &LinkToken) -> bool {
+        token.request() == self.id && token.sku() == &self.sku
     }
 
     /// When the sweep must look at it next, if ever.
@@ -114,7 +113,7 @@ impl NewRequest {
             stale_at: self.now + self.lifetime_ms,
             last_offered_episode: None,
             reserve_hash: None,
-            optout_hash: None,
+            optout_hashes: Vec::new(),
             notice: None,
             id: self.id,
             sku: self.sku,
@@ -314,6 +313,13 @@ pub enum ExpireOutcome {
     Released,
     /// Another sweep (or the shopper) got there first, or it is not due.
     Skipped,
+    /// The stored request could not be read (a bug or a manual edit). It is
+    /// taken out of the due listing, so it never blocks a sweep and is
+    /// reported once; the item itself is left for the team to look at.
+    Unreadable {
+        /// The item's key and what was wrong with it.
+        reason: String,
+    },
 }
 
 /// A counter found different from the recount.

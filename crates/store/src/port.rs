@@ -14,7 +14,7 @@ use async_trait::async_trait;
 use restock_core::webhook::ItemRef;
 use restock_core::{
     CatalogEntry, ContactKey, HoldId, Millis, OptOutToken, RequestId, ReserveToken, Rules,
-    Settings, Sku, StockEvent, StockOutcome, Window,
+    Settings, Sku, StockEvent, StockOutcome, TokenHash, Window,
 };
 
 use crate::error::StoreError;
@@ -109,9 +109,13 @@ pub trait NotifyStore: Send + Sync {
         now: Millis,
         random: Random<'_>,
     ) -> Result<Wave>;
-    /// Claims an offer's notice for sending: `false` if it was claimed before
-    /// (a redelivery), so the notice is sent at most once.
-    async fn claim_notice(&self, id: &RequestId, episode: u32) -> Result<bool>;
+    /// Claims an offer's notice for sending with the reserve link whose
+    /// secret hashes to `reserve`: `false` if it was claimed before (a
+    /// redelivery) or the offer has been re-armed with another link since (a
+    /// concurrent pass), so a notice goes at most once and never with a dead
+    /// link.
+    async fn claim_notice(&self, id: &RequestId, episode: u32, reserve: &TokenHash)
+    -> Result<bool>;
     /// Records a notice's fate. A failure ends the offer and frees its unit.
     async fn record_notice(
         &self,

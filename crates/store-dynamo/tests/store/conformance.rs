@@ -47,6 +47,8 @@ conformance!(
     catalogue_entries_resolve_from_every_platform_id,
     settings_round_trip,
     unsent_offers_are_reissued_with_fresh_links_and_sent_once,
+    a_link_re_armed_by_another_pass_is_never_claimed,
+    every_opt_out_link_a_shopper_was_sent_keeps_working,
     a_restock_keeps_its_phrase,
     rate_limits_count_per_key_and_window,
     the_catalogue_lists_every_entry_once_in_sku_order,
@@ -490,13 +492,14 @@ async fn a_notice_is_claimed_once_and_a_failure_passes_the_unit_on(app: App) {
     app.level(CHAIR, 1, T0 + 10, "d1").await;
     let wave = app.wave(CHAIR, T0 + 10).await;
     assert_eq!(wave.offers[0].request.id, a.id);
-    assert!(app.store.claim_notice(&a.id, 1).await.unwrap());
+    let a_link = wave.offers[0].reserve.secret_hash();
+    assert!(app.store.claim_notice(&a.id, 1, &a_link).await.unwrap());
     assert!(
-        !app.store.claim_notice(&a.id, 1).await.unwrap(),
+        !app.store.claim_notice(&a.id, 1, &a_link).await.unwrap(),
         "a redelivery sends nothing"
     );
     assert!(
-        !app.store.claim_notice(&b.id, 1).await.unwrap(),
+        !app.store.claim_notice(&b.id, 1, &a_link).await.unwrap(),
         "b has no offer"
     );
     app.store
@@ -524,7 +527,8 @@ async fn a_notice_is_claimed_once_and_a_failure_passes_the_unit_on(app: App) {
         vec![b.id],
         "the unit passes on"
     );
-    assert!(app.store.claim_notice(&b.id, 1).await.unwrap());
+    let b_link = wave.offers[0].reserve.secret_hash();
+    assert!(app.store.claim_notice(&b.id, 1, &b_link).await.unwrap());
     app.store
         .record_notice(
             &b.id,
@@ -875,7 +879,12 @@ async fn unsent_offers_are_reissued_with_fresh_links_and_sent_once(app: App) {
     app.level(CHAIR, 2, T0 + 10, "d1").await;
     let wave = app.wave(CHAIR, T0 + 10).await;
     let (a, b) = (&wave.offers[0], &wave.offers[1]);
-    assert!(app.store.claim_notice(&a.request.id, 1).await.unwrap());
+    assert!(
+        app.store
+            .claim_notice(&a.request.id, 1, &a.reserve.secret_hash())
+            .await
+            .unwrap()
+    );
     app.store
         .record_notice(
             &a.request.id,
@@ -888,7 +897,12 @@ async fn unsent_offers_are_reissued_with_fresh_links_and_sent_once(app: App) {
         .await
         .unwrap();
     // b's send fails transiently: its claim is given back.
-    assert!(app.store.claim_notice(&b.request.id, 1).await.unwrap());
+    assert!(
+        app.store
+            .claim_notice(&b.request.id, 1, &b.reserve.secret_hash())
+            .await
+            .unwrap()
+    );
     app.store.release_notice(&b.request.id, 1).await.unwrap();
     let mut random = restock_store_dynamo::testing::random(77);
     let again = app
@@ -1008,4 +1022,73 @@ async fn the_catalogue_lists_every_entry_once_in_sku_order(app: App) {
     let skus: Vec<&str> = listed.iter().map(|e| e.sku.as_str()).collect();
     assert_eq!(skus, ["B-1", CHAIR, "LAMP-BRASS"]);
     assert_eq!(listed[1], renamed);
+}
+
+async fn a_link_re_armed_by_another_pass_is_never_claimed(app: App) {
+    app.join(CHAIR, 1, T0).await;
+    app.level(CHAIR, 1, T0 + 10, "d1").await;
+    let wave = app.wave(CHAIR, T0 + 10).await;
+    let id = wave.offers[0].request.id;
+    // Two notify passes (a redelivery and a new wake) both re-arm the
+    // unsent offer; the second's link replaces the first's.
+    let mut random = restock_store_dynamo::testing::random(91);
+    let first = app
+        .store
+        .reissue_unsent(&sku(CHAIR), &mut random)
+        .await
+        .unwrap();
+    let second = app
+        .store
+        .reissue_unsent(&sku(CHAIR), &mut random)
+        .await
+        .unwrap();
+    let (dead, live) = (&first[0].reserve, &second[0].reserve);
+    assert!(
+        !app.store
+            .claim_notice(&id, 1, &dead.secret_hash())
+            .await
+            .unwrap(),
+        "the first pass must not send a link that no longer works"
+    );
+    assert!(
+        app.store
+            .claim_notice(&id, 1, &live.secret_hash())
+            .await
+            .unwrap()
+    );
+    assert!(
+        !app.store
+            .claim_notice(&id, 1, &live.secret_hash())
+            .await
+            .unwrap(),
+        "and it is sent once"
+    );
+}
+
+async fn every_opt_out_link_a_shopper_was_sent_keeps_working(app: App) {
+    let a = app.join(CHAIR, 1, T0).await;
+    app.level(CHAIR, 1, T0 + 10, "d1").await;
+    let wave = app.wave(CHAIR, T0 + 10).await;
+    let first = wave.offers[0].optout.clone();
+    // The notice is re-armed (its send failed transiently): a new opt-out
+    // link goes out, and the first one, already in the shopper's inbox,
+    // must still work (I5).
+    let mut random = restock_store_dynamo::testing::random(93);
+    let again = app
+        .store
+        .reissue_unsent(&sku(CHAIR), &mut random)
+        .await
+        .unwrap();
+    assert_ne!(again[0].optout.secret_hash(), first.secret_hash());
+    let stored = app.get(&a.id).await;
+    assert!(stored.optout_link_is(&first) && stored.optout_link_is(&again[0].optout));
+    assert_eq!(
+        app.store.opt_out(&first, T0 + 20).await.unwrap(),
+        OptOutOutcome::OptedOut { ended: 1 }
+    );
+    // And once the request has ended, both still answer as opted out.
+    assert_eq!(
+        app.store.opt_out(&again[0].optout, T0 + 30).await.unwrap(),
+        OptOutOutcome::OptedOut { ended: 0 }
+    );
 }

@@ -2,11 +2,15 @@
 //!
 //! - [`conformance`]: one suite, run on the in-memory and the DynamoDB store;
 //! - [`concurrency`]: real parallel requests against the DynamoDB API;
+//! - [`lag`]: the DynamoDB store where index reads lag the table, client
+//!   tokens are enforced and conflicts and throttles are injected;
 //! - [`round_trips`]: DynamoDB requests per operation, held to budgets.
 //!
-//! The DynamoDB API is moto's server in CI (`RESTOCK_DYNAMODB_ENDPOINT`,
-//! started by `scripts/test.sh`).
+//! The DynamoDB API is moto's server behind the strict double in CI
+//! (`RESTOCK_DYNAMODB_ENDPOINT`, and `RESTOCK_DYNAMODB_LAGGING_ENDPOINT` for
+//! `lag`; both started by `scripts/test.sh`).
 
 mod concurrency;
 mod conformance;
+mod lag;
 mod round_trips;

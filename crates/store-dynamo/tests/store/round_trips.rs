@@ -201,7 +201,12 @@ async fn requests_per_operation_are_within_budget() {
         requests: r,
     });
 
-    assert!(store.claim_notice(&offers[1].request.id, 1).await.unwrap());
+    assert!(
+        store
+            .claim_notice(&offers[1].request.id, 1, &offers[1].reserve.secret_hash())
+            .await
+            .unwrap()
+    );
     let r = recorder.take();
     rows.push(Row {
         operation: "claim a notice".into(),

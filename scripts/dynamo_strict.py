@@ -1,0 +1,311 @@
+"""A DynamoDB API at least as strict as DynamoDB's documented behaviour, as
+WSGI middleware in front of moto's application (scripts/moto_serial.py).
+
+moto shows every write to every read at once, ignores ClientRequestToken,
+never throttles, never conflicts and never cuts a page at 1 MB. Real
+DynamoDB does all of these, and code that is correct only on moto is not
+correct. This adds them:
+
+- Index reads lag. Every write that succeeds is replayed, in order, onto a
+  replica of the table (the same table in another moto region) LAG ms later,
+  as the items' new images. A Query or Scan naming an IndexName, and any
+  read without ConsistentRead, is answered from the replica: a global
+  secondary index is eventually consistent, and so are default reads.
+- ClientRequestToken on TransactWriteItems, as documented: a token is bound
+  to its request once the first request with it completes (applied or
+  cancelled), for 10 minutes. The same token and the same request then
+  returns success without applying it again (or, if the first was
+  cancelled, is evaluated again); the same token with a different request
+  is refused with IdempotentParameterMismatchException.
+- Injected faults at RATE: a TransactWriteItems cancelled with a
+  TransactionConflict reason, other writes refused with
+  ProvisionedThroughputExceededException, reads with ThrottlingException.
+  Nothing is applied. The same request sent again (the SDK's own retry, or
+  the store's) is let through, so a fault is transient, never a wall.
+- Query and Scan pages cut at 1 MB of items (sized as their JSON, which is
+  larger than DynamoDB's count, so pages are cut earlier, never later), with
+  the LastEvaluatedKey DynamoDB would give.
+
+Settings (environment): RESTOCK_INDEX_LAG_MS (default 0),
+RESTOCK_FAULT_RATE (default 0), RESTOCK_FAULT_SEED (default 1).
+GET /_restock/strict/stats answers what was injected and replayed.
+"""
+
+import hashlib
+import io
+import json
+import os
+import random
+import threading
+import time
+
+PAGE_BYTES = 1024 * 1024
+TOKEN_WINDOW_S = 600
+WRITES = {"PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems", "BatchWriteItem"}
+READS = {"GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems"}
+PREFIX = "com.amazonaws.dynamodb.v20120810#"
+
+
+def _error(kind, message, extra=None, prefix=PREFIX):
+    body = {"__type": prefix + kind, "message": message}
+    body.update(extra or {})
+    return 400, body
+
+
+class StrictDynamo:
+    """The middleware. `lock` is the lock moto_serial.py applies every
+    request under; all of this runs inside it."""
+
+    def __init__(self, app, lag_ms=0, fault_rate=0.0, seed=1):
+        self.app = app
+        self.lag = lag_ms / 1000.0
+        self.fault_rate = fault_rate
+        self.rng = random.Random(seed)
+        self.pending = []  # (due, seq, region, target, body) replica writes, in order
+        self.seq = 0
+        self.tokens = {}  # token -> (request hash, when, whether it applied)
+        self.key_schema = {}  # (region, table) -> [key attribute names] incl. indexes
+        self.faulted = {}  # request digest -> when it was faulted
+        self.stats = {"replicated": 0, "index_reads": 0, "tokens_replayed": 0,
+                      "token_mismatches": 0, "conflicts": 0, "throttles": 0,
+                      "pages_cut": 0}
+        self.mutex = threading.Lock()
+
+    # --- plumbing -------------------------------------------------------------
+
+    def call(self, region, target, body):
+        """One request to moto itself, as (status, body)."""
+        raw = json.dumps(body).encode()
+        environ = {
+            "REQUEST_METHOD": "POST", "PATH_INFO": "/", "QUERY_STRING": "",
+            "SERVER_NAME": "127.0.0.1", "SERVER_PORT": "5000", "SERVER_PROTOCOL": "HTTP/1.1",
+            "HTTP_HOST": "127.0.0.1:5000", "CONTENT_TYPE": "application/x-amz-json-1.0",
+            "CONTENT_LENGTH": str(len(raw)), "HTTP_X_AMZ_TARGET": "DynamoDB_20120810." + target,
+            "HTTP_AUTHORIZATION": "AWS4-HMAC-SHA256 Credential=testing/20260101/%s/dynamodb/aws4_request, SignedHeaders=host, Signature=x" % region,
+            "wsgi.input": io.BytesIO(raw), "wsgi.url_scheme": "http", "wsgi.errors": io.StringIO(),
+            "wsgi.version": (1, 0), "wsgi.multithread": True, "wsgi.multiprocess": False, "wsgi.run_once": False,
+        }
+        status = []
+        out = b"".join(self.app(environ, lambda s, h, e=None: status.append(s)))
+        code = int(status[0].split()[0])
+        try:
+            return code, json.loads(out or b"{}")
+        except ValueError:
+            return code, {}
+
+    @staticmethod
+    def replica(region):
+        return "eu-north-1" if region != "eu-north-1" else "eu-south-1"
+
+    def keys_of(self, region, table):
+        """The table's key attributes, then each index's."""
+        if (region, table) not in self.key_schema:
+            _, described = self.call(region, "DescribeTable", {"TableName": table})
+            t = described.get("Table", {})
+            base = [k["AttributeName"] for k in t.get("KeySchema", [])]
+            indexes = {i["IndexName"]: [k["AttributeName"] for k in i["KeySchema"]]
+                       for i in t.get("GlobalSecondaryIndexes", [])}
+            self.key_schema[(region, table)] = (base, indexes)
+        return self.key_schema[(region, table)]
+
+    # --- the replica ------------------------------------------------------------
+
+    def apply_due(self, now):
+        while self.pending and self.pending[0][0] <= now:
+            _, _, region, target, body = self.pending.pop(0)
+            self.call(self.replica(region), target, body)
+            self.stats["replicated"] += 1
+
+    def touched(self, region, target, body):
+        """(table, key) of every item a successful write changed."""
+        out = []
+        def key_from_item(table, item):
+            base, _ = self.keys_of(region, table)
+            return {k: item[k] for k in base if k in item}
+        if target == "PutItem":
+            out.append((body["TableName"], key_from_item(body["TableName"], body["Item"])))
+        elif target in ("UpdateItem", "DeleteItem"):
+            out.append((body["TableName"], body["Key"]))
+        elif target == "TransactWriteItems":
+            for op in body.get("TransactItems", []):
+                if "Put" in op:
+                    out.append((op["Put"]["TableName"], key_from_item(op["Put"]["TableName"], op["Put"]["Item"])))
+                for kind in ("Update", "Delete"):
+                    if kind in op:
+                        out.append((op[kind]["TableName"], op[kind]["Key"]))
+        elif target == "BatchWriteItem":
+            for table, writes in body.get("RequestItems", {}).items():
+                for w in writes:
+                    if "PutRequest" in w:
+                        out.append((table, key_from_item(table, w["PutRequest"]["Item"])))
+                    if "DeleteRequest" in w:
+                        out.append((table, w["DeleteRequest"]["Key"]))
+        return out
+
+    def replicate(self, region, target, body, now):
+        """Schedules the new images of what a write changed onto the replica."""
+        for table, key in self.touched(region, target, body):
+            _, got = self.call(region, "GetItem", {"TableName": table, "Key": key, "ConsistentRead": True})
+            item = got.get("Item")
+            self.seq += 1
+            if item:
+                op = ("PutItem", {"TableName": table, "Item": item})
+            else:
+                op = ("DeleteItem", {"TableName": table, "Key": key})
+            self.pending.append((now + self.lag, self.seq, region, op[0], op[1]))
+        self.apply_due(now)
+
+    # --- faults -------------------------------------------------------------------
+
+    def fault(self, target, raw):
+        if self.fault_rate <= 0 or target not in WRITES | READS:
+            return None
+        digest = hashlib.sha256(raw).hexdigest()
+        now = time.monotonic()
+        for d in [d for d, at in self.faulted.items() if now - at > 60]:
+            del self.faulted[d]
+        if self.faulted.pop(digest, None) is not None:
+            return None  # the retry of a faulted request goes through
+        if self.rng.random() >= self.fault_rate:
+            return None
+        self.faulted[digest] = now
+        if target == "TransactWriteItems":
+            items = json.loads(raw).get("TransactItems", [])
+            reasons = [{"Code": "None"} for _ in items]
+            if reasons:
+                reasons[self.rng.randrange(len(reasons))] = {
+                    "Code": "TransactionConflict", "Message": "Transaction is ongoing for the item"}
+            self.stats["conflicts"] += 1
+            codes = ", ".join(r["Code"] for r in reasons)
+            return _error("TransactionCanceledException",
+                          "Transaction cancelled, please refer cancellation reasons for specific reasons [%s]" % codes,
+                          {"CancellationReasons": reasons})
+        self.stats["throttles"] += 1
+        if target in WRITES:
+            return _error("ProvisionedThroughputExceededException",
+                          "The level of configured provisioned throughput for the table was exceeded.")
+        return _error("ThrottlingException", "Rate of requests exceeds the allowed throughput.",
+                      prefix="com.amazon.coral.availability#")
+
+    # --- tokens ---------------------------------------------------------------------
+
+    def token_check(self, body, raw, now):
+        token = body.get("ClientRequestToken")
+        if not token:
+            return None, None
+        for t in [t for t, (_, at, _) in self.tokens.items() if now - at > TOKEN_WINDOW_S]:
+            del self.tokens[t]
+        unsigned = dict(body)
+        unsigned.pop("ClientRequestToken")
+        digest = hashlib.sha256(json.dumps(unsigned, sort_keys=True).encode()).hexdigest()
+        seen = self.tokens.get(token)
+        if seen is None:
+            return token, digest
+        if seen[0] == digest:
+            if not seen[2]:
+                return token, digest  # the first was cancelled: evaluated again
+            self.stats["tokens_replayed"] += 1
+            return "replay", None
+        self.stats["token_mismatches"] += 1
+        return "mismatch", None
+
+    # --- pages ------------------------------------------------------------------------
+
+    def cut_page(self, region, body, answer):
+        items = answer.get("Items")
+        if not items:
+            return answer
+        size, kept = 0, []
+        for item in items:
+            size += len(json.dumps(item))
+            if size > PAGE_BYTES and kept:
+                break
+            kept.append(item)
+        if len(kept) == len(items):
+            return answer
+        base, indexes = self.keys_of(region, body["TableName"])
+        names = list(base) + list(indexes.get(body.get("IndexName"), []))
+        last = kept[-1]
+        answer = dict(answer)
+        answer["Items"] = kept
+        answer["Count"] = len(kept)
+        answer["ScannedCount"] = len(kept)
+        answer["LastEvaluatedKey"] = {k: last[k] for k in names if k in last}
+        self.stats["pages_cut"] += 1
+        return answer
+
+    # --- the request ----------------------------------------------------------------
+
+    def handle(self, environ, start_response):
+        header = environ.get("HTTP_X_AMZ_TARGET", "")
+        target = header.split(".")[-1] if header.startswith("DynamoDB_") else ""
+        if environ.get("PATH_INFO") == "/_restock/strict/stats":
+            return self.respond(start_response, 200, self.stats)
+        if not target or target not in WRITES | READS | {"CreateTable", "DeleteTable"}:
+            return self.app(environ, start_response)
+        length = int(environ.get("CONTENT_LENGTH") or 0)
+        raw = environ["wsgi.input"].read(length)
+        body = json.loads(raw or b"{}")
+        auth = environ.get("HTTP_AUTHORIZATION", "")
+        region = auth.split("Credential=")[1].split("/")[2] if "Credential=" in auth else "us-east-1"
+        now = time.monotonic()
+        self.apply_due(now)
+
+        if target in ("CreateTable", "DeleteTable"):
+            code, answer = self.call(region, target, body)
+            if code == 200:
+                self.call(self.replica(region), target, body)
+            return self.respond(start_response, code, answer)
+
+        injected = self.fault(target, raw)
+        if injected:
+            return self.respond(start_response, *injected)
+
+        if target in READS:
+            stale = body.get("IndexName") or not body.get("ConsistentRead")
+            if target in ("BatchGetItem", "TransactGetItems"):
+                stale = target == "BatchGetItem" and not all(
+                    r.get("ConsistentRead") for r in body.get("RequestItems", {}).values())
+            if body.get("IndexName"):
+                self.stats["index_reads"] += 1
+            code, answer = self.call(self.replica(region) if stale else region, target, body)
+            if code == 200 and target in ("Query", "Scan"):
+                answer = self.cut_page(self.replica(region) if stale else region, body, answer)
+            return self.respond(start_response, code, answer)
+
+        token, digest = (None, None)
+        if target == "TransactWriteItems":
+            token, digest = self.token_check(body, raw, now)
+            if token == "replay":
+                return self.respond(start_response, 200, {})
+            if token == "mismatch":
+                return self.respond(start_response, *_error(
+                    "IdempotentParameterMismatchException",
+                    "Idempotent parameter mismatch: the ClientRequestToken was used with a different request"))
+        code, answer = self.call(region, target, body)
+        if token and (code == 200 or "TransactionCanceled" in answer.get("__type", "")):
+            self.tokens[token] = (digest, now, code == 200)
+        if code == 200:
+            self.replicate(region, target, body, now)
+        return self.respond(start_response, code, answer)
+
+    @staticmethod
+    def respond(start_response, code, body):
+        out = json.dumps(body).encode()
+        reason = "OK" if code == 200 else "Bad Request"
+        start_response("%d %s" % (code, reason), [
+            ("Content-Type", "application/x-amz-json-1.0"), ("Content-Length", str(len(out)))])
+        return [out]
+
+
+def from_env(app):
+    """The middleware as the environment configures it, or None when every
+    knob is off (plain moto)."""
+    if os.environ.get("RESTOCK_STRICT_DYNAMODB", "1") == "0":
+        return None
+    return StrictDynamo(
+        app,
+        lag_ms=float(os.environ.get("RESTOCK_INDEX_LAG_MS", "0")),
+        fault_rate=float(os.environ.get("RESTOCK_FAULT_RATE", "0")),
+        seed=int(os.environ.get("RESTOCK_FAULT_SEED", "1")),
+    )

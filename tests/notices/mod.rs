@@ -1,0 +1,63 @@
+//! What a notice says, and when none goes: a notice that could not go out at
+//! once (a throttled provider, a retried batch) states the time actually
+//! left on its offer, and an offer that ran out before its notice could go
+//! is never sent — a dead link helps nobody (I8: the unit passes on).
+
+use restock_app::notify;
+use restock_app::ports::Sent;
+use restock_core::Sku;
+use restock_e2e::*;
+
+const MIN: i64 = 60_000;
+
+fn text(sent: &Sent) -> String {
+    match sent {
+        Sent::Email { notice, .. } => notice.text.clone(),
+        Sent::Sms { notice, .. } => notice.text.clone(),
+    }
+}
+
+#[tokio::test]
+async fn a_late_notice_states_the_time_actually_left() {
+    let (w, outbox) = World::memory().await;
+    assert_eq!(w.join("Ann").await.status, 201);
+    outbox.fail_transiently.lock().unwrap().push(w.email("Ann"));
+    w.shopify(Some(1), "s-1").await;
+    let first = w.pump().await;
+    assert_eq!(first[0].transient, 1, "{first:?}");
+    assert!(outbox.sent().is_empty());
+
+    // The stream retries the batch five and a half minutes later.
+    outbox.fail_transiently.lock().unwrap().clear();
+    w.advance(5 * MIN + 30_000);
+    let retry = notify::notify_sku(&w.services, &Sku::try_from(CHAIR).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(retry.sent, 1, "{retry:?}");
+    let said = text(&outbox.sent()[0]);
+    assert!(said.contains("within 9 minutes"), "{said}");
+    assert!(!said.contains("15 minutes"), "{said}");
+}
+
+#[tokio::test]
+async fn an_offer_that_ran_out_before_its_notice_is_never_sent() {
+    let (w, outbox) = World::memory().await;
+    assert_eq!(w.join("Ann").await.status, 201);
+    outbox.fail_transiently.lock().unwrap().push(w.email("Ann"));
+    w.shopify(Some(1), "s-1").await;
+    w.pump().await;
+    outbox.fail_transiently.lock().unwrap().clear();
+
+    // The retry comes after the offer's window.
+    w.advance(16 * MIN);
+    let retry = notify::notify_sku(&w.services, &Sku::try_from(CHAIR).unwrap())
+        .await
+        .unwrap();
+    assert_eq!((retry.sent, retry.expired), (0, 1), "{retry:?}");
+    assert!(outbox.sent().is_empty(), "a dead link is never sent");
+
+    // The sweep lapses it and the unit is free again.
+    let swept = w.sweep().await;
+    assert_eq!(swept.lapsed, 1, "{swept:?}");
+    w.assert_never_oversold().await;
+}
