@@ -60,6 +60,11 @@ cargo build --workspace --bins --quiet
 step "cargo test --workspace"
 cargo test --workspace "$@"
 
+step "what the strict DynamoDB doubles did"
+for var in RESTOCK_DYNAMODB_ENDPOINT RESTOCK_DYNAMODB_LAGGING_ENDPOINT; do
+  printf '%s: %s\n' "$var" "$(curl -fsS "${!var}/_restock/strict/stats" || echo unavailable)"
+done
+
 # The browser story and the deployment checks run on a full run (no extra arguments).
 if [ $# -eq 0 ]; then
   step "browser: the shopper's story in headless Chromium against restock-local"

@@ -230,7 +230,9 @@ impl World {
             .method(method)
             .uri(path)
             .header("content-type", "application/json")
-            .header("x-forwarded-for", "203.0.113.7")
+            .extension(restock_app::capture::ClientAddr(
+                "203.0.113.7".parse().expect("an address"),
+            ))
             .body(Body::from(body.to_string()))
             .expect("request");
         self.call(Api::Capture, request).await

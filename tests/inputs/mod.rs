@@ -4,6 +4,7 @@
 
 use axum::body::Body;
 use axum::http::Request;
+use restock_app::capture::ClientAddr;
 use restock_app::ports::Clock;
 use restock_core::Sku;
 use restock_e2e::*;
@@ -155,7 +156,7 @@ async fn too_many_taps_get_429_with_retry_after() {
                 .method("POST")
                 .uri("/requests")
                 .header("content-type", "application/json")
-                .header("x-forwarded-for", format!("198.51.100.{i}"))
+                .extension(ClientAddr(format!("198.51.100.{i}").parse().unwrap()))
                 .body(Body::from(
                     json!({"sku": CHAIR, "name": "Ann", "email": w.email("ann"), "consent": true})
                         .to_string(),
@@ -413,4 +414,82 @@ async fn a_product_url_alone_still_hands_the_hold_to_the_shop() {
         .strip_prefix("https://loomandlast.co.uk/products/linen-throw?hold=")
         .unwrap_or_else(|| panic!("the hold id is in the product URL: {location}"));
     assert_eq!(hold.len(), 22, "a whole hold id: {location}");
+}
+
+/// A notify-me post from `platform` (the address the Function URL saw),
+/// carrying whatever `X-Forwarded-For` the caller chose to write.
+fn join_from(w: &World, platform: &str, forwarded: &str, name: &str) -> Request<Body> {
+    Request::builder()
+        .method("POST")
+        .uri("/requests")
+        .header("content-type", "application/json")
+        .header("x-forwarded-for", forwarded)
+        .extension(ClientAddr(platform.parse().unwrap()))
+        .body(Body::from(
+            json!({"sku": CHAIR, "name": name, "email": w.email(name), "consent": true})
+                .to_string(),
+        ))
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_forged_forwarded_for_header_buys_no_new_address() {
+    // One source address, forty sign-ups, each claiming another address.
+    let (w, _) = World::memory().await;
+    let mut statuses = Vec::new();
+    for i in 0..40 {
+        let forged = format!("198.51.{}.{}", i / 250, i % 250 + 1);
+        let reply = w
+            .call(
+                Api::Capture,
+                join_from(&w, "203.0.113.7", &forged, &format!("Bot{i}")),
+            )
+            .await;
+        statuses.push(reply.status.as_u16());
+    }
+    let accepted = statuses.iter().filter(|s| **s == 201).count();
+    assert_eq!(accepted, 30, "the per-address limit holds: {statuses:?}");
+    assert!(statuses[30..].iter().all(|s| *s == 429), "{statuses:?}");
+    // Another real address is not held back by the first one's limit.
+    let other = w
+        .call(
+            Api::Capture,
+            join_from(&w, "198.51.100.20", "203.0.113.7", "Dee"),
+        )
+        .await;
+    assert_eq!(other.status, 201, "{}", other.body);
+}
+
+#[tokio::test]
+async fn behind_trusted_proxies_the_client_is_read_from_the_right() {
+    let (w, _) = World::memory().await;
+    let mut settings = settings();
+    settings.trusted_proxies = vec!["130.176.0.0/16".parse().unwrap()];
+    w.store.put_settings(&settings).await.unwrap();
+    // Through the proxy, each real client (appended by the proxy) counts on
+    // its own; what the client wrote to the left is ignored.
+    for i in 0..35 {
+        let chain = format!("6.6.6.6, 203.0.113.{}", i + 1);
+        let reply = w
+            .call(
+                Api::Capture,
+                join_from(&w, "130.176.0.9", &chain, &format!("Fan{i}")),
+            )
+            .await;
+        assert_eq!(reply.status, 201, "client {i}: {}", reply.body);
+    }
+    // One real client behind the proxy is still one address.
+    let mut last = 0;
+    for i in 0..31 {
+        let chain = format!("10.{i}.0.1, 198.51.100.77");
+        last = w
+            .call(
+                Api::Capture,
+                join_from(&w, "130.176.0.9", &chain, &format!("Same{i}")),
+            )
+            .await
+            .status
+            .as_u16();
+    }
+    assert_eq!(last, 429);
 }

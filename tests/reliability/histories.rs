@@ -112,7 +112,9 @@ async fn step(world: &World, outbox: &Outbox, model: &mut Model, op: &Op) -> Res
             let address = email(world, who);
             let request = axum::http::Request::post("/requests")
                 .header("content-type", "application/json")
-                .header("x-forwarded-for", format!("198.51.100.{who}"))
+                .extension(restock_app::capture::ClientAddr(
+                    format!("198.51.100.{who}").parse().expect("an address"),
+                ))
                 .body(axum::body::Body::from(
                     serde_json::json!({ "sku": SKUS[s], "name": format!("Shopper {who}"), "email": address, "consent": true })
                         .to_string(),

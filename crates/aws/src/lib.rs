@@ -10,9 +10,11 @@
 //! - [`SecretsKeyring`]: the webhook keys and contact pepper from Secrets
 //!   Manager, cached for at most five minutes, never logged.
 //! - [`SnsAlerts`]: team alerts to an SNS topic.
+//! - [`http`]: capture's caller address from the Function URL's request context.
 //! - [`stream`]: notify's DynamoDB stream records decoded into woken SKUs.
 //! - [`wiring`]: each function's typed configuration and services.
 
+pub mod http;
 pub mod stream;
 pub mod wiring;
 

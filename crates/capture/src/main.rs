@@ -11,5 +11,9 @@ async fn main() -> Result<(), lambda_http::Error> {
     lambda_http::tracing::init_default_subscriber();
     let config = Config::from_env(Function::Capture)?;
     let services = Arc::new(services(&config).await);
-    lambda_http::run(restock_app::capture::router(services)).await
+    // The caller's address comes from the Function URL's request context.
+    let router = lambda_http::tower::ServiceBuilder::new()
+        .map_request(restock_aws::http::with_client_addr)
+        .service(restock_app::capture::router(services));
+    lambda_http::run(router).await
 }

@@ -20,12 +20,15 @@
 //! - [`webhook`]: Shopify, WooCommerce and Standard Webhooks verification and
 //!   parsing into one stock event type.
 //! - [`settings`] and [`catalog`]: the operator's documents.
+//! - [`client`]: which address a caller has (the platform's, or the one
+//!   trusted proxies report).
 //! - [`notice`]: rendering notices and checking the model's sentence.
 //! - [`join`]: capture's notify-me form.
 #![warn(missing_docs)]
 
 pub mod allocate;
 pub mod catalog;
+pub mod client;
 pub mod contact;
 pub mod ids;
 pub mod join;

@@ -80,6 +80,11 @@ pub struct Settings {
     /// Origins allowed to call capture from a browser.
     #[serde(default)]
     pub storefront_origins: Vec<String>,
+    /// Proxies in front of capture whose `X-Forwarded-For` is believed
+    /// (CIDR ranges, e.g. a CloudFront distribution's). Empty (the default):
+    /// the caller's address is the platform's and the header is ignored.
+    #[serde(default)]
+    pub trusted_proxies: Vec<ipnet::IpNet>,
     /// Rises that wait for the team.
     #[serde(default)]
     pub escalation: EscalationRules,

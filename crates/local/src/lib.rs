@@ -225,7 +225,9 @@ pub fn build(options: &Options) -> std::io::Result<Arc<Local>> {
 }
 
 /// The HTTP app: capture's routes, detect's under `/webhooks/`, the demo
-/// storefront and the admin endpoint.
+/// storefront and the admin endpoint. Serve it with
+/// `into_make_service_with_connect_info::<SocketAddr>()`, so capture knows
+/// each caller's address from the socket.
 pub fn app(local: Arc<Local>) -> Router {
     let detect = restock_app::detect::router(local.services.clone());
     restock_app::capture::router(local.services.clone())
@@ -234,6 +236,25 @@ pub fn app(local: Arc<Local>) -> Router {
             "/webhooks/{*path}",
             detect.into_service::<axum::body::Body>(),
         )
+        .layer(axum::middleware::from_fn(client_from_socket))
+}
+
+/// The socket peer as capture's caller address: the local stand-in for the
+/// Function URL's `requestContext.http.sourceIp`.
+async fn client_from_socket(
+    mut request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let peer = request
+        .extensions()
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map(|info| info.0.ip());
+    if let Some(ip) = peer {
+        request
+            .extensions_mut()
+            .insert(restock_app::capture::ClientAddr(ip));
+    }
+    next.run(request).await
 }
 
 /// Runs notify for every SKU with a wake it has not acted on, every

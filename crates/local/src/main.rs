@@ -111,10 +111,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         },
         cli.outbox.display(),
     );
-    axum::serve(listener, app(local))
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await?;
+    axum::serve(
+        listener,
+        app(local).into_make_service_with_connect_info::<std::net::SocketAddr>(),
+    )
+    .with_graceful_shutdown(async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
+    .await?;
     Ok(())
 }

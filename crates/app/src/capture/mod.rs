@@ -10,17 +10,19 @@
 //! | `POST /r/{token}/rejoin` | one tap back into the queue from an expired or used link |
 //! | `GET`/`POST /o/{token}` | opt out for good (the POST also serves one-click unsubscribe) |
 
+use std::net::IpAddr;
 use std::sync::Arc;
 
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, Path, Request, State};
+use axum::extract::{DefaultBodyLimit, Extension, Path, Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Json, Response};
 use axum::routing::{get, post};
+use restock_core::client::client_address;
 use restock_core::join::{FieldError, JoinForm, JoinInput, MAX_BODY_BYTES};
-use restock_core::{HoldId, HoldRefused, LinkToken, RequestId, RequestState};
+use restock_core::{HoldId, HoldRefused, LinkToken, RequestId, RequestState, Settings};
 use restock_store::{
     CancelOutcome, HoldOutcome, JoinOutcome, NewRequest, OptOutOutcome, RateDecision,
 };
@@ -83,15 +85,24 @@ async fn not_found() -> Response {
     error(StatusCode::NOT_FOUND, "no such page")
 }
 
-/// The caller's IP as the Function URL (or a proxy) reports it.
-fn source_ip(headers: &HeaderMap) -> String {
-    headers
-        .get("x-forwarded-for")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(',').next())
-        .map(|ip| ip.trim().to_owned())
-        .filter(|ip| !ip.is_empty() && ip.len() <= 45)
-        .unwrap_or_else(|| "unknown".to_owned())
+/// The address the platform saw the request come from: the Function URL's
+/// `requestContext.http.sourceIp` (`restock_aws::http` puts it here) or the
+/// local server's socket peer. Never read from a header the caller writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClientAddr(pub IpAddr);
+
+/// The rate-limit key for the caller: the platform's address, or the one the
+/// operator's trusted proxies report (`restock_core::client`). A request
+/// that arrives without a platform address shares one bucket.
+fn client_key(client: Option<ClientAddr>, headers: &HeaderMap, settings: &Settings) -> String {
+    let Some(ClientAddr(peer)) = client else {
+        return "ip:unknown".to_owned();
+    };
+    let forwarded = headers.get("x-forwarded-for").and_then(|v| v.to_str().ok());
+    format!(
+        "ip:{}",
+        client_address(peer, forwarded, &settings.trusted_proxies)
+    )
 }
 
 fn wants_html(headers: &HeaderMap) -> bool {
@@ -189,7 +200,12 @@ fn parse_form(headers: &HeaderMap, body: &[u8]) -> Result<JoinForm, BodyError> {
     }
 }
 
-async fn join(State(s): Shared, headers: HeaderMap, body: Bytes) -> Response {
+async fn join(
+    State(s): Shared,
+    client: Option<Extension<ClientAddr>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     let form = match parse_form(&headers, &body) {
         Ok(form) => form,
         Err(e) => return e.into_response(),
@@ -208,7 +224,7 @@ async fn join(State(s): Shared, headers: HeaderMap, body: Bytes) -> Response {
         }
         Err(errors) => return field_errors(errors),
     };
-    match join_request(&s, new, &headers).await {
+    match join_request(&s, new, client.map(|Extension(c)| c), &headers).await {
         Ok(response) => response,
         Err(e) => unavailable(&e),
     }
@@ -217,14 +233,16 @@ async fn join(State(s): Shared, headers: HeaderMap, body: Bytes) -> Response {
 async fn join_request(
     s: &Services,
     new: restock_core::join::JoinDetails,
+    client: Option<ClientAddr>,
     headers: &HeaderMap,
 ) -> Result<Response, AppError> {
     let now = s.clock.now_ms();
     let limits = s.limits;
+    let settings = s.settings().await?;
     if let RateDecision::Limited { retry_after_ms } = s
         .store
         .rate_limit(
-            &format!("ip:{}", source_ip(headers)),
+            &client_key(client, headers, &settings),
             limits.per_ip,
             limits.window_ms,
             now,
@@ -233,7 +251,6 @@ async fn join_request(
     {
         return Ok(too_many(retry_after_ms));
     }
-    let settings = s.settings().await?;
     let Some(entry) = s.store.catalog_entry(&new.sku).await? else {
         return Ok(error(
             StatusCode::NOT_FOUND,
