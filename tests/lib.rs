@@ -248,6 +248,23 @@ impl World {
         self.call(Api::Capture, request).await
     }
 
+    /// `GET` or `DELETE /requests/{id}` as the joining browser does it: with
+    /// the manage token its 201 carried (`{sku}~{id}.{secret}`).
+    pub async fn manage(&self, method: &str, token: &str) -> Reply {
+        let id = token
+            .split('~')
+            .nth(1)
+            .and_then(|rest| rest.split('.').next())
+            .unwrap_or_default();
+        let request = Request::builder()
+            .method(method)
+            .uri(format!("/requests/{id}"))
+            .header("authorization", format!("Bearer {token}"))
+            .body(Body::empty())
+            .expect("request");
+        self.call(Api::Capture, request).await
+    }
+
     /// A shopper taps "notify me" by email.
     pub async fn join(&self, name: &str) -> Reply {
         self.capture_json(

@@ -110,6 +110,7 @@ async fn main() {
                 reserve_hash: None,
                 optout_hashes: Vec::new(),
                 notice: None,
+                manage_hash: None,
             }
         })
         .collect();

@@ -95,6 +95,31 @@ try {
   check((await status.textContent()).includes("number 1 in line"), "the widget shows the shopper's position");
   await page.screenshot({ path: path.join(shots, "1-joined.png"), fullPage: true });
 
+  // A returning visit: the widget kept the manage token it was given.
+  await page.reload();
+  await page.getByRole("status").filter({ hasText: "in line" }).waitFor({ timeout: 10000 });
+  check((await page.getByRole("status").textContent()).includes("number 1 in line"), "a returning visit shows the place again");
+
+  console.log("someone else, in another browser, joins and leaves");
+  const other = await browser.newPage({ viewport: { width: 390, height: 844 } });
+  const join = async (who, name) => {
+    await other.getByLabel("Email or mobile number").fill(who);
+    await other.getByLabel("First name").fill(name);
+    await other.getByLabel(/Tell me once/).check();
+    await other.getByRole("button", { name: "Notify me" }).click();
+  };
+  await other.goto(`${base}/products/CHAIR-WAL`);
+  await join("hal@example.com", "Hal");
+  await other.getByRole("status").filter({ hasText: "number 2 in line" }).waitFor({ timeout: 10000 });
+  await other.getByRole("button", { name: "Leave the list" }).click();
+  await other.getByRole("status").filter({ hasText: "won\u2019t hear" }).waitFor({ timeout: 10000 });
+  check(true, "the browser that joined can leave the list");
+  // Typing Grace's address there tells the place, and gives no way to act on it.
+  await join(email, "Grace");
+  await other.getByRole("status").filter({ hasText: "number 1 in line" }).waitFor({ timeout: 10000 });
+  check((await other.getByRole("button", { name: "Leave the list" }).count()) === 0, "knowing Grace's address gives no way to remove her");
+  await other.close();
+
   console.log("the shop restocks");
   await page.getByLabel("New stock level").fill("1");
   await page.getByRole("button", { name: "Post restock" }).click();

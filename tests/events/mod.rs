@@ -40,6 +40,7 @@ async fn della_offered(w: &World) {
         now: T0 - MIN,
         shards: 2,
         lifetime_ms: 90 * 86_400_000,
+        manage_hash: None,
     };
     w.store.join(new).await.unwrap();
     assert_eq!(w.shopify(Some(1), "seed").await.status, 200);

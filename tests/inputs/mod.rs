@@ -493,3 +493,42 @@ async fn behind_trusted_proxies_the_client_is_read_from_the_right() {
     }
     assert_eq!(last, 429);
 }
+
+#[tokio::test]
+async fn knowing_an_address_gives_no_power_over_its_request() {
+    let (w, _) = World::memory().await;
+    let ann = w.join("Ann").await;
+    assert_eq!(ann.status, 201);
+    let ann = ann.json();
+    let (id, token) = (
+        ann["request_id"].as_str().unwrap().to_owned(),
+        ann["manage_token"].as_str().unwrap().to_owned(),
+    );
+    // Someone else taps with Ann's address: told the place, handed nothing.
+    let repeat = w.join("Ann").await;
+    assert_eq!(repeat.status, 200);
+    let repeat = repeat.json();
+    assert_eq!(repeat["position"], 1);
+    assert!(repeat.get("request_id").is_none(), "{repeat}");
+    assert!(repeat.get("manage_token").is_none(), "{repeat}");
+    // Even with Ann's id (leaked, guessed), no token or a made-up one reads
+    // and changes nothing, and answers exactly like an unknown request.
+    let forged = format!("{CHAIR}~{id}.AAAAAAAAAAAAAAAAAAAAAA");
+    for attempt in [
+        w.capture("GET", &format!("/requests/{id}")).await,
+        w.capture("DELETE", &format!("/requests/{id}")).await,
+        w.manage("GET", &forged).await,
+        w.manage("DELETE", &forged).await,
+    ] {
+        assert_eq!(attempt.status, 404, "{}", attempt.body);
+        assert_eq!(attempt.json()["error"], "no such request");
+    }
+    // Ann's own browser, with the token it was given, can.
+    let mine = w.manage("GET", &token).await;
+    assert_eq!(
+        (mine.status.as_u16(), mine.json()["status"].as_str()),
+        (200, Some("waiting"))
+    );
+    assert_eq!(w.manage("DELETE", &token).await.status, 200);
+    assert_eq!(w.manage("GET", &token).await.json()["status"], "cancelled");
+}

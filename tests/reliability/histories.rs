@@ -73,6 +73,8 @@ pub fn op() -> impl Strategy<Value = Op> {
 #[derive(Default)]
 struct Model {
     requests: HashMap<(u8, usize), RequestId>,
+    /// The manage token each request's 201 carried.
+    tokens: HashMap<RequestId, String>,
     every: Vec<RequestId>,
     opted_out: HashSet<u8>,
     links: HashSet<String>,
@@ -147,25 +149,33 @@ async fn step(world: &World, outbox: &Outbox, model: &mut Model, op: &Op) -> Res
                             reply.body
                         ));
                     }
-                    let id: RequestId = reply.json()["request_id"]
-                        .as_str()
-                        .and_then(|s| s.parse().ok())
-                        .ok_or("join answered no request id")?;
-                    match existing {
-                        Some(old) if old != id => {
-                            return Err(format!("I4: a second place for {who}: {old} then {id}"));
+                    let body = reply.json();
+                    match (reply.status.as_u16(), existing) {
+                        (200, Some(_)) => {
+                            if body.get("request_id").is_some()
+                                || body.get("manage_token").is_some()
+                            {
+                                return Err(format!(
+                                    "a repeat tap handed out the request's id or secret: {body}"
+                                ));
+                            }
                         }
-                        Some(_) if reply.status.as_u16() != 200 => {
-                            return Err("I4: a repeat tap was answered 201".into());
+                        (200, None) => return Err("a first tap was answered 200".into()),
+                        (_, Some(old)) => {
+                            return Err(format!("I4: a second place for {who} beside {old}"));
                         }
-                        None if reply.status.as_u16() != 201 => {
-                            return Err(format!("a first tap was answered {}", reply.status));
+                        (_, None) => {
+                            let id: RequestId = body["request_id"]
+                                .as_str()
+                                .and_then(|s| s.parse().ok())
+                                .ok_or("join answered no request id")?;
+                            let token = body["manage_token"]
+                                .as_str()
+                                .ok_or("a new request came without its manage token")?;
+                            model.requests.insert((who, s), id);
+                            model.tokens.insert(id, token.to_owned());
+                            model.every.push(id);
                         }
-                        _ => {}
-                    }
-                    if existing.is_none() {
-                        model.requests.insert((who, s), id);
-                        model.every.push(id);
                     }
                 }
                 other => return Err(format!("join answered {other}: {}", reply.body)),
@@ -283,8 +293,12 @@ async fn step(world: &World, outbox: &Outbox, model: &mut Model, op: &Op) -> Res
             model.opted_out.insert(who);
         }
         Op::Cancel { who, sku: s } => {
-            if let Some(id) = model.requests.get(&(who, s)) {
-                let reply = world.capture("DELETE", &format!("/requests/{id}")).await;
+            if let Some(token) = model
+                .requests
+                .get(&(who, s))
+                .and_then(|id| model.tokens.get(id))
+            {
+                let reply = world.manage("DELETE", token).await;
                 if !matches!(reply.status.as_u16(), 200 | 409) {
                     return Err(format!("cancel answered {}: {}", reply.status, reply.body));
                 }

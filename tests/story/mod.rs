@@ -24,7 +24,7 @@ async fn the_walnut_chair_comes_back_and_della_holds_one() {
     let names = [
         "Ann", "Bea", "Cal", "Dov", "Eli", "Fay", "Della", "Marcus", "Ike", "Jo", "Kit", "Lu", "Mo",
     ];
-    let mut ids = Vec::new();
+    let mut tokens = Vec::new();
     w.clock.set_ms(T0 - 100 * DAY);
     for (i, name) in names.iter().enumerate() {
         if i == 3 {
@@ -33,35 +33,25 @@ async fn the_walnut_chair_comes_back_and_della_holds_one() {
         let reply = w.join(name).await;
         assert_eq!(reply.status, 201, "{}", reply.body);
         assert_eq!(reply.json()["position"], i + 1);
-        ids.push(reply.json()["request_id"].as_str().unwrap().to_owned());
+        tokens.push(reply.json()["manage_token"].as_str().unwrap().to_owned());
         w.advance(DAY);
     }
     w.clock.set_ms(T0);
     // One cancels, one opts out of everything, one has gone stale.
-    assert_eq!(
-        w.capture("DELETE", &format!("/requests/{}", ids[0]))
-            .await
-            .status,
-        200
-    );
+    assert_eq!(w.manage("DELETE", &tokens[0]).await.status, 200);
     aws.opt_out(&w.email("Bea")).await;
     let swept = w.sweep().await;
     assert_eq!(
         swept.stale, 1,
         "Cal's request has outlived the 90-day lifetime"
     );
-    let della = w
-        .capture("GET", &format!("/requests/{}", ids[6]))
-        .await
-        .json();
+    let della = w.manage("GET", &tokens[6]).await.json();
     assert_eq!(
         (della["status"].as_str(), della["position"].as_u64()),
         (Some("waiting"), Some(4))
     );
     assert_eq!(
-        w.capture("GET", &format!("/requests/{}", ids[7]))
-            .await
-            .json()["position"],
+        w.manage("GET", &tokens[7]).await.json()["position"],
         5,
         "Marcus is fifth"
     );

@@ -38,9 +38,11 @@
     return "restock:" + sku;
   }
 
-  function remember(sku, id) {
+  // The manage token ("{sku}~{request}.{secret}") the shop gave this browser
+  // when it joined: the only thing that reads or leaves the request.
+  function remember(sku, token) {
     try {
-      if (id) window.localStorage.setItem(storageKey(sku), id);
+      if (token) window.localStorage.setItem(storageKey(sku), token);
       else window.localStorage.removeItem(storageKey(sku));
     } catch (e) {
       /* private mode: the widget still works, it just forgets */
@@ -53,6 +55,11 @@
     } catch (e) {
       return null;
     }
+  }
+
+  function requestOf(token) {
+    var rest = String(token).split("~")[1] || "";
+    return rest.split(".")[0];
   }
 
   function ordinal(n) {
@@ -110,16 +117,18 @@
       status.className = "restock-status" + (isError ? " restock-error" : "");
     }
 
-    function joined(body) {
+    function joined(body, token) {
       form.hidden = true;
       heading.textContent = "You\u2019re on the list";
       var where = body.position ? "You\u2019re " + ordinal(body.position) + ". " : "";
       say(where + "We\u2019ll tell you once when " + product + " is back, with a link that holds one for you.");
-      remember(sku, body.request_id);
+      token = token || body.manage_token;
+      if (!token) return; // a repeat tap from another browser: it may not manage the request
+      remember(sku, token);
       var leave = el("button", { type: "button", class: "restock-secondary" }, "Leave the list");
       leave.addEventListener("click", function () {
         leave.disabled = true;
-        request("DELETE", "/requests/" + encodeURIComponent(body.request_id), null, function (code) {
+        request("DELETE", "/requests/" + encodeURIComponent(requestOf(token)), null, token, function (code) {
           if (code >= 200 && code < 300) {
             remember(sku, null);
             leave.remove();
@@ -137,10 +146,11 @@
       leave.focus();
     }
 
-    function request(method, path, payload, done) {
+    function request(method, path, payload, token, done) {
       var xhr = new XMLHttpRequest();
       xhr.open(method, endpoint + path);
       xhr.setRequestHeader("Accept", "application/json");
+      if (token) xhr.setRequestHeader("Authorization", "Bearer " + token);
       if (payload) xhr.setRequestHeader("Content-Type", "application/json");
       xhr.timeout = 15000;
       xhr.onload = function () {
@@ -160,8 +170,8 @@
 
     var existing = recall(sku);
     if (existing) {
-      request("GET", "/requests/" + encodeURIComponent(existing), null, function (code, body) {
-        if (code === 200 && (body.status === "waiting" || body.status === "offered" || body.status === "held")) joined(body);
+      request("GET", "/requests/" + encodeURIComponent(requestOf(existing)), null, existing, function (code, body) {
+        if (code === 200 && (body.status === "waiting" || body.status === "offered" || body.status === "held")) joined(body, existing);
         else remember(sku, null);
       });
     }
@@ -193,7 +203,7 @@
       else payload.phone = value;
       submit.disabled = true;
       say("Adding you to the list\u2026");
-      request("POST", "/requests", payload, function (code, body, xhr) {
+      request("POST", "/requests", payload, null, function (code, body, xhr) {
         submit.disabled = false;
         if (code === 200 || code === 201) return joined(body);
         if (code === 429) {

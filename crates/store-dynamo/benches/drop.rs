@@ -86,6 +86,7 @@ async fn main() {
             now: T0 + i as i64,
             shards,
             lifetime_ms: 90 * 86_400_000,
+            manage_hash: None,
         };
         match store.join(request).await.unwrap() {
             JoinOutcome::Joined(r) => order.push(r.id),

@@ -44,6 +44,8 @@ pub const LAST_EPISODE: &str = "last_epi";
 pub const RESERVE_HASH: &str = "rh";
 /// The opt-out link secret's hash.
 pub const OPTOUT_HASH: &str = "oh";
+/// The manage secret's hash.
+pub const MANAGE_HASH: &str = "mh";
 /// The current offer's notice outcome (JSON).
 pub const NOTICE: &str = "notice";
 

@@ -170,6 +170,9 @@ pub(crate) fn request_item(r: &Request) -> Item {
     if let Some(h) = &r.reserve_hash {
         item.insert(attr::RESERVE_HASH.into(), s(h.to_hex()));
     }
+    if let Some(h) = &r.manage_hash {
+        item.insert(attr::MANAGE_HASH.into(), s(h.to_hex()));
+    }
     if !r.optout_hashes.is_empty() {
         item.insert(attr::OPTOUT_HASH.into(), hash_set(&r.optout_hashes));
     }
@@ -285,6 +288,7 @@ pub(crate) fn read_request(item: &Item) -> Result<Request, StoreError> {
         last_offered_episode: opt_n(item, attr::LAST_EPISODE)?,
         reserve_hash: hash(attr::RESERVE_HASH)?,
         optout_hashes: read_hash_set(item, attr::OPTOUT_HASH)?,
+        manage_hash: hash(attr::MANAGE_HASH)?,
         notice,
     })
 }

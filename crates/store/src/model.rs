@@ -40,9 +40,18 @@ pub struct Request {
     pub optout_hashes: Vec<TokenHash>,
     /// What happened to the current offer's notice.
     pub notice: Option<NoticeOutcome>,
+    /// Hash of the manage secret given once to the browser that joined:
+    /// reading or leaving the request needs it, so knowing a shopper's
+    /// address gives no power over their place.
+    pub manage_hash: Option<TokenHash>,
 }
 
 impl Request {
+    /// Whether `token` is the secret that manages this request.
+    pub fn manage_link_is(&self, token: &LinkToken) -> bool {
+        self.names(token) && self.manage_hash == Some(token.secret_hash())
+    }
+
     /// Whether `token` is this request's current reserve link.
     pub fn reserve_link_is(&self, token: &LinkToken) -> bool {
         self.names(token) && self.reserve_hash == Some(token.secret_hash())
@@ -100,6 +109,9 @@ pub struct NewRequest {
     pub shards: u16,
     /// How long it may wait before going stale.
     pub lifetime_ms: Millis,
+    /// Hash of the manage secret the joining browser keeps (`None` for a
+    /// trusted bulk import).
+    pub manage_hash: Option<TokenHash>,
 }
 
 impl NewRequest {
@@ -115,6 +127,7 @@ impl NewRequest {
             reserve_hash: None,
             optout_hashes: Vec::new(),
             notice: None,
+            manage_hash: self.manage_hash,
             id: self.id,
             sku: self.sku,
             name: self.name,

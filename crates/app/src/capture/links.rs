@@ -154,6 +154,9 @@ pub(super) async fn rejoin(State(s): Shared, Path(token_text): Path<String>) -> 
             now: s.clock.now_ms(),
             shards: entry.shards,
             lifetime_ms: settings.request_lifetime.as_millis(),
+            // Rejoined from a link page, not the widget: managed through the
+            // links its notices carry.
+            manage_hash: None,
         };
         let stored = match s.store.join(request).await? {
             JoinOutcome::Joined(r) | JoinOutcome::AlreadyWaiting(r) => r,

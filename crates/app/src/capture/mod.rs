@@ -22,7 +22,7 @@ use axum::response::{IntoResponse, Json, Response};
 use axum::routing::{get, post};
 use restock_core::client::client_address;
 use restock_core::join::{FieldError, JoinForm, JoinInput, MAX_BODY_BYTES};
-use restock_core::{HoldId, HoldRefused, LinkToken, RequestId, RequestState, Settings};
+use restock_core::{HoldId, HoldRefused, LinkToken, RequestId, RequestState, Settings, Sku};
 use restock_store::{
     CancelOutcome, HoldOutcome, JoinOutcome, NewRequest, OptOutOutcome, RateDecision,
 };
@@ -152,7 +152,7 @@ async fn cors(State(s): Shared, request: Request, next: Next) -> Response {
             );
             h.insert(
                 header::ACCESS_CONTROL_ALLOW_HEADERS,
-                HeaderValue::from_static("content-type"),
+                HeaderValue::from_static("content-type, authorization"),
             );
             h.insert(
                 header::ACCESS_CONTROL_MAX_AGE,
@@ -216,9 +216,13 @@ async fn join(
             tracing::info!("honeypot filled: answered and stored nothing");
             let fake = RequestId::from_random(s.random());
             let sku = form.sku.unwrap_or_default();
+            // Shaped like a real 201, manage token and all; it manages nothing.
+            let token = Sku::try_from(sku.as_str())
+                .map(|valid| LinkToken::new(valid, fake, s.random()).to_string())
+                .unwrap_or_else(|_| format!("{sku}~{fake}.{}", RequestId::from_random(s.random())));
             return (
                 StatusCode::CREATED,
-                Json(json!({ "request_id": fake, "sku": sku, "position": 1, "status": "waiting" })),
+                Json(json!({ "request_id": fake, "sku": sku, "position": 1, "status": "waiting", "manage_token": token })),
             )
                 .into_response();
         }
@@ -271,8 +275,11 @@ async fn join_request(
     {
         return Ok(too_many(retry_after_ms));
     }
+    let id = RequestId::from_random(s.random());
+    // Given once, to this browser only: it is what reads or leaves the request.
+    let manage = LinkToken::new(new.sku.clone(), id, s.random());
     let request = NewRequest {
-        id: RequestId::from_random(s.random()),
+        id,
         sku: new.sku,
         name: new.name,
         contact: new.contact,
@@ -280,6 +287,7 @@ async fn join_request(
         now,
         shards: entry.shards,
         lifetime_ms: settings.request_lifetime.as_millis(),
+        manage_hash: Some(manage.secret_hash()),
     };
     let (status, stored) = match s.store.join(request).await? {
         JoinOutcome::Joined(r) => (StatusCode::CREATED, r),
@@ -303,7 +311,43 @@ async fn join_request(
         };
         return Ok(page(status, "You're on the list", &body));
     }
-    Ok((status, Json(status_json(&stored, position))).into_response())
+    let mut body = status_json(&stored, position);
+    if status == StatusCode::CREATED {
+        body["manage_token"] = json!(manage.to_string());
+    } else {
+        // A repeat tap proves only that the caller knows an address: the place
+        // in line, but nothing that reads or changes the request.
+        if let Some(fields) = body.as_object_mut() {
+            fields.remove("request_id");
+            fields.remove("expires_at_ms");
+        }
+    }
+    Ok((status, Json(body)).into_response())
+}
+
+/// The request the caller may manage: `id` from the path, and the manage
+/// token the joining browser was given (`Authorization: Bearer <token>`).
+/// Unknown ids, missing and wrong tokens all answer the same 404.
+async fn managed(
+    s: &Services,
+    id: &str,
+    headers: &HeaderMap,
+) -> Result<Option<restock_store::Request>, AppError> {
+    let Ok(id) = id.parse::<RequestId>() else {
+        return Ok(None);
+    };
+    let token = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .and_then(|t| t.trim().parse::<LinkToken>().ok());
+    let Some(token) = token.filter(|t| t.request() == id) else {
+        return Ok(None);
+    };
+    Ok(s.store
+        .request(&id)
+        .await?
+        .filter(|r| r.manage_link_is(&token)))
 }
 
 /// A stored request's status as capture answers it (`Request` here is
@@ -323,12 +367,9 @@ fn status_json(r: &restock_store::Request, position: Option<usize>) -> serde_jso
     value
 }
 
-async fn status(State(s): Shared, Path(id): Path<String>) -> Response {
-    let Ok(id) = id.parse::<RequestId>() else {
-        return error(StatusCode::NOT_FOUND, "no such request");
-    };
+async fn status(State(s): Shared, Path(id): Path<String>, headers: HeaderMap) -> Response {
     let result = async {
-        let Some(r) = s.store.request(&id).await? else {
+        let Some(r) = managed(&s, &id, &headers).await? else {
             return Ok(error(StatusCode::NOT_FOUND, "no such request"));
         };
         let shards = s.store.catalog_entry(&r.sku).await?.map_or(1, |e| e.shards);
@@ -338,10 +379,13 @@ async fn status(State(s): Shared, Path(id): Path<String>) -> Response {
     result.await.unwrap_or_else(|e| unavailable(&e))
 }
 
-async fn cancel(State(s): Shared, Path(id): Path<String>) -> Response {
-    let Ok(id) = id.parse::<RequestId>() else {
-        return error(StatusCode::NOT_FOUND, "no such request");
+async fn cancel(State(s): Shared, Path(id): Path<String>, headers: HeaderMap) -> Response {
+    let r = match managed(&s, &id, &headers).await {
+        Ok(Some(r)) => r,
+        Ok(None) => return error(StatusCode::NOT_FOUND, "no such request"),
+        Err(e) => return unavailable(&e),
     };
+    let id = r.id;
     match s.store.cancel(&id, s.clock.now_ms()).await {
         Ok(CancelOutcome::Cancelled) => Json(json!({ "request_id": id, "status": "cancelled" })).into_response(),
         Ok(CancelOutcome::NotLive(status)) => (

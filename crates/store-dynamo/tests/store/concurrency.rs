@@ -45,6 +45,7 @@ fn new_request(i: usize, id_seed: u64, now: i64) -> NewRequest {
         now,
         shards: 1,
         lifetime_ms: 90 * 86_400_000,
+        manage_hash: None,
     }
 }
 

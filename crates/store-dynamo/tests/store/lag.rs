@@ -48,6 +48,7 @@ async fn join(store: &DynamoStore, name: &str, at: i64) -> Request {
         now: at,
         shards: 1,
         lifetime_ms: 90 * 86_400_000,
+        manage_hash: None,
     };
     match store.join(new).await.unwrap() {
         JoinOutcome::Joined(r) => r,

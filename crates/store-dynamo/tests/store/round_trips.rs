@@ -67,6 +67,7 @@ fn request(i: usize, now: i64) -> NewRequest {
         now,
         shards: 1,
         lifetime_ms: 90 * 86_400_000,
+        manage_hash: None,
     }
 }
 

@@ -89,6 +89,7 @@ impl App {
             now,
             shards,
             lifetime_ms: LIFETIME.as_millis(),
+            manage_hash: None,
         };
         self.store.join(new).await.unwrap()
     }
