@@ -532,3 +532,71 @@ async fn knowing_an_address_gives_no_power_over_its_request() {
     assert_eq!(w.manage("DELETE", &token).await.status, 200);
     assert_eq!(w.manage("GET", &token).await.json()["status"], "cancelled");
 }
+
+/// A bodiless request to capture from `platform`.
+fn read_from(platform: &str, method: &str, path: &str) -> Request<Body> {
+    Request::builder()
+        .method(method)
+        .uri(path)
+        .extension(ClientAddr(platform.parse().unwrap()))
+        .body(Body::empty())
+        .unwrap()
+}
+
+#[tokio::test]
+async fn reads_and_link_pages_are_limited_per_address_and_say_when_to_come_back() {
+    let (w, _) = World::memory().await;
+    let mut settings = settings();
+    settings.limits.reads_per_ip = 5;
+    w.store.put_settings(&settings).await.unwrap();
+    let guessed = format!("/r/{CHAIR}~AAAAAAAAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA");
+    for _ in 0..5 {
+        let reply = w
+            .call(Api::Capture, read_from("203.0.113.7", "GET", &guessed))
+            .await;
+        assert_eq!(reply.status, 410, "{}", reply.body);
+    }
+    // Walking guessed links (or hammering a status) stops here, with a page
+    // that says when to come back.
+    let page = w
+        .call(Api::Capture, read_from("203.0.113.7", "GET", &guessed))
+        .await;
+    assert_eq!(page.status, 429);
+    let retry: u64 = page.header("retry-after").unwrap().parse().unwrap();
+    assert!((1..=600).contains(&retry));
+    assert!(
+        page.body.contains("try this link again in"),
+        "{}",
+        page.body
+    );
+    let status = w
+        .call(
+            Api::Capture,
+            read_from("203.0.113.7", "GET", "/requests/AAAAAAAAAAAAAAAAAAAAAA"),
+        )
+        .await;
+    assert_eq!(status.status, 429);
+    assert!(status.header("retry-after").is_some());
+    // Another address is not held back.
+    let other = w
+        .call(Api::Capture, read_from("198.51.100.8", "GET", &guessed))
+        .await;
+    assert_eq!(other.status, 410);
+}
+
+#[tokio::test]
+async fn a_shop_behind_one_address_can_raise_the_join_limit() {
+    let (w, _) = World::memory().await;
+    let mut settings = settings();
+    settings.limits.joins_per_ip = 100;
+    w.store.put_settings(&settings).await.unwrap();
+    for i in 0..40 {
+        let reply = w
+            .call(
+                Api::Capture,
+                join_from(&w, "203.0.113.7", "203.0.113.7", &format!("Fan{i}")),
+            )
+            .await;
+        assert_eq!(reply.status, 201, "join {i}: {}", reply.body);
+    }
+}

@@ -38,29 +38,8 @@ use crate::ports::{Alert, Alerts, Clock, Entropy, KeyError, Keyring, Phraser, Se
 /// How long the settings document is cached in a warm function.
 const SETTINGS_TTL: Duration = Duration::from_secs(30);
 
-/// Abuse limits for capture.
-#[derive(Debug, Clone, Copy)]
-pub struct Limits {
-    /// Notify-me posts per source IP per window.
-    pub per_ip: u32,
-    /// Notify-me posts per contact per window.
-    pub per_contact: u32,
-    /// The window, in ms.
-    pub window_ms: i64,
-    /// Offers one notify invocation makes at most (the rest wait for the next wake).
-    pub max_offers_per_wave: u32,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Self {
-            per_ip: 30,
-            per_contact: 5,
-            window_ms: 10 * 60_000,
-            max_offers_per_wave: 1_000,
-        }
-    }
-}
+/// The most offers one notify invocation makes (the rest wait for the next wake).
+pub const MAX_OFFERS_PER_WAVE: u32 = 1_000;
 
 /// Everything a handler needs, built once per process.
 pub struct Services {
@@ -78,8 +57,8 @@ pub struct Services {
     pub clock: Arc<dyn Clock>,
     /// Randomness.
     pub entropy: Arc<dyn Entropy>,
-    /// Abuse limits.
-    pub limits: Limits,
+    /// The most offers one notify pass makes ([`MAX_OFFERS_PER_WAVE`]).
+    pub max_offers_per_wave: u32,
     /// How long the model may take before the fixed template is used.
     pub phrase_timeout: Duration,
     settings: Mutex<Option<(Instant, Arc<Settings>)>>,
@@ -130,7 +109,7 @@ impl Services {
             alerts,
             clock,
             entropy,
-            limits: Limits::default(),
+            max_offers_per_wave: MAX_OFFERS_PER_WAVE,
             phrase_timeout: Duration::from_secs(2),
             settings: Mutex::new(None),
         }

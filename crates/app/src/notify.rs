@@ -95,7 +95,7 @@ pub async fn notify_sku(s: &Services, sku: &Sku) -> Result<NotifyReport, AppErro
         share: settings.list_share,
         offer_window: settings.offer_window,
         shards: entry.shards,
-        max_offers: s.limits.max_offers_per_wave,
+        max_offers: s.max_offers_per_wave,
     };
     let wave = s
         .store

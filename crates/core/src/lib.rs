@@ -50,7 +50,7 @@ pub use contact::{Channel, Contact, ContactKey, Email, Phone, ShopperName};
 pub use ids::{HoldId, LinkToken, OptOutToken, RequestId, ReserveToken, Sku, TokenHash};
 pub use lifecycle::{Freed, HoldRefused, HoldTaken, RequestState, Status, TransitionError};
 pub use queue::{JoinKey, merge_oldest_first};
-pub use settings::Settings;
+pub use settings::{Limits, Settings};
 pub use stock::{Escalation, Level, Reading, Rules, StockOutcome, StockState};
 pub use webhook::{ItemRef, OrderEvent, StockEvent, WebhookError};
 pub use window::Window;

@@ -43,6 +43,32 @@ impl Default for EscalationRules {
     }
 }
 
+/// Abuse limits, per fixed `window`: a shop behind one NAT, or a load test,
+/// raises them here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Limits {
+    /// Notify-me posts from one client address.
+    pub joins_per_ip: u32,
+    /// Notify-me posts for one contact, from any address.
+    pub joins_per_contact: u32,
+    /// Status reads and reserve / opt-out page visits from one client address.
+    pub reads_per_ip: u32,
+    /// The window the counts are kept over.
+    pub window: Window,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            joins_per_ip: 30,
+            joins_per_contact: 5,
+            reads_per_ip: 300,
+            window: Window::from_mins(10),
+        }
+    }
+}
+
 /// The shop's settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -88,6 +114,9 @@ pub struct Settings {
     /// Rises that wait for the team.
     #[serde(default)]
     pub escalation: EscalationRules,
+    /// Abuse limits.
+    #[serde(default)]
+    pub limits: Limits,
 }
 
 fn default_voice() -> String {
@@ -223,6 +252,13 @@ impl Settings {
                 );
             }
         }
+        let l = &self.limits;
+        if l.joins_per_ip == 0 || l.joins_per_contact == 0 || l.reads_per_ip == 0 {
+            return invalid(
+                "limits",
+                "joins_per_ip, joins_per_contact and reads_per_ip must be at least 1",
+            );
+        }
         if self.escalation.max_jump == 0 || self.escalation.max_level == 0 {
             return invalid("escalation", "max_jump and max_level must be at least 1");
         }
@@ -280,6 +316,31 @@ max_level = 100000
 "#;
 
     #[test]
+    fn limits_can_be_raised_and_never_zero() {
+        let base = "store_name = \"S\"\npublic_base_url = \"https://s.example\"\nemail_from = \"a@s.example\"\n";
+        let raised = Settings::from_toml(&format!(
+            "{base}[limits]\njoins_per_ip = 500\nwindow = \"1m\"\n"
+        ))
+        .unwrap();
+        assert_eq!(raised.limits.joins_per_ip, 500);
+        assert_eq!(raised.limits.joins_per_contact, 5);
+        assert_eq!(raised.limits.window, Window::from_mins(1));
+        let zero = Settings::from_toml(&format!("{base}[limits]\nreads_per_ip = 0\n"));
+        assert!(
+            matches!(
+                zero,
+                Err(SettingsError::Invalid {
+                    field: "limits",
+                    ..
+                })
+            ),
+            "{zero:?}"
+        );
+        let typo = Settings::from_toml(&format!("{base}[limits]\njoins_per_day = 3\n"));
+        assert!(typo.is_err());
+    }
+
+    #[test]
     fn the_documented_example_loads() {
         let s = Settings::from_toml(EXAMPLE).unwrap();
         assert_eq!(s.offer_window, Window::from_mins(15));
@@ -298,6 +359,7 @@ max_level = 100000
         .unwrap();
         assert_eq!(s.request_lifetime.as_secs(), 90 * 86_400);
         assert_eq!(s.escalation, EscalationRules::default());
+        assert_eq!(s.limits, Limits::default());
         let err = Settings::from_toml("store_name = \"Shop\"\n").unwrap_err();
         assert!(err.to_string().contains("public_base_url"), "{err}");
     }

@@ -36,12 +36,17 @@ use links::{optout, optout_page, rejoin, reserve, reserve_page};
 
 /// The capture router.
 pub fn router(services: Arc<Services>) -> Router {
-    Router::new()
-        .route("/requests", post(join))
+    // Reads of a request and the link pages: limited per client address, so
+    // a script can neither hammer a status nor walk guessed links.
+    let reads = Router::new()
         .route("/requests/{id}", get(status).delete(cancel))
         .route("/r/{token}", get(reserve_page).post(reserve))
         .route("/r/{token}/rejoin", post(rejoin))
         .route("/o/{token}", get(optout_page).post(optout))
+        .route_layer(middleware::from_fn_with_state(services.clone(), read_limit));
+    Router::new()
+        .route("/requests", post(join))
+        .merge(reads)
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(middleware::from_fn_with_state(services.clone(), cors))
@@ -103,6 +108,46 @@ fn client_key(client: Option<ClientAddr>, headers: &HeaderMap, settings: &Settin
         "ip:{}",
         client_address(peer, forwarded, &settings.trusted_proxies)
     )
+}
+
+/// `reads_per_ip` per window for each client address; over it, 429 with
+/// `Retry-After` (a page for the link pages, JSON for the API).
+async fn read_limit(State(s): Shared, request: Request, next: Next) -> Response {
+    let client = request.extensions().get::<ClientAddr>().copied();
+    let headers = request.headers().clone();
+    let api = request.uri().path().starts_with("/requests/");
+    let decision = async {
+        let settings = s.settings().await?;
+        let key = format!("read:{}", client_key(client, &headers, &settings));
+        let limits = settings.limits;
+        let now = s.clock.now_ms();
+        Ok::<_, AppError>(
+            s.store
+                .rate_limit(&key, limits.reads_per_ip, limits.window.as_millis(), now)
+                .await?,
+        )
+    };
+    match decision.await {
+        Ok(RateDecision::Allowed) => next.run(request).await,
+        Ok(RateDecision::Limited { retry_after_ms }) if api => too_many(retry_after_ms),
+        Ok(RateDecision::Limited { retry_after_ms }) => {
+            let minutes = (retry_after_ms + 59_999) / 60_000;
+            let mut r = page(
+                StatusCode::TOO_MANY_REQUESTS,
+                "Please wait a moment",
+                &text(&format!(
+                    "There have been a lot of requests from your network. Please try this link again in {minutes} minute{}.",
+                    if minutes == 1 { "" } else { "s" }
+                )),
+            );
+            r.headers_mut().insert(
+                header::RETRY_AFTER,
+                HeaderValue::from((retry_after_ms + 999) / 1000),
+            );
+            r
+        }
+        Err(e) => unavailable(&e),
+    }
 }
 
 fn wants_html(headers: &HeaderMap) -> bool {
@@ -241,14 +286,14 @@ async fn join_request(
     headers: &HeaderMap,
 ) -> Result<Response, AppError> {
     let now = s.clock.now_ms();
-    let limits = s.limits;
     let settings = s.settings().await?;
+    let limits = settings.limits;
     if let RateDecision::Limited { retry_after_ms } = s
         .store
         .rate_limit(
             &client_key(client, headers, &settings),
-            limits.per_ip,
-            limits.window_ms,
+            limits.joins_per_ip,
+            limits.window.as_millis(),
             now,
         )
         .await?
@@ -267,8 +312,8 @@ async fn join_request(
         .store
         .rate_limit(
             &format!("contact:{contact_key}"),
-            limits.per_contact,
-            limits.window_ms,
+            limits.joins_per_contact,
+            limits.window.as_millis(),
             now,
         )
         .await?
