@@ -65,6 +65,8 @@ offer_window = "15m"
 hold_window = "15m"
 sends_per_second = 1000
 storefront_origins = ["https://loomandlast.co.uk"]
+# +44 numbers span Great Britain and the Crown Dependencies (+44 7911 is Guernsey).
+sms_countries = ["GB", "GG", "JE", "IM"]
 "#,
     )
     .expect("test settings are valid")

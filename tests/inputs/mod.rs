@@ -600,3 +600,45 @@ async fn a_shop_behind_one_address_can_raise_the_join_limit() {
         assert_eq!(reply.status, 201, "join {i}: {}", reply.body);
     }
 }
+
+#[tokio::test]
+async fn texts_go_only_to_mobiles_in_the_shops_countries() {
+    let (w, _) = World::memory().await;
+    let by_phone = |phone: &str, name: &str| {
+        w.capture_json(
+            "POST",
+            "/requests",
+            json!({"sku": CHAIR, "name": name, "phone": phone, "consent": true}),
+        )
+    };
+    let premium = by_phone("+44 909 090 1234", "Pump").await;
+    assert_eq!(premium.status, 400, "{}", premium.body);
+    assert_eq!(premium.json()["errors"][0]["field"], "phone");
+    let said = premium.json()["errors"][0]["message"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(said.contains("premium-rate"), "{said}");
+    let abroad = by_phone("+33 6 12 34 56 78", "Far").await;
+    assert_eq!(abroad.status, 400);
+    assert!(abroad.body.contains("GB, GG, JE, IM"), "{}", abroad.body);
+    assert_eq!(by_phone("+44 7400 123456", "Ann").await.status, 201);
+    // A shop that lists no countries sends no texts at all.
+    let mut settings = settings();
+    settings.sms_countries.clear();
+    let (w, _) = World::memory().await;
+    w.store.put_settings(&settings).await.unwrap();
+    let off = w
+        .capture_json(
+            "POST",
+            "/requests",
+            json!({"sku": CHAIR, "name": "Bo", "phone": "+44 7400 123456", "consent": true}),
+        )
+        .await;
+    assert_eq!(off.status, 400);
+    assert!(
+        off.body.contains("does not send text messages"),
+        "{}",
+        off.body
+    );
+}

@@ -26,6 +26,23 @@ pub enum ContactError {
     Channel,
 }
 
+/// Why a valid number may not be told by text (SMS pumping: premium-rate and
+/// far-away numbers run up the shop's bill).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SmsRefusal {
+    /// The shop lists no countries: it sends no texts.
+    #[error("this shop does not send text messages; please use an email address")]
+    Off,
+    /// Not in a country the shop texts.
+    #[error(
+        "this shop texts mobile numbers in {0} only; please use one of those or an email address"
+    )]
+    Country(String),
+    /// Not a mobile number.
+    #[error("that is a {0} number, not a mobile; please use a mobile number or an email address")]
+    NotMobile(&'static str),
+}
+
 /// An email address, trimmed and lower-cased.
 #[derive(Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
@@ -119,6 +136,53 @@ impl Phone {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// Whether the shop may text this number: a mobile number (or one its
+    /// plan cannot tell from a landline, as in North America) in one of
+    /// `countries` (ISO 3166 codes). No countries: no texts at all.
+    ///
+    /// # Errors
+    /// [`SmsRefusal`] saying why, in words a shopper can act on.
+    pub fn sms_allowed(&self, countries: &[String]) -> Result<(), SmsRefusal> {
+        use phonenumber::Type;
+        if countries.is_empty() {
+            return Err(SmsRefusal::Off);
+        }
+        let number =
+            phonenumber::parse(None, &self.0).map_err(|_| SmsRefusal::NotMobile("unknown"))?;
+        let country = number.country().id().map(|id| id.as_ref().to_owned());
+        if !country.is_some_and(|c| {
+            countries
+                .iter()
+                .any(|allowed| allowed.eq_ignore_ascii_case(&c))
+        }) {
+            return Err(SmsRefusal::Country(countries.join(", ")));
+        }
+        match number.number_type(&phonenumber::metadata::DATABASE) {
+            Type::Mobile | Type::FixedLineOrMobile => Ok(()),
+            other => Err(SmsRefusal::NotMobile(match other {
+                Type::FixedLine => "landline",
+                Type::TollFree => "freephone",
+                Type::PremiumRate => "premium-rate",
+                Type::SharedCost => "shared-cost",
+                Type::PersonalNumber => "personal",
+                Type::Voip => "internet (VoIP)",
+                Type::Pager => "pager",
+                Type::Uan => "company",
+                Type::Voicemail => "voicemail",
+                _ => "non-mobile",
+            })),
+        }
+    }
+}
+
+/// Whether `code` is an ISO 3166 country code the numbering plans know.
+pub fn is_country_code(code: &str) -> bool {
+    code.len() == 2
+        && code
+            .to_ascii_uppercase()
+            .parse::<phonenumber::country::Id>()
+            .is_ok()
 }
 
 impl TryFrom<String> for Phone {
@@ -310,6 +374,37 @@ fn mask_phone(number: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn only_mobiles_in_the_listed_countries_may_be_texted() {
+        let gb = vec!["GB".to_owned()];
+        let ok = |n: &str| Phone::parse(n).unwrap().sms_allowed(&gb);
+        assert_eq!(ok("+447400123456"), Ok(()));
+        assert_eq!(
+            ok("+449090901234"),
+            Err(SmsRefusal::NotMobile("premium-rate"))
+        );
+        assert_eq!(ok("+442079460000"), Err(SmsRefusal::NotMobile("landline")));
+        assert_eq!(ok("+33612345678"), Err(SmsRefusal::Country("GB".into())));
+        // +44 7911 is a Guernsey range: the numbering plan, not the prefix, decides.
+        assert_eq!(ok("+447911123456"), Err(SmsRefusal::Country("GB".into())));
+        let islands = vec!["GB".to_owned(), "GG".to_owned()];
+        assert_eq!(
+            Phone::parse("+447911123456").unwrap().sms_allowed(&islands),
+            Ok(())
+        );
+        assert_eq!(
+            Phone::parse("+447911123456").unwrap().sms_allowed(&[]),
+            Err(SmsRefusal::Off)
+        );
+        // North American numbers cannot be told apart from landlines: allowed.
+        let us = vec!["us".to_owned()];
+        assert_eq!(
+            Phone::parse("+12025550123").unwrap().sms_allowed(&us),
+            Ok(())
+        );
+        assert!(is_country_code("gb") && is_country_code("US") && !is_country_code("UK"));
+    }
     use super::*;
     use proptest::prelude::*;
 

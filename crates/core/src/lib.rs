@@ -46,7 +46,7 @@ pub type Millis = i64;
 
 pub use allocate::{Candidate, Counters, ListShare, Plan, SkipReason, plan_offers};
 pub use catalog::CatalogEntry;
-pub use contact::{Channel, Contact, ContactKey, Email, Phone, ShopperName};
+pub use contact::{Channel, Contact, ContactKey, Email, Phone, ShopperName, SmsRefusal};
 pub use ids::{HoldId, LinkToken, OptOutToken, RequestId, ReserveToken, Sku, TokenHash};
 pub use lifecycle::{Freed, HoldRefused, HoldTaken, RequestState, Status, TransitionError};
 pub use queue::{JoinKey, merge_oldest_first};

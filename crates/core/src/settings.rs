@@ -106,6 +106,10 @@ pub struct Settings {
     /// Origins allowed to call capture from a browser.
     #[serde(default)]
     pub storefront_origins: Vec<String>,
+    /// Countries whose mobile numbers may be told by text (ISO 3166 codes,
+    /// e.g. `["GB", "IE"]`). Empty (the default): no texts, email only.
+    #[serde(default)]
+    pub sms_countries: Vec<String>,
     /// Proxies in front of capture whose `X-Forwarded-For` is believed
     /// (CIDR ranges, e.g. a CloudFront distribution's). Empty (the default):
     /// the caller's address is the platform's and the header is ignored.
@@ -251,6 +255,16 @@ impl Settings {
                     "each origin is scheme and host only, like https://shop.example",
                 );
             }
+        }
+        if let Some(bad) = self
+            .sms_countries
+            .iter()
+            .find(|c| !crate::contact::is_country_code(c))
+        {
+            return Err(SettingsError::Invalid {
+                field: "sms_countries",
+                reason: format!("`{bad}` is not a country code; write ISO 3166 codes like \"GB\""),
+            });
         }
         let l = &self.limits;
         if l.joins_per_ip == 0 || l.joins_per_contact == 0 || l.reads_per_ip == 0 {

@@ -134,6 +134,7 @@ offer_window = "15m"
 hold_window = "10m"
 sends_per_second = 50
 storefront_origins = ["{origin}", "http://localhost:{port}"]
+sms_countries = ["GB", "GG", "JE", "IM", "IE"]
 "#
     ))
     .expect("the demo settings are valid")

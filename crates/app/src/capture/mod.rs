@@ -22,7 +22,9 @@ use axum::response::{IntoResponse, Json, Response};
 use axum::routing::{get, post};
 use restock_core::client::client_address;
 use restock_core::join::{FieldError, JoinForm, JoinInput, MAX_BODY_BYTES};
-use restock_core::{HoldId, HoldRefused, LinkToken, RequestId, RequestState, Settings, Sku};
+use restock_core::{
+    Contact, HoldId, HoldRefused, LinkToken, RequestId, RequestState, Settings, Sku,
+};
 use restock_store::{
     CancelOutcome, HoldOutcome, JoinOutcome, NewRequest, OptOutOutcome, RateDecision,
 };
@@ -306,6 +308,14 @@ async fn join_request(
             "this product is not one you can wait for here",
         ));
     };
+    if let Contact::Sms(phone) = &new.contact
+        && let Err(refusal) = phone.sms_allowed(&settings.sms_countries)
+    {
+        return Ok(field_errors(vec![FieldError {
+            field: "phone".into(),
+            message: refusal.to_string(),
+        }]));
+    }
     let secrets = s.keyring.keys().await?;
     let contact_key = new.contact.key(&secrets.contact_pepper);
     if let RateDecision::Limited { retry_after_ms } = s
