@@ -61,3 +61,57 @@ async fn an_offer_that_ran_out_before_its_notice_is_never_sent() {
     assert_eq!(swept.lapsed, 1, "{swept:?}");
     w.assert_never_oversold().await;
 }
+
+#[tokio::test]
+async fn a_restock_larger_than_one_wave_is_offered_in_full() {
+    let (w, outbox) = World::memory().await;
+    let mut settings = settings();
+    settings.escalation.max_jump = 10_000;
+    w.store.put_settings(&settings).await.unwrap();
+    let sku = Sku::try_from(CHAIR).unwrap();
+    // 1,500 waiting (joined through the store: capture's limits are not the point here).
+    for i in 0..1_500u32 {
+        let contact = restock_core::Contact::Email(
+            restock_core::Email::try_from(format!("fan{i}@example.com").as_str()).unwrap(),
+        );
+        let mut bytes = [0u8; 16];
+        bytes[..4].copy_from_slice(&i.to_be_bytes());
+        bytes[15] = 1;
+        w.store
+            .join(restock_store::NewRequest {
+                id: restock_core::RequestId::from_random(bytes),
+                sku: sku.clone(),
+                name: "Fan".try_into().unwrap(),
+                contact_key: contact.key(b"restock-test-contact-pepper-0123456789"),
+                contact,
+                now: T0 + i64::from(i),
+                shards: 2,
+                lifetime_ms: 90 * 86_400_000,
+                manage_hash: None,
+            })
+            .await
+            .unwrap();
+    }
+    w.shopify(Some(1_500), "s-1500").await;
+    // Run every pass the stream would start, until none is left.
+    let mut passes = Vec::new();
+    loop {
+        let reports = w.pump().await;
+        if reports.is_empty() {
+            break;
+        }
+        passes.extend(reports);
+    }
+    let offered: usize = passes.iter().map(|r| r.offers).sum();
+    assert_eq!(offered, 1_500, "{passes:?}");
+    assert_eq!(outbox.sent().len(), 1_500);
+    assert!(
+        passes[0].handed_on,
+        "the first pass stopped at its cap and handed on"
+    );
+    assert_eq!(
+        w.store.snapshot(&sku).await.unwrap().counters.offered,
+        1_500,
+        "every unit offered, none waiting for a lapse"
+    );
+}

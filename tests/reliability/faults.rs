@@ -149,6 +149,7 @@ faulty! {
     fn record_notice(&self, id: &RequestId, episode: u32, outcome: NoticeOutcome, now: Millis) -> ();
     fn release_notice(&self, id: &RequestId, episode: u32) -> ();
     fn reissue_unsent(&self, sku: &Sku, random: Random<'_>) -> Vec<Offer>;
+    fn wake_again(&self, sku: &Sku, episode: u32, now: Millis) -> ();
     fn restock_phrase(&self, sku: &Sku, episode: u32) -> Option<String>;
     fn save_restock_phrase(&self, sku: &Sku, episode: u32, phrase: &str) -> ();
     }

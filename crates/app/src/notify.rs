@@ -41,6 +41,8 @@ pub struct NotifyReport {
     pub expired: usize,
     /// Whether the phrase came from the model this time.
     pub phrased_by_model: bool,
+    /// Whether the wave hit its cap and handed the rest to a new pass.
+    pub handed_on: bool,
 }
 
 /// A SKU woken by one or more records of the stream. The AWS adapter decodes
@@ -103,6 +105,15 @@ pub async fn notify_sku(s: &Services, sku: &Sku) -> Result<NotifyReport, AppErro
         .await?;
     for (id, reason) in &wave.skipped {
         tracing::info!(%sku, request = %id, ?reason, "passed over");
+    }
+    // A wave stops at the cap so one pass stays well inside its timeout; the
+    // units still free go to the next pass, which this wake starts.
+    if wave.offers.len() >= params.max_offers as usize {
+        s.store
+            .wake_again(sku, wave.episode, s.clock.now_ms())
+            .await?;
+        report.handed_on = true;
+        tracing::info!(%sku, offers = wave.offers.len(), "wave capped; the rest handed to the next pass");
     }
     offers.extend(wave.offers);
     offers.sort_by_key(|o| o.request.key);

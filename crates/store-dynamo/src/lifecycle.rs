@@ -21,16 +21,15 @@ pub(crate) enum Ended {
     Missing,
 }
 
-/// Adds a wake record for notify (the stream passes on only these).
+/// A wake record for notify (the stream passes on only these).
 /// `discriminator` keeps two wakes of the same millisecond apart.
-pub(crate) fn wake(
-    tx: &mut Tx<'_>,
+pub(crate) fn wake_item(
     sku: &Sku,
     kind: WakeKind,
     episode: u32,
     now: Millis,
     discriminator: &str,
-) -> Result<()> {
+) -> Item {
     let mut item = key(
         wake_pk(sku),
         format!("{now:013}#{}#{discriminator}", kind.as_str()),
@@ -40,7 +39,23 @@ pub(crate) fn wake(
     item.insert(EPISODE.into(), n(episode));
     item.insert(WRITTEN_AT.into(), n(now));
     item.insert(TTL.into(), ttl(now, DELIVERY_TTL_SECS));
-    tx.put("wake", item, false)
+    item
+}
+
+/// Adds a wake record to a transaction.
+pub(crate) fn wake(
+    tx: &mut Tx<'_>,
+    sku: &Sku,
+    kind: WakeKind,
+    episode: u32,
+    now: Millis,
+    discriminator: &str,
+) -> Result<()> {
+    tx.put(
+        "wake",
+        wake_item(sku, kind, episode, now, discriminator),
+        false,
+    )
 }
 
 /// The counter a freed unit comes off, if any.

@@ -13,13 +13,13 @@ use restock_core::{
 };
 use restock_store::port::Result;
 use restock_store::{
-    NoticeOutcome, NotifyStore, Offer, Random, Request, StoreError, Wave, WaveParams,
+    NoticeOutcome, NotifyStore, Offer, Random, Request, StoreError, WakeKind, Wave, WaveParams,
 };
 
 use crate::DynamoStore;
 use crate::attr::*;
 use crate::codec::*;
-use crate::lifecycle::Ended;
+use crate::lifecycle::{Ended, wake_item};
 use crate::queue::QueueReader;
 use crate::tx::{Change, MAX_ATTEMPTS, Outcome, backoff};
 
@@ -352,6 +352,11 @@ impl NotifyStore for DynamoStore {
             }
         }
         Ok(offers)
+    }
+
+    async fn wake_again(&self, sku: &Sku, episode: u32, now: Millis) -> Result<()> {
+        self.put_item(wake_item(sku, WakeKind::Continue, episode, now, "continue"))
+            .await
     }
 
     async fn restock_phrase(&self, sku: &Sku, episode: u32) -> Result<Option<String>> {

@@ -161,6 +161,16 @@ impl NotifyStore for MemoryStore {
             })
             .collect())
     }
+    async fn wake_again(&self, sku: &Sku, episode: u32, now: Millis) -> Result<()> {
+        self.lock().wakes.push(Wake {
+            sku: sku.clone(),
+            kind: WakeKind::Continue,
+            episode,
+            at: now,
+        });
+        Ok(())
+    }
+
     async fn restock_phrase(&self, sku: &Sku, episode: u32) -> Result<Option<String>> {
         Ok(self.lock().phrases.get(&(sku.clone(), episode)).cloned())
     }

@@ -224,6 +224,9 @@ pub enum WakeKind {
     TopUp,
     /// A unit came back from an offer or hold.
     Freed,
+    /// A notify pass stopped at its cap with units still free: the next
+    /// pass carries the wave on.
+    Continue,
 }
 
 impl WakeKind {
@@ -233,12 +236,13 @@ impl WakeKind {
             Self::Restock => "restock",
             Self::TopUp => "top_up",
             Self::Freed => "freed",
+            Self::Continue => "continue",
         }
     }
 
     /// Reads the stored name.
     pub fn parse(s: &str) -> Option<Self> {
-        [Self::Restock, Self::TopUp, Self::Freed]
+        [Self::Restock, Self::TopUp, Self::Freed, Self::Continue]
             .into_iter()
             .find(|k| k.as_str() == s)
     }

@@ -130,6 +130,9 @@ pub trait NotifyStore: Send + Sync {
     /// transiently, or a crash between the wave and the send), with fresh link
     /// secrets: the old ones were never sent and stop working.
     async fn reissue_unsent(&self, sku: &Sku, random: Random<'_>) -> Result<Vec<Offer>>;
+    /// Records a wake that hands the rest of a capped wave to the next
+    /// notify pass (the stream delivers it like any other).
+    async fn wake_again(&self, sku: &Sku, episode: u32, now: Millis) -> Result<()>;
     /// The phrase written for a restock, if one was stored.
     async fn restock_phrase(&self, sku: &Sku, episode: u32) -> Result<Option<String>>;
     /// Stores the phrase for a restock so later waves reuse it.

@@ -49,6 +49,7 @@ conformance!(
     unsent_offers_are_reissued_with_fresh_links_and_sent_once,
     a_link_re_armed_by_another_pass_is_never_claimed,
     every_opt_out_link_a_shopper_was_sent_keeps_working,
+    a_capped_wave_hands_on_with_a_wake,
     a_restock_keeps_its_phrase,
     rate_limits_count_per_key_and_window,
     the_catalogue_lists_every_entry_once_in_sku_order,
@@ -1090,5 +1091,18 @@ async fn every_opt_out_link_a_shopper_was_sent_keeps_working(app: App) {
     assert_eq!(
         app.store.opt_out(&again[0].optout, T0 + 30).await.unwrap(),
         OptOutOutcome::OptedOut { ended: 0 }
+    );
+}
+
+async fn a_capped_wave_hands_on_with_a_wake(app: App) {
+    app.level(CHAIR, 3, T0, "d1").await;
+    let before = app.store.wakes(&sku(CHAIR)).await.unwrap().len();
+    app.store.wake_again(&sku(CHAIR), 1, T0 + 5).await.unwrap();
+    let wakes = app.store.wakes(&sku(CHAIR)).await.unwrap();
+    assert_eq!(wakes.len(), before + 1);
+    let last = wakes.last().unwrap();
+    assert_eq!(
+        (last.kind, last.episode, last.at),
+        (WakeKind::Continue, 1, T0 + 5)
     );
 }
