@@ -145,7 +145,7 @@ faulty! {
     }
     impl NotifyStore {
     fn create_offers(&self, sku: &Sku, params: &WaveParams, now: Millis, random: Random<'_>) -> Wave;
-    fn claim_notice(&self, id: &RequestId, episode: u32, reserve: &TokenHash) -> bool;
+    fn claim_notice(&self, id: &RequestId, episode: u32, reserve: &TokenHash, contact: &ContactKey) -> Claim;
     fn record_notice(&self, id: &RequestId, episode: u32, outcome: NoticeOutcome, now: Millis) -> ();
     fn release_notice(&self, id: &RequestId, episode: u32) -> ();
     fn reissue_unsent(&self, sku: &Sku, random: Random<'_>) -> Vec<Offer>;

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use restock_core::notice::{NoticeInput, Phrase, phrase_prompt, render_email, render_sms};
 use restock_core::{CatalogEntry, Contact, RequestState, Settings, Sku, Window};
-use restock_store::{NoticeOutcome, Offer, WaveParams};
+use restock_store::{Claim, NoticeOutcome, Offer, WaveParams};
 
 use crate::ports::SendError;
 use crate::{AppError, Services, alerts};
@@ -213,18 +213,21 @@ async fn send_one(
         report.expired += 1;
         return Ok(());
     };
-    if s.store.is_opted_out(&r.contact_key).await? {
-        // Opted out between the restock and now: end it, free the unit (I5).
-        s.store.opt_out_contact(&r.contact_key, now).await?;
-        report.opted_out += 1;
-        return Ok(());
-    }
-    if !s
+    // One round trip: the claim (at most once, with this link) and the
+    // opt-out check together; then the send, then its record.
+    match s
         .store
-        .claim_notice(&r.id, episode, &offer.reserve.secret_hash())
+        .claim_notice(&r.id, episode, &offer.reserve.secret_hash(), &r.contact_key)
         .await?
     {
-        return Ok(());
+        Claim::Claimed => {}
+        Claim::NotClaimable => return Ok(()),
+        Claim::OptedOut => {
+            // Opted out between the restock and now: end it, free the unit (I5).
+            s.store.opt_out_contact(&r.contact_key, now).await?;
+            report.opted_out += 1;
+            return Ok(());
+        }
     }
     let reserve_url = settings.link("r", &offer.reserve);
     let optout_url = settings.link("o", &offer.optout);

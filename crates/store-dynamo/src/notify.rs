@@ -8,12 +8,13 @@ use std::collections::HashMap;
 
 use async_trait::async_trait;
 use restock_core::{
-    Candidate, LinkToken, Millis, Plan, RequestId, RequestState, SkipReason, Sku, TokenHash,
-    plan_offers,
+    Candidate, ContactKey, LinkToken, Millis, Plan, RequestId, RequestState, SkipReason, Sku,
+    TokenHash, plan_offers,
 };
 use restock_store::port::Result;
 use restock_store::{
-    NoticeOutcome, NotifyStore, Offer, Random, Request, StoreError, WakeKind, Wave, WaveParams,
+    Claim, NoticeOutcome, NotifyStore, Offer, Random, Request, StoreError, WakeKind, Wave,
+    WaveParams,
 };
 
 use crate::DynamoStore;
@@ -244,18 +245,27 @@ impl NotifyStore for DynamoStore {
         id: &RequestId,
         episode: u32,
         reserve: &TokenHash,
-    ) -> Result<bool> {
-        Change::on(key(request_pk(id), REQUEST_SK))
-            .set(NOTICE, s(notice_json(&NoticeOutcome::Sending)))
-            .set(UNITS_SK, s(units_sk(id, false)))
-            .when(format!(
-                "{STATUS} = :offered AND {EPISODE} = :e AND attribute_not_exists({NOTICE}) AND {RESERVE_HASH} = :rh"
-            ))
-            .value(":offered", s("offered"))
-            .value(":e", n(episode))
-            .value(":rh", s(reserve.to_hex()))
-            .apply(self)
-            .await
+        contact: &ContactKey,
+    ) -> Result<Claim> {
+        let mut tx = self.tx();
+        tx.check_absent("opt-out", key(optout_pk(contact), ONE_SK))?;
+        tx.update(
+            "claim",
+            Change::on(key(request_pk(id), REQUEST_SK))
+                .set(NOTICE, s(notice_json(&NoticeOutcome::Sending)))
+                .set(UNITS_SK, s(units_sk(id, false)))
+                .when(format!(
+                    "{STATUS} = :offered AND {EPISODE} = :e AND attribute_not_exists({NOTICE}) AND {RESERVE_HASH} = :rh"
+                ))
+                .value(":offered", s("offered"))
+                .value(":e", n(episode))
+                .value(":rh", s(reserve.to_hex())),
+        )?;
+        Ok(match self.transact(tx).await? {
+            Outcome::Done => Claim::Claimed,
+            Outcome::Cancelled(c) if c.failed("opt-out") => Claim::OptedOut,
+            Outcome::Cancelled(_) => Claim::NotClaimable,
+        })
     }
 
     async fn record_notice(

@@ -87,21 +87,26 @@ impl NotifyStore for MemoryStore {
         id: &RequestId,
         episode: u32,
         reserve: &TokenHash,
-    ) -> Result<bool> {
+        contact: &ContactKey,
+    ) -> Result<Claim> {
         let mut s = self.lock();
+        if s.optouts.contains(contact) {
+            return Ok(Claim::OptedOut);
+        }
         let Some(r) = s.requests.get_mut(id) else {
-            return Ok(false);
+            return Ok(Claim::NotClaimable);
         };
         match r.state {
             RequestState::Offered { episode: e, .. }
                 if e == episode && r.notice.is_none() && r.reserve_hash == Some(*reserve) =>
             {
                 r.notice = Some(NoticeOutcome::Sending);
-                Ok(true)
+                Ok(Claim::Claimed)
             }
-            _ => Ok(false),
+            _ => Ok(Claim::NotClaimable),
         }
     }
+
     async fn record_notice(
         &self,
         id: &RequestId,

@@ -90,6 +90,17 @@ pub enum NoticeOutcome {
     },
 }
 
+/// What claiming a notice came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Claim {
+    /// Claimed: send it, now, once.
+    Claimed,
+    /// Claimed before, re-armed since, or no longer offered: send nothing.
+    NotClaimable,
+    /// The contact opted out: send nothing, and end the request.
+    OptedOut,
+}
+
 /// A new request, before it is stored.
 #[derive(Debug, Clone)]
 pub struct NewRequest {

@@ -110,12 +110,17 @@ pub trait NotifyStore: Send + Sync {
         random: Random<'_>,
     ) -> Result<Wave>;
     /// Claims an offer's notice for sending with the reserve link whose
-    /// secret hashes to `reserve`: `false` if it was claimed before (a
-    /// redelivery) or the offer has been re-armed with another link since (a
-    /// concurrent pass), so a notice goes at most once and never with a dead
-    /// link.
-    async fn claim_notice(&self, id: &RequestId, episode: u32, reserve: &TokenHash)
-    -> Result<bool>;
+    /// secret hashes to `reserve`, in one step with the check that `contact`
+    /// has not opted out (I5). Not claimable if it was claimed before (a
+    /// redelivery) or re-armed with another link since (a concurrent pass),
+    /// so a notice goes at most once and never with a dead link.
+    async fn claim_notice(
+        &self,
+        id: &RequestId,
+        episode: u32,
+        reserve: &TokenHash,
+        contact: &ContactKey,
+    ) -> Result<Claim>;
     /// Records a notice's fate. A failure ends the offer and frees its unit.
     async fn record_notice(
         &self,

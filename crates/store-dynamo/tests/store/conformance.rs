@@ -50,6 +50,7 @@ conformance!(
     a_link_re_armed_by_another_pass_is_never_claimed,
     every_opt_out_link_a_shopper_was_sent_keeps_working,
     a_capped_wave_hands_on_with_a_wake,
+    a_contact_who_opted_out_is_never_claimed_for_a_notice,
     a_restock_keeps_its_phrase,
     rate_limits_count_per_key_and_window,
     the_catalogue_lists_every_entry_once_in_sku_order,
@@ -494,13 +495,15 @@ async fn a_notice_is_claimed_once_and_a_failure_passes_the_unit_on(app: App) {
     let wave = app.wave(CHAIR, T0 + 10).await;
     assert_eq!(wave.offers[0].request.id, a.id);
     let a_link = wave.offers[0].reserve.secret_hash();
-    assert!(app.store.claim_notice(&a.id, 1, &a_link).await.unwrap());
-    assert!(
-        !app.store.claim_notice(&a.id, 1, &a_link).await.unwrap(),
+    assert_eq!(app.claim(&a.id, &a_link).await, Claim::Claimed);
+    assert_eq!(
+        app.claim(&a.id, &a_link).await,
+        Claim::NotClaimable,
         "a redelivery sends nothing"
     );
-    assert!(
-        !app.store.claim_notice(&b.id, 1, &a_link).await.unwrap(),
+    assert_eq!(
+        app.claim(&b.id, &a_link).await,
+        Claim::NotClaimable,
         "b has no offer"
     );
     app.store
@@ -529,7 +532,7 @@ async fn a_notice_is_claimed_once_and_a_failure_passes_the_unit_on(app: App) {
         "the unit passes on"
     );
     let b_link = wave.offers[0].reserve.secret_hash();
-    assert!(app.store.claim_notice(&b.id, 1, &b_link).await.unwrap());
+    assert_eq!(app.claim(&b.id, &b_link).await, Claim::Claimed);
     app.store
         .record_notice(
             &b.id,
@@ -880,11 +883,9 @@ async fn unsent_offers_are_reissued_with_fresh_links_and_sent_once(app: App) {
     app.level(CHAIR, 2, T0 + 10, "d1").await;
     let wave = app.wave(CHAIR, T0 + 10).await;
     let (a, b) = (&wave.offers[0], &wave.offers[1]);
-    assert!(
-        app.store
-            .claim_notice(&a.request.id, 1, &a.reserve.secret_hash())
-            .await
-            .unwrap()
+    assert_eq!(
+        app.claim(&a.request.id, &a.reserve.secret_hash()).await,
+        Claim::Claimed
     );
     app.store
         .record_notice(
@@ -898,11 +899,9 @@ async fn unsent_offers_are_reissued_with_fresh_links_and_sent_once(app: App) {
         .await
         .unwrap();
     // b's send fails transiently: its claim is given back.
-    assert!(
-        app.store
-            .claim_notice(&b.request.id, 1, &b.reserve.secret_hash())
-            .await
-            .unwrap()
+    assert_eq!(
+        app.claim(&b.request.id, &b.reserve.secret_hash()).await,
+        Claim::Claimed
     );
     app.store.release_notice(&b.request.id, 1).await.unwrap();
     let mut random = restock_store_dynamo::testing::random(77);
@@ -1044,24 +1043,15 @@ async fn a_link_re_armed_by_another_pass_is_never_claimed(app: App) {
         .await
         .unwrap();
     let (dead, live) = (&first[0].reserve, &second[0].reserve);
-    assert!(
-        !app.store
-            .claim_notice(&id, 1, &dead.secret_hash())
-            .await
-            .unwrap(),
+    assert_eq!(
+        app.claim(&id, &dead.secret_hash()).await,
+        Claim::NotClaimable,
         "the first pass must not send a link that no longer works"
     );
-    assert!(
-        app.store
-            .claim_notice(&id, 1, &live.secret_hash())
-            .await
-            .unwrap()
-    );
-    assert!(
-        !app.store
-            .claim_notice(&id, 1, &live.secret_hash())
-            .await
-            .unwrap(),
+    assert_eq!(app.claim(&id, &live.secret_hash()).await, Claim::Claimed);
+    assert_eq!(
+        app.claim(&id, &live.secret_hash()).await,
+        Claim::NotClaimable,
         "and it is sent once"
     );
 }
@@ -1105,4 +1095,17 @@ async fn a_capped_wave_hands_on_with_a_wake(app: App) {
         (last.kind, last.episode, last.at),
         (WakeKind::Continue, 1, T0 + 5)
     );
+}
+
+async fn a_contact_who_opted_out_is_never_claimed_for_a_notice(app: App) {
+    let a = app.join(CHAIR, 1, T0).await;
+    app.level(CHAIR, 1, T0 + 10, "d1").await;
+    let wave = app.wave(CHAIR, T0 + 10).await;
+    let link = wave.offers[0].reserve.secret_hash();
+    // The opt-out lands between the wave and the send.
+    app.store
+        .opt_out_contact(&a.contact_key, T0 + 11)
+        .await
+        .unwrap();
+    assert_eq!(app.claim(&a.id, &link).await, Claim::OptedOut);
 }

@@ -202,17 +202,23 @@ async fn requests_per_operation_are_within_budget() {
         requests: r,
     });
 
-    assert!(
+    assert_eq!(
         store
-            .claim_notice(&offers[1].request.id, 1, &offers[1].reserve.secret_hash())
+            .claim_notice(
+                &offers[1].request.id,
+                1,
+                &offers[1].reserve.secret_hash(),
+                &offers[1].request.contact_key,
+            )
             .await
-            .unwrap()
+            .unwrap(),
+        restock_store::Claim::Claimed
     );
     let r = recorder.take();
     rows.push(Row {
-        operation: "claim a notice".into(),
-        budget: "-".into(),
-        within: true,
+        operation: "claim a notice (with the opt-out check)".into(),
+        budget: "1".into(),
+        within: r.len() == 1,
         requests: r,
     });
 

@@ -4,9 +4,12 @@ use std::sync::{Arc, Mutex};
 
 use restock_core::Millis;
 use restock_core::{
-    CatalogEntry, Contact, Email, Level, ListShare, RequestId, Rules, Sku, StockEvent, Window,
+    CatalogEntry, Contact, Email, Level, ListShare, RequestId, Rules, Sku, StockEvent, TokenHash,
+    Window,
 };
-use restock_store::{ApplyOutcome, JoinOutcome, NewRequest, Request, Store, Wave, WaveParams};
+use restock_store::{
+    ApplyOutcome, Claim, JoinOutcome, NewRequest, Request, Store, Wave, WaveParams,
+};
 use restock_store_dynamo::testing;
 use time::OffsetDateTime;
 
@@ -124,6 +127,15 @@ impl App {
         let mut random = testing::random(self.bytes()[0] as u64 + now as u64);
         self.store
             .create_offers(&sku(s), &params(shards), now, &mut random)
+            .await
+            .unwrap()
+    }
+
+    /// Claims the notice of `id`'s offer in restock 1 with the link `link`.
+    pub async fn claim(&self, id: &RequestId, link: &TokenHash) -> Claim {
+        let contact = self.get(id).await.contact_key;
+        self.store
+            .claim_notice(id, 1, link, &contact)
             .await
             .unwrap()
     }
