@@ -642,3 +642,85 @@ async fn texts_go_only_to_mobiles_in_the_shops_countries() {
         off.body
     );
 }
+
+/// A signed Shopify order delivery, as Shopify sends `orders/paid`.
+fn shopify_order(topic: &str, webhook_id: &str, body: &str) -> Request<Body> {
+    use restock_core::webhook::shopify;
+    Request::builder()
+        .method("POST")
+        .uri("/webhooks/shopify")
+        .header("content-type", "application/json")
+        .header(
+            shopify::SIGNATURE,
+            shopify::sign(SHOPIFY_KEY.as_bytes(), body.as_bytes()),
+        )
+        .header(shopify::WEBHOOK_ID, webhook_id)
+        .header(shopify::TOPIC, topic)
+        .body(Body::from(body.to_owned()))
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_shopify_order_ends_the_hold_it_carried_as_bought() {
+    let (w, outbox) = World::memory().await;
+    w.join("Ann").await;
+    w.shopify(Some(1), "s-1").await;
+    w.pump().await;
+    let held = w
+        .capture("POST", &path_of(&outbox.sent()[0].reserve_link().unwrap()))
+        .await;
+    let location = held.header("location").unwrap().to_owned();
+    // The checkout URL carried the hold as the cart attribute `hold`, which
+    // Shopify keeps on the order as a note attribute.
+    let hold = location.rsplit('=').next().unwrap();
+    let paid = format!(
+        r#"{{"id": 820982911946154508, "financial_status": "paid", "note_attributes": [{{"name": "hold", "value": "{hold}"}}], "line_items": [{{"sku": "{CHAIR}", "quantity": 1}}]}}"#
+    );
+    // Created before payment: nothing yet.
+    let pending = paid.replace("\"paid\"", "\"pending\"");
+    let created = w
+        .call(Api::Detect, shopify_order("orders/create", "o-0", &pending))
+        .await;
+    assert_eq!(created.status, 202, "{}", created.body);
+    let bought = w
+        .call(Api::Detect, shopify_order("orders/paid", "o-1", &paid))
+        .await;
+    assert_eq!(bought.status, 200, "{}", bought.body);
+    assert_eq!(bought.json()["status"], "bought");
+    let stats = w
+        .store
+        .stats(&Sku::try_from(CHAIR).unwrap(), 2)
+        .await
+        .unwrap();
+    assert_eq!(
+        (stats.held, stats.bought),
+        (0, 1),
+        "the unit is counted as sold"
+    );
+    // Shopify's redelivery changes nothing; a forged one is refused.
+    let again = w
+        .call(Api::Detect, shopify_order("orders/paid", "o-1", &paid))
+        .await;
+    assert_eq!(again.json()["status"], "duplicate");
+    let mut forged = shopify_order("orders/paid", "o-2", &paid);
+    forged
+        .headers_mut()
+        .insert("x-shopify-hmac-sha256", "AAAA".parse().unwrap());
+    assert_eq!(w.call(Api::Detect, forged).await.status, 401);
+    // An order without a hold changes nothing.
+    let plain = r#"{"id": 1, "financial_status": "paid", "note_attributes": [], "line_items": [{"sku": "CHAIR-WAL"}]}"#;
+    assert_eq!(
+        w.call(Api::Detect, shopify_order("orders/paid", "o-3", plain))
+            .await
+            .status,
+        202
+    );
+    assert_eq!(
+        w.store
+            .stats(&Sku::try_from(CHAIR).unwrap(), 2)
+            .await
+            .unwrap()
+            .bought,
+        1
+    );
+}

@@ -3,7 +3,7 @@
 //!
 //! | route | format |
 //! |---|---|
-//! | `POST /webhooks/shopify` | `inventory_levels/update`, `X-Shopify-Hmac-Sha256` |
+//! | `POST /webhooks/shopify` | `inventory_levels/update`; `orders/paid` (or `orders/create` once paid) ends the holds the order carried; `X-Shopify-Hmac-Sha256` |
 //! | `POST /webhooks/woocommerce` | `product.updated` / `product.created`, `X-WC-Webhook-Signature`; the creation ping |
 //! | `POST /webhooks/stock` | the generic format, Standard Webhooks signature |
 //! | `POST /webhooks/orders` | a purchase that used a hold, Standard Webhooks signature |
@@ -82,6 +82,20 @@ async fn shopify_hook(State(s): Shared, headers: HeaderMap, body: Bytes) -> Resp
         Ok(k) => k.webhooks.shopify_keys(),
         Err(e) => return unavailable(&e.into()),
     };
+    if shopify::is_order(&HeaderView(&headers)) {
+        return match shopify::parse_order(&keys, &HeaderView(&headers), &body) {
+            Ok(shopify::OrderDelivery::Paid(order)) => {
+                let order_id = order.order_id.to_string();
+                buy(&s, "shopify", &order.holds, Some(&order_id), &order.skus).await
+            }
+            Ok(shopify::OrderDelivery::NotPaid) => (
+                StatusCode::ACCEPTED,
+                Json(json!({ "status": "not paid yet; orders/paid ends the hold" })),
+            )
+                .into_response(),
+            Err(e) => refuse("shopify", &e),
+        };
+    }
     match shopify::parse(&keys, &HeaderView(&headers), &body) {
         Ok(event) => apply(&s, "shopify", vec![event]).await,
         Err(e) => refuse("shopify", &e),
@@ -125,18 +139,44 @@ async fn orders_hook(State(s): Shared, headers: HeaderMap, body: Bytes) -> Respo
         Ok(order) => order,
         Err(e) => return refuse("orders", &e),
     };
-    match s.store.mark_bought(&order.hold, s.clock.now_ms()).await {
-        Ok(BuyOutcome::Bought(sku)) => {
-            tracing::info!(%sku, order = ?order.order_id, "hold bought");
-            Json(json!({ "status": Status::Bought, "sku": sku })).into_response()
+    buy(&s, "orders", &[order.hold], order.order_id.as_deref(), &[]).await
+}
+
+/// Ends each hold an order used as bought (a redelivery is a no-op). `skus`,
+/// when the format lists them, are the order's line items: a hold for an
+/// item the order does not contain is logged for the team to look at.
+async fn buy(
+    s: &Services,
+    source: &str,
+    holds: &[restock_core::HoldId],
+    order_id: Option<&str>,
+    skus: &[String],
+) -> Response {
+    let mut bought = Vec::new();
+    let mut duplicate = false;
+    for hold in holds {
+        match s.store.mark_bought(hold, s.clock.now_ms()).await {
+            Ok(BuyOutcome::Bought(sku)) => {
+                if !skus.is_empty() && !skus.iter().any(|l| l == sku.as_str()) {
+                    tracing::warn!(source, %sku, order = ?order_id, "a hold was used on an order without its item");
+                }
+                tracing::info!(source, %sku, order = ?order_id, "hold bought");
+                bought.push(sku);
+            }
+            Ok(BuyOutcome::AlreadyBought) => duplicate = true,
+            Ok(BuyOutcome::NotHeld) => {}
+            Err(e) => return unavailable(&e.into()),
         }
-        Ok(BuyOutcome::AlreadyBought) => Json(json!({ "status": "duplicate" })).into_response(),
-        Ok(BuyOutcome::NotHeld) => (
+    }
+    match (bought.as_slice(), duplicate) {
+        ([sku], _) => Json(json!({ "status": Status::Bought, "sku": sku })).into_response(),
+        ([], true) => Json(json!({ "status": "duplicate" })).into_response(),
+        ([], false) => (
             StatusCode::ACCEPTED,
             Json(json!({ "status": "no live hold with that id" })),
         )
             .into_response(),
-        Err(e) => unavailable(&e.into()),
+        (skus, _) => Json(json!({ "status": Status::Bought, "skus": skus })).into_response(),
     }
 }
 

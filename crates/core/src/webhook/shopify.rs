@@ -1,4 +1,6 @@
-//! Shopify's `inventory_levels/update` webhook.
+//! Shopify's `inventory_levels/update` webhook, and the order webhooks that
+//! end a hold as bought (`orders/paid`, or `orders/create` for an order that
+//! is already paid).
 //!
 //! Shopify signs the raw body: `X-Shopify-Hmac-Sha256` is the base64
 //! HMAC-SHA256 with the app's secret. `X-Shopify-Webhook-Id` is the same on
@@ -29,6 +31,98 @@ struct InventoryLevel {
     location_id: u64,
     available: Option<i64>,
     updated_at: String,
+}
+
+#[derive(Deserialize)]
+struct NoteAttribute {
+    name: String,
+    #[serde(default)]
+    value: serde_json::Value,
+}
+
+#[derive(Deserialize)]
+struct LineItem {
+    #[serde(default)]
+    sku: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Order {
+    id: u64,
+    #[serde(default)]
+    financial_status: Option<String>,
+    #[serde(default)]
+    note_attributes: Vec<NoteAttribute>,
+    #[serde(default)]
+    line_items: Vec<LineItem>,
+}
+
+/// A paid Shopify order, as far as holds are concerned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaidOrder {
+    /// The delivery's id (the dedup key of the delivery itself).
+    pub delivery_id: String,
+    /// The order's id.
+    pub order_id: u64,
+    /// The holds the order carried (the checkout URL's `attributes[hold]`,
+    /// which Shopify keeps as the order's note attribute `hold`).
+    pub holds: Vec<crate::ids::HoldId>,
+    /// The SKUs of its line items.
+    pub skus: Vec<String>,
+}
+
+/// What an order delivery amounts to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OrderDelivery {
+    /// Paid: its holds are bought.
+    Paid(PaidOrder),
+    /// Created but not paid yet (`orders/create`): nothing to do until
+    /// `orders/paid` arrives.
+    NotPaid,
+}
+
+/// Whether a delivery's topic is an order topic (`orders/...`).
+pub fn is_order(headers: &(impl Headers + ?Sized)) -> bool {
+    headers
+        .header(TOPIC)
+        .is_some_and(|t| t.starts_with("orders/"))
+}
+
+/// Verifies and parses an order delivery.
+///
+/// # Errors
+/// [`WebhookError::BadSignature`] before anything else is read; then missing
+/// headers, a topic other than `orders/paid` or `orders/create`, or a
+/// malformed payload. A `hold` attribute that is not a hold id is ignored
+/// (a purchase without a hold changes nothing).
+pub fn parse_order(
+    keys: &Keys,
+    headers: &(impl Headers + ?Sized),
+    body: &[u8],
+) -> Result<OrderDelivery, WebhookError> {
+    verify_b64(keys, &[body], required(headers, SIGNATURE)?)?;
+    let delivery_id = required(headers, WEBHOOK_ID)?.trim().to_owned();
+    let topic = required(headers, TOPIC)?;
+    if topic != "orders/paid" && topic != "orders/create" {
+        return Err(WebhookError::Topic(topic.to_owned()));
+    }
+    let order: Order = serde_json::from_slice(body).map_err(WebhookError::malformed)?;
+    if topic == "orders/create" && order.financial_status.as_deref() != Some("paid") {
+        return Ok(OrderDelivery::NotPaid);
+    }
+    let holds = order
+        .note_attributes
+        .iter()
+        .filter(|a| a.name.eq_ignore_ascii_case("hold"))
+        .filter_map(|a| a.value.as_str())
+        .filter_map(|v| v.trim().parse().ok())
+        .collect();
+    Ok(OrderDelivery::Paid(PaidOrder {
+        delivery_id,
+        order_id: order.id,
+        holds,
+        skus: order.line_items.into_iter().filter_map(|l| l.sku).collect(),
+    }))
 }
 
 /// Computes the signature header's value (for tests and the CLI's `sign-webhook`).
@@ -70,6 +164,59 @@ pub fn parse(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn order_headers(body: &str, topic: &str) -> Vec<(&'static str, String)> {
+        vec![
+            ("X-Shopify-Hmac-Sha256", sign(KEY, body.as_bytes())),
+            (
+                "X-Shopify-Webhook-Id",
+                "b54557e4-bdd9-4b37-8a5f-bf7d70bcd043".to_owned(),
+            ),
+            ("X-Shopify-Topic", topic.to_owned()),
+        ]
+    }
+
+    #[test]
+    fn a_paid_order_carries_its_holds_and_skus() {
+        let hold = crate::ids::HoldId::from_random([3; 16]);
+        let body = format!(
+            r#"{{"id": 820982911946154508, "financial_status": "paid", "note_attributes": [{{"name": "gift", "value": "no"}}, {{"name": "hold", "value": "{hold}"}}], "line_items": [{{"sku": "CHAIR-WAL", "quantity": 1}}, {{"sku": null}}]}}"#
+        );
+        let keys = Keys::raw([KEY]);
+        let parsed =
+            parse_order(&keys, &order_headers(&body, "orders/paid"), body.as_bytes()).unwrap();
+        let OrderDelivery::Paid(order) = parsed else {
+            panic!("{parsed:?}")
+        };
+        assert_eq!(order.order_id, 820_982_911_946_154_508);
+        assert_eq!(order.holds, vec![hold]);
+        assert_eq!(order.skus, vec!["CHAIR-WAL".to_owned()]);
+        // orders/create counts only once paid; other topics are not orders we read.
+        let pending = body.replace("\"paid\"", "\"pending\"");
+        assert_eq!(
+            parse_order(
+                &keys,
+                &order_headers(&pending, "orders/create"),
+                pending.as_bytes()
+            ),
+            Ok(OrderDelivery::NotPaid)
+        );
+        assert!(matches!(
+            parse_order(
+                &keys,
+                &order_headers(&body, "orders/cancelled"),
+                body.as_bytes()
+            ),
+            Err(WebhookError::Topic(_))
+        ));
+        // A forged order is refused before it is read.
+        let mut forged = order_headers(&body, "orders/paid");
+        forged[0].1 = sign(b"not the key", body.as_bytes());
+        assert_eq!(
+            parse_order(&keys, &forged, body.as_bytes()),
+            Err(WebhookError::BadSignature)
+        );
+    }
 
     const KEY: &[u8] = b"shpss_restock_test_key";
     const BODY: &str = include_str!("../../tests/fixtures/shopify_inventory_levels_update.json");
