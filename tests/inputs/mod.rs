@@ -724,3 +724,62 @@ async fn a_shopify_order_ends_the_hold_it_carried_as_bought() {
         1
     );
 }
+
+#[tokio::test]
+async fn a_paid_woocommerce_order_ends_the_hold_in_its_meta_data() {
+    use restock_core::webhook::woocommerce;
+    let (w, outbox) = World::memory().await;
+    w.join("Ann").await;
+    w.shopify(Some(1), "s-1").await;
+    w.pump().await;
+    let held = w
+        .capture("POST", &path_of(&outbox.sent()[0].reserve_link().unwrap()))
+        .await;
+    let hold = held
+        .header("location")
+        .unwrap()
+        .rsplit('=')
+        .next()
+        .unwrap()
+        .to_owned();
+    let order = |status: &str, topic: &str, delivery: &str| {
+        let body = format!(
+            r#"{{"id": 727, "status": "{status}", "meta_data": [{{"id": 9, "key": "hold", "value": "{hold}"}}], "line_items": [{{"sku": "{CHAIR}"}}]}}"#
+        );
+        Request::builder()
+            .method("POST")
+            .uri("/webhooks/woocommerce")
+            .header("content-type", "application/json")
+            .header(
+                woocommerce::SIGNATURE,
+                woocommerce::sign(WOO_KEY.as_bytes(), body.as_bytes()),
+            )
+            .header(woocommerce::TOPIC, topic)
+            .header(woocommerce::DELIVERY_ID, delivery)
+            .body(Body::from(body))
+            .unwrap()
+    };
+    let created = w
+        .call(Api::Detect, order("pending", "order.created", "1"))
+        .await;
+    assert_eq!(created.status, 202, "{}", created.body);
+    let paid = w
+        .call(Api::Detect, order("processing", "order.updated", "2"))
+        .await;
+    assert_eq!(
+        (paid.status.as_u16(), paid.json()["status"].as_str()),
+        (200, Some("bought")),
+        "{}",
+        paid.body
+    );
+    let again = w
+        .call(Api::Detect, order("completed", "order.updated", "3"))
+        .await;
+    assert_eq!(again.json()["status"], "duplicate");
+    let stats = w
+        .store
+        .stats(&Sku::try_from(CHAIR).unwrap(), 2)
+        .await
+        .unwrap();
+    assert_eq!((stats.held, stats.bought), (0, 1));
+}

@@ -4,7 +4,7 @@
 //! | route | format |
 //! |---|---|
 //! | `POST /webhooks/shopify` | `inventory_levels/update`; `orders/paid` (or `orders/create` once paid) ends the holds the order carried; `X-Shopify-Hmac-Sha256` |
-//! | `POST /webhooks/woocommerce` | `product.updated` / `product.created`, `X-WC-Webhook-Signature`; the creation ping |
+//! | `POST /webhooks/woocommerce` | `product.updated` / `product.created`; `order.created` / `order.updated` once paid ends the order's hold; `X-WC-Webhook-Signature`; the creation ping |
 //! | `POST /webhooks/stock` | the generic format, Standard Webhooks signature |
 //! | `POST /webhooks/orders` | a purchase that used a hold, Standard Webhooks signature |
 //!
@@ -21,7 +21,9 @@ use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Json, Response};
 use axum::routing::post;
-use restock_core::webhook::{Headers, StockEvent, WebhookError, shopify, standard, woocommerce};
+use restock_core::webhook::{
+    Headers, OrderDelivery, StockEvent, WebhookError, shopify, standard, woocommerce,
+};
 use restock_core::{Status, StockOutcome};
 use restock_store::{ApplyOutcome, BuyOutcome};
 use serde_json::json;
@@ -84,15 +86,7 @@ async fn shopify_hook(State(s): Shared, headers: HeaderMap, body: Bytes) -> Resp
     };
     if shopify::is_order(&HeaderView(&headers)) {
         return match shopify::parse_order(&keys, &HeaderView(&headers), &body) {
-            Ok(shopify::OrderDelivery::Paid(order)) => {
-                let order_id = order.order_id.to_string();
-                buy(&s, "shopify", &order.holds, Some(&order_id), &order.skus).await
-            }
-            Ok(shopify::OrderDelivery::NotPaid) => (
-                StatusCode::ACCEPTED,
-                Json(json!({ "status": "not paid yet; orders/paid ends the hold" })),
-            )
-                .into_response(),
+            Ok(order) => buy_order(&s, "shopify", order).await,
             Err(e) => refuse("shopify", &e),
         };
     }
@@ -107,6 +101,12 @@ async fn woocommerce_hook(State(s): Shared, headers: HeaderMap, body: Bytes) -> 
         Ok(k) => k.webhooks.woocommerce_keys(),
         Err(e) => return unavailable(&e.into()),
     };
+    if woocommerce::is_order(&HeaderView(&headers)) {
+        return match woocommerce::parse_order(&keys, &HeaderView(&headers), &body) {
+            Ok(order) => buy_order(&s, "woocommerce", order).await,
+            Err(e) => refuse("woocommerce", &e),
+        };
+    }
     match woocommerce::parse(&keys, &HeaderView(&headers), &body, s.clock.now()) {
         Ok(woocommerce::Delivery::Ping { webhook_id }) => {
             tracing::info!(webhook_id, "WooCommerce webhook ping");
@@ -140,6 +140,22 @@ async fn orders_hook(State(s): Shared, headers: HeaderMap, body: Bytes) -> Respo
         Err(e) => return refuse("orders", &e),
     };
     buy(&s, "orders", &[order.hold], order.order_id.as_deref(), &[]).await
+}
+
+/// A platform's order: a paid one ends its holds; one not paid yet waits for
+/// the delivery that says it is.
+async fn buy_order(s: &Services, source: &str, order: OrderDelivery) -> Response {
+    match order {
+        OrderDelivery::Paid(order) => {
+            let order_id = order.order_id.to_string();
+            buy(s, source, &order.holds, Some(&order_id), &order.skus).await
+        }
+        OrderDelivery::NotPaid => (
+            StatusCode::ACCEPTED,
+            Json(json!({ "status": "not paid yet; the hold ends when it is" })),
+        )
+            .into_response(),
+    }
 }
 
 /// Ends each hold an order used as bought (a redelivery is a no-op). `skus`,

@@ -135,6 +135,41 @@ impl WebhookError {
     }
 }
 
+/// A paid order, as far as holds are concerned (Shopify, WooCommerce).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaidOrder {
+    /// The delivery's id.
+    pub delivery_id: String,
+    /// The order's id.
+    pub order_id: u64,
+    /// The holds the order carried (the checkout's `hold`: a Shopify note
+    /// attribute, a WooCommerce order meta field).
+    pub holds: Vec<crate::ids::HoldId>,
+    /// The SKUs of its line items.
+    pub skus: Vec<String>,
+}
+
+/// What an order delivery amounts to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OrderDelivery {
+    /// Paid: its holds are bought.
+    Paid(PaidOrder),
+    /// Not paid yet (created, pending, on hold): nothing to do until it is.
+    NotPaid,
+}
+
+/// The hold ids among an order's `(name, value)` fields named `hold`; values
+/// that are not hold ids are ignored.
+pub(crate) fn holds_in<'a>(
+    fields: impl Iterator<Item = (&'a str, &'a serde_json::Value)>,
+) -> Vec<crate::ids::HoldId> {
+    fields
+        .filter(|(name, _)| name.eq_ignore_ascii_case("hold"))
+        .filter_map(|(_, value)| value.as_str())
+        .filter_map(|v| v.trim().parse().ok())
+        .collect()
+}
+
 /// Signing keys for one source, current first. Never printed.
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct Keys(Vec<Vec<u8>>);

@@ -15,7 +15,10 @@ use serde::Deserialize;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use super::{Headers, ItemRef, Keys, StockEvent, WebhookError, hmac_b64, required, verify_b64};
+use super::{
+    Headers, ItemRef, Keys, OrderDelivery, PaidOrder, StockEvent, WebhookError, hmac_b64, required,
+    verify_b64,
+};
 use crate::stock::Level;
 
 /// The signature header.
@@ -57,30 +60,6 @@ struct Order {
     line_items: Vec<LineItem>,
 }
 
-/// A paid Shopify order, as far as holds are concerned.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PaidOrder {
-    /// The delivery's id (the dedup key of the delivery itself).
-    pub delivery_id: String,
-    /// The order's id.
-    pub order_id: u64,
-    /// The holds the order carried (the checkout URL's `attributes[hold]`,
-    /// which Shopify keeps as the order's note attribute `hold`).
-    pub holds: Vec<crate::ids::HoldId>,
-    /// The SKUs of its line items.
-    pub skus: Vec<String>,
-}
-
-/// What an order delivery amounts to.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum OrderDelivery {
-    /// Paid: its holds are bought.
-    Paid(PaidOrder),
-    /// Created but not paid yet (`orders/create`): nothing to do until
-    /// `orders/paid` arrives.
-    NotPaid,
-}
-
 /// Whether a delivery's topic is an order topic (`orders/...`).
 pub fn is_order(headers: &(impl Headers + ?Sized)) -> bool {
     headers
@@ -110,13 +89,12 @@ pub fn parse_order(
     if topic == "orders/create" && order.financial_status.as_deref() != Some("paid") {
         return Ok(OrderDelivery::NotPaid);
     }
-    let holds = order
-        .note_attributes
-        .iter()
-        .filter(|a| a.name.eq_ignore_ascii_case("hold"))
-        .filter_map(|a| a.value.as_str())
-        .filter_map(|v| v.trim().parse().ok())
-        .collect();
+    let holds = super::holds_in(
+        order
+            .note_attributes
+            .iter()
+            .map(|a| (a.name.as_str(), &a.value)),
+    );
     Ok(OrderDelivery::Paid(PaidOrder {
         delivery_id,
         order_id: order.id,

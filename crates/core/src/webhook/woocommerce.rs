@@ -6,12 +6,19 @@
 //! `variation` with their own SKU. When a webhook is created WooCommerce posts
 //! an unsigned, form-encoded ping (`webhook_id=N`), which is answered and
 //! otherwise ignored.
+//!
+//! Orders (`order.created`, `order.updated`) end the holds they carry once
+//! paid (`processing` or `completed`): the hold is the order's `hold` meta
+//! field, which the checkout snippet in the README puts there.
 
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use time::{OffsetDateTime, PrimitiveDateTime, macros::format_description};
 
-use super::{Headers, ItemRef, Keys, StockEvent, WebhookError, hmac_b64, required, verify_b64};
+use super::{
+    Headers, ItemRef, Keys, OrderDelivery, PaidOrder, StockEvent, WebhookError, hmac_b64, required,
+    verify_b64,
+};
 use crate::ids::{Sku, hex};
 use crate::stock::Level;
 
@@ -51,6 +58,71 @@ struct Product {
     manage_stock: Option<ManageStock>,
     stock_quantity: Option<i64>,
     date_modified_gmt: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct MetaField {
+    key: String,
+    #[serde(default)]
+    value: serde_json::Value,
+}
+
+#[derive(Deserialize)]
+struct LineItem {
+    #[serde(default)]
+    sku: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Order {
+    id: u64,
+    status: String,
+    #[serde(default)]
+    meta_data: Vec<MetaField>,
+    #[serde(default)]
+    line_items: Vec<LineItem>,
+}
+
+/// Whether a delivery's topic is an order topic (`order.…`).
+pub fn is_order(headers: &(impl Headers + ?Sized)) -> bool {
+    headers
+        .header(TOPIC)
+        .is_some_and(|t| t.starts_with("order."))
+}
+
+/// Verifies and parses an order delivery (`order.created`, `order.updated`).
+///
+/// # Errors
+/// [`WebhookError::BadSignature`] before anything else is read; then missing
+/// headers, another topic, or a malformed payload.
+pub fn parse_order(
+    keys: &Keys,
+    headers: &(impl Headers + ?Sized),
+    body: &[u8],
+) -> Result<OrderDelivery, WebhookError> {
+    verify_b64(keys, &[body], required(headers, SIGNATURE)?)?;
+    let topic = required(headers, TOPIC)?;
+    if !matches!(topic, "order.created" | "order.updated") {
+        return Err(WebhookError::Topic(topic.to_owned()));
+    }
+    let order: Order = serde_json::from_slice(body).map_err(WebhookError::malformed)?;
+    if !matches!(order.status.as_str(), "processing" | "completed") {
+        return Ok(OrderDelivery::NotPaid);
+    }
+    let delivery_id = headers
+        .header(DELIVERY_ID)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map_or_else(
+            || format!("body:{}", hex(&Sha256::digest(body))),
+            str::to_owned,
+        );
+    Ok(OrderDelivery::Paid(PaidOrder {
+        delivery_id,
+        order_id: order.id,
+        holds: super::holds_in(order.meta_data.iter().map(|m| (m.key.as_str(), &m.value))),
+        skus: order.line_items.into_iter().filter_map(|l| l.sku).collect(),
+    }))
 }
 
 /// Computes the signature header's value (for tests and the CLI).
@@ -132,6 +204,44 @@ fn ping_id(body: &[u8]) -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_paid_order_carries_the_hold_from_its_meta_data() {
+        let key: &[u8] = b"wc_restock_test_key";
+        let hold = crate::ids::HoldId::from_random([5; 16]);
+        let body = format!(
+            r#"{{"id": 727, "status": "processing", "meta_data": [{{"id": 1, "key": "_wc_order_attribution", "value": "x"}}, {{"id": 2, "key": "hold", "value": "{hold}"}}], "line_items": [{{"sku": "CHAIR-WAL"}}]}}"#
+        );
+        let headers = |topic: &str, body: &str| {
+            vec![
+                (SIGNATURE, sign(key, body.as_bytes())),
+                (TOPIC, topic.to_owned()),
+                (DELIVERY_ID, "41".to_owned()),
+            ]
+        };
+        let keys = Keys::raw([key]);
+        let parsed = parse_order(&keys, &headers("order.updated", &body), body.as_bytes()).unwrap();
+        let OrderDelivery::Paid(order) = parsed else {
+            panic!("{parsed:?}")
+        };
+        assert_eq!(
+            (order.order_id, order.holds, order.skus),
+            (727, vec![hold], vec!["CHAIR-WAL".to_owned()])
+        );
+        let pending = body.replace("processing", "pending");
+        assert_eq!(
+            parse_order(
+                &keys,
+                &headers("order.created", &pending),
+                pending.as_bytes()
+            ),
+            Ok(OrderDelivery::NotPaid)
+        );
+        assert!(matches!(
+            parse_order(&keys, &headers("order.deleted", &body), body.as_bytes()),
+            Err(WebhookError::Topic(_))
+        ));
+    }
     use super::*;
     use time::macros::datetime;
 
