@@ -28,6 +28,7 @@ def b64url(b: bytes) -> str:
     return base64.urlsafe_b64encode(b).decode().rstrip("=")
 
 REQUEST_ID = b64url(bytes([1] * 16))
+HOLD = b64url(bytes([4] * 16))
 RESERVE = f"CHAIR-WAL~{REQUEST_ID}.{b64url(bytes([2] * 16))}"
 OPTOUT = f"CHAIR-WAL~{REQUEST_ID}.{b64url(bytes([3] * 16))}"
 
@@ -99,6 +100,30 @@ def main() -> None:
         "x-wc-webhook-topic": "product.updated",
         "x-wc-webhook-delivery-id": "6f0a3e7c9d",
         "x-wc-webhook-signature": hmac_b64(b"wc_restock_test_key", woo_body.encode()),
+    }))
+
+    # Orders that used a hold (HOLD: bytes [4]*16), as the platforms send them.
+    shopify_order = json.dumps({
+        "id": 820982911946154508, "financial_status": "paid",
+        "note_attributes": [{"name": "hold", "value": HOLD}],
+        "line_items": [{"sku": "CHAIR-WAL", "quantity": 1}],
+    }, separators=(",", ":"))
+    write("detect-shopify-order.json", function_url("POST", "/webhooks/shopify", shopify_order, {
+        "content-type": "application/json",
+        "x-shopify-topic": "orders/paid",
+        "x-shopify-webhook-id": "0b2c3d4e-5f60-4718-9a2b-3c4d5e6f7081",
+        "x-shopify-hmac-sha256": hmac_b64(b"shpss_restock_test_key", shopify_order.encode()),
+    }))
+    woo_order = json.dumps({
+        "id": 727, "status": "processing",
+        "meta_data": [{"id": 9, "key": "hold", "value": HOLD}],
+        "line_items": [{"sku": "CHAIR-WAL", "quantity": 1}],
+    }, separators=(",", ":"))
+    write("detect-woocommerce-order.json", function_url("POST", "/webhooks/woocommerce", woo_order, {
+        "content-type": "application/json",
+        "x-wc-webhook-topic": "order.updated",
+        "x-wc-webhook-delivery-id": "7a1b2c3d4e",
+        "x-wc-webhook-signature": hmac_b64(b"wc_restock_test_key", woo_order.encode()),
     }))
 
     stock_body = json.dumps([

@@ -163,3 +163,18 @@ async fn sweep_schedule() {
         .unwrap();
     assert_eq!(report.lapsed, 1);
 }
+
+#[tokio::test]
+async fn detect_shopify_and_woocommerce_orders() {
+    // Verified and read; the fixtures' hold is not live here, so nothing changes.
+    for name in ["detect-shopify-order.json", "detect-woocommerce-order.json"] {
+        let (w, _) = World::memory().await;
+        let reply = w.call(Api::Detect, http(name)).await;
+        assert_eq!(reply.status, 202, "{name}: {}", reply.body);
+        assert_eq!(
+            reply.json()["status"],
+            "no live hold with that id",
+            "{name}"
+        );
+    }
+}

@@ -783,3 +783,47 @@ async fn a_paid_woocommerce_order_ends_the_hold_in_its_meta_data() {
         .unwrap();
     assert_eq!((stats.held, stats.bought), (0, 1));
 }
+
+#[tokio::test]
+async fn sign_webhook_makes_order_deliveries_detect_accepts() {
+    use restock_app::admin::webhooks::{Hook, sign};
+    for (hook, key) in [("shopify", SHOPIFY_KEY), ("woocommerce", WOO_KEY)] {
+        let (w, outbox) = World::memory().await;
+        w.join("Ann").await;
+        w.shopify(Some(1), "s-1").await;
+        w.pump().await;
+        let held = w
+            .capture("POST", &path_of(&outbox.sent()[0].reserve_link().unwrap()))
+            .await;
+        let hold = held
+            .header("location")
+            .unwrap()
+            .rsplit('=')
+            .next()
+            .unwrap()
+            .to_owned();
+        let order = match hook {
+            "shopify" => Hook::ShopifyOrder {
+                hold,
+                sku: Some(CHAIR.into()),
+            },
+            _ => Hook::WooCommerceOrder {
+                hold,
+                sku: Some(CHAIR.into()),
+            },
+        };
+        let delivery = sign(&order, key, "msg_order_1", w.clock.now().unix_timestamp()).unwrap();
+        let mut request = Request::builder().method("POST").uri(delivery.path);
+        for (name, value) in &delivery.headers {
+            request = request.header(*name, value);
+        }
+        let reply = w
+            .call(
+                Api::Detect,
+                request.body(Body::from(delivery.body.clone())).unwrap(),
+            )
+            .await;
+        assert_eq!(reply.status, 200, "{hook}: {}", reply.body);
+        assert_eq!(reply.json()["status"], "bought", "{hook}");
+    }
+}

@@ -101,7 +101,7 @@ enum Cmd {
         /// shopify: the location id; stock: the location name.
         #[arg(long)]
         location: Option<String>,
-        /// order: the hold id from the checkout URL.
+        /// order, shopify-order, woocommerce-order: the hold id from the checkout URL.
         #[arg(long)]
         hold: Option<String>,
     },
@@ -137,6 +137,8 @@ enum Format {
     Woocommerce,
     Stock,
     Order,
+    ShopifyOrder,
+    WoocommerceOrder,
 }
 
 /// Where commands run.
@@ -351,6 +353,20 @@ fn sign_webhook(cmd: &Cmd, local: &str) -> Result<String, String> {
                 order_id: None,
             },
             "stock",
+        ),
+        Format::ShopifyOrder => (
+            Hook::ShopifyOrder {
+                hold: need(hold, "hold")?,
+                sku: sku.clone(),
+            },
+            "shopify",
+        ),
+        Format::WoocommerceOrder => (
+            Hook::WooCommerceOrder {
+                hold: need(hold, "hold")?,
+                sku: sku.clone(),
+            },
+            "woocommerce",
         ),
     };
     let key = key.clone().unwrap_or_else(|| dev_key(source));

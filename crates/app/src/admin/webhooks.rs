@@ -66,6 +66,20 @@ pub enum Hook {
         /// The location.
         location: Option<String>,
     },
+    /// Shopify `orders/paid` for an order that used a hold.
+    ShopifyOrder {
+        /// The hold id from the checkout URL.
+        hold: String,
+        /// The item bought.
+        sku: Option<String>,
+    },
+    /// WooCommerce `order.updated`, paid (`processing`), that used a hold.
+    WooCommerceOrder {
+        /// The hold id from the checkout URL.
+        hold: String,
+        /// The item bought.
+        sku: Option<String>,
+    },
     /// Standard Webhooks purchase that used a hold.
     Order {
         /// The hold id from the checkout URL.
@@ -149,6 +163,46 @@ pub fn sign(hook: &Hook, key: &str, id: &str, now: i64) -> Result<Delivery, Sign
                 body,
             }
         }
+        Hook::ShopifyOrder { hold, sku } => {
+            let body = json!({
+                "id": order_number(id), "financial_status": "paid",
+                "note_attributes": [{ "name": "hold", "value": hold }],
+                "line_items": [{ "sku": sku, "quantity": 1 }],
+            })
+            .to_string();
+            Delivery {
+                path: "/webhooks/shopify",
+                headers: json_headers(vec![
+                    ("x-shopify-topic", "orders/paid".into()),
+                    ("x-shopify-webhook-id", id.to_owned()),
+                    (
+                        "x-shopify-hmac-sha256",
+                        shopify::sign(key.as_bytes(), body.as_bytes()),
+                    ),
+                ]),
+                body,
+            }
+        }
+        Hook::WooCommerceOrder { hold, sku } => {
+            let body = json!({
+                "id": order_number(id), "status": "processing",
+                "meta_data": [{ "id": 1, "key": "hold", "value": hold }],
+                "line_items": [{ "sku": sku, "quantity": 1 }],
+            })
+            .to_string();
+            Delivery {
+                path: "/webhooks/woocommerce",
+                headers: json_headers(vec![
+                    ("x-wc-webhook-topic", "order.updated".into()),
+                    ("x-wc-webhook-delivery-id", id.to_owned()),
+                    (
+                        "x-wc-webhook-signature",
+                        woocommerce::sign(key.as_bytes(), body.as_bytes()),
+                    ),
+                ]),
+                body,
+            }
+        }
         Hook::Stock {
             sku,
             level,
@@ -168,6 +222,13 @@ pub fn sign(hook: &Hook, key: &str, id: &str, now: i64) -> Result<Delivery, Sign
             standard_delivery("/webhooks/orders", body.to_string(), key, id, now)?
         }
     })
+}
+
+/// A stand-in order number, stable for one delivery id.
+fn order_number(id: &str) -> u64 {
+    id.bytes().fold(1_000_u64, |n, b| {
+        n.wrapping_mul(31).wrapping_add(u64::from(b))
+    }) % 1_000_000_000
 }
 
 fn standard_delivery(
