@@ -289,15 +289,28 @@ async fn unsigned_tampered_and_replayed_webhooks_change_nothing() {
     );
     let malformed = w.stock_request("msg-2", "{\"sku\": 4}");
     assert_eq!(w.call(Api::Detect, malformed).await.status, 400);
-    let wrong_topic = {
-        let mut r = w.shopify_request(Some(4), "x-3");
+    let topic = |topic: &str, id: &str| {
+        let mut r = w.shopify_request(Some(4), id);
         r.headers_mut().insert(
             restock_core::webhook::shopify::TOPIC,
-            "orders/create".parse().unwrap(),
+            topic.parse().unwrap(),
         );
         r
     };
-    assert_eq!(w.call(Api::Detect, wrong_topic).await.status, 202);
+    // A topic detect does not handle is accepted and ignored.
+    assert_eq!(
+        w.call(Api::Detect, topic("products/update", "x-3"))
+            .await
+            .status,
+        202
+    );
+    // An order topic whose body is not an order is malformed.
+    assert_eq!(
+        w.call(Api::Detect, topic("orders/paid", "x-4"))
+            .await
+            .status,
+        400
+    );
     untouched(&w).await;
 }
 
@@ -643,6 +656,20 @@ async fn texts_go_only_to_mobiles_in_the_shops_countries() {
     );
 }
 
+/// Ann joins, the chair comes back, she clicks: the world and her hold id
+/// (from the checkout URL she is sent to).
+async fn ann_holds_the_chair() -> (World, String) {
+    let (w, outbox) = World::memory().await;
+    w.join("Ann").await;
+    w.shopify(Some(1), "s-1").await;
+    w.pump().await;
+    let held = w
+        .capture("POST", &path_of(&outbox.sent()[0].reserve_link().unwrap()))
+        .await;
+    let hold = held.header("location").unwrap().rsplit('=').next().unwrap();
+    (w, hold.to_owned())
+}
+
 /// A signed Shopify order delivery, as Shopify sends `orders/paid`.
 fn shopify_order(topic: &str, webhook_id: &str, body: &str) -> Request<Body> {
     use restock_core::webhook::shopify;
@@ -662,17 +689,9 @@ fn shopify_order(topic: &str, webhook_id: &str, body: &str) -> Request<Body> {
 
 #[tokio::test]
 async fn a_shopify_order_ends_the_hold_it_carried_as_bought() {
-    let (w, outbox) = World::memory().await;
-    w.join("Ann").await;
-    w.shopify(Some(1), "s-1").await;
-    w.pump().await;
-    let held = w
-        .capture("POST", &path_of(&outbox.sent()[0].reserve_link().unwrap()))
-        .await;
-    let location = held.header("location").unwrap().to_owned();
+    let (w, hold) = ann_holds_the_chair().await;
     // The checkout URL carried the hold as the cart attribute `hold`, which
     // Shopify keeps on the order as a note attribute.
-    let hold = location.rsplit('=').next().unwrap();
     let paid = format!(
         r#"{{"id": 820982911946154508, "financial_status": "paid", "note_attributes": [{{"name": "hold", "value": "{hold}"}}], "line_items": [{{"sku": "{CHAIR}", "quantity": 1}}]}}"#
     );
@@ -728,20 +747,7 @@ async fn a_shopify_order_ends_the_hold_it_carried_as_bought() {
 #[tokio::test]
 async fn a_paid_woocommerce_order_ends_the_hold_in_its_meta_data() {
     use restock_core::webhook::woocommerce;
-    let (w, outbox) = World::memory().await;
-    w.join("Ann").await;
-    w.shopify(Some(1), "s-1").await;
-    w.pump().await;
-    let held = w
-        .capture("POST", &path_of(&outbox.sent()[0].reserve_link().unwrap()))
-        .await;
-    let hold = held
-        .header("location")
-        .unwrap()
-        .rsplit('=')
-        .next()
-        .unwrap()
-        .to_owned();
+    let (w, hold) = ann_holds_the_chair().await;
     let order = |status: &str, topic: &str, delivery: &str| {
         let body = format!(
             r#"{{"id": 727, "status": "{status}", "meta_data": [{{"id": 9, "key": "hold", "value": "{hold}"}}], "line_items": [{{"sku": "{CHAIR}"}}]}}"#
@@ -788,20 +794,7 @@ async fn a_paid_woocommerce_order_ends_the_hold_in_its_meta_data() {
 async fn sign_webhook_makes_order_deliveries_detect_accepts() {
     use restock_app::admin::webhooks::{Hook, sign};
     for (hook, key) in [("shopify", SHOPIFY_KEY), ("woocommerce", WOO_KEY)] {
-        let (w, outbox) = World::memory().await;
-        w.join("Ann").await;
-        w.shopify(Some(1), "s-1").await;
-        w.pump().await;
-        let held = w
-            .capture("POST", &path_of(&outbox.sent()[0].reserve_link().unwrap()))
-            .await;
-        let hold = held
-            .header("location")
-            .unwrap()
-            .rsplit('=')
-            .next()
-            .unwrap()
-            .to_owned();
+        let (w, hold) = ann_holds_the_chair().await;
         let order = match hook {
             "shopify" => Hook::ShopifyOrder {
                 hold,

@@ -512,6 +512,15 @@ async fn a_fault_at_every_call_of_a_sweep() {
     every_fault(Flow::Sweep).await;
 }
 
+fn a_notice() -> EmailNotice {
+    EmailNotice {
+        subject: "It is back".into(),
+        text: "It is back.".into(),
+        html: "<p>It is back.</p>".into(),
+        list_unsubscribe: "<https://example.com/o/x>".into(),
+    }
+}
+
 #[tokio::test]
 async fn a_dropped_connection_is_an_unknown_outcome_not_a_retry() {
     // Nothing listens on this port: the SDK's request may not have left, but
@@ -522,12 +531,7 @@ async fn a_dropped_connection_is_an_unknown_outcome_not_a_retry() {
         aws_sdk_sesv2::Client::new(&sdk),
         aws_sdk_sns::Client::new(&sdk),
     );
-    let notice = EmailNotice {
-        subject: "It is back".into(),
-        text: "It is back.".into(),
-        html: "<p>It is back.</p>".into(),
-        list_unsubscribe: "<https://example.com/o/x>".into(),
-    };
+    let notice = a_notice();
     let to = Email::try_from("ann@example.com").unwrap();
     let outcome = sender
         .send_email("Shop <shop@example.com>", &to, &notice)
@@ -587,12 +591,7 @@ async fn the_deployed_sender_never_retries_a_send_on_its_own() {
     let (url, hits) = failing_provider().await;
     let sdk = aws_config(&url).await;
     let sender = restock_aws::wiring::sender(&sdk);
-    let notice = EmailNotice {
-        subject: "It is back".into(),
-        text: "It is back.".into(),
-        html: "<p>It is back.</p>".into(),
-        list_unsubscribe: "<https://example.com/o/x>".into(),
-    };
+    let notice = a_notice();
     let to = Email::try_from("ann@example.com").unwrap();
     let outcome = sender
         .send_email("Shop <shop@example.com>", &to, &notice)
@@ -668,12 +667,7 @@ async fn a_provider_that_never_answers_costs_one_attempt_timeout_not_the_functio
     });
     let sdk = restock_aws::wiring::sdk_config(Some(&url)).await;
     let sender = restock_aws::wiring::sender(&sdk);
-    let notice = EmailNotice {
-        subject: "It is back".into(),
-        text: "It is back.".into(),
-        html: "<p>It is back.</p>".into(),
-        list_unsubscribe: "<https://example.com/o/x>".into(),
-    };
+    let notice = a_notice();
     let to = Email::try_from("ann@example.com").unwrap();
     let started = std::time::Instant::now();
     let outcome = tokio::time::timeout(
