@@ -351,7 +351,7 @@ pub(crate) async fn backoff(attempt: u32) {
     tokio::time::sleep(Duration::from_millis(5 * (1 << attempt.min(6)) + jitter)).await;
 }
 
-/// A stable 64-bit hash for idempotency tokens and key discriminators.
+/// A stable 64-bit hash for key discriminators (two wakes of one millisecond).
 pub(crate) fn fnv(text: &str) -> u64 {
     text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)

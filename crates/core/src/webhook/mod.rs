@@ -170,6 +170,18 @@ pub(crate) fn holds_in<'a>(
         .collect()
 }
 
+/// An order's line item, as both platforms write it.
+#[derive(Deserialize)]
+pub(crate) struct LineItem {
+    #[serde(default)]
+    sku: Option<String>,
+}
+
+/// The SKUs of an order's line items (items without one are left out).
+pub(crate) fn skus_in(items: Vec<LineItem>) -> Vec<String> {
+    items.into_iter().filter_map(|l| l.sku).collect()
+}
+
 /// Signing keys for one source, current first. Never printed.
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct Keys(Vec<Vec<u8>>);

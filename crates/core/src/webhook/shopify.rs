@@ -44,12 +44,6 @@ struct NoteAttribute {
 }
 
 #[derive(Deserialize)]
-struct LineItem {
-    #[serde(default)]
-    sku: Option<String>,
-}
-
-#[derive(Deserialize)]
 struct Order {
     id: u64,
     #[serde(default)]
@@ -57,7 +51,7 @@ struct Order {
     #[serde(default)]
     note_attributes: Vec<NoteAttribute>,
     #[serde(default)]
-    line_items: Vec<LineItem>,
+    line_items: Vec<super::LineItem>,
 }
 
 /// Whether a delivery's topic is an order topic (`orders/...`).
@@ -99,7 +93,7 @@ pub fn parse_order(
         delivery_id,
         order_id: order.id,
         holds,
-        skus: order.line_items.into_iter().filter_map(|l| l.sku).collect(),
+        skus: super::skus_in(order.line_items),
     }))
 }
 

@@ -68,19 +68,13 @@ struct MetaField {
 }
 
 #[derive(Deserialize)]
-struct LineItem {
-    #[serde(default)]
-    sku: Option<String>,
-}
-
-#[derive(Deserialize)]
 struct Order {
     id: u64,
     status: String,
     #[serde(default)]
     meta_data: Vec<MetaField>,
     #[serde(default)]
-    line_items: Vec<LineItem>,
+    line_items: Vec<super::LineItem>,
 }
 
 /// Whether a delivery's topic is an order topic (`order.…`).
@@ -121,7 +115,7 @@ pub fn parse_order(
         delivery_id,
         order_id: order.id,
         holds: super::holds_in(order.meta_data.iter().map(|m| (m.key.as_str(), &m.value))),
-        skus: order.line_items.into_iter().filter_map(|l| l.sku).collect(),
+        skus: super::skus_in(order.line_items),
     }))
 }
 
