@@ -51,10 +51,6 @@ pub const NOTICE: &str = "notice";
 
 // --- sparse index keys (present only while the request is in the index) ------
 
-/// `queue` index partition: the SKU's shard.
-pub const QUEUE_PK: &str = "qpk";
-/// `queue` index sort key: the join key.
-pub const QUEUE_SK: &str = "qsk";
 /// `due` index partition: one of the due shards.
 pub const DUE_PK: &str = "dpk";
 /// `due` index sort key: the deadline.
@@ -64,7 +60,7 @@ pub const UNITS_PK: &str = "upk";
 /// `units` index sort key: `0#id` unsent offer, `1#id` claimed offer or hold.
 pub const UNITS_SK: &str = "usk";
 /// Every sparse index attribute: removed together when a request ends.
-pub const INDEX_KEYS: [&str; 6] = [QUEUE_PK, QUEUE_SK, DUE_PK, DUE, UNITS_PK, UNITS_SK];
+pub const INDEX_KEYS: [&str; 4] = [DUE_PK, DUE, UNITS_PK, UNITS_SK];
 
 // --- SKU state ----------------------------------------------------------------
 

@@ -73,6 +73,7 @@ impl DynamoStore {
                 .set(TOUCHED, n(now))
                 .value(":one", n(1)),
         )?;
+        tx.put("entry", queue_entry(&back), false)?;
         wake(
             &mut tx,
             token.sku(),
@@ -97,6 +98,7 @@ impl CaptureStore for DynamoStore {
             tx.check_absent("opt-out", key(optout_pk(&request.contact_key), ONE_SK))?;
             tx.put("place", place_item(&request), true)?;
             tx.put("request", request_item(&request), true)?;
+            tx.put("entry", queue_entry(&request), false)?;
             let cancelled = match self.transact(tx).await? {
                 Outcome::Done => return Ok(JoinOutcome::Joined(request)),
                 Outcome::Cancelled(cancelled) => cancelled,

@@ -188,6 +188,26 @@ pub(crate) fn request_item(r: &Request) -> Item {
     item
 }
 
+/// The key of a waiting request's queue entry: its SKU's shard, then its
+/// join key, so a shard reads oldest-first.
+pub(crate) fn queue_entry_key(r: &Request) -> Item {
+    key(queue_pk(&r.sku, r.shard), r.key.to_string())
+}
+
+/// A waiting request's queue entry: the request as it joined the line (no
+/// index attributes), in the base table so a wave and a position read it
+/// strongly consistent. Written and deleted in the same transaction as every
+/// move into and out of waiting; the request item stays the truth (each offer
+/// is conditional on it).
+pub(crate) fn queue_entry(r: &Request) -> Item {
+    let mut item = request_item(r);
+    for name in attr::INDEX_KEYS {
+        item.remove(name);
+    }
+    item.extend(queue_entry_key(r));
+    item
+}
+
 /// A contact's place for a SKU: one per person per item (I4), naming the request.
 pub(crate) fn place_item(r: &Request) -> Item {
     let mut item = key(place_pk(&r.contact_key), sku_pk(&r.sku));
@@ -198,10 +218,6 @@ pub(crate) fn place_item(r: &Request) -> Item {
 /// The sparse index attributes a request carries in its current state.
 pub(crate) fn index_attrs(r: &Request) -> Vec<(&'static str, AttributeValue)> {
     let mut attrs = Vec::new();
-    if r.state == RequestState::Waiting {
-        attrs.push((attr::QUEUE_PK, s(queue_pk(&r.sku, r.shard))));
-        attrs.push((attr::QUEUE_SK, s(r.key.to_string())));
-    }
     if let Some(due) = r.due() {
         attrs.push((attr::DUE_PK, s(due_pk(&r.id))));
         attrs.push((attr::DUE, n(due)));

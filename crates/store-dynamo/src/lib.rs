@@ -40,6 +40,8 @@ mod figures;
 mod notify;
 mod sweep;
 
+pub use notify::OFFERS_PER_TX;
+
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
 use restock_store::port::Result;

@@ -68,7 +68,8 @@ fn freed_counter(freed: Freed) -> Option<&'static str> {
 }
 
 /// Adds the writes that end live request `r` with `to`: labelled `request`,
-/// `place`, and (when a unit is freed) `counter` and `wake`.
+/// `place`, `entry` (its queue entry, while waiting) and (when a unit is
+/// freed) `counter` and `wake`.
 pub(crate) fn finish(
     tx: &mut Tx<'_>,
     r: &Request,
@@ -91,6 +92,9 @@ pub(crate) fn finish(
     }
     tx.update("request", request)?;
     tx.delete("place", key(place_pk(&r.contact_key), sku_pk(&r.sku)))?;
+    if r.state == RequestState::Waiting {
+        tx.delete("entry", queue_entry_key(r))?;
+    }
     if let Some(counter) = freed_counter(freed) {
         let mut change = Change::on(key(sku_pk(&r.sku), STATE_SK))
             .set_expr(format!("{counter} = {counter} - :one"))

@@ -24,8 +24,10 @@ use crate::lifecycle::{Ended, wake_item};
 use crate::queue::QueueReader;
 use crate::tx::{Change, MAX_ATTEMPTS, Outcome, backoff};
 
-/// Requests per offer transaction (plus the SKU's counter item: 100 in all).
-const OFFERS_PER_TX: usize = 99;
+/// Requests per offer transaction: each offer writes the request and deletes
+/// its queue entry; with the SKU's counter item that is 99 of the 100 items a
+/// transaction may hold.
+pub const OFFERS_PER_TX: usize = 49;
 
 fn notice_json(outcome: &NoticeOutcome) -> String {
     serde_json::to_string(outcome).expect("notice outcomes serialise")
@@ -121,13 +123,14 @@ impl DynamoStore {
                         .set(DUE, n(expires_ms))
                         .set(UNITS_PK, s(units_pk(sku)))
                         .set(UNITS_SK, s(units_sk(&r.id, true)))
-                        .remove_all([QUEUE_PK, QUEUE_SK, NOTICE])
+                        .remove(NOTICE)
                         .when(format!(
                             "{STATUS} = :waiting AND (attribute_not_exists({LAST_EPISODE}) OR {LAST_EPISODE} <> :e)"
                         ))
                         .value(":waiting", s("waiting"))
                         .value(":e", n(episode)),
                 )?;
+                tx.delete("entry", queue_entry_key(r))?;
                 offered.push(Offer {
                     request: Request {
                         state,

@@ -1,5 +1,8 @@
 //! Reading a SKU's write-sharded queue: oldest-first across shards, a page at
-//! a time, and counting it.
+//! a time, and counting it. The queue entries live in the base table
+//! (`Q#<sku>#<shard>`, sorted by join key), so every read here is strongly
+//! consistent: a wave sees every join that committed before it looked, and a
+//! position counts exactly the people still ahead.
 
 use std::collections::VecDeque;
 
@@ -15,7 +18,7 @@ use crate::codec::*;
 /// Items per queue page read.
 const PAGE: i32 = 500;
 
-/// A shard's cursor over the `queue` index.
+/// A shard's cursor over its queue entries.
 struct ShardCursor {
     pk: String,
     buffer: VecDeque<Request>,
@@ -56,8 +59,8 @@ impl QueueReader {
                 if cursor.buffer.is_empty() && !cursor.done {
                     let page = store
                         .query()
-                        .index_name("queue")
-                        .key_condition_expression(format!("{QUEUE_PK} = :q"))
+                        .consistent_read(true)
+                        .key_condition_expression(format!("{PK} = :q"))
                         .expression_attribute_values(":q", s(&cursor.pk))
                         .set_exclusive_start_key(cursor.start.take())
                         .limit(self.page)
@@ -102,15 +105,15 @@ impl DynamoStore {
             loop {
                 let mut q = self
                     .query()
-                    .index_name("queue")
+                    .consistent_read(true)
                     .select(Select::Count)
                     .set_exclusive_start_key(start)
                     .expression_attribute_values(":q", s(queue_pk(sku, shard)));
                 q = match before {
                     Some(jk) => q
-                        .key_condition_expression(format!("{QUEUE_PK} = :q AND {QUEUE_SK} < :k"))
+                        .key_condition_expression(format!("{PK} = :q AND {SK} < :k"))
                         .expression_attribute_values(":k", s(jk)),
-                    None => q.key_condition_expression(format!("{QUEUE_PK} = :q")),
+                    None => q.key_condition_expression(format!("{PK} = :q")),
                 };
                 let out = q
                     .send()

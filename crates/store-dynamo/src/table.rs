@@ -1,8 +1,9 @@
 //! The table's definition, in one place: the store, the tests, the admin CLI
 //! and `template.yaml` all agree with [`TABLE`] (a test checks the template).
 //!
-//! One table, generic keys `pk`/`sk`, three sparse indexes:
-//! - `queue`: waiting requests per SKU shard, in join order (`qpk`, `qsk`);
+//! One table, generic keys `pk`/`sk` (a SKU's queue is base-table entries
+//! `Q#<sku>#<shard>` sorted by join key, read strongly consistent), two
+//! sparse indexes:
 //! - `due`: live requests by deadline, over [`DUE_SHARDS`] partitions (`dpk`, `due`);
 //! - `units`: live offers and holds per SKU (`upk`, `usk`): `usk` is `0#<id>`
 //!   while an offer's notice is unsent and `1#<id>` once claimed or held, so
@@ -67,20 +68,12 @@ pub const TABLE: TableDef = TableDef {
     attributes: &[
         (attr::PK, "S"),
         (attr::SK, "S"),
-        (attr::QUEUE_PK, "S"),
-        (attr::QUEUE_SK, "S"),
         (attr::DUE_PK, "S"),
         (attr::DUE, "N"),
         (attr::UNITS_PK, "S"),
         (attr::UNITS_SK, "S"),
     ],
     indexes: &[
-        IndexDef {
-            name: "queue",
-            partition_key: attr::QUEUE_PK,
-            sort_key: attr::QUEUE_SK,
-            projection: "ALL",
-        },
         IndexDef {
             name: "due",
             partition_key: attr::DUE_PK,

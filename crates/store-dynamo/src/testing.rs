@@ -28,6 +28,16 @@ pub const LAGGING_ENDPOINT_VAR: &str = "RESTOCK_DYNAMODB_LAGGING_ENDPOINT";
 /// (`scripts/test.sh` starts it so).
 pub const LAG: std::time::Duration = std::time::Duration::from_millis(250);
 
+/// How far the index reads of the endpoint in `RESTOCK_DYNAMODB_ENDPOINT`
+/// trail its writes: `RESTOCK_INDEX_LAG_MS`, which `scripts/test.sh` sets
+/// when it points the suites at a lagging endpoint (zero when unset).
+pub fn index_lag() -> std::time::Duration {
+    std::env::var("RESTOCK_INDEX_LAG_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(std::time::Duration::ZERO, std::time::Duration::from_millis)
+}
+
 static TABLES: AtomicU64 = AtomicU64::new(0);
 
 /// The endpoint tests use.

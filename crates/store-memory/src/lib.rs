@@ -58,6 +58,38 @@ struct State {
     wakes: Vec<Wake>,
     phrases: HashMap<(Sku, u32), String>,
     rates: HashMap<(String, Millis), u64>,
+    /// What the indexes show, when they lag ([`MemoryStore::lagging`]).
+    index: Option<IndexView>,
+}
+
+/// The index reads of a lagging store: the deadlines and unsent offers as
+/// they were at the last [`MemoryStore::catch_up`]. As on DynamoDB, they only
+/// pick candidates; every decision re-reads the truth.
+#[derive(Default)]
+struct IndexView {
+    /// Every live deadline, due or not.
+    due: Vec<Due>,
+    /// Offers whose notice had not gone out.
+    unsent: Vec<(Sku, RequestId)>,
+}
+
+impl IndexView {
+    fn of(state: &State) -> Self {
+        let mut view = Self::default();
+        for r in state.requests.values() {
+            if let Some(due) = r.due() {
+                view.due.push(Due {
+                    id: r.id,
+                    sku: r.sku.clone(),
+                    due,
+                });
+            }
+            if r.notice.is_none() && matches!(r.state, RequestState::Offered { .. }) {
+                view.unsent.push((r.sku.clone(), r.id));
+            }
+        }
+        view
+    }
 }
 
 /// The in-memory store. Wakes are kept in a log that [`DetectStore::wakes`]
@@ -71,6 +103,26 @@ impl MemoryStore {
     /// An empty store.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// An empty store whose index reads lag as DynamoDB's global secondary
+    /// indexes do: the sweep's due listing and notify's unsent offers show
+    /// the store as it was at the last [`catch_up`](Self::catch_up), missing
+    /// every write since and showing what has changed as it was. The queue
+    /// and every decision read the truth, as the DynamoDB store's do.
+    pub fn lagging() -> Self {
+        let store = Self::default();
+        store.lock().index = Some(IndexView::default());
+        store
+    }
+
+    /// Lets a lagging store's indexes catch up with every write so far (what
+    /// real time does on DynamoDB); nothing on a store that does not lag.
+    pub fn catch_up(&self) {
+        let mut s = self.lock();
+        if s.index.is_some() {
+            s.index = Some(IndexView::of(&s));
+        }
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {

@@ -141,6 +141,15 @@ impl NotifyStore for MemoryStore {
     }
     async fn reissue_unsent(&self, sku: &Sku, random: Random<'_>) -> Result<Vec<Offer>> {
         let mut s = self.lock();
+        // Candidates from the index (as it was, when it lags), each checked
+        // against the truth.
+        let candidates: Option<HashSet<RequestId>> = s.index.as_ref().map(|view| {
+            view.unsent
+                .iter()
+                .filter(|(s, _)| s == sku)
+                .map(|(_, id)| *id)
+                .collect()
+        });
         let mut unsent: Vec<&mut Request> = s
             .requests
             .values_mut()
@@ -148,6 +157,7 @@ impl NotifyStore for MemoryStore {
                 &r.sku == sku
                     && r.notice.is_none()
                     && matches!(r.state, RequestState::Offered { .. })
+                    && candidates.as_ref().is_none_or(|c| c.contains(&r.id))
             })
             .collect();
         unsent.sort_by_key(|r| r.key);

@@ -1,4 +1,6 @@
-//! sweep's operations: deadlines found by looking at every request (fine in memory), ended once each, and counters recounted.
+//! sweep's operations: deadlines found by looking at every request (fine in
+//! memory; a lagging store's index view), ended once each, and counters
+//! recounted.
 
 use async_trait::async_trait;
 
@@ -8,17 +10,20 @@ use crate::*;
 impl SweepStore for MemoryStore {
     async fn due(&self, now: Millis, limit: usize) -> Result<Vec<Due>> {
         let s = self.lock();
-        let mut due: Vec<Due> = s
-            .requests
-            .values()
-            .filter_map(|r| {
-                r.due().filter(|d| *d <= now).map(|d| Due {
-                    id: r.id,
-                    sku: r.sku.clone(),
-                    due: d,
+        let mut due: Vec<Due> = match &s.index {
+            Some(view) => view.due.iter().filter(|d| d.due <= now).cloned().collect(),
+            None => s
+                .requests
+                .values()
+                .filter_map(|r| {
+                    r.due().filter(|d| *d <= now).map(|d| Due {
+                        id: r.id,
+                        sku: r.sku.clone(),
+                        due: d,
+                    })
                 })
-            })
-            .collect();
+                .collect(),
+        };
         due.sort_by_key(|d| (d.due, d.id));
         due.truncate(limit);
         Ok(due)

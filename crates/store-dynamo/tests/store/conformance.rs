@@ -1,6 +1,9 @@
-//! One conformance suite, run against both stores: the in-memory store and
-//! the DynamoDB store (on moto's server in CI). Every test runs twice, as
-//! `memory::name` and `dynamodb::name`, and must pass both ways.
+//! One conformance suite, run against both stores: the in-memory store (as
+//! is, and with its indexes lagging) and the DynamoDB store (on moto's
+//! server behind the strict double; `scripts/test.sh` runs it once with the
+//! index current and once lagging 250 ms). Every test runs as
+//! `memory::name`, `memory_lagging::name` and `dynamodb::name`, and must
+//! pass every way.
 
 mod helpers;
 
@@ -16,6 +19,10 @@ macro_rules! conformance {
         mod memory {
             $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn $name() { super::$name(super::helpers::memory().await).await })*
+        }
+        mod memory_lagging {
+            $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $name() { super::$name(super::helpers::memory_lagging().await).await })*
         }
         mod dynamodb {
             $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -568,6 +575,7 @@ async fn overlapping_sweeps_end_each_due_request_once(app: App) {
         .await
         .unwrap();
     let later = T0 + 40 * MIN;
+    app.settle().await;
     let due = app.store.due(later, 100).await.unwrap();
     assert_eq!(due.len(), 4);
     assert!(
@@ -590,6 +598,7 @@ async fn overlapping_sweeps_end_each_due_request_once(app: App) {
     let c = app.store.snapshot(&sku(CHAIR)).await.unwrap().counters;
     assert_eq!((c.offered, c.held), (0, 0), "each freed unit counted once");
     assert_eq!(app.store.stats(&sku(CHAIR), 1).await.unwrap().lapsed, 3);
+    app.settle().await;
     assert!(app.store.due(later, 100).await.unwrap().is_empty());
 }
 
@@ -597,6 +606,7 @@ async fn stale_requests_expire_and_are_skipped_by_waves(app: App) {
     let old = app.join(CHAIR, 1, T0).await;
     let young = app.join(CHAIR, 2, T0 + 80 * DAY).await;
     let now = T0 + 91 * DAY;
+    app.settle().await;
     let due = app.store.due(now, 10).await.unwrap();
     assert_eq!(due.iter().map(|d| d.id).collect::<Vec<_>>(), vec![old.id]);
     assert_eq!(
@@ -792,6 +802,7 @@ async fn reconcile_finds_no_drift_in_consistent_counters(app: App) {
         )
         .await
         .unwrap();
+    app.settle().await;
     assert_eq!(
         app.store
             .reconcile(&sku(CHAIR), T0 + 10 * MIN)
@@ -905,6 +916,7 @@ async fn unsent_offers_are_reissued_with_fresh_links_and_sent_once(app: App) {
     );
     app.store.release_notice(&b.request.id, 1).await.unwrap();
     let mut random = restock_store_dynamo::testing::random(77);
+    app.settle().await;
     let again = app
         .store
         .reissue_unsent(&sku(CHAIR), &mut random)
@@ -931,6 +943,7 @@ async fn unsent_offers_are_reissued_with_fresh_links_and_sent_once(app: App) {
             .unwrap(),
         HoldOutcome::Held { .. }
     ));
+    app.settle().await;
     assert!(
         app.store
             .reissue_unsent(&sku(CHAIR), &mut random)
@@ -1032,6 +1045,7 @@ async fn a_link_re_armed_by_another_pass_is_never_claimed(app: App) {
     // Two notify passes (a redelivery and a new wake) both re-arm the
     // unsent offer; the second's link replaces the first's.
     let mut random = restock_store_dynamo::testing::random(91);
+    app.settle().await;
     let first = app
         .store
         .reissue_unsent(&sku(CHAIR), &mut random)
@@ -1065,6 +1079,7 @@ async fn every_opt_out_link_a_shopper_was_sent_keeps_working(app: App) {
     // link goes out, and the first one, already in the shopper's inbox,
     // must still work (I5).
     let mut random = restock_store_dynamo::testing::random(93);
+    app.settle().await;
     let again = app
         .store
         .reissue_unsent(&sku(CHAIR), &mut random)

@@ -124,12 +124,30 @@ async fn a_wave_retried_without_a_request_that_left_is_not_refused_for_its_token
     let cat = join(&store, "cat", T0 + 2).await;
     settle().await;
     restock(&store, 3, T0 + MIN).await;
-    // Bea leaves; the queue index still lists her, so the wave's first
-    // transaction names her, fails on her, and is sent again without her.
-    assert_eq!(
-        store.cancel(&bea.id, T0 + MIN).await.unwrap(),
-        CancelOutcome::Cancelled
-    );
+    // Bea leaves between the wave's read of the queue and its write (her
+    // request ends; her queue entry is still there when the wave reads it),
+    // so the wave's first transaction names her, fails on her, and is sent
+    // again without her.
+    store
+        .sdk()
+        .update_item()
+        .table_name(store.table())
+        .key(
+            "pk",
+            aws_sdk_dynamodb::types::AttributeValue::S(format!("REQ#{}", bea.id)),
+        )
+        .key(
+            "sk",
+            aws_sdk_dynamodb::types::AttributeValue::S("REQ".into()),
+        )
+        .update_expression("SET st = :gone")
+        .expression_attribute_values(
+            ":gone",
+            aws_sdk_dynamodb::types::AttributeValue::S("cancelled".into()),
+        )
+        .send()
+        .await
+        .unwrap();
     let mut random = testing::random(11);
     let wave = store
         .create_offers(&sku(), &params(), T0 + MIN, &mut random)
@@ -139,6 +157,48 @@ async fn a_wave_retried_without_a_request_that_left_is_not_refused_for_its_token
     assert_eq!(told, [ann.id, cat.id]);
     let counters = store.snapshot(&sku()).await.unwrap().counters;
     assert_eq!((counters.level, counters.offered), (3, 2));
+}
+
+#[tokio::test]
+async fn positions_count_exactly_who_is_ahead_at_once() {
+    // Before the queue moved into the base table, thirteen joins in a row
+    // were told 1, 1, 1, 2, 3, … (counted on a lagging index), and after
+    // three ahead left Della was still told 7th.
+    let store = lagging_dynamo_store().await;
+    let mut joined = Vec::new();
+    for i in 0..13 {
+        let r = join(&store, &format!("shopper{i}"), T0 + i).await;
+        assert_eq!(
+            store.position(&r, 1).await.unwrap(),
+            Some(i as usize + 1),
+            "joiner {i}"
+        );
+        joined.push(r);
+    }
+    for r in &joined[..3] {
+        assert_eq!(
+            store.cancel(&r.id, T0 + MIN).await.unwrap(),
+            CancelOutcome::Cancelled
+        );
+    }
+    assert_eq!(store.position(&joined[6], 1).await.unwrap(), Some(4));
+}
+
+#[tokio::test]
+async fn a_wave_right_after_a_join_offers_the_joiner() {
+    // The wave reads the queue strongly consistent: a join a moment before
+    // the restock is not missed (on a lagging index it was, and nothing
+    // looked again until another unit freed up).
+    let store = lagging_dynamo_store().await;
+    let ann = join(&store, "ann", T0).await;
+    restock(&store, 1, T0 + 1).await;
+    let mut random = testing::random(5);
+    let wave = store
+        .create_offers(&sku(), &params(), T0 + 2, &mut random)
+        .await
+        .unwrap();
+    let told: Vec<RequestId> = wave.offers.iter().map(|o| o.request.id).collect();
+    assert_eq!(told, [ann.id]);
 }
 
 #[tokio::test]

@@ -166,8 +166,12 @@ async fn requests_per_operation_are_within_budget() {
         let reads = r.len() - tx;
         rows.push(Row {
             operation: format!("offers for {n}"),
-            budget: format!("{} tx + reads", n.div_ceil(99)),
-            within: tx == n.div_ceil(99) as usize && reads <= 2 + n.div_ceil(500) as usize,
+            budget: format!(
+                "{} tx + reads",
+                n.div_ceil(restock_store_dynamo::OFFERS_PER_TX as u32)
+            ),
+            within: tx == n.div_ceil(restock_store_dynamo::OFFERS_PER_TX as u32) as usize
+                && reads <= 2 + n.div_ceil(500) as usize,
             requests: r,
         });
         offers.extend(wave.offers);
