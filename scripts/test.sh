@@ -60,12 +60,27 @@ cargo build --workspace --bins --quiet
 step "cargo test --workspace"
 cargo test --workspace "$@"
 
+# The lagging runs, the browser story and the deployment checks run on a
+# full run (no extra arguments).
+if [ $# -eq 0 ]; then
+  step "the index lagging 250 ms, 2% of requests faulted: store suites, DESIGN story, binaries, histories"
+  RESTOCK_DYNAMODB_ENDPOINT=$RESTOCK_DYNAMODB_LAGGING_ENDPOINT RESTOCK_INDEX_LAG_MS=250 \
+    cargo test -p restock-store-dynamo --test store -- conformance::dynamodb:: concurrency::
+  RESTOCK_DYNAMODB_ENDPOINT=$RESTOCK_DYNAMODB_LAGGING_ENDPOINT RESTOCK_INDEX_LAG_MS=250 \
+    cargo test -p restock-e2e --test e2e -- story:: binaries:: random_histories_keep_every_invariant_on_dynamodb
+
+  step "the index lagging 1 s: DESIGN story and binaries"
+  start_moto RESTOCK_DYNAMODB_SLOW_INDEX_ENDPOINT 1000 0.02
+  RESTOCK_DYNAMODB_ENDPOINT=$RESTOCK_DYNAMODB_SLOW_INDEX_ENDPOINT RESTOCK_INDEX_LAG_MS=1000 \
+    cargo test -p restock-e2e --test e2e -- story:: binaries::
+fi
+
 step "what the strict DynamoDB doubles did"
-for var in RESTOCK_DYNAMODB_ENDPOINT RESTOCK_DYNAMODB_LAGGING_ENDPOINT; do
+for var in RESTOCK_DYNAMODB_ENDPOINT RESTOCK_DYNAMODB_LAGGING_ENDPOINT RESTOCK_DYNAMODB_SLOW_INDEX_ENDPOINT; do
+  [ -n "${!var:-}" ] || continue
   printf '%s: %s\n' "$var" "$(curl -fsS "${!var}/_restock/strict/stats" || echo unavailable)"
 done
 
-# The browser story and the deployment checks run on a full run (no extra arguments).
 if [ $# -eq 0 ]; then
   step "browser: the shopper's story in headless Chromium against restock-local"
   node tests/browser/story.mjs

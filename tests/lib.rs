@@ -129,6 +129,20 @@ pub struct World {
     pumped: Mutex<HashMap<String, usize>>,
     /// Distinguishes this world's shoppers from other tests' in shared stand-ins.
     pub tag: String,
+    lag: IndexLag,
+}
+
+/// How a world's store's index reads trail its writes.
+#[derive(Clone, Default)]
+pub enum IndexLag {
+    /// Index reads are current.
+    #[default]
+    None,
+    /// The in-memory store's lagging knob.
+    Memory(Arc<MemoryStore>),
+    /// A DynamoDB endpoint whose indexes trail by this much
+    /// (`restock_store_dynamo::testing::index_lag`).
+    Dynamo(Duration),
 }
 
 static WORLDS: AtomicUsize = AtomicUsize::new(0);
@@ -176,14 +190,44 @@ impl World {
             alerts,
             pumped: Mutex::new(HashMap::new()),
             tag,
+            lag: IndexLag::None,
+        }
+    }
+
+    /// The same world, its store's indexes trailing as `lag` says.
+    pub fn lagging(mut self, lag: IndexLag) -> Self {
+        self.lag = lag;
+        self
+    }
+
+    /// Lets the store's indexes catch up: the real time that passes where
+    /// the tests' clock jumps (before a scheduled sweep, after an advance).
+    pub async fn settle(&self) {
+        match &self.lag {
+            IndexLag::None => {}
+            IndexLag::Memory(store) => store.catch_up(),
+            IndexLag::Dynamo(lag) if lag.is_zero() => {}
+            IndexLag::Dynamo(lag) => tokio::time::sleep(*lag * 2).await,
         }
     }
 
     /// A world on the in-memory store with an outbox and a model that answers.
     pub async fn memory() -> (Self, Arc<restock_app::ports::Outbox>) {
+        Self::on_memory(Arc::new(MemoryStore::new())).await
+    }
+
+    /// A world on the in-memory store with its indexes lagging
+    /// ([`MemoryStore::lagging`]; [`World::settle`] catches them up).
+    pub async fn memory_lagging() -> (Self, Arc<restock_app::ports::Outbox>) {
+        let store = Arc::new(MemoryStore::lagging());
+        let (world, outbox) = Self::on_memory(store.clone()).await;
+        (world.lagging(IndexLag::Memory(store)), outbox)
+    }
+
+    async fn on_memory(store: Arc<MemoryStore>) -> (Self, Arc<restock_app::ports::Outbox>) {
         let outbox = Arc::new(restock_app::ports::Outbox::default());
         let world = Self::new(
-            Arc::new(MemoryStore::new()),
+            store,
             outbox.clone(),
             Arc::new(FixedPhraser(Ok(
                 "The walnut chair is home again, and one is set aside for you.".into(),
@@ -382,6 +426,9 @@ impl World {
 
     /// One sweep at the world's now.
     pub async fn sweep(&self) -> sweep::SweepReport {
+        // The sweep runs on a schedule: its due listing reads an index that
+        // has had real time to catch up.
+        self.settle().await;
         sweep::run(&self.services, sweep::DEFAULT_LIMIT)
             .await
             .expect("sweep")

@@ -145,9 +145,9 @@ faulty! {
     }
     impl NotifyStore {
     fn create_offers(&self, sku: &Sku, params: &WaveParams, now: Millis, random: Random<'_>) -> Wave;
-    fn claim_notice(&self, id: &RequestId, episode: u32, reserve: &TokenHash, contact: &ContactKey) -> Claim;
+    fn claim_notice(&self, sku: &Sku, id: &RequestId, episode: u32, reserve: &TokenHash, contact: &ContactKey) -> Claim;
     fn record_notice(&self, id: &RequestId, episode: u32, outcome: NoticeOutcome, now: Millis) -> ();
-    fn release_notice(&self, id: &RequestId, episode: u32) -> ();
+    fn release_notice(&self, sku: &Sku, id: &RequestId, episode: u32) -> ();
     fn reissue_unsent(&self, sku: &Sku, random: Random<'_>) -> Vec<Offer>;
     fn wake_again(&self, sku: &Sku, episode: u32, now: Millis) -> ();
     fn restock_phrase(&self, sku: &Sku, episode: u32) -> Option<String>;

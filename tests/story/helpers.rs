@@ -70,7 +70,8 @@ impl AwsWorld {
             )),
             Arc::new(SecretsKeyring::new(secrets, secret_name)),
         )
-        .await;
+        .await
+        .lagging(IndexLag::Dynamo(restock_store_dynamo::testing::index_lag()));
         Self { world, endpoint }
     }
 

@@ -217,7 +217,13 @@ async fn send_one(
     // opt-out check together; then the send, then its record.
     match s
         .store
-        .claim_notice(&r.id, episode, &offer.reserve.secret_hash(), &r.contact_key)
+        .claim_notice(
+            &r.sku,
+            &r.id,
+            episode,
+            &offer.reserve.secret_hash(),
+            &r.contact_key,
+        )
         .await?
     {
         Claim::Claimed => {}
@@ -266,7 +272,7 @@ async fn send_one(
         }
         Err(SendError::Transient(reason)) => {
             tracing::warn!(sku = %r.sku, contact = %r.contact.masked(), %reason, "send failed transiently; will retry");
-            s.store.release_notice(&r.id, episode).await?;
+            s.store.release_notice(&r.sku, &r.id, episode).await?;
             report.transient += 1;
         }
         Err(SendError::Unknown(reason)) => {

@@ -74,6 +74,7 @@ impl DynamoStore {
                 .value(":one", n(1)),
         )?;
         tx.put("entry", queue_entry(&back), false)?;
+        tx.delete("unsent", unsent_key(token.sku(), &id))?;
         wake(
             &mut tx,
             token.sku(),
@@ -201,6 +202,7 @@ impl CaptureStore for DynamoStore {
                     .when(format!("{HELD} < {LEVEL}")),
             )?;
             tx.put("hold", pointer.clone(), true)?;
+            tx.delete("unsent", unsent_key(token.sku(), &token.request()))?;
             let cancelled = match self.transact(tx).await? {
                 Outcome::Done => {
                     return Ok(HoldOutcome::Held {

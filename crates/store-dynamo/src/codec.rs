@@ -66,6 +66,20 @@ pub(crate) fn units_pk(sku: &Sku) -> String {
 pub(crate) fn units_sk(id: &RequestId, unsent: bool) -> String {
     format!("{}#{id}", if unsent { 0 } else { 1 })
 }
+/// The key of an offer's unsent marker: present from the wave until its
+/// notice is claimed (and again if the claim is given back), so re-arming
+/// unsent offers reads the base table strongly consistent, never an index.
+pub(crate) fn unsent_key(sku: &Sku, id: &RequestId) -> Item {
+    key(unsent_pk(sku), id.to_string())
+}
+pub(crate) fn unsent_pk(sku: &Sku) -> String {
+    format!("UNSENT#{sku}")
+}
+pub(crate) fn unsent_marker(sku: &Sku, id: &RequestId) -> Item {
+    let mut item = unsent_key(sku, id);
+    item.insert(attr::REQUEST_ID.into(), s(id.to_string()));
+    item
+}
 pub(crate) fn due_pk(id: &RequestId) -> String {
     format!("DUE#{}", id.tie_break() % u64::from(DUE_SHARDS))
 }

@@ -68,8 +68,8 @@ fn freed_counter(freed: Freed) -> Option<&'static str> {
 }
 
 /// Adds the writes that end live request `r` with `to`: labelled `request`,
-/// `place`, `entry` (its queue entry, while waiting) and (when a unit is
-/// freed) `counter` and `wake`.
+/// `place`, `entry` (its queue entry, while waiting), `unsent` (an offer's
+/// unsent marker) and (when a unit is freed) `counter` and `wake`.
 pub(crate) fn finish(
     tx: &mut Tx<'_>,
     r: &Request,
@@ -94,6 +94,9 @@ pub(crate) fn finish(
     tx.delete("place", key(place_pk(&r.contact_key), sku_pk(&r.sku)))?;
     if r.state == RequestState::Waiting {
         tx.delete("entry", queue_entry_key(r))?;
+    }
+    if matches!(r.state, RequestState::Offered { .. }) {
+        tx.delete("unsent", unsent_key(&r.sku, &r.id))?;
     }
     if let Some(counter) = freed_counter(freed) {
         let mut change = Change::on(key(sku_pk(&r.sku), STATE_SK))

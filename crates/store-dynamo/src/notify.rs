@@ -24,10 +24,10 @@ use crate::lifecycle::{Ended, wake_item};
 use crate::queue::QueueReader;
 use crate::tx::{Change, MAX_ATTEMPTS, Outcome, backoff};
 
-/// Requests per offer transaction: each offer writes the request and deletes
-/// its queue entry; with the SKU's counter item that is 99 of the 100 items a
-/// transaction may hold.
-pub const OFFERS_PER_TX: usize = 49;
+/// Requests per offer transaction: each offer writes the request, deletes its
+/// queue entry and puts its unsent marker; with the SKU's counter item that
+/// is all 100 items a transaction may hold.
+pub const OFFERS_PER_TX: usize = 33;
 
 fn notice_json(outcome: &NoticeOutcome) -> String {
     serde_json::to_string(outcome).expect("notice outcomes serialise")
@@ -131,6 +131,7 @@ impl DynamoStore {
                         .value(":e", n(episode)),
                 )?;
                 tx.delete("entry", queue_entry_key(r))?;
+                tx.put("unsent", unsent_marker(sku, &r.id), false)?;
                 offered.push(Offer {
                     request: Request {
                         state,
@@ -245,6 +246,7 @@ impl NotifyStore for DynamoStore {
 
     async fn claim_notice(
         &self,
+        sku: &Sku,
         id: &RequestId,
         episode: u32,
         reserve: &TokenHash,
@@ -264,6 +266,7 @@ impl NotifyStore for DynamoStore {
                 .value(":e", n(episode))
                 .value(":rh", s(reserve.to_hex())),
         )?;
+        tx.delete("unsent", unsent_key(sku, id))?;
         Ok(match self.transact(tx).await? {
             Outcome::Done => Claim::Claimed,
             Outcome::Cancelled(c) if c.failed("opt-out") => Claim::OptedOut,
@@ -300,38 +303,48 @@ impl NotifyStore for DynamoStore {
             .map(drop)
     }
 
-    async fn release_notice(&self, id: &RequestId, episode: u32) -> Result<()> {
-        Change::on(key(request_pk(id), REQUEST_SK))
-            .remove(NOTICE)
-            .set(UNITS_SK, s(units_sk(id, true)))
-            .when(format!(
-                "{STATUS} = :offered AND {EPISODE} = :e AND {NOTICE} = :sending"
-            ))
-            .value(":sending", s(notice_json(&NoticeOutcome::Sending)))
-            .value(":offered", s("offered"))
-            .value(":e", n(episode))
-            .apply(self)
-            .await
-            .map(drop)
+    async fn release_notice(&self, sku: &Sku, id: &RequestId, episode: u32) -> Result<()> {
+        let mut tx = self.tx();
+        tx.update(
+            "release",
+            Change::on(key(request_pk(id), REQUEST_SK))
+                .remove(NOTICE)
+                .set(UNITS_SK, s(units_sk(id, true)))
+                .when(format!(
+                    "{STATUS} = :offered AND {EPISODE} = :e AND {NOTICE} = :sending"
+                ))
+                .value(":sending", s(notice_json(&NoticeOutcome::Sending)))
+                .value(":offered", s("offered"))
+                .value(":e", n(episode)),
+        )?;
+        tx.put("unsent", unsent_marker(sku, id), false)?;
+        // Cancelled: the offer moved on (clicked, ended), nothing to give back.
+        self.transact(tx).await.map(drop)
     }
 
     async fn reissue_unsent(&self, sku: &Sku, random: Random<'_>) -> Result<Vec<Offer>> {
-        let items = self
+        // The unsent markers, read strongly consistent (a claim given back a
+        // moment ago is seen), then each request read back as it is now.
+        let markers = self
             .query_all(
                 self.query()
-                    .index_name("units")
-                    .key_condition_expression(format!(
-                        "{UNITS_PK} = :u AND begins_with({UNITS_SK}, :unsent)"
-                    ))
-                    .expression_attribute_values(":unsent", s("0#"))
-                    .filter_expression(format!(
-                        "{STATUS} = :offered AND attribute_not_exists({NOTICE})"
-                    ))
-                    .expression_attribute_values(":u", s(units_pk(sku)))
-                    .expression_attribute_values(":offered", s("offered")),
+                    .consistent_read(true)
+                    .key_condition_expression(format!("{PK} = :u"))
+                    .expression_attribute_values(":u", s(unsent_pk(sku))),
             )
             .await?;
-        let mut unsent = items.iter().map(read_request).collect::<Result<Vec<_>>>()?;
+        let mut unsent = Vec::with_capacity(markers.len());
+        for marker in &markers {
+            let id: RequestId = get_s(marker, REQUEST_ID)?
+                .parse()
+                .map_err(|e| corrupt(marker, e))?;
+            if let Some(item) = self.request_item(&id).await? {
+                let r = read_request(&item)?;
+                if matches!(r.state, RequestState::Offered { .. }) && r.notice.is_none() {
+                    unsent.push(r);
+                }
+            }
+        }
         unsent.sort_by_key(|r| r.key);
         let mut offers = Vec::new();
         for r in unsent {

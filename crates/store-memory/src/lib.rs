@@ -62,15 +62,13 @@ struct State {
     index: Option<IndexView>,
 }
 
-/// The index reads of a lagging store: the deadlines and unsent offers as
-/// they were at the last [`MemoryStore::catch_up`]. As on DynamoDB, they only
-/// pick candidates; every decision re-reads the truth.
+/// The index reads of a lagging store: the deadlines as they were at the
+/// last [`MemoryStore::catch_up`]. As on DynamoDB, they only pick candidates;
+/// every decision re-reads the truth.
 #[derive(Default)]
 struct IndexView {
     /// Every live deadline, due or not.
     due: Vec<Due>,
-    /// Offers whose notice had not gone out.
-    unsent: Vec<(Sku, RequestId)>,
 }
 
 impl IndexView {
@@ -83,9 +81,6 @@ impl IndexView {
                     sku: r.sku.clone(),
                     due,
                 });
-            }
-            if r.notice.is_none() && matches!(r.state, RequestState::Offered { .. }) {
-                view.unsent.push((r.sku.clone(), r.id));
             }
         }
         view
@@ -106,10 +101,10 @@ impl MemoryStore {
     }
 
     /// An empty store whose index reads lag as DynamoDB's global secondary
-    /// indexes do: the sweep's due listing and notify's unsent offers show
-    /// the store as it was at the last [`catch_up`](Self::catch_up), missing
-    /// every write since and showing what has changed as it was. The queue
-    /// and every decision read the truth, as the DynamoDB store's do.
+    /// indexes do: the sweep's due listing shows the store as it was at the
+    /// last [`catch_up`](Self::catch_up), missing every write since and
+    /// showing what has changed as it was. The queue, the unsent offers and
+    /// every decision read the truth, as the DynamoDB store's do.
     pub fn lagging() -> Self {
         let store = Self::default();
         store.lock().index = Some(IndexView::default());

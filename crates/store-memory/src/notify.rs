@@ -84,6 +84,7 @@ impl NotifyStore for MemoryStore {
     }
     async fn claim_notice(
         &self,
+        _sku: &Sku,
         id: &RequestId,
         episode: u32,
         reserve: &TokenHash,
@@ -129,7 +130,7 @@ impl NotifyStore for MemoryStore {
         }
         Ok(())
     }
-    async fn release_notice(&self, id: &RequestId, episode: u32) -> Result<()> {
+    async fn release_notice(&self, _sku: &Sku, id: &RequestId, episode: u32) -> Result<()> {
         let mut s = self.lock();
         if let Some(r) = s.requests.get_mut(id)
             && matches!(r.state, RequestState::Offered { episode: e, .. } if e == episode)
@@ -141,15 +142,6 @@ impl NotifyStore for MemoryStore {
     }
     async fn reissue_unsent(&self, sku: &Sku, random: Random<'_>) -> Result<Vec<Offer>> {
         let mut s = self.lock();
-        // Candidates from the index (as it was, when it lags), each checked
-        // against the truth.
-        let candidates: Option<HashSet<RequestId>> = s.index.as_ref().map(|view| {
-            view.unsent
-                .iter()
-                .filter(|(s, _)| s == sku)
-                .map(|(_, id)| *id)
-                .collect()
-        });
         let mut unsent: Vec<&mut Request> = s
             .requests
             .values_mut()
@@ -157,7 +149,6 @@ impl NotifyStore for MemoryStore {
                 &r.sku == sku
                     && r.notice.is_none()
                     && matches!(r.state, RequestState::Offered { .. })
-                    && candidates.as_ref().is_none_or(|c| c.contains(&r.id))
             })
             .collect();
         unsent.sort_by_key(|r| r.key);

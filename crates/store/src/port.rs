@@ -116,6 +116,7 @@ pub trait NotifyStore: Send + Sync {
     /// so a notice goes at most once and never with a dead link.
     async fn claim_notice(
         &self,
+        sku: &Sku,
         id: &RequestId,
         episode: u32,
         reserve: &TokenHash,
@@ -130,10 +131,11 @@ pub trait NotifyStore: Send + Sync {
         now: Millis,
     ) -> Result<()>;
     /// Gives back a claim whose send failed transiently, so a retry may send it.
-    async fn release_notice(&self, id: &RequestId, episode: u32) -> Result<()>;
+    async fn release_notice(&self, sku: &Sku, id: &RequestId, episode: u32) -> Result<()>;
     /// Live offers of a SKU whose notice was never claimed (a send that failed
     /// transiently, or a crash between the wave and the send), with fresh link
-    /// secrets: the old ones were never sent and stop working.
+    /// secrets: the old ones were never sent and stop working. Read so that a
+    /// claim given back a moment ago is found (no lagging index).
     async fn reissue_unsent(&self, sku: &Sku, random: Random<'_>) -> Result<Vec<Offer>>;
     /// Records a wake that hands the rest of a capped wave to the next
     /// notify pass (the stream delivers it like any other).

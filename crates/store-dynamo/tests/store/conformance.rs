@@ -914,7 +914,10 @@ async fn unsent_offers_are_reissued_with_fresh_links_and_sent_once(app: App) {
         app.claim(&b.request.id, &b.reserve.secret_hash()).await,
         Claim::Claimed
     );
-    app.store.release_notice(&b.request.id, 1).await.unwrap();
+    app.store
+        .release_notice(&sku(CHAIR), &b.request.id, 1)
+        .await
+        .unwrap();
     let mut random = restock_store_dynamo::testing::random(77);
     app.settle().await;
     let again = app

@@ -249,3 +249,54 @@ async fn an_unreadable_request_is_set_aside_once_and_the_sweep_goes_on() {
     let bea_now = store.request(&bea.id).await.unwrap().unwrap();
     assert_eq!(bea_now.state, RequestState::Stale);
 }
+
+#[tokio::test]
+async fn a_claim_given_back_is_re_armed_by_the_very_next_pass() {
+    // A send fails transiently and the claim is given back; Lambda
+    // redelivers the record at once. Read from the lagging `units` index,
+    // the offer still looked claimed and was never sent.
+    let store = lagging_dynamo_store().await;
+    let ann = join(&store, "ann", T0).await;
+    restock(&store, 1, T0 + 1).await;
+    let mut random = testing::random(13);
+    let wave = store
+        .create_offers(&sku(), &params(), T0 + 2, &mut random)
+        .await
+        .unwrap();
+    let offer = &wave.offers[0];
+    settle().await;
+    assert_eq!(
+        store
+            .claim_notice(
+                &sku(),
+                &ann.id,
+                1,
+                &offer.reserve.secret_hash(),
+                &ann.contact_key
+            )
+            .await
+            .unwrap(),
+        restock_store::Claim::Claimed
+    );
+    settle().await;
+    store.release_notice(&sku(), &ann.id, 1).await.unwrap();
+    let again = store.reissue_unsent(&sku(), &mut random).await.unwrap();
+    let rearmed: Vec<RequestId> = again.iter().map(|o| o.request.id).collect();
+    assert_eq!(rearmed, [ann.id]);
+    // And once its notice is claimed, no later pass re-arms it.
+    let fresh = again[0].reserve.secret_hash();
+    assert_eq!(
+        store
+            .claim_notice(&sku(), &ann.id, 1, &fresh, &ann.contact_key)
+            .await
+            .unwrap(),
+        restock_store::Claim::Claimed
+    );
+    assert!(
+        store
+            .reissue_unsent(&sku(), &mut random)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+}

@@ -209,6 +209,7 @@ async fn requests_per_operation_are_within_budget() {
     assert_eq!(
         store
             .claim_notice(
+                &offers[1].request.sku,
                 &offers[1].request.id,
                 1,
                 &offers[1].reserve.secret_hash(),

@@ -169,9 +169,9 @@ impl App {
 
     /// Claims the notice of `id`'s offer in restock 1 with the link `link`.
     pub async fn claim(&self, id: &RequestId, link: &TokenHash) -> Claim {
-        let contact = self.get(id).await.contact_key;
+        let r = self.get(id).await;
         self.store
-            .claim_notice(id, 1, link, &contact)
+            .claim_notice(&r.sku, id, 1, link, &r.contact_key)
             .await
             .unwrap()
     }
