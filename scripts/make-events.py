@@ -176,6 +176,9 @@ def main() -> None:
         "detail": {},
     })
 
+    # The stock pull rule's constant input (template.yaml, StockPull).
+    write("sweep-stock-pull.json", {"restock": "pull"})
+
 
 if __name__ == "__main__":
     main()

@@ -6,6 +6,8 @@
 //! - [`events`]: each `events/` fixture through the real handlers;
 //! - [`binaries`]: the compiled functions under a Lambda Runtime API emulator;
 //! - [`notices`]: what a late notice says, and that a dead link is never sent;
+//! - [`pull`]: the stock pull against Shopify and WooCommerce API fakes, and
+//!   the webhook-silence alert;
 //! - [`reliability`]: randomised histories, fault injection, security checks;
 //! - [`template`]: `template.yaml`, the README and the code agree.
 //!
@@ -15,6 +17,7 @@ mod binaries;
 mod events;
 mod inputs;
 mod notices;
+mod pull;
 mod reliability;
 mod story;
 mod template;

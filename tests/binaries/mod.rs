@@ -14,7 +14,7 @@ use restock_store::prelude::*;
 use tokio::io::AsyncReadExt;
 use tokio::process::Child;
 
-fn fixture(name: &str) -> String {
+pub(crate) fn fixture(name: &str) -> String {
     std::fs::read_to_string(
         PathBuf::from(env!("CARGO_MANIFEST_DIR"))
             .join("../events")
@@ -32,7 +32,7 @@ fn spawn(d: &Deployment, api: &RuntimeApi, name: &str, without: Option<&str>) ->
     command.spawn().expect("binary starts")
 }
 
-async fn run(d: &Deployment, name: &str, event: &str) -> (Outcome, String) {
+pub(crate) async fn run(d: &Deployment, name: &str, event: &str) -> (Outcome, String) {
     let api = RuntimeApi::start().await;
     let mut child = spawn(d, &api, name, None);
     let outcome = api.invoke(event).await;

@@ -142,6 +142,7 @@ faulty! {
     fn release_paused(&self, sku: &Sku, now: Millis) -> Option<StockOutcome>;
     fn snapshot(&self, sku: &Sku) -> SkuSnapshot;
     fn wakes(&self, sku: &Sku) -> Vec<Wake>;
+    fn heard(&self, source: &str, now: Millis) -> ();
     }
     impl NotifyStore {
     fn create_offers(&self, sku: &Sku, params: &WaveParams, now: Millis, random: Random<'_>) -> Wave;
@@ -160,10 +161,13 @@ faulty! {
     fn due(&self, now: Millis, limit: usize) -> Vec<Due>;
     fn expire(&self, due: &Due, now: Millis) -> ExpireOutcome;
     fn reconcile(&self, sku: &Sku, now: Millis) -> Option<Drift>;
+    fn heard_from(&self) -> Vec<Heard>;
+    fn claim_silence_alert(&self, source: &str, last_heard: Millis, now: Millis) -> bool;
     }
     impl FiguresStore {
     fn queue(&self, sku: &Sku, shards: u16, limit: usize) -> Vec<Request>;
     fn stats(&self, sku: &Sku, shards: u16) -> SkuStats;
+    fn anyone_waiting(&self, sku: &Sku, shards: u16) -> bool;
     }
 }
 

@@ -216,7 +216,7 @@ fn each_function_may_do_only_its_own_work() {
         );
         assert!(!all.contains("dynamodb:Scan"), "no Scan anywhere");
         assert!(
-            !all.iter().any(|a| a.starts_with("dynamodb:Batch")
+            !all.iter().any(|a| a == "dynamodb:BatchWriteItem"
                 || a.starts_with("dynamodb:Delete") && a != "dynamodb:DeleteItem"),
             "{}: no batch or table-level writes",
             f.name()
@@ -229,7 +229,10 @@ fn each_function_may_do_only_its_own_work() {
     assert!(!has(Function::Detect, "bedrock:"));
     assert!(!has(Function::Sweep, "ses:"));
     assert!(!has(Function::Sweep, "bedrock:"));
-    assert!(!has(Function::Sweep, "secretsmanager:"));
+    // The stock pull reads the platforms' API access from the keys secret,
+    // and reconcile reads its candidates back in batches.
+    assert!(has(Function::Sweep, "secretsmanager:GetSecretValue"));
+    assert!(has(Function::Sweep, "dynamodb:BatchGetItem"));
     assert!(!has(Function::Notify, "secretsmanager:"));
     assert!(has(Function::Notify, "bedrock:InvokeModel"));
     assert!(has(Function::Notify, "ses:SendEmail"));
@@ -297,35 +300,53 @@ fn notify_reads_only_wake_records_with_bounded_retries_and_a_dead_letter_queue()
 }
 
 #[test]
-fn sweep_runs_every_minute_with_retries_and_a_dead_letter_queue() {
+fn sweep_runs_every_minute_and_pulls_stock_on_its_own_rule_with_retries_and_a_dead_letter_queue() {
     let t = template();
     let sweep = function(&t, Function::Sweep);
     let events = sweep["Properties"]["Events"].as_mapping().unwrap();
-    assert_eq!(events.len(), 1);
-    let schedule = events.values().next().unwrap();
-    assert_eq!(schedule["Type"].as_str(), Some("Schedule"));
+    assert_eq!(events.len(), 2);
+    let minute = &events["EveryMinute"];
     assert_eq!(
-        schedule["Properties"]["Schedule"].as_str(),
+        minute["Properties"]["Schedule"].as_str(),
         Some("rate(1 minute)")
     );
-    assert!(schedule["Properties"]["RetryPolicy"]["MaximumRetryAttempts"].is_i64());
-    assert!(matches!(
-        schedule["Properties"]["DeadLetterConfig"]["Arn"],
-        Value::Tagged(_)
-    ));
     assert!(
-        sweep["Properties"]["EventInvokeConfig"]["DestinationConfig"]["OnFailure"].is_mapping()
+        minute["Properties"].get("Input").is_none(),
+        "the sweep's event is EventBridge's own"
     );
-    // The queue policy names the schedule rule SAM generates for that event.
-    let rule = format!(
-        "{}{}",
-        logical_id(Function::Sweep),
-        events.keys().next().unwrap().as_str().unwrap()
+    let pull = &events["StockPull"];
+    assert_eq!(
+        reference(&pull["Properties"]["Schedule"]),
+        Some("StockPullSchedule")
+    );
+    assert_eq!(
+        t["Parameters"]["StockPullSchedule"]["Default"].as_str(),
+        Some("rate(15 minutes)")
+    );
+    let input: serde_json::Value =
+        serde_json::from_str(pull["Properties"]["Input"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        input,
+        serde_json::json!({"restock": "pull"}),
+        "what the sweep binary reads as the pull"
     );
     let policy = format!("{:?}", t["Resources"]["DeadLettersPolicy"]);
+    for (name, schedule) in events {
+        assert_eq!(schedule["Type"].as_str(), Some("Schedule"));
+        assert!(schedule["Properties"]["RetryPolicy"]["MaximumRetryAttempts"].is_i64());
+        assert!(matches!(
+            schedule["Properties"]["DeadLetterConfig"]["Arn"],
+            Value::Tagged(_)
+        ));
+        // The queue policy names the schedule rule SAM generates for that event.
+        let rule = format!("{}{}", logical_id(Function::Sweep), name.as_str().unwrap());
+        assert!(
+            policy.contains(&rule),
+            "the queue policy lets {rule} deliver"
+        );
+    }
     assert!(
-        policy.contains(&rule),
-        "the queue policy lets {rule} deliver"
+        sweep["Properties"]["EventInvokeConfig"]["DestinationConfig"]["OnFailure"].is_mapping()
     );
 }
 

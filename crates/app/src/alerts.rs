@@ -100,3 +100,46 @@ pub fn drift(sku: &Sku, drift: &Drift) -> Alert {
         ),
     }
 }
+
+/// The stock pull found a restock the platform's webhooks never reported.
+pub fn missed_restock(entry: &CatalogEntry, platform: &str, level: u32, waiting: bool) -> Alert {
+    Alert {
+        subject: format!(
+            "restock: {} ({}) restock found by the stock pull, not by a webhook",
+            entry.name, entry.sku
+        ),
+        body: format!(
+            "Item: {name} ({sku})\nLevel now: {level} (read from the {platform} API)\n\
+             Queue: {queue}\n\
+             What happened: the scheduled stock pull read the level from {platform} and found the item \
+             back in stock, but no {platform} webhook had said so. The restock has been applied \
+             (the queue is being told in order).\n\
+             What to do: check the {platform} webhook subscriptions (README, platform set-up) and \
+             detect's logs for refused deliveries; a subscription that kept failing may have been \
+             removed by the platform.",
+            name = entry.name,
+            sku = entry.sku,
+            queue = if waiting {
+                "people waiting"
+            } else {
+                "nobody waiting"
+            },
+        ),
+    }
+}
+
+/// A platform that used to deliver stock webhooks has gone quiet while
+/// people wait.
+pub fn webhook_silence(source: &str, silent_for: &str, waiting_items: usize) -> Alert {
+    Alert {
+        subject: format!("restock: no {source} stock webhook for {silent_for}"),
+        body: format!(
+            "What happened: {source} used to deliver stock webhooks, but none has arrived for {silent_for}, \
+             while people wait on {waiting_items} of its items. A restock in that time would not have been seen \
+             by a webhook (the stock pull still reads levels every 15 minutes where API access is set).\n\
+             What to do: check the webhook subscriptions in {source}'s admin (a subscription that keeps \
+             failing is removed or disabled by the platform) and detect's logs for refused deliveries. \
+             This alert is sent once per silence."
+        ),
+    }
+}

@@ -196,12 +196,44 @@ async fn buy(
     }
 }
 
+/// Applies one stock event for a catalogued item with its rules, and tells
+/// the team when a restock is paused for review: the one decision webhooks
+/// and the stock pull share.
+pub(crate) async fn apply_one(
+    s: &Services,
+    settings: &restock_core::Settings,
+    source: &str,
+    entry: &restock_core::CatalogEntry,
+    event: &StockEvent,
+    now: restock_core::Millis,
+) -> Result<ApplyOutcome, AppError> {
+    let rules = settings.rules(entry.threshold);
+    let applied = s.store.apply_stock(&entry.sku, event, &rules, now).await?;
+    if let ApplyOutcome::Applied(outcome) = &applied {
+        tracing::info!(source, sku = %entry.sku, ?outcome, "stock level applied");
+        if let StockOutcome::Escalated {
+            level,
+            jump,
+            reason,
+            ..
+        } = *outcome
+        {
+            let waiting = s.store.stats(&entry.sku, entry.shards).await?.waiting;
+            s.alert(alerts::paused_restock(entry, level, jump, reason, waiting))
+                .await;
+        }
+    }
+    Ok(applied)
+}
+
 /// Applies each event: resolve the item, apply with the SKU's rules, tell the
 /// team about unknown items and paused restocks.
 async fn apply(s: &Services, source: &str, events: Vec<StockEvent>) -> Response {
     let result = async {
         let settings = s.settings().await?;
         let now = s.clock.now_ms();
+        // Verified: the platform still delivers (the silence check's evidence).
+        s.store.heard(source, now).await?;
         let mut results = Vec::with_capacity(events.len());
         let mut all_unknown = true;
         let mut all_duplicate = true;
@@ -214,9 +246,7 @@ async fn apply(s: &Services, source: &str, events: Vec<StockEvent>) -> Response 
             };
             all_unknown = false;
             event.delivery_id = format!("{source}:{}", event.delivery_id);
-            let rules = settings.rules(entry.threshold);
-            let outcome = s.store.apply_stock(&entry.sku, &event, &rules, now).await?;
-            let outcome = match outcome {
+            let outcome = match apply_one(s, &settings, source, &entry, &event, now).await? {
                 ApplyOutcome::Duplicate => {
                     results.push(json!({ "sku": entry.sku, "outcome": "duplicate" }));
                     continue;
@@ -224,18 +254,6 @@ async fn apply(s: &Services, source: &str, events: Vec<StockEvent>) -> Response 
                 ApplyOutcome::Applied(outcome) => outcome,
             };
             all_duplicate = false;
-            tracing::info!(source, sku = %entry.sku, ?outcome, "stock level applied");
-            if let StockOutcome::Escalated {
-                level,
-                jump,
-                reason,
-                ..
-            } = outcome
-            {
-                let waiting = s.store.stats(&entry.sku, entry.shards).await?.waiting;
-                s.alert(alerts::paused_restock(&entry, level, jump, reason, waiting))
-                    .await;
-            }
             results.push(json!({ "sku": entry.sku, "outcome": outcome }));
         }
         let status = if all_unknown {

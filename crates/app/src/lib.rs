@@ -25,6 +25,7 @@ pub mod detect;
 pub mod notify;
 pub mod pages;
 pub mod ports;
+pub mod pull;
 pub mod sweep;
 
 use std::sync::{Arc, Mutex};
@@ -61,6 +62,9 @@ pub struct Services {
     pub max_offers_per_wave: u32,
     /// How long the model may take before the fixed template is used.
     pub phrase_timeout: Duration,
+    /// The shop platforms' Admin APIs, for the stock pull ([`ports::NoPlatforms`]
+    /// unless the function pulls).
+    pub platforms: Arc<dyn ports::Platforms>,
     settings: Mutex<Option<(Instant, Arc<Settings>)>>,
 }
 
@@ -111,6 +115,7 @@ impl Services {
             entropy,
             max_offers_per_wave: MAX_OFFERS_PER_WAVE,
             phrase_timeout: Duration::from_secs(2),
+            platforms: Arc::new(ports::NoPlatforms),
             settings: Mutex::new(None),
         }
     }

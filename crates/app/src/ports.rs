@@ -83,6 +83,104 @@ pub struct Secrets {
     pub webhooks: WebhookKeys,
     /// The key for contact hashes (never changes once shoppers have joined).
     pub contact_pepper: Vec<u8>,
+    /// Shopify Admin API access for the stock pull (`shopify_admin`).
+    pub shopify_admin: Option<ShopifyAdmin>,
+    /// WooCommerce REST API access for the stock pull (`woocommerce_api`).
+    pub woocommerce_api: Option<WooCommerceApi>,
+}
+
+/// Shopify Admin API access: the shop and a custom app's Admin API access
+/// token with `read_inventory`.
+#[derive(Clone, Deserialize)]
+pub struct ShopifyAdmin {
+    /// `your-shop.myshopify.com` (or a full base URL, as the tests' fake has).
+    pub shop: String,
+    /// The Admin API access token (`shpat_…`).
+    pub access_token: String,
+}
+
+/// WooCommerce REST API access: the site and a read-only key pair.
+#[derive(Clone, Deserialize)]
+pub struct WooCommerceApi {
+    /// The site's base URL, `https://shop.example`.
+    pub url: String,
+    /// `ck_…`.
+    pub consumer_key: String,
+    /// `cs_…`.
+    pub consumer_secret: String,
+}
+
+/// Why a platform's level could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PlatformError {
+    /// No API access for this platform in the keys secret.
+    #[error("no {0} API access in the keys secret")]
+    NotConfigured(&'static str),
+    /// The platform could not be reached or answered with an error.
+    #[error("{platform} API: {reason}")]
+    Failed {
+        /// `shopify` or `woocommerce`.
+        platform: &'static str,
+        /// What went wrong (never a credential).
+        reason: String,
+    },
+    /// The platform does not know the item.
+    #[error("{platform} has no item {id}")]
+    NotFound {
+        /// `shopify` or `woocommerce`.
+        platform: &'static str,
+        /// The platform's id.
+        id: u64,
+    },
+}
+
+/// A level the platform reported at one of its locations.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PulledLevel {
+    /// The location, named as the platform's stock webhooks name it.
+    pub location: String,
+    /// The level there.
+    pub level: restock_core::Level,
+}
+
+/// The shop platforms' Admin APIs, read for the stock pull.
+#[async_trait]
+pub trait Platforms: Send + Sync {
+    /// An inventory item's available level at each location (Shopify Admin
+    /// GraphQL `inventoryItem.inventoryLevels`).
+    async fn shopify_levels(
+        &self,
+        api: &ShopifyAdmin,
+        inventory_item_id: u64,
+    ) -> Result<Vec<PulledLevel>, PlatformError>;
+    /// A product's level (WooCommerce REST `products/{id}`).
+    async fn woocommerce_level(
+        &self,
+        api: &WooCommerceApi,
+        product_id: u64,
+    ) -> Result<PulledLevel, PlatformError>;
+}
+
+/// No platform APIs (the functions that do not pull, local mode without
+/// access): every read says so.
+pub struct NoPlatforms;
+
+#[async_trait]
+impl Platforms for NoPlatforms {
+    async fn shopify_levels(
+        &self,
+        _: &ShopifyAdmin,
+        _: u64,
+    ) -> Result<Vec<PulledLevel>, PlatformError> {
+        Err(PlatformError::NotConfigured("Shopify"))
+    }
+    async fn woocommerce_level(
+        &self,
+        _: &WooCommerceApi,
+        _: u64,
+    ) -> Result<PulledLevel, PlatformError> {
+        Err(PlatformError::NotConfigured("WooCommerce"))
+    }
 }
 
 impl Secrets {
@@ -96,9 +194,14 @@ impl Secrets {
         #[derive(Deserialize)]
         struct Pepper {
             contact_pepper: Option<String>,
+            #[serde(default)]
+            shopify_admin: Option<ShopifyAdmin>,
+            #[serde(default)]
+            woocommerce_api: Option<WooCommerceApi>,
         }
         let pepper: Pepper =
             serde_json::from_str(json).map_err(|_| KeyError("the secret is not JSON".into()))?;
+        let (shopify_admin, woocommerce_api) = (pepper.shopify_admin, pepper.woocommerce_api);
         let contact_pepper = pepper
             .contact_pepper
             .filter(|p| p.len() >= 16)
@@ -108,6 +211,8 @@ impl Secrets {
         Ok(Self {
             webhooks,
             contact_pepper: contact_pepper.into_bytes(),
+            shopify_admin,
+            woocommerce_api,
         })
     }
 }
@@ -116,8 +221,18 @@ impl std::fmt::Debug for Secrets {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "Secrets {{ webhooks: {:?}, contact_pepper: redacted }}",
-            self.webhooks
+            "Secrets {{ webhooks: {:?}, contact_pepper: redacted, shopify_admin: {}, woocommerce_api: {} }}",
+            self.webhooks,
+            if self.shopify_admin.is_some() {
+                "set"
+            } else {
+                "unset"
+            },
+            if self.woocommerce_api.is_some() {
+                "set"
+            } else {
+                "unset"
+            },
         )
     }
 }

@@ -11,10 +11,12 @@
 //!   Manager, cached for at most five minutes, never logged.
 //! - [`SnsAlerts`]: team alerts to an SNS topic.
 //! - [`http`]: capture's caller address from the Function URL's request context.
+//! - [`platforms`]: the Shopify and WooCommerce Admin APIs the stock pull reads.
 //! - [`stream`]: notify's DynamoDB stream records decoded into woken SKUs.
 //! - [`wiring`]: each function's typed configuration and services.
 
 pub mod http;
+pub mod platforms;
 pub mod stream;
 pub mod wiring;
 

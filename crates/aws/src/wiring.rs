@@ -74,7 +74,7 @@ impl Function {
             Self::Capture => &[TABLE, SECRET],
             Self::Detect => &[TABLE, SECRET, ALERT_TOPIC],
             Self::Notify => &[TABLE, ALERT_TOPIC, MODEL],
-            Self::Sweep => &[TABLE, ALERT_TOPIC],
+            Self::Sweep => &[TABLE, SECRET, ALERT_TOPIC],
         }
     }
 }
@@ -220,15 +220,20 @@ pub async fn services(config: &Config) -> Services {
                 entropy,
             )
         }
-        Function::Sweep => Services::new(
-            store,
-            Arc::new(Disabled),
-            Arc::new(Disabled),
-            Arc::new(Disabled),
-            alerts(),
-            clock,
-            entropy,
-        ),
+        Function::Sweep => {
+            // The keys secret holds the platforms' API access for the pull.
+            let mut services = Services::new(
+                store,
+                Arc::new(Disabled),
+                Arc::new(Disabled),
+                secrets(),
+                alerts(),
+                clock,
+                entropy,
+            );
+            services.platforms = Arc::new(crate::platforms::HttpPlatforms::new());
+            services
+        }
     }
 }
 

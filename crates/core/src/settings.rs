@@ -121,6 +121,10 @@ pub struct Settings {
     /// Abuse limits.
     #[serde(default)]
     pub limits: Limits,
+    /// How long a platform that used to deliver stock webhooks may be
+    /// silent, while people wait on its items, before the team is told.
+    #[serde(default = "default_webhook_silence")]
+    pub webhook_silence: Window,
 }
 
 fn default_voice() -> String {
@@ -137,6 +141,9 @@ fn default_lifetime() -> Window {
 }
 fn default_rate() -> u32 {
     10
+}
+fn default_webhook_silence() -> Window {
+    Window::from_secs(24 * 3_600)
 }
 
 impl Settings {

@@ -95,6 +95,8 @@ pub const ENTRY: &str = "ent";
 pub const KIND: &str = "kind";
 /// When a wake or opt-out was written.
 pub const WRITTEN_AT: &str = "wat";
+/// When a source's current silence was alerted.
+pub const ALERTED_AT: &str = "alerted";
 /// A rate-limit window's hit count.
 pub const HITS: &str = "hits";
 /// The TTL attribute (seconds since the epoch).

@@ -80,6 +80,8 @@ pub(crate) fn unsent_marker(sku: &Sku, id: &RequestId) -> Item {
     item.insert(attr::REQUEST_ID.into(), s(id.to_string()));
     item
 }
+/// The partition of the stock delivery sources heard from (`sk` = source).
+pub(crate) const HEARD_PK: &str = "HEARD";
 pub(crate) fn due_pk(id: &RequestId) -> String {
     format!("DUE#{}", id.tie_break() % u64::from(DUE_SHARDS))
 }

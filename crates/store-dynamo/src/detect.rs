@@ -126,4 +126,17 @@ impl DetectStore for DynamoStore {
             })
             .collect()
     }
+
+    async fn heard(&self, source: &str, now: Millis) -> Result<()> {
+        // Only forwards: a delivery processed late never moves it back.
+        Change::on(key(HEARD_PK, source))
+            .set(WRITTEN_AT, n(now))
+            .when(format!(
+                "attribute_not_exists({WRITTEN_AT}) OR {WRITTEN_AT} < :now"
+            ))
+            .value(":now", n(now))
+            .apply(self)
+            .await
+            .map(drop)
+    }
 }

@@ -3,9 +3,11 @@
 use async_trait::async_trait;
 use restock_core::Sku;
 use restock_store::port::Result;
-use restock_store::{FiguresStore, Request, SkuStats};
+use restock_store::{FiguresStore, Request, SkuStats, StoreError};
 
 use crate::DynamoStore;
+use crate::attr::PK;
+use crate::codec::{queue_pk, s};
 use crate::queue::QueueReader;
 
 #[async_trait]
@@ -23,5 +25,22 @@ impl FiguresStore for DynamoStore {
             bought: item.snapshot.bought,
             lapsed: item.lapsed,
         })
+    }
+
+    async fn anyone_waiting(&self, sku: &Sku, shards: u16) -> Result<bool> {
+        for shard in 0..shards.max(1) {
+            let page = self
+                .query()
+                .key_condition_expression(format!("{PK} = :q"))
+                .expression_attribute_values(":q", s(queue_pk(sku, shard)))
+                .limit(1)
+                .send()
+                .await
+                .map_err(|e| StoreError::backend("Query", e))?;
+            if page.count > 0 {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 }

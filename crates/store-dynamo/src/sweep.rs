@@ -5,7 +5,7 @@
 use async_trait::async_trait;
 use restock_core::{Counters, Millis, RequestId, RequestState, Sku};
 use restock_store::port::Result;
-use restock_store::{Drift, Due, ExpireOutcome, StoreError, SweepStore};
+use restock_store::{Drift, Due, ExpireOutcome, Heard, StoreError, SweepStore};
 
 use crate::DynamoStore;
 use crate::attr::*;
@@ -210,5 +210,34 @@ impl SweepStore for DynamoStore {
             stored: counters,
             counted,
         }))
+    }
+    async fn heard_from(&self) -> Result<Vec<Heard>> {
+        self.partition(HEARD_PK.to_owned())
+            .await?
+            .iter()
+            .map(|item| {
+                Ok(Heard {
+                    source: get_s(item, SK)?.to_owned(),
+                    last: get_n(item, WRITTEN_AT)?,
+                    alerted: opt_n(item, ALERTED_AT)?,
+                })
+            })
+            .collect()
+    }
+
+    async fn claim_silence_alert(
+        &self,
+        source: &str,
+        last_heard: Millis,
+        now: Millis,
+    ) -> Result<bool> {
+        Change::on(key(HEARD_PK, source))
+            .set(ALERTED_AT, n(now))
+            .when(format!(
+                "{WRITTEN_AT} = :last AND (attribute_not_exists({ALERTED_AT}) OR {ALERTED_AT} < :last)"
+            ))
+            .value(":last", n(last_heard))
+            .apply(self)
+            .await
     }
 }

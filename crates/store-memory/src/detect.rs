@@ -60,4 +60,10 @@ impl DetectStore for MemoryStore {
             .cloned()
             .collect())
     }
+    async fn heard(&self, source: &str, now: Millis) -> Result<()> {
+        let mut s = self.lock();
+        let entry = s.heard.entry(source.to_owned()).or_insert((now, None));
+        entry.0 = entry.0.max(now);
+        Ok(())
+    }
 }

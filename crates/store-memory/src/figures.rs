@@ -30,4 +30,7 @@ impl FiguresStore for MemoryStore {
             lapsed: rec.map_or(0, |r| r.lapsed),
         })
     }
+    async fn anyone_waiting(&self, sku: &Sku, _shards: u16) -> Result<bool> {
+        Ok(self.lock().queues.get(sku).is_some_and(|q| !q.is_empty()))
+    }
 }

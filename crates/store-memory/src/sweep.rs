@@ -70,4 +70,31 @@ impl SweepStore for MemoryStore {
             counted: *counters,
         }))
     }
+    async fn heard_from(&self) -> Result<Vec<Heard>> {
+        Ok(self
+            .lock()
+            .heard
+            .iter()
+            .map(|(source, (last, alerted))| Heard {
+                source: source.clone(),
+                last: *last,
+                alerted: *alerted,
+            })
+            .collect())
+    }
+    async fn claim_silence_alert(
+        &self,
+        source: &str,
+        last_heard: Millis,
+        now: Millis,
+    ) -> Result<bool> {
+        let mut s = self.lock();
+        match s.heard.get_mut(source) {
+            Some((last, alerted)) if *last == last_heard && alerted.is_none_or(|a| a < *last) => {
+                *alerted = Some(now);
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
 }

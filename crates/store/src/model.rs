@@ -319,6 +319,17 @@ pub struct WaveParams {
     pub max_offers: u32,
 }
 
+/// A source of stock deliveries and when it was last heard from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Heard {
+    /// `shopify`, `woocommerce` or `stock`.
+    pub source: String,
+    /// The latest verified delivery.
+    pub last: Millis,
+    /// When its current silence was alerted, if it was.
+    pub alerted: Option<Millis>,
+}
+
 /// A live request whose deadline has passed, found by the sweep.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Due {

@@ -94,6 +94,9 @@ pub trait DetectStore: Send + Sync {
     async fn snapshot(&self, sku: &Sku) -> Result<SkuSnapshot>;
     /// The wakes recorded for a SKU, oldest first.
     async fn wakes(&self, sku: &Sku) -> Result<Vec<Wake>>;
+    /// Notes that a verified stock delivery came from `source` at `now`
+    /// (the silence check's evidence that the platform still delivers).
+    async fn heard(&self, source: &str, now: Millis) -> Result<()>;
 }
 
 /// notify: waves of offers, and each notice's fate.
@@ -172,6 +175,16 @@ pub trait SweepStore: Send + Sync {
     /// A fix that lowers a counter waits until the SKU has been quiet for a
     /// minute at `now` (the DynamoDB index it counts from may lag a write).
     async fn reconcile(&self, sku: &Sku, now: Millis) -> Result<Option<Drift>>;
+    /// Every source a stock delivery was ever heard from, with when.
+    async fn heard_from(&self) -> Result<Vec<Heard>>;
+    /// Claims the alert for `source`'s silence since `last_heard`: true for
+    /// exactly one caller per silence (none once it has delivered again).
+    async fn claim_silence_alert(
+        &self,
+        source: &str,
+        last_heard: Millis,
+        now: Millis,
+    ) -> Result<bool>;
 }
 
 /// Figures for the team.
@@ -181,6 +194,9 @@ pub trait FiguresStore: Send + Sync {
     async fn queue(&self, sku: &Sku, shards: u16, limit: usize) -> Result<Vec<Request>>;
     /// Per-SKU figures.
     async fn stats(&self, sku: &Sku, shards: u16) -> Result<SkuStats>;
+    /// Whether anyone waits on a SKU (one short read per shard, whatever
+    /// the depth).
+    async fn anyone_waiting(&self, sku: &Sku, shards: u16) -> Result<bool>;
 }
 
 /// Everything restock persists: the seven sections together.

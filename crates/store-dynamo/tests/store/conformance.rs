@@ -61,6 +61,8 @@ conformance!(
     a_restock_keeps_its_phrase,
     rate_limits_count_per_key_and_window,
     the_catalogue_lists_every_entry_once_in_sku_order,
+    deliveries_heard_and_each_silence_claimed_once,
+    anyone_waiting_follows_the_queue,
 );
 
 const CHAIR: &str = "CHAIR-WAL";
@@ -1126,4 +1128,67 @@ async fn a_contact_who_opted_out_is_never_claimed_for_a_notice(app: App) {
         .await
         .unwrap();
     assert_eq!(app.claim(&a.id, &link).await, Claim::OptedOut);
+}
+
+async fn deliveries_heard_and_each_silence_claimed_once(app: App) {
+    assert!(app.store.heard_from().await.unwrap().is_empty());
+    app.store.heard("shopify", T0).await.unwrap();
+    app.store.heard("shopify", T0 + 5 * MIN).await.unwrap();
+    // A delivery processed late never moves it back.
+    app.store.heard("shopify", T0 + MIN).await.unwrap();
+    let heard = app.store.heard_from().await.unwrap();
+    assert_eq!(
+        heard,
+        [Heard {
+            source: "shopify".into(),
+            last: T0 + 5 * MIN,
+            alerted: None
+        }]
+    );
+    let later = T0 + 2 * DAY;
+    assert!(
+        app.store
+            .claim_silence_alert("shopify", T0 + 5 * MIN, later)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !app.store
+            .claim_silence_alert("shopify", T0 + 5 * MIN, later + MIN)
+            .await
+            .unwrap(),
+        "once per silence"
+    );
+    // Heard again: the next silence may be claimed, but not with a stale reading.
+    app.store.heard("shopify", later + 2 * MIN).await.unwrap();
+    assert!(
+        !app.store
+            .claim_silence_alert("shopify", T0 + 5 * MIN, later + 3 * MIN)
+            .await
+            .unwrap()
+    );
+    assert!(
+        app.store
+            .claim_silence_alert("shopify", later + 2 * MIN, later + 4 * DAY)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !app.store
+            .claim_silence_alert("woocommerce", T0, later)
+            .await
+            .unwrap()
+    );
+}
+
+async fn anyone_waiting_follows_the_queue(app: App) {
+    app.catalog(CHAIR, 4).await;
+    assert!(!app.store.anyone_waiting(&sku(CHAIR), 4).await.unwrap());
+    let r = app.join_as(CHAIR, email(1), T0, 4).await;
+    let JoinOutcome::Joined(r) = r else {
+        panic!("{r:?}")
+    };
+    assert!(app.store.anyone_waiting(&sku(CHAIR), 4).await.unwrap());
+    app.store.cancel(&r.id, T0 + 1).await.unwrap();
+    assert!(!app.store.anyone_waiting(&sku(CHAIR), 4).await.unwrap());
 }

@@ -1,0 +1,221 @@
+//! The stock pull and the webhook-silence check: against a local fake of
+//! the Shopify Admin GraphQL and WooCommerce REST APIs, through the
+//! production adapter (`restock_aws::platforms::HttpPlatforms`), and through
+//! the real sweep binary.
+
+use std::sync::Arc;
+
+use restock_app::pull;
+use restock_core::Sku;
+use restock_e2e::*;
+use restock_store::prelude::*;
+
+const HOUR: i64 = 3_600_000;
+
+async fn pulling_world() -> (World, Arc<restock_app::ports::Outbox>, PlatformFake) {
+    let fake = PlatformFake::start().await;
+    let (w, outbox) = World::memory_with_secret(&fake.secrets_json()).await;
+    (w, outbox, fake)
+}
+
+fn chair() -> Sku {
+    Sku::try_from(CHAIR).unwrap()
+}
+
+#[tokio::test]
+async fn a_restock_no_webhook_reported_is_found_by_the_pull_and_offered() {
+    let (w, outbox, fake) = pulling_world().await;
+    assert_eq!(w.join("Della").await.status, 201);
+    assert_eq!(w.join("Marcus").await.status, 201);
+    // The chair came back at two locations; the webhook never arrived.
+    fake.shopify
+        .lock()
+        .unwrap()
+        .insert(CHAIR_SHOPIFY_ID, vec![(24_826_418, 1), (55_000_001, 1)]);
+
+    let report = pull::run(&w.services).await.unwrap();
+    assert_eq!(
+        (report.pulled, report.missed_restocks, report.failed),
+        (1, 1, 0),
+        "{report:?}"
+    );
+    let snapshot = w.store.snapshot(&chair()).await.unwrap();
+    assert_eq!(snapshot.counters.level, 2, "the locations are summed");
+    let alerts = w.alerts.all();
+    assert!(
+        alerts
+            .iter()
+            .any(|a| a.subject.contains("restock found by the stock pull")),
+        "{alerts:?}"
+    );
+    // The same decision as a webhook: notify tells the two, oldest first.
+    w.pump().await;
+    let told: Vec<String> = outbox.sent().iter().map(|s| s.to().to_owned()).collect();
+    assert_eq!(told, [w.email("Della"), w.email("Marcus")]);
+
+    // Ike joins; pulled again, unchanged: nothing new, no second alert.
+    assert_eq!(w.join("Ike").await.status, 201);
+    let again = pull::run(&w.services).await.unwrap();
+    assert_eq!(
+        (again.pulled, again.missed_restocks, again.differed),
+        (1, 0, 0)
+    );
+    assert_eq!(w.alerts.all().len(), alerts.len());
+}
+
+#[tokio::test]
+async fn woocommerce_products_are_pulled_over_rest() {
+    let (w, outbox, fake) = pulling_world().await;
+    let reply = w
+        .capture_json(
+            "POST",
+            "/requests",
+            serde_json::json!({ "sku": "THROW-OAT", "name": "Ann", "email": w.email("Ann"), "consent": true }),
+        )
+        .await;
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    fake.woocommerce.lock().unwrap().insert(812, Some(3));
+    let report = pull::run(&w.services).await.unwrap();
+    assert_eq!(
+        (report.pulled, report.missed_restocks),
+        (1, 1),
+        "{report:?}"
+    );
+    assert_eq!(
+        *fake.calls.lock().unwrap(),
+        ["woocommerce"],
+        "only the item with someone waiting"
+    );
+    w.pump().await;
+    assert_eq!(outbox.sent().len(), 1);
+}
+
+#[tokio::test]
+async fn the_pull_asks_only_about_items_people_wait_for_and_survives_a_refusing_api() {
+    let fake = PlatformFake::start().await;
+    let (w, _) = World::memory_with_secret(&fake.secrets_json()).await;
+    let report = pull::run(&w.services).await.unwrap();
+    assert_eq!(report.pulled, 0);
+    assert!(
+        fake.calls.lock().unwrap().is_empty(),
+        "nobody waits: no API call"
+    );
+
+    // A revoked token: counted and logged, nothing applied, no error.
+    let mut secret: serde_json::Value = serde_json::from_str(&fake.secrets_json()).unwrap();
+    secret["shopify_admin"]["access_token"] = "shpat_revoked".into();
+    let (w, _) = World::memory_with_secret(&secret.to_string()).await;
+    assert_eq!(w.join("Della").await.status, 201);
+    fake.shopify
+        .lock()
+        .unwrap()
+        .insert(CHAIR_SHOPIFY_ID, vec![(24_826_418, 5)]);
+    let report = pull::run(&w.services).await.unwrap();
+    assert_eq!((report.pulled, report.failed), (0, 1), "{report:?}");
+    assert_eq!(w.store.snapshot(&chair()).await.unwrap().counters.level, 0);
+
+    // Without API access in the secret the item is simply not pullable.
+    let (w, _) = World::memory().await;
+    assert_eq!(w.join("Della").await.status, 201);
+    let report = pull::run(&w.services).await.unwrap();
+    assert_eq!((report.pulled, report.not_pullable), (0, 1));
+}
+
+#[tokio::test]
+async fn a_pulled_jump_too_large_to_trust_waits_for_the_team_like_a_webhook() {
+    let (w, outbox, fake) = pulling_world().await;
+    assert_eq!(w.join("Della").await.status, 201);
+    fake.shopify
+        .lock()
+        .unwrap()
+        .insert(CHAIR_SHOPIFY_ID, vec![(24_826_418, 100_000)]);
+    pull::run(&w.services).await.unwrap();
+    let snapshot = w.store.snapshot(&chair()).await.unwrap();
+    assert!(
+        snapshot.stock.paused,
+        "escalated, as the same level by webhook would be"
+    );
+    w.pump().await;
+    assert!(outbox.sent().is_empty());
+}
+
+#[tokio::test]
+async fn a_platform_silent_for_a_day_while_people_wait_is_reported_once_per_silence() {
+    let (w, _outbox, _fake) = pulling_world().await;
+    assert_eq!(w.shopify(Some(0), "level-zero").await.status, 200);
+    assert_eq!(w.join("Della").await.status, 201);
+    let silence_alerts = |w: &World| {
+        w.alerts
+            .all()
+            .into_iter()
+            .filter(|a| a.subject.contains("no shopify stock webhook"))
+            .count()
+    };
+    w.advance(23 * HOUR);
+    assert!(pull::run(&w.services).await.unwrap().silent.is_empty());
+    w.advance(2 * HOUR);
+    let report = pull::run(&w.services).await.unwrap();
+    assert_eq!(report.silent, ["shopify"]);
+    let alert = w.alerts.all().into_iter().last().unwrap();
+    assert_eq!(alert.subject, "restock: no shopify stock webhook for 25h");
+    assert!(alert.body.contains("1 of its items"), "{}", alert.body);
+    // Once per silence.
+    w.advance(HOUR);
+    assert!(pull::run(&w.services).await.unwrap().silent.is_empty());
+    assert_eq!(silence_alerts(&w), 1);
+    // It delivers again, then goes quiet again: a new silence, a new alert.
+    assert_eq!(w.shopify(Some(0), "level-zero-again").await.status, 200);
+    w.advance(25 * HOUR);
+    assert_eq!(pull::run(&w.services).await.unwrap().silent, ["shopify"]);
+    assert_eq!(silence_alerts(&w), 2);
+}
+
+#[tokio::test]
+async fn silence_is_not_reported_while_nobody_waits() {
+    let (w, _outbox, _fake) = pulling_world().await;
+    assert_eq!(w.shopify(Some(0), "level-zero").await.status, 200);
+    w.advance(48 * HOUR);
+    assert!(pull::run(&w.services).await.unwrap().silent.is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sweep_binary_runs_the_pull_on_its_rule_input() {
+    let fake = PlatformFake::start().await;
+    fake.shopify
+        .lock()
+        .unwrap()
+        .insert(CHAIR_SHOPIFY_ID, vec![(24_826_418, 2)]);
+    let d = Deployment::create_with_secret(settings(), &fake.secrets_json()).await;
+    let (outcome, logs) = crate::binaries::run(
+        &d,
+        "capture",
+        &crate::binaries::fixture("capture-notify-me.json"),
+    )
+    .await;
+    assert!(matches!(outcome, Outcome::Response(_)), "{logs}");
+    let (outcome, logs) = crate::binaries::run(
+        &d,
+        "sweep",
+        &crate::binaries::fixture("sweep-stock-pull.json"),
+    )
+    .await;
+    let Outcome::Response(report) = outcome else {
+        panic!("the pull failed: {outcome:?}\n{logs}")
+    };
+    let report: serde_json::Value = serde_json::from_str(&report).unwrap();
+    assert_eq!(report["missed_restocks"], 1, "{report}\n{logs}");
+    assert_eq!(*fake.calls.lock().unwrap(), ["shopify"]);
+    let c = d.store.snapshot(&chair()).await.unwrap().counters;
+    assert_eq!(c.level, 2);
+    // The minute's scheduled event still runs the sweep.
+    let (outcome, _) = crate::binaries::run(
+        &d,
+        "sweep",
+        &crate::binaries::fixture("sweep-schedule.json"),
+    )
+    .await;
+    let Outcome::Response(report) = outcome else {
+        panic!("sweep failed: {outcome:?}")
+    };
+    assert!(serde_json::from_str::<serde_json::Value>(&report).unwrap()["lapsed"].is_number());
+}
