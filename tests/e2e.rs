@@ -5,6 +5,7 @@
 //! - [`inputs`]: every route's bad input;
 //! - [`events`]: each `events/` fixture through the real handlers;
 //! - [`binaries`]: the compiled functions under a Lambda Runtime API emulator;
+//! - [`breaker`]: a sender the provider refuses pauses sending, keeps the queue;
 //! - [`notices`]: what a late notice says, and that a dead link is never sent;
 //! - [`pull`]: the stock pull against Shopify and WooCommerce API fakes, and
 //!   the webhook-silence alert;
@@ -14,6 +15,7 @@
 //! Shared fixtures are in the `restock-e2e` library (`lib.rs`).
 
 mod binaries;
+mod breaker;
 mod events;
 mod inputs;
 mod notices;

@@ -26,6 +26,7 @@ fn chair() -> Sku {
 async fn a_restock_no_webhook_reported_is_found_by_the_pull_and_offered() {
     let (w, outbox, fake) = pulling_world().await;
     assert_eq!(w.join("Della").await.status, 201);
+    w.advance(1_000);
     assert_eq!(w.join("Marcus").await.status, 201);
     // The chair came back at two locations; the webhook never arrived.
     fake.shopify

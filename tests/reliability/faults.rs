@@ -151,6 +151,9 @@ faulty! {
     fn release_notice(&self, sku: &Sku, id: &RequestId, episode: u32) -> ();
     fn reissue_unsent(&self, sku: &Sku, random: Random<'_>) -> Vec<Offer>;
     fn wake_again(&self, sku: &Sku, episode: u32, now: Millis) -> ();
+    fn sender_pause(&self) -> Option<SenderPause>;
+    fn pause_sender(&self, reason: &str, until: Millis, sku: &Sku, now: Millis) -> bool;
+    fn resume_sender(&self) -> Option<Vec<Sku>>;
     fn restock_phrase(&self, sku: &Sku, episode: u32) -> Option<String>;
     fn save_restock_phrase(&self, sku: &Sku, episode: u32, phrase: &str) -> ();
     }

@@ -143,3 +143,20 @@ pub fn webhook_silence(source: &str, silent_for: &str, waiting_items: usize) -> 
         ),
     }
 }
+
+/// Sending stopped: the provider refused the sender, not a recipient.
+pub fn sender_paused(reason: &str, held_sku: &Sku, resumes_in: &str) -> Alert {
+    Alert {
+        subject: "restock: sending paused - the mail or SMS provider refused the sender".into(),
+        body: format!(
+            "What happened: a notice for {held_sku} was refused for a reason that is about the sending \
+             account, not the shopper:\n\n    {reason}\n\n\
+             restock stopped sending. Nobody lost their place: offers already made stay live and \
+             are sent when sending resumes (an offer that runs out meanwhile passes its unit on).\n\
+             What to do: check the SES account (still in the sandbox? request production access), \
+             the sender identity's verification, and the sending quota or SMS spending limit. \
+             Sending resumes by itself in {resumes_in}; once it is fixed, `restock resume` resumes at once. \
+             This alert is sent once per pause."
+        ),
+    }
+}

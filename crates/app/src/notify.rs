@@ -43,6 +43,35 @@ pub struct NotifyReport {
     pub phrased_by_model: bool,
     /// Whether the wave hit its cap and handed the rest to a new pass.
     pub handed_on: bool,
+    /// Whether sending is paused (a sender-side failure, this pass or
+    /// before): nothing more was sent, the SKU is woken on resume.
+    pub paused: bool,
+}
+
+/// How long sending stays paused after a sender-side failure before it
+/// resumes by itself (shorter than an offer window, so held-back offers are
+/// re-armed and sent before they run out).
+pub const SENDER_BACKOFF: Window = Window::from_mins(5);
+
+/// Ends the sender's pause and wakes every item it held back; the items
+/// (`None` when sending was not paused). The sweep calls it once the pause's
+/// time is up, `restock resume` at once.
+///
+/// # Errors
+/// Store failures.
+pub async fn resume_sending(
+    store: &dyn restock_store::Store,
+    now: restock_core::Millis,
+) -> Result<Option<Vec<Sku>>, restock_store::StoreError> {
+    let Some(skus) = store.resume_sender().await? else {
+        return Ok(None);
+    };
+    for sku in &skus {
+        let episode = store.snapshot(sku).await?.stock.episode;
+        store.wake_again(sku, episode, now).await?;
+    }
+    tracing::info!(?skus, "sending resumed");
+    Ok(Some(skus))
 }
 
 /// A SKU woken by one or more records of the stream. The AWS adapter decodes
@@ -90,6 +119,19 @@ pub async fn notify_sku(s: &Services, sku: &Sku) -> Result<NotifyReport, AppErro
         tracing::warn!(%sku, "woken for an item no longer in the catalogue");
         return Ok(report);
     };
+    // Sending paused by a sender-side failure: nothing is offered or sent;
+    // the item is noted and woken when sending resumes.
+    let now = s.clock.now_ms();
+    if let Some(pause) = s.store.sender_pause().await?
+        && pause.until > now
+    {
+        s.store
+            .pause_sender(&pause.reason, pause.until, sku, now)
+            .await?;
+        tracing::warn!(%sku, reason = %pause.reason, "sending paused; this item waits for the resume");
+        report.paused = true;
+        return Ok(report);
+    }
     let mut random = || s.random();
     // Unsent offers first: a fresh wave's offers are unsent too until claimed.
     let mut offers = s.store.reissue_unsent(sku, &mut random).await?;
@@ -145,6 +187,10 @@ pub async fn notify_sku(s: &Services, sku: &Sku) -> Result<NotifyReport, AppErro
             &mut report,
         )
         .await?;
+        if report.paused {
+            // The rest stay unsent and live; the resume re-arms and sends them.
+            break;
+        }
     }
     Ok(report)
 }
@@ -274,6 +320,22 @@ async fn send_one(
             tracing::warn!(sku = %r.sku, contact = %r.contact.masked(), %reason, "send failed transiently; will retry");
             s.store.release_notice(&r.sku, &r.id, episode).await?;
             report.transient += 1;
+        }
+        Err(SendError::Sender(reason)) => {
+            // Not this shopper's fault: the claim is given back (the offer
+            // stays live, re-armed on resume) and sending stops.
+            tracing::error!(sku = %r.sku, %reason, "the provider refused the sender; sending paused");
+            s.store.release_notice(&r.sku, &r.id, episode).await?;
+            let until = now + SENDER_BACKOFF.as_millis();
+            if s.store.pause_sender(&reason, until, &r.sku, now).await? {
+                s.alert(alerts::sender_paused(
+                    &reason,
+                    &r.sku,
+                    &SENDER_BACKOFF.to_string(),
+                ))
+                .await;
+            }
+            report.paused = true;
         }
         Err(SendError::Unknown(reason)) => {
             // The claim stays: at most once per offer. An undelivered offer

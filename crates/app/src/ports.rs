@@ -25,6 +25,12 @@ pub enum SendError {
     /// It may next time (throttling, a service error): it was not accepted.
     #[error("transient send failure: {0}")]
     Transient(String),
+    /// The sender cannot send to anyone right now (the account is paused or
+    /// in the sandbox, the identity is unverified, a quota or rate is
+    /// exhausted): not the recipient's fault. Sending stops for a back-off
+    /// and every request keeps its place.
+    #[error("the sender cannot send: {0}")]
+    Sender(String),
     /// The provider may have accepted it (a timeout or a dropped connection
     /// after the request went out). Never resent, so nobody is told twice; if
     /// it never arrives, the offer lapses and its unit passes on.
@@ -374,6 +380,9 @@ pub struct Outbox {
     pub fail_permanently: Mutex<Vec<String>>,
     /// Addresses that fail transiently.
     pub fail_transiently: Mutex<Vec<String>>,
+    /// While set, every send is refused for this sender-side reason (an
+    /// account in the SES sandbox, a paused account).
+    pub sender_refused: Mutex<Option<String>>,
 }
 
 impl Outbox {
@@ -383,6 +392,9 @@ impl Outbox {
     }
 
     fn refuse(&self, to: &str) -> Result<(), SendError> {
+        if let Some(reason) = self.sender_refused.lock().expect("outbox lock").clone() {
+            return Err(SendError::Sender(reason));
+        }
         if self
             .fail_permanently
             .lock()

@@ -33,6 +33,8 @@ pub struct SweepReport {
     pub unreadable: usize,
     /// More was due than one run ends.
     pub backlog: bool,
+    /// Sending resumed: a sender pause's time was up, its items woken.
+    pub resumed: bool,
 }
 
 /// One sweep at the clock's now.
@@ -41,9 +43,16 @@ pub struct SweepReport {
 /// Store failures (the schedule retries).
 pub async fn run(s: &Services, limit: usize) -> Result<SweepReport, AppError> {
     let now = s.clock.now_ms();
+    let resumed = match s.store.sender_pause().await? {
+        Some(pause) if pause.until <= now => crate::notify::resume_sending(s.store.as_ref(), now)
+            .await?
+            .is_some(),
+        _ => false,
+    };
     let due = s.store.due(now, limit).await?;
     let mut report = SweepReport {
         backlog: due.len() >= limit,
+        resumed,
         ..SweepReport::default()
     };
     let mut touched = BTreeSet::new();

@@ -39,6 +39,45 @@ use restock_core::notice::{EmailNotice, LIST_UNSUBSCRIBE_POST, SmsNotice};
 use restock_core::{Email, Phone};
 use tokio::sync::Mutex;
 
+/// Whether SES refused the *sender* rather than this recipient: the account
+/// is paused or suspended, in the sandbox (an unverified address, sender or
+/// recipient), the sender's domain is not verified, or a sending quota or
+/// rate is used up. Sending to anyone else would fail the same way.
+fn ses_refuses_the_sender(e: &SendEmailError) -> bool {
+    match e {
+        SendEmailError::AccountSuspendedException(_)
+        | SendEmailError::SendingPausedException(_)
+        | SendEmailError::MailFromDomainNotVerifiedException(_)
+        | SendEmailError::LimitExceededException(_)
+        | SendEmailError::TooManyRequestsException(_) => true,
+        // In the sandbox SES rejects every unverified address: "Email
+        // address is not verified. The following identities failed the check".
+        SendEmailError::MessageRejected(m) => m
+            .message()
+            .is_some_and(|m| m.contains("not verified") || m.contains("sandbox")),
+        _ => false,
+    }
+}
+
+/// Whether SNS refused the *sender*: not authorised, a KMS key it cannot
+/// use, or throttled (the account's SMS rate or monthly spending limit).
+fn sns_refuses_the_sender(e: &PublishError) -> bool {
+    use aws_sdk_sns::error::ProvideErrorMetadata;
+    let throttled = matches!(e.code(), Some("Throttling" | "ThrottledException"));
+    throttled
+        || matches!(
+            e,
+            PublishError::AuthorizationErrorException(_)
+                | PublishError::InvalidSecurityException(_)
+                | PublishError::KmsAccessDeniedException(_)
+                | PublishError::KmsDisabledException(_)
+                | PublishError::KmsInvalidStateException(_)
+                | PublishError::KmsNotFoundException(_)
+                | PublishError::KmsOptInRequired(_)
+                | PublishError::KmsThrottlingException(_)
+        )
+}
+
 /// How long webhook keys are kept before Secrets Manager is asked again.
 pub const KEY_CACHE: Duration = Duration::from_secs(300);
 
@@ -103,6 +142,7 @@ impl Sender for AwsSender {
         match result {
             Ok(out) => Ok(out.message_id.unwrap_or_default()),
             Err(err) => Err(match err.as_service_error() {
+                Some(e) if ses_refuses_the_sender(e) => SendError::Sender(format!("SES: {e}")),
                 Some(
                     SendEmailError::MessageRejected(_)
                     | SendEmailError::BadRequestException(_)
@@ -112,9 +152,6 @@ impl Sender for AwsSender {
                     err.as_service_error()
                         .map_or(String::new(), |e| e.to_string())
                 )),
-                Some(SendEmailError::MailFromDomainNotVerifiedException(_)) => {
-                    SendError::Permanent("the sender identity is not verified in SES".into())
-                }
                 _ if ambiguous(&err) => SendError::Unknown(format!(
                     "SES: {}",
                     aws_sdk_sesv2::error::DisplayErrorContext(&err)
@@ -167,6 +204,7 @@ impl Sender for AwsSender {
         match publish.send().await {
             Ok(out) => Ok(out.message_id.unwrap_or_default()),
             Err(err) => Err(match err.as_service_error() {
+                Some(e) if sns_refuses_the_sender(e) => SendError::Sender(format!("SNS: {e}")),
                 Some(
                     PublishError::InvalidParameterException(_)
                     | PublishError::InvalidParameterValueException(_),
@@ -339,5 +377,56 @@ impl Alerts for SnsAlerts {
                 ))
             })?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod sender_classes {
+    use super::*;
+    use aws_sdk_sesv2::types::error::{
+        AccountSuspendedException, LimitExceededException, MailFromDomainNotVerifiedException,
+        MessageRejected, SendingPausedException, TooManyRequestsException,
+    };
+
+    #[test]
+    fn ses_errors_about_the_account_pause_sending_and_the_rest_are_the_recipients() {
+        let rejected = |m: &str| {
+            SendEmailError::MessageRejected(MessageRejected::builder().message(m).build())
+        };
+        for sender in [
+            SendEmailError::AccountSuspendedException(AccountSuspendedException::builder().build()),
+            SendEmailError::SendingPausedException(SendingPausedException::builder().build()),
+            SendEmailError::MailFromDomainNotVerifiedException(
+                MailFromDomainNotVerifiedException::builder().build(),
+            ),
+            SendEmailError::LimitExceededException(
+                LimitExceededException::builder()
+                    .message("Daily message quota exceeded.")
+                    .build(),
+            ),
+            SendEmailError::TooManyRequestsException(TooManyRequestsException::builder().build()),
+            rejected(
+                "Email address is not verified. The following identities failed the check in region EU-WEST-2: a@b.example",
+            ),
+            rejected("Email address not verified hello@shop.example"),
+        ] {
+            assert!(ses_refuses_the_sender(&sender), "{sender:?}");
+        }
+        assert!(!ses_refuses_the_sender(&rejected(
+            "Message contains a virus."
+        )));
+    }
+
+    #[test]
+    fn sns_authorisation_and_throttling_pause_sending_a_bad_number_does_not() {
+        use aws_sdk_sns::types::error::{AuthorizationErrorException, InvalidParameterException};
+        assert!(sns_refuses_the_sender(
+            &PublishError::AuthorizationErrorException(
+                AuthorizationErrorException::builder().build()
+            )
+        ));
+        assert!(!sns_refuses_the_sender(
+            &PublishError::InvalidParameterException(InvalidParameterException::builder().build())
+        ));
     }
 }

@@ -70,6 +70,9 @@ enum Cmd {
     },
     /// Approve a restock that was paused as suspicious.
     Release { sku: String },
+    /// Resume sending after a sender-side pause (once the SES or SNS
+    /// problem the team alert named is fixed).
+    Resume,
     /// Per SKU: waiting, offered, held, bought, lapsed, claim rate.
     Stats { skus: Vec<String> },
     /// Recount offers and holds and fix counter drift.
@@ -432,6 +435,7 @@ fn command(cmd: &Cmd) -> Result<Command, String> {
             limit: *limit,
         },
         Cmd::Release { sku: s } => Command::Release { sku: sku(s)? },
+        Cmd::Resume => Command::Resume,
         Cmd::Stats { skus: s } => Command::Stats { skus: skus(s)? },
         Cmd::Reconcile { skus: s } => Command::Reconcile { skus: skus(s)? },
         Cmd::Optout {

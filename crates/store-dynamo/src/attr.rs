@@ -95,6 +95,14 @@ pub const ENTRY: &str = "ent";
 pub const KIND: &str = "kind";
 /// When a wake or opt-out was written.
 pub const WRITTEN_AT: &str = "wat";
+/// When the sender's pause opened.
+pub const PAUSE_FROM: &str = "pause_from";
+/// When the sender's pause ends by itself.
+pub const PAUSE_TO: &str = "pause_to";
+/// The provider's reason for the pause.
+pub const PAUSE_WHY: &str = "why";
+/// The items held back by the pause (a string set).
+pub const HELD_SKUS: &str = "held_skus";
 /// When a source's current silence was alerted.
 pub const ALERTED_AT: &str = "alerted";
 /// A rate-limit window's hit count.

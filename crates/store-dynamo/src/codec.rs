@@ -80,6 +80,9 @@ pub(crate) fn unsent_marker(sku: &Sku, id: &RequestId) -> Item {
     item.insert(attr::REQUEST_ID.into(), s(id.to_string()));
     item
 }
+/// The sender's pause (the circuit breaker): one item.
+pub(crate) const SENDER_PK: &str = "SENDER";
+pub(crate) const PAUSE_SK: &str = "PAUSE";
 /// The partition of the stock delivery sources heard from (`sk` = source).
 pub(crate) const HEARD_PK: &str = "HEARD";
 pub(crate) fn due_pk(id: &RequestId) -> String {

@@ -7,14 +7,15 @@
 use std::collections::HashMap;
 
 use async_trait::async_trait;
+use aws_sdk_dynamodb::types::AttributeValue;
 use restock_core::{
     Candidate, ContactKey, LinkToken, Millis, Plan, RequestId, RequestState, SkipReason, Sku,
     TokenHash, plan_offers,
 };
 use restock_store::port::Result;
 use restock_store::{
-    Claim, NoticeOutcome, NotifyStore, Offer, Random, Request, StoreError, WakeKind, Wave,
-    WaveParams,
+    Claim, NoticeOutcome, NotifyStore, Offer, Random, Request, SenderPause, StoreError, WakeKind,
+    Wave, WaveParams,
 };
 
 use crate::DynamoStore;
@@ -28,6 +29,24 @@ use crate::tx::{Change, MAX_ATTEMPTS, Outcome, backoff};
 /// queue entry and puts its unsent marker; with the SKU's counter item that
 /// is all 100 items a transaction may hold.
 pub const OFFERS_PER_TX: usize = 33;
+
+fn read_pause(item: &Item) -> Result<SenderPause> {
+    let skus = match item.get(HELD_SKUS) {
+        Some(AttributeValue::Ss(set)) => set
+            .iter()
+            .map(|s| Sku::try_from(s.as_str()).map_err(|e| corrupt(item, e)))
+            .collect::<Result<Vec<_>>>()?,
+        _ => Vec::new(),
+    };
+    let mut skus = skus;
+    skus.sort();
+    Ok(SenderPause {
+        since: get_n(item, PAUSE_FROM)?,
+        until: get_n(item, PAUSE_TO)?,
+        reason: get_s(item, PAUSE_WHY)?.to_owned(),
+        skus,
+    })
+}
 
 fn notice_json(outcome: &NoticeOutcome) -> String {
     serde_json::to_string(outcome).expect("notice outcomes serialise")
@@ -383,6 +402,60 @@ impl NotifyStore for DynamoStore {
     async fn wake_again(&self, sku: &Sku, episode: u32, now: Millis) -> Result<()> {
         self.put_item(wake_item(sku, WakeKind::Continue, episode, now, "continue"))
             .await
+    }
+
+    async fn sender_pause(&self) -> Result<Option<SenderPause>> {
+        self.get(SENDER_PK.to_owned(), PAUSE_SK)
+            .await?
+            .as_ref()
+            .map(read_pause)
+            .transpose()
+    }
+
+    async fn pause_sender(
+        &self,
+        reason: &str,
+        until: Millis,
+        sku: &Sku,
+        now: Millis,
+    ) -> Result<bool> {
+        let held = AttributeValue::Ss(vec![sku.to_string()]);
+        let opened = Change::on(key(SENDER_PK, PAUSE_SK))
+            .set(PAUSE_FROM, n(now))
+            .set(PAUSE_TO, n(until))
+            .set(PAUSE_WHY, s(reason))
+            .add(HELD_SKUS, held.clone())
+            .when(format!(
+                "attribute_not_exists({PAUSE_TO}) OR {PAUSE_TO} <= :now"
+            ))
+            .value(":now", n(now))
+            .apply(self)
+            .await?;
+        if !opened {
+            // Already paused: as it is, with this item noted too.
+            Change::on(key(SENDER_PK, PAUSE_SK))
+                .add(HELD_SKUS, held)
+                .when(format!("attribute_exists({PAUSE_TO})"))
+                .apply(self)
+                .await?;
+        }
+        Ok(opened)
+    }
+
+    async fn resume_sender(&self) -> Result<Option<Vec<Sku>>> {
+        let old = self
+            .sdk()
+            .delete_item()
+            .table_name(self.table())
+            .set_key(Some(key(SENDER_PK, PAUSE_SK)))
+            .return_values(aws_sdk_dynamodb::types::ReturnValue::AllOld)
+            .send()
+            .await
+            .map_err(|e| StoreError::backend("DeleteItem", e))?;
+        old.attributes
+            .as_ref()
+            .map(|item| read_pause(item).map(|p| p.skus))
+            .transpose()
     }
 
     async fn restock_phrase(&self, sku: &Sku, episode: u32) -> Result<Option<String>> {

@@ -177,6 +177,38 @@ impl NotifyStore for MemoryStore {
         Ok(())
     }
 
+    async fn sender_pause(&self) -> Result<Option<SenderPause>> {
+        Ok(self.lock().pause.clone())
+    }
+    async fn pause_sender(
+        &self,
+        reason: &str,
+        until: Millis,
+        sku: &Sku,
+        now: Millis,
+    ) -> Result<bool> {
+        let mut s = self.lock();
+        let opened = s.pause.as_ref().is_none_or(|p| p.until <= now);
+        if opened {
+            let skus = s.pause.take().map(|p| p.skus).unwrap_or_default();
+            s.pause = Some(SenderPause {
+                since: now,
+                until,
+                reason: reason.to_owned(),
+                skus,
+            });
+        }
+        let pause = s.pause.as_mut().expect("just set");
+        if !pause.skus.contains(sku) {
+            pause.skus.push(sku.clone());
+            pause.skus.sort();
+        }
+        Ok(opened)
+    }
+    async fn resume_sender(&self) -> Result<Option<Vec<Sku>>> {
+        Ok(self.lock().pause.take().map(|p| p.skus))
+    }
+
     async fn restock_phrase(&self, sku: &Sku, episode: u32) -> Result<Option<String>> {
         Ok(self.lock().phrases.get(&(sku.clone(), episode)).cloned())
     }

@@ -319,6 +319,19 @@ pub struct WaveParams {
     pub max_offers: u32,
 }
 
+/// Sending is paused after a sender-side failure (the circuit breaker).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SenderPause {
+    /// When it opened.
+    pub since: Millis,
+    /// When sending may resume by itself.
+    pub until: Millis,
+    /// The provider's reason.
+    pub reason: String,
+    /// Items whose notices were held back (woken on resume).
+    pub skus: Vec<Sku>,
+}
+
 /// A source of stock deliveries and when it was last heard from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Heard {

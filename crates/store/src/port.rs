@@ -143,6 +143,22 @@ pub trait NotifyStore: Send + Sync {
     /// Records a wake that hands the rest of a capped wave to the next
     /// notify pass (the stream delivers it like any other).
     async fn wake_again(&self, sku: &Sku, episode: u32, now: Millis) -> Result<()>;
+    /// The sender's pause, if one was opened and not yet ended.
+    async fn sender_pause(&self) -> Result<Option<SenderPause>>;
+    /// Opens the pause until `until` for `reason` (none open, or the last
+    /// one's time is up), or, when one is open, leaves it as it is; either
+    /// way notes `sku` to wake on resume.
+    /// True only for the call that opened it (the team is told once).
+    async fn pause_sender(
+        &self,
+        reason: &str,
+        until: Millis,
+        sku: &Sku,
+        now: Millis,
+    ) -> Result<bool>;
+    /// Ends the pause: the items held back, to wake (`None` when no pause
+    /// was open).
+    async fn resume_sender(&self) -> Result<Option<Vec<Sku>>>;
     /// The phrase written for a restock, if one was stored.
     async fn restock_phrase(&self, sku: &Sku, episode: u32) -> Result<Option<String>>;
     /// Stores the phrase for a restock so later waves reuse it.

@@ -76,6 +76,9 @@ pub enum Command {
         /// The SKUs.
         skus: Vec<Sku>,
     },
+    /// Ends a sending pause at once (the sender problem is fixed) and wakes
+    /// the items it held back.
+    Resume,
     /// Opts a contact out for good (ends their live requests).
     OptOutAdd {
         /// An email address or phone number.
@@ -324,6 +327,20 @@ impl Admin {
                     )),
                 }
             }
+            Command::Resume => match crate::notify::resume_sending(self.store.as_ref(), now).await? {
+                Some(skus) => Ok(Output::message(
+                    format!(
+                        "sending resumed; {} woken: {}",
+                        skus.len(),
+                        skus.iter().map(Sku::as_str).collect::<Vec<_>>().join(", ")
+                    ),
+                    json!({ "resumed": true, "woken": skus }),
+                )),
+                None => Ok(Output::message(
+                    "sending was not paused; nothing changed",
+                    json!({ "resumed": false }),
+                )),
+            },
             Command::Stats { skus } => {
                 let mut rows = Vec::new();
                 let mut json = Vec::new();

@@ -63,6 +63,7 @@ conformance!(
     the_catalogue_lists_every_entry_once_in_sku_order,
     deliveries_heard_and_each_silence_claimed_once,
     anyone_waiting_follows_the_queue,
+    the_sender_pause_opens_once_notes_items_and_ends,
 );
 
 const CHAIR: &str = "CHAIR-WAL";
@@ -1191,4 +1192,44 @@ async fn anyone_waiting_follows_the_queue(app: App) {
     assert!(app.store.anyone_waiting(&sku(CHAIR), 4).await.unwrap());
     app.store.cancel(&r.id, T0 + 1).await.unwrap();
     assert!(!app.store.anyone_waiting(&sku(CHAIR), 4).await.unwrap());
+}
+
+async fn the_sender_pause_opens_once_notes_items_and_ends(app: App) {
+    assert!(app.store.sender_pause().await.unwrap().is_none());
+    assert!(app.store.resume_sender().await.unwrap().is_none());
+    let until = T0 + 5 * MIN;
+    assert!(
+        app.store
+            .pause_sender("sandbox", until, &sku(CHAIR), T0)
+            .await
+            .unwrap(),
+        "opened"
+    );
+    assert!(
+        !app.store
+            .pause_sender("again", T0 + 9 * MIN, &sku("THROW-OAT"), T0 + MIN)
+            .await
+            .unwrap(),
+        "already open: not opened again, not extended"
+    );
+    let pause = app.store.sender_pause().await.unwrap().unwrap();
+    assert_eq!(
+        pause,
+        SenderPause {
+            since: T0,
+            until,
+            reason: "sandbox".into(),
+            skus: vec![sku(CHAIR), sku("THROW-OAT")],
+        }
+    );
+    // Its time is up and the sender fails again: a new pause (the team is told again).
+    assert!(
+        app.store
+            .pause_sender("quota", T0 + 20 * MIN, &sku(CHAIR), T0 + 15 * MIN)
+            .await
+            .unwrap()
+    );
+    let skus = app.store.resume_sender().await.unwrap().unwrap();
+    assert_eq!(skus, vec![sku(CHAIR), sku("THROW-OAT")]);
+    assert!(app.store.sender_pause().await.unwrap().is_none());
 }
