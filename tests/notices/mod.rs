@@ -56,10 +56,15 @@ async fn an_offer_that_ran_out_before_its_notice_is_never_sent() {
     assert_eq!((retry.sent, retry.expired), (0, 1), "{retry:?}");
     assert!(outbox.sent().is_empty(), "a dead link is never sent");
 
-    // The sweep lapses it and the unit is free again.
+    // Ann never heard: the sweep puts her back in the queue with her place
+    // (not lapsed), and the freed unit is offered to her again, with a live link.
     let swept = w.sweep().await;
-    assert_eq!(swept.lapsed, 1, "{swept:?}");
+    assert_eq!((swept.requeued, swept.lapsed), (1, 0), "{swept:?}");
     w.assert_never_oversold().await;
+    w.pump().await;
+    assert_eq!(outbox.sent().len(), 1, "told once, now");
+    let said = text(&outbox.sent()[0]);
+    assert!(said.contains("within 15 minutes"), "{said}");
 }
 
 #[tokio::test]

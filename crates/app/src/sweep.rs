@@ -20,6 +20,9 @@ pub const DEFAULT_LIMIT: usize = 500;
 pub struct SweepReport {
     /// Offers that lapsed (units freed).
     pub lapsed: usize,
+    /// Offers whose notice never went out that ran out: back in the queue
+    /// with their place (units freed).
+    pub requeued: usize,
     /// Holds released (units freed).
     pub released: usize,
     /// Requests gone stale.
@@ -59,6 +62,7 @@ pub async fn run(s: &Services, limit: usize) -> Result<SweepReport, AppError> {
     for item in &due {
         match s.store.expire(item, now).await? {
             ExpireOutcome::Lapsed => report.lapsed += 1,
+            ExpireOutcome::Requeued => report.requeued += 1,
             ExpireOutcome::Released => report.released += 1,
             ExpireOutcome::Stale => {
                 report.stale += 1;

@@ -10,13 +10,13 @@ use restock_core::{
 use restock_store::port::Result;
 use restock_store::{
     BuyOutcome, CancelOutcome, CaptureStore, HoldOutcome, JoinOutcome, NewRequest, OptOutOutcome,
-    Request, StoreError, WakeKind,
+    Request, StoreError,
 };
 
 use crate::DynamoStore;
 use crate::attr::*;
 use crate::codec::*;
-use crate::lifecycle::{Ended, finish, wake};
+use crate::lifecycle::{Ended, finish, requeue};
 use crate::tx::{Change, MAX_ATTEMPTS, Outcome, backoff};
 
 impl DynamoStore {
@@ -34,55 +34,15 @@ impl DynamoStore {
             return Ok(Some(HoldOutcome::Refused(HoldRefused::Expired)));
         };
         let r = read_request(&item)?;
-        let RequestState::Offered {
-            episode,
-            expires_ms,
-        } = r.state
-        else {
-            return Ok(None);
-        };
-        let Ok((waiting, _)) = r.state.sold_out_again() else {
-            return Ok(None);
-        };
-        let back = Request {
-            state: waiting,
-            last_offered_episode: None,
-            reserve_hash: None,
-            notice: None,
-            ..r.clone()
-        };
         let mut tx = self.tx();
-        tx.update(
-            "request",
-            Change::on(key(request_pk(&id), REQUEST_SK))
-                .set(STATUS, s("waiting"))
-                .set_all(index_attrs(&back))
-                .remove_all([EPISODE, EXPIRES, RESERVE_HASH, LAST_EPISODE, NOTICE])
-                .remove_all([UNITS_PK, UNITS_SK])
-                .when(format!(
-                    "{STATUS} = :offered AND {RESERVE_HASH} = :h AND {EXPIRES} = :exp"
-                ))
-                .value(":offered", s("offered"))
+        let with_this_link = |change: Change| {
+            change
+                .when(format!("{RESERVE_HASH} = :h"))
                 .value(":h", s(token.secret_hash().to_hex()))
-                .value(":exp", n(expires_ms)),
-        )?;
-        tx.update(
-            "counter",
-            Change::on(key(sku_pk(token.sku()), STATE_SK))
-                .set_expr(format!("{OFFERED} = {OFFERED} - :one"))
-                .set(TOUCHED, n(now))
-                .value(":one", n(1)),
-        )?;
-        tx.put("entry", queue_entry(&back), false)?;
-        tx.delete("unsent", unsent_key(token.sku(), &id))?;
-        wake(
-            &mut tx,
-            token.sku(),
-            WakeKind::Freed,
-            episode,
-            now,
-            &id.to_string(),
-        )?;
+        };
+        if !requeue(&mut tx, &r, now, with_this_link)? {
+            return Ok(None);
+        }
         Ok(match self.transact(tx).await? {
             Outcome::Done => Some(HoldOutcome::SoldOutAgain),
             Outcome::Cancelled(_) => None,

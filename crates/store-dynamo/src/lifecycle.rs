@@ -118,6 +118,60 @@ pub(crate) fn finish(
     Ok(())
 }
 
+/// Adds the writes that put offered request `r` back in the queue with its
+/// original join key (the front of the line: it may be offered again in
+/// this restock) and free its unit: labelled `request` (conditional on it
+/// still offered with the same expiry, and on whatever `condition` adds),
+/// `entry`, `unsent`, `counter` and `wake`. False when `r` is not offered.
+pub(crate) fn requeue(
+    tx: &mut Tx<'_>,
+    r: &Request,
+    now: Millis,
+    condition: impl FnOnce(Change) -> Change,
+) -> Result<bool> {
+    let RequestState::Offered {
+        episode,
+        expires_ms,
+    } = r.state
+    else {
+        return Ok(false);
+    };
+    let Ok((waiting, _)) = r.state.sold_out_again() else {
+        return Ok(false);
+    };
+    let back = Request {
+        state: waiting,
+        last_offered_episode: None,
+        reserve_hash: None,
+        notice: None,
+        ..r.clone()
+    };
+    tx.update(
+        "request",
+        condition(
+            Change::on(key(request_pk(&r.id), REQUEST_SK))
+                .set(STATUS, s("waiting"))
+                .set_all(index_attrs(&back))
+                .remove_all([EPISODE, EXPIRES, RESERVE_HASH, LAST_EPISODE, NOTICE])
+                .remove_all([UNITS_PK, UNITS_SK])
+                .when(format!("{STATUS} = :offered AND {EXPIRES} = :exp"))
+                .value(":offered", s("offered"))
+                .value(":exp", n(expires_ms)),
+        ),
+    )?;
+    tx.put("entry", queue_entry(&back), false)?;
+    tx.delete("unsent", unsent_key(&r.sku, &r.id))?;
+    tx.update(
+        "counter",
+        Change::on(key(sku_pk(&r.sku), STATE_SK))
+            .set_expr(format!("{OFFERED} = {OFFERED} - :one"))
+            .set(TOUCHED, n(now))
+            .value(":one", n(1)),
+    )?;
+    wake(tx, &r.sku, WakeKind::Freed, episode, now, &r.id.to_string())?;
+    Ok(true)
+}
+
 impl DynamoStore {
     /// Ends a live request with `transition`, re-reading on a lost race.
     pub(crate) async fn end_request(

@@ -10,7 +10,7 @@ use restock_store::{Drift, Due, ExpireOutcome, Heard, StoreError, SweepStore};
 use crate::DynamoStore;
 use crate::attr::*;
 use crate::codec::*;
-use crate::lifecycle::finish;
+use crate::lifecycle::{finish, requeue};
 use crate::table::DUE_SHARDS;
 use crate::tx::{Change, Outcome};
 
@@ -154,6 +154,14 @@ impl SweepStore for DynamoStore {
             return Ok(ExpireOutcome::Skipped);
         };
         let mut tx = self.tx();
+        if matches!(r.state, RequestState::Offered { .. }) && r.notice.is_none() {
+            let unclaimed = |change: Change| change.when(format!("attribute_not_exists({NOTICE})"));
+            requeue(&mut tx, &r, now, unclaimed)?;
+            return Ok(match self.transact(tx).await? {
+                Outcome::Cancelled(_) => ExpireOutcome::Skipped,
+                Outcome::Done => ExpireOutcome::Requeued,
+            });
+        }
         finish(&mut tx, &r, to, freed, now)?;
         match self.transact(tx).await? {
             // Another sweep, a click or a cancel got there first; theirs stands.

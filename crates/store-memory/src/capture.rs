@@ -91,18 +91,7 @@ impl CaptureStore for MemoryStore {
                         expires: expires_ms,
                     })
                 } else {
-                    let (waiting, freed) = req
-                        .state
-                        .sold_out_again()
-                        .expect("offered: hold() accepted it");
-                    let r = s.requests.get_mut(&id).expect("read above");
-                    r.state = waiting;
-                    r.last_offered_episode = None;
-                    r.reserve_hash = None;
-                    r.notice = None;
-                    let r = r.clone();
-                    s.queues.entry(r.sku.clone()).or_default().insert(r.key, id);
-                    s.release_unit(&r.sku, freed, now);
+                    s.requeue(&id, now);
                     Ok(HoldOutcome::SoldOutAgain)
                 }
             }

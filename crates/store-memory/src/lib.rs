@@ -164,6 +164,25 @@ impl State {
         self.release_unit(&sku, freed, now);
     }
 
+    /// Puts an offered request back in the queue with its original join key
+    /// (the front of the line: it may be offered again in this restock) and
+    /// frees its unit.
+    fn requeue(&mut self, id: &RequestId, now: Millis) {
+        let Some(r) = self.requests.get_mut(id) else {
+            return;
+        };
+        let Ok((waiting, freed)) = r.state.sold_out_again() else {
+            return;
+        };
+        r.state = waiting;
+        r.last_offered_episode = None;
+        r.reserve_hash = None;
+        r.notice = None;
+        let (sku, key) = (r.sku.clone(), r.key);
+        self.queues.entry(sku.clone()).or_default().insert(key, *id);
+        self.release_unit(&sku, freed, now);
+    }
+
     fn release_unit(&mut self, sku: &Sku, freed: Freed, now: Millis) {
         let counters = &mut self.sku(sku).snapshot.counters;
         match freed {

@@ -36,6 +36,10 @@ impl SweepStore for MemoryStore {
         let Ok((to, freed)) = r.state.expire(now, r.stale_at) else {
             return Ok(ExpireOutcome::Skipped);
         };
+        if matches!(r.state, RequestState::Offered { .. }) && r.notice.is_none() {
+            s.requeue(&due.id, now);
+            return Ok(ExpireOutcome::Requeued);
+        }
         let sku = r.sku.clone();
         let outcome = match to {
             RequestState::Stale => ExpireOutcome::Stale,

@@ -361,6 +361,10 @@ pub enum ExpireOutcome {
     Stale,
     /// An unclicked offer lapsed; its unit is freed.
     Lapsed,
+    /// An offer whose notice never went out (a pass that crashed, a send
+    /// given back, sending paused) ran out: not the shopper's doing, so the
+    /// request is back in the queue with its place, its unit freed.
+    Requeued,
     /// An unbought hold was released; its unit is freed.
     Released,
     /// Another sweep (or the shopper) got there first, or it is not due.

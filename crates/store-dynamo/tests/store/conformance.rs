@@ -64,6 +64,7 @@ conformance!(
     deliveries_heard_and_each_silence_claimed_once,
     anyone_waiting_follows_the_queue,
     the_sender_pause_opens_once_notes_items_and_ends,
+    an_offer_whose_notice_never_went_out_keeps_its_place_when_it_runs_out,
 );
 
 const CHAIR: &str = "CHAIR-WAL";
@@ -149,7 +150,7 @@ async fn the_walnut_chair_story(app: App) {
     else {
         panic!("a crossing to 4 is a restock")
     };
-    let wave = app.wave(CHAIR, now).await;
+    let wave = app.wave_sent(CHAIR, now).await;
     let told: Vec<_> = wave.offers.iter().map(|o| o.request.id).collect();
     let expected: Vec<_> = [3, 4, 5, 6].iter().map(|i| shoppers[*i].id).collect();
     assert_eq!(
@@ -567,7 +568,7 @@ async fn overlapping_sweeps_end_each_due_request_once(app: App) {
         app.join(CHAIR, i, T0 + i as i64).await;
     }
     app.level(CHAIR, 4, T0 + 10, "d1").await;
-    let wave = app.wave(CHAIR, T0 + 10).await;
+    let wave = app.wave_sent(CHAIR, T0 + 10).await;
     app.store
         .take_hold(
             &wave.offers[0].reserve,
@@ -1232,4 +1233,41 @@ async fn the_sender_pause_opens_once_notes_items_and_ends(app: App) {
     let skus = app.store.resume_sender().await.unwrap().unwrap();
     assert_eq!(skus, vec![sku(CHAIR), sku("THROW-OAT")]);
     assert!(app.store.sender_pause().await.unwrap().is_none());
+}
+
+async fn an_offer_whose_notice_never_went_out_keeps_its_place_when_it_runs_out(app: App) {
+    // Sending paused (or a pass died) and the offer ran out unsent: the
+    // shopper never heard, so it does not count against them.
+    let ann = app.join(CHAIR, 1, T0).await;
+    let bea = app.join(CHAIR, 2, T0 + 1).await;
+    app.level(CHAIR, 1, T0 + 10, "d1").await;
+    let wave = app.wave(CHAIR, T0 + 10).await;
+    assert_eq!(wave.offers[0].request.id, ann.id);
+    let later = T0 + 20 * MIN;
+    assert_eq!(app.sweep(later).await, vec![ExpireOutcome::Requeued]);
+    let back = app.get(&ann.id).await;
+    assert_eq!((back.state, back.key), (RequestState::Waiting, ann.key));
+    assert_eq!(
+        app.store
+            .snapshot(&sku(CHAIR))
+            .await
+            .unwrap()
+            .counters
+            .offered,
+        0
+    );
+    assert_eq!(app.store.stats(&sku(CHAIR), 1).await.unwrap().lapsed, 0);
+    // The freed unit goes to Ann again (still first), not to Bea.
+    let next = app.wave(CHAIR, later).await;
+    let told: Vec<_> = next.offers.iter().map(|o| o.request.id).collect();
+    assert_eq!(told, [ann.id]);
+    assert_eq!(app.get(&bea.id).await.state, RequestState::Waiting);
+    // A notice that went out lapses as before.
+    app.claim(&ann.id, &next.offers[0].reserve.secret_hash())
+        .await;
+    assert_eq!(
+        app.sweep(later + 20 * MIN).await,
+        vec![ExpireOutcome::Lapsed]
+    );
+    assert_eq!(app.get(&ann.id).await.state, RequestState::Lapsed);
 }

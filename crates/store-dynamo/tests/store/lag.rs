@@ -87,6 +87,20 @@ async fn a_lapsed_offer_passes_its_unit_on_while_the_index_still_shows_it() {
         .unwrap();
     assert_eq!(wave.offers.len(), 1);
     assert_eq!(wave.offers[0].request.id, fay.id);
+    // Her notice goes out (an offer never told would return to the queue).
+    assert_eq!(
+        store
+            .claim_notice(
+                &sku(),
+                &fay.id,
+                1,
+                &wave.offers[0].reserve.secret_hash(),
+                &fay.contact_key
+            )
+            .await
+            .unwrap(),
+        restock_store::Claim::Claimed
+    );
     settle().await;
 
     // The offer lapses; the sweep reconciles at once, while the `units`

@@ -167,6 +167,20 @@ impl App {
             .unwrap()
     }
 
+    /// A wave whose notices all went out (notify claims each before it
+    /// sends): its offers lapse, rather than return to the queue, if nobody
+    /// clicks.
+    pub async fn wave_sent(&self, s: &str, now: Millis) -> Wave {
+        let wave = self.wave(s, now).await;
+        for o in &wave.offers {
+            assert_eq!(
+                self.claim(&o.request.id, &o.reserve.secret_hash()).await,
+                Claim::Claimed
+            );
+        }
+        wave
+    }
+
     /// Claims the notice of `id`'s offer in restock 1 with the link `link`.
     pub async fn claim(&self, id: &RequestId, link: &TokenHash) -> Claim {
         let r = self.get(id).await;
