@@ -210,3 +210,45 @@ fn the_logs_of_a_full_run_name_no_contact_token_or_key() {
     // Masked forms are what the logs use.
     assert!(logs.contains("***"), "contacts appear masked");
 }
+
+#[tokio::test]
+async fn a_burst_of_sign_ups_for_one_item_tells_the_team_once_per_window() {
+    let (w, _) = World::memory().await;
+    let mut settings = settings();
+    settings.limits.signup_burst = 4;
+    w.store.put_settings(&settings).await.unwrap();
+    let bursts = |w: &World| {
+        w.alerts
+            .all()
+            .iter()
+            .filter(|a| a.subject.contains("sign-ups in 10m"))
+            .count()
+    };
+    // The chair's queue has two shards: the count is kept per shard (no hot
+    // key), each shard's share of the limit being 2.
+    for i in 0..12 {
+        let reply = w.join(&format!("Shopper{i}")).await;
+        assert_eq!(reply.status, 201, "nothing is refused: {}", reply.body);
+    }
+    assert_eq!(bursts(&w), 1, "once per window");
+    let alert = w
+        .alerts
+        .all()
+        .into_iter()
+        .find(|a| a.subject.contains("sign-ups"))
+        .unwrap();
+    assert!(
+        alert.subject.contains("more than 4 sign-ups in 10m"),
+        "{}",
+        alert.subject
+    );
+    // A repeat tap is not a new sign-up.
+    w.advance(10 * 60_000);
+    assert_eq!(w.join("Shopper0").await.status, 200);
+    assert_eq!(bursts(&w), 1);
+    // The next window bursts again: told again.
+    for i in 12..24 {
+        assert_eq!(w.join(&format!("Shopper{i}")).await.status, 201);
+    }
+    assert_eq!(bursts(&w), 2);
+}

@@ -160,3 +160,24 @@ pub fn sender_paused(reason: &str, held_sku: &Sku, resumes_in: &str) -> Alert {
         ),
     }
 }
+
+/// Sign-ups for one item burst past the settings' `signup_burst`.
+pub fn signup_burst(entry: &CatalogEntry, burst: u32, window: restock_core::Window) -> Alert {
+    Alert {
+        subject: format!(
+            "restock: {} ({}) more than {burst} sign-ups in {window}",
+            entry.name, entry.sku
+        ),
+        body: format!(
+            "Item: {name} ({sku})\n\
+             What happened: more than {burst} people asked to be told about this item within {window}. \
+             Nothing was refused.\n\
+             What to do: if you announced a drop, nothing — this is the crowd. If not, it may be a bot \
+             signing up other people's addresses: look at `restock queue {sku}` for repeated patterns, \
+             lower `[limits] joins_per_ip` in the settings, and opt addresses out with \
+             `restock optout add`. This alert is sent once per {window}.",
+            name = entry.name,
+            sku = entry.sku,
+        ),
+    }
+}

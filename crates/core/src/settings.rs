@@ -54,6 +54,10 @@ pub struct Limits {
     pub joins_per_contact: u32,
     /// Status reads and reserve / opt-out page visits from one client address.
     pub reads_per_ip: u32,
+    /// New sign-ups for one item that tell the team of a burst (a drop going
+    /// viral, or a bot filling the queue with other people's addresses):
+    /// once per window, nothing refused.
+    pub signup_burst: u32,
     /// The window the counts are kept over.
     pub window: Window,
 }
@@ -64,6 +68,7 @@ impl Default for Limits {
             joins_per_ip: 30,
             joins_per_contact: 5,
             reads_per_ip: 300,
+            signup_burst: 1_000,
             window: Window::from_mins(10),
         }
     }
@@ -274,10 +279,14 @@ impl Settings {
             });
         }
         let l = &self.limits;
-        if l.joins_per_ip == 0 || l.joins_per_contact == 0 || l.reads_per_ip == 0 {
+        if l.joins_per_ip == 0
+            || l.joins_per_contact == 0
+            || l.reads_per_ip == 0
+            || l.signup_burst == 0
+        {
             return invalid(
                 "limits",
-                "joins_per_ip, joins_per_contact and reads_per_ip must be at least 1",
+                "joins_per_ip, joins_per_contact, reads_per_ip and signup_burst must be at least 1",
             );
         }
         if self.escalation.max_jump == 0 || self.escalation.max_level == 0 {

@@ -415,6 +415,11 @@ pub enum RateDecision {
 }
 
 impl RateDecision {
+    /// Whether the count is over the limit.
+    pub fn is_limited(&self) -> bool {
+        matches!(self, Self::Limited { .. })
+    }
+
     /// Decides from the count in the window.
     pub fn from_count(
         count: u64,

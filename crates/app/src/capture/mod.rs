@@ -31,7 +31,7 @@ use restock_store::{
 use serde_json::json;
 
 use crate::pages::{button, note, page, text, time_left};
-use crate::{AppError, Services};
+use crate::{AppError, Services, alerts};
 
 mod links;
 use links::{optout, optout_page, rejoin, reserve, reserve_page};
@@ -281,6 +281,46 @@ async fn join(
     }
 }
 
+/// Counts a new sign-up per item and window (one counter per queue shard, so
+/// a hyped item's count is no hot key) and tells the team, once per window,
+/// when an item's sign-ups burst past `signup_burst`.
+async fn note_signup(
+    s: &Services,
+    entry: &restock_core::CatalogEntry,
+    request: &restock_store::Request,
+    settings: &restock_core::Settings,
+    now: restock_core::Millis,
+) -> Result<(), AppError> {
+    let limits = settings.limits;
+    let per_shard = limits.signup_burst.div_ceil(u32::from(entry.shards.max(1)));
+    let window = limits.window.as_millis();
+    let counted = s
+        .store
+        .rate_limit(
+            &format!("signups:{}:{}", entry.sku, request.shard),
+            per_shard,
+            window,
+            now,
+        )
+        .await?;
+    if counted.is_limited()
+        && !s
+            .store
+            .rate_limit(&format!("signups-alerted:{}", entry.sku), 1, window, now)
+            .await?
+            .is_limited()
+    {
+        tracing::warn!(sku = %entry.sku, burst = limits.signup_burst, window = %limits.window, "sign-up burst");
+        s.alert(alerts::signup_burst(
+            entry,
+            limits.signup_burst,
+            limits.window,
+        ))
+        .await;
+    }
+    Ok(())
+}
+
 async fn join_request(
     s: &Services,
     new: restock_core::join::JoinDetails,
@@ -354,6 +394,9 @@ async fn join_request(
             ));
         }
     };
+    if status == StatusCode::CREATED {
+        note_signup(s, &entry, &stored, &settings, now).await?;
+    }
     let position = s.store.position(&stored, entry.shards).await?;
     tracing::info!(sku = %stored.sku, contact = %stored.contact.masked(), new = status == StatusCode::CREATED, ?position, "notify-me");
     if wants_html(headers) {
