@@ -176,6 +176,47 @@ def main() -> None:
         "detail": {},
     })
 
+    # SES's bounce event through the notices' configuration set (template.yaml,
+    # NoticeFeedback -> MailFeedback). The tags are the ones notify sends.
+    write("sweep-ses-bounce.json", {
+        "version": "0",
+        "id": "7c3f1a52-9d0e-4b8a-a1f2-3e4d5c6b7a81",
+        "detail-type": "Email Bounced",
+        "source": "aws.ses",
+        "account": "123456789012",
+        "time": "2026-11-29T09:20:00Z",
+        "region": "eu-west-2",
+        "resources": ["arn:aws:ses:eu-west-2:123456789012:configuration-set/restock-notices"],
+        "detail": {
+            "eventType": "Bounce",
+            "bounce": {
+                "bounceType": "Permanent",
+                "bounceSubType": "General",
+                "bouncedRecipients": [{
+                    "emailAddress": "della@example.com",
+                    "action": "failed",
+                    "status": "5.1.1",
+                    "diagnosticCode": "smtp; 550 5.1.1 user unknown",
+                }],
+                "timestamp": "2026-11-29T09:19:58.000Z",
+                "feedbackId": "0100018c-example-bounce-feedback-000000",
+                "reportingMTA": "dsn; mta.example.com",
+            },
+            "mail": {
+                "timestamp": "2026-11-29T09:19:55.000Z",
+                "source": "Loom & Last <hello@loomandlast.co.uk>",
+                "messageId": "0100018c-example-message-000000",
+                "destination": ["della@example.com"],
+                "tags": {
+                    "ses:configuration-set": ["restock-notices"],
+                    "restock-request": ["AAAAAAAAAAAAAAAAAAAAAA"],
+                    "restock-restock": ["1"],
+                    "restock-contact": ["example-contact-key"],
+                },
+            },
+        },
+    })
+
     # The stock pull rule's constant input (template.yaml, StockPull).
     write("sweep-stock-pull.json", {"restock": "pull"})
 

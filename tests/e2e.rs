@@ -4,6 +4,7 @@
 //!   SES v2, SNS and Secrets Manager, a local Bedrock fake);
 //! - [`inputs`]: every route's bad input;
 //! - [`events`]: each `events/` fixture through the real handlers;
+//! - [`feedback`]: SES bounces and complaints, read from the notices' tags;
 //! - [`binaries`]: the compiled functions under a Lambda Runtime API emulator;
 //! - [`breaker`]: a sender the provider refuses pauses sending, keeps the queue;
 //! - [`notices`]: what a late notice says, and that a dead link is never sent;
@@ -17,6 +18,7 @@
 mod binaries;
 mod breaker;
 mod events;
+mod feedback;
 mod inputs;
 mod notices;
 mod pull;

@@ -839,6 +839,8 @@ pub struct Deployment {
     pub topic: String,
     /// The model.
     pub model: BedrockFake,
+    /// The SES configuration set notices go through.
+    pub configuration_set: String,
 }
 
 impl Deployment {
@@ -884,6 +886,13 @@ impl Deployment {
             .email_identity("hello@loomandlast.co.uk")
             .send()
             .await;
+        let configuration_set = restock_store_dynamo::testing::unique_table("restock-notices");
+        aws_sdk_sesv2::Client::new(&sdk)
+            .create_configuration_set()
+            .configuration_set_name(&configuration_set)
+            .send()
+            .await
+            .expect("configuration set created");
         let model = BedrockFake::start(ModelMode::Answer(
             "Home again, and one is set aside for you.".into(),
         ))
@@ -893,6 +902,7 @@ impl Deployment {
             store,
             secret,
             topic,
+            configuration_set,
             model,
         }
     }
@@ -917,6 +927,7 @@ impl Deployment {
             .env("RESTOCK_SECRET_ID", &self.secret)
             .env("RESTOCK_ALERT_TOPIC_ARN", &self.topic)
             .env("RESTOCK_BEDROCK_MODEL_ID", "amazon.nova-micro-v1:0")
+            .env("RESTOCK_SES_CONFIGURATION_SET", &self.configuration_set)
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .kill_on_drop(true);

@@ -521,6 +521,7 @@ async fn a_fault_at_every_call_of_a_sweep() {
 
 fn a_notice() -> EmailNotice {
     EmailNotice {
+        tags: Vec::new(),
         subject: "It is back".into(),
         text: "It is back.".into(),
         html: "<p>It is back.</p>".into(),

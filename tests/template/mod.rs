@@ -8,7 +8,9 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use restock_app::ports::Secrets;
-use restock_aws::wiring::{ALERT_TOPIC, Function, MODEL, SECRET, TABLE as TABLE_VAR};
+use restock_aws::wiring::{
+    ALERT_TOPIC, CONFIGURATION_SET, Function, MODEL, SECRET, TABLE as TABLE_VAR,
+};
 use restock_store_dynamo::table::{TABLE, WAKE_PK_PREFIX};
 use serde_yaml::Value;
 
@@ -196,6 +198,7 @@ fn each_function_builds_its_binary_and_gets_exactly_the_variables_it_reads() {
                 n if n == SECRET => "Keys",
                 n if n == ALERT_TOPIC => "AlertTopic",
                 n if n == MODEL => "BedrockModelId",
+                n if n == CONFIGURATION_SET => "NoticeEvents",
                 other => panic!("unexpected variable {other}"),
             };
             assert_eq!(reference(value), Some(target), "{} {:?}", f.name(), name);
@@ -304,7 +307,22 @@ fn sweep_runs_every_minute_and_pulls_stock_on_its_own_rule_with_retries_and_a_de
     let t = template();
     let sweep = function(&t, Function::Sweep);
     let events = sweep["Properties"]["Events"].as_mapping().unwrap();
-    assert_eq!(events.len(), 2);
+    assert_eq!(events.len(), 3);
+    let feedback = &events["MailFeedback"];
+    assert_eq!(feedback["Type"].as_str(), Some("EventBridgeRule"));
+    assert_eq!(
+        strings(&feedback["Properties"]["Pattern"]["detail-type"]),
+        ["Email Bounced", "Email Complaint Received"]
+    );
+    let destination = &t["Resources"]["NoticeFeedback"]["Properties"]["EventDestination"];
+    assert_eq!(
+        strings(&destination["MatchingEventTypes"]),
+        ["bounce", "complaint"]
+    );
+    assert_eq!(
+        reference(&t["Resources"]["NoticeFeedback"]["Properties"]["ConfigurationSetName"]),
+        Some("NoticeEvents")
+    );
     let minute = &events["EveryMinute"];
     assert_eq!(
         minute["Properties"]["Schedule"].as_str(),
@@ -332,7 +350,10 @@ fn sweep_runs_every_minute_and_pulls_stock_on_its_own_rule_with_retries_and_a_de
     );
     let policy = format!("{:?}", t["Resources"]["DeadLettersPolicy"]);
     for (name, schedule) in events {
-        assert_eq!(schedule["Type"].as_str(), Some("Schedule"));
+        assert!(matches!(
+            schedule["Type"].as_str(),
+            Some("Schedule" | "EventBridgeRule")
+        ));
         assert!(schedule["Properties"]["RetryPolicy"]["MaximumRetryAttempts"].is_i64());
         assert!(matches!(
             schedule["Properties"]["DeadLetterConfig"]["Arn"],

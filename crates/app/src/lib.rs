@@ -22,6 +22,7 @@ pub mod admin;
 pub mod alerts;
 pub mod capture;
 pub mod detect;
+pub mod feedback;
 pub mod notify;
 pub mod pages;
 pub mod ports;

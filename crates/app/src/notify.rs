@@ -294,8 +294,11 @@ async fn send_one(
     };
     let sent = match &r.contact {
         Contact::Email(email) => {
+            // Tagged, so the provider's bounces and complaints name the offer.
+            let mut notice = render_email(&input);
+            notice.tags = restock_core::feedback::tags(&r.id, episode, &r.contact_key);
             s.sender
-                .send_email(&settings.email_from, email, &render_email(&input))
+                .send_email(&settings.email_from, email, &notice)
                 .await
         }
         Contact::Sms(phone) => {

@@ -86,13 +86,26 @@ pub const KEY_CACHE: Duration = Duration::from_secs(300);
 pub struct AwsSender {
     ses: aws_sdk_sesv2::Client,
     sns: aws_sdk_sns::Client,
+    configuration_set: Option<String>,
 }
 
 impl AwsSender {
     /// A sender on the two clients; the sender identity comes with each call
     /// from the settings.
     pub fn new(ses: aws_sdk_sesv2::Client, sns: aws_sdk_sns::Client) -> Self {
-        Self { ses, sns }
+        Self {
+            ses,
+            sns,
+            configuration_set: None,
+        }
+    }
+
+    /// Sends every email through the SES configuration set `name`, whose
+    /// event destination brings bounces and complaints back to restock.
+    #[must_use]
+    pub fn with_configuration_set(mut self, name: impl Into<String>) -> Self {
+        self.configuration_set = Some(name.into());
+        self
     }
 }
 
@@ -135,6 +148,20 @@ impl Sender for AwsSender {
             .ses
             .send_email()
             .from_email_address(from)
+            .set_configuration_set_name(self.configuration_set.clone())
+            .set_email_tags(Some(
+                notice
+                    .tags
+                    .iter()
+                    .map(|(name, value)| {
+                        aws_sdk_sesv2::types::MessageTag::builder()
+                            .name(name)
+                            .value(value)
+                            .build()
+                            .map_err(|e| SendError::Permanent(e.to_string()))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?,
+            ))
             .destination(Destination::builder().to_addresses(to.as_str()).build())
             .content(EmailContent::builder().simple(message).build())
             .send()

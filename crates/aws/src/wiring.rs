@@ -33,6 +33,9 @@ pub const SECRET: &str = "RESTOCK_SECRET_ID";
 pub const ALERT_TOPIC: &str = "RESTOCK_ALERT_TOPIC_ARN";
 /// The Bedrock model notify phrases with.
 pub const MODEL: &str = "RESTOCK_BEDROCK_MODEL_ID";
+/// The SES configuration set notices are sent through (its event
+/// destination brings bounces and complaints back to the sweep function).
+pub const CONFIGURATION_SET: &str = "RESTOCK_SES_CONFIGURATION_SET";
 
 /// A required variable is missing.
 #[derive(Debug, thiserror::Error)]
@@ -73,7 +76,7 @@ impl Function {
         match self {
             Self::Capture => &[TABLE, SECRET],
             Self::Detect => &[TABLE, SECRET, ALERT_TOPIC],
-            Self::Notify => &[TABLE, ALERT_TOPIC, MODEL],
+            Self::Notify => &[TABLE, ALERT_TOPIC, MODEL, CONFIGURATION_SET],
             Self::Sweep => &[TABLE, SECRET, ALERT_TOPIC],
         }
     }
@@ -205,7 +208,8 @@ pub async fn services(config: &Config) -> Services {
             entropy,
         ),
         Function::Notify => {
-            let sender = Arc::new(sender(&sdk));
+            let sender =
+                Arc::new(sender(&sdk).with_configuration_set(config.get(CONFIGURATION_SET)));
             let phraser = Arc::new(BedrockPhraser::new(
                 aws_sdk_bedrockruntime::Client::new(&sdk),
                 config.get(MODEL).to_owned(),

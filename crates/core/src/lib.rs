@@ -30,6 +30,7 @@ pub mod allocate;
 pub mod catalog;
 pub mod client;
 pub mod contact;
+pub mod feedback;
 pub mod ids;
 pub mod join;
 pub mod lifecycle;

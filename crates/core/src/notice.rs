@@ -137,6 +137,9 @@ pub struct EmailNotice {
     pub html: String,
     /// `List-Unsubscribe` header value.
     pub list_unsubscribe: String,
+    /// Tags the provider hands back with its feedback about this email
+    /// (`crate::feedback::tags`); empty until the sender sets them.
+    pub tags: Vec<(String, String)>,
 }
 
 /// `List-Unsubscribe-Post` header value for one-click unsubscribe (RFC 8058).
@@ -185,6 +188,7 @@ pub fn render_email(n: &NoticeInput<'_>) -> EmailNotice {
         text,
         html,
         list_unsubscribe: format!("<{}>", n.optout_url),
+        tags: Vec::new(),
     }
 }
 

@@ -1,14 +1,15 @@
 //! The sweep Lambda function: wiring only. EventBridge invokes it every
-//! minute (the handler is `restock_app::sweep::run`) and, on a second rule,
+//! minute (the handler is `restock_app::sweep::run`); on a second rule,
 //! every 15 minutes with the constant input `{"restock": "pull"}` (the stock
-//! pull and webhook-silence check, `restock_app::pull::run`). A store failure
-//! is returned as an error so the schedule's retry policy tries again.
+//! pull and webhook-silence check, `restock_app::pull::run`); and on a third
+//! with SES's bounce and complaint events (`restock_app::feedback::handle`).
+//! A store failure is returned as an error so EventBridge tries again.
 
 use std::sync::Arc;
 
 use lambda_runtime::{LambdaEvent, service_fn};
 use restock_app::sweep::{self, DEFAULT_LIMIT};
-use restock_app::{AppError, Services, pull};
+use restock_app::{AppError, Services, feedback, pull};
 use restock_aws::wiring::{Config, Function, services};
 
 /// Which task an invocation asks for: the pull rule's constant input, or
@@ -17,11 +18,18 @@ fn wants_pull(event: &serde_json::Value) -> bool {
     event.get("restock").and_then(serde_json::Value::as_str) == Some("pull")
 }
 
+/// Whether the event is SES's (bounces, complaints).
+fn from_ses(event: &serde_json::Value) -> bool {
+    event.get("source").and_then(serde_json::Value::as_str) == Some("aws.ses")
+}
+
 async fn handle(
     services: &Services,
     event: &serde_json::Value,
 ) -> Result<serde_json::Value, AppError> {
-    let report = if wants_pull(event) {
+    let report = if from_ses(event) {
+        serde_json::to_value(feedback::handle(services, &event["detail"]).await?)
+    } else if wants_pull(event) {
         serde_json::to_value(pull::run(services).await?)
     } else {
         serde_json::to_value(sweep::run(services, DEFAULT_LIMIT).await?)
@@ -55,5 +63,9 @@ mod tests {
         let scheduled: serde_json::Value =
             serde_json::from_str(include_str!("../../../events/sweep-schedule.json")).unwrap();
         assert!(!wants_pull(&scheduled));
+        assert!(!from_ses(&scheduled));
+        let bounce: serde_json::Value =
+            serde_json::from_str(include_str!("../../../events/sweep-ses-bounce.json")).unwrap();
+        assert!(from_ses(&bounce));
     }
 }

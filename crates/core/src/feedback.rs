@@ -1,0 +1,209 @@
+//! What the mail provider says after a send: SES event publishing records
+//! (through a configuration set to EventBridge), read into the decision
+//! restock takes. Every notice email carries tags naming its request, its
+//! restock and its contact's key ([`tags`]), which come back in the event's
+//! `mail.tags`, so no lookup by address or message id is needed.
+
+use serde::Deserialize;
+
+use crate::{ContactKey, RequestId};
+
+/// Tag naming the request a notice was for.
+pub const TAG_REQUEST: &str = "restock-request";
+/// Tag naming the restock (episode) of the offer.
+pub const TAG_RESTOCK: &str = "restock-restock";
+/// Tag carrying the contact's keyed hash (never the address).
+pub const TAG_CONTACT: &str = "restock-contact";
+
+/// The tags a notice email is sent with.
+pub fn tags(request: &RequestId, episode: u32, contact: &ContactKey) -> Vec<(String, String)> {
+    vec![
+        (TAG_REQUEST.to_owned(), request.to_string()),
+        (TAG_RESTOCK.to_owned(), episode.to_string()),
+        (TAG_CONTACT.to_owned(), contact.to_string()),
+    ]
+}
+
+/// What an event says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FeedbackKind {
+    /// The address does not take mail, for good: the offer ends, the unit
+    /// passes on, and the address is not mailed again.
+    PermanentBounce,
+    /// A soft bounce SES gave up on: counted only.
+    TransientBounce,
+    /// The shopper marked the notice as spam: an opt-out for good (I5).
+    Complaint,
+    /// Anything else (a delivery, a send): counted only where it matters.
+    Other,
+}
+
+/// One provider event about one notice.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Feedback {
+    /// What it says.
+    pub kind: FeedbackKind,
+    /// Unique per event (for deduplicating redeliveries).
+    pub id: String,
+    /// The request, from the notice's tags.
+    pub request: Option<RequestId>,
+    /// The offer's restock, from the tags.
+    pub episode: Option<u32>,
+    /// The contact's key, from the tags.
+    pub contact: Option<ContactKey>,
+    /// The provider's words (bounce subtype, complaint feedback type).
+    pub detail: String,
+}
+
+/// Why an event could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("not an SES event record: {0}")]
+pub struct FeedbackError(String);
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Record {
+    #[serde(alias = "notificationType")]
+    event_type: String,
+    mail: Mail,
+    #[serde(default)]
+    bounce: Option<Bounce>,
+    #[serde(default)]
+    complaint: Option<Complaint>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Mail {
+    message_id: String,
+    #[serde(default)]
+    tags: std::collections::HashMap<String, Vec<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Bounce {
+    bounce_type: String,
+    #[serde(default)]
+    bounce_sub_type: String,
+    #[serde(default)]
+    feedback_id: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Complaint {
+    #[serde(default)]
+    complaint_feedback_type: Option<String>,
+    #[serde(default)]
+    feedback_id: Option<String>,
+}
+
+/// Reads an SES event record (the EventBridge event's `detail`, or the
+/// message of an SNS destination).
+///
+/// # Errors
+/// [`FeedbackError`] when it is not one.
+pub fn parse_ses_event(detail: &serde_json::Value) -> Result<Feedback, FeedbackError> {
+    let record = Record::deserialize(detail).map_err(|e| FeedbackError(e.to_string()))?;
+    let tag = |name: &str| record.mail.tags.get(name).and_then(|v| v.first()).cloned();
+    let (kind, feedback_id, detail) = match (
+        record.event_type.as_str(),
+        &record.bounce,
+        &record.complaint,
+    ) {
+        ("Bounce", Some(b), _) => (
+            if b.bounce_type == "Permanent" {
+                FeedbackKind::PermanentBounce
+            } else {
+                FeedbackKind::TransientBounce
+            },
+            b.feedback_id.clone(),
+            format!("{} bounce ({})", b.bounce_type, b.bounce_sub_type),
+        ),
+        ("Complaint", _, Some(c)) => (
+            FeedbackKind::Complaint,
+            c.feedback_id.clone(),
+            format!(
+                "complaint ({})",
+                c.complaint_feedback_type.as_deref().unwrap_or("not given")
+            ),
+        ),
+        (other, _, _) => (FeedbackKind::Other, None, other.to_owned()),
+    };
+    Ok(Feedback {
+        kind,
+        id: feedback_id
+            .unwrap_or_else(|| format!("{}:{}", record.mail.message_id, record.event_type)),
+        request: tag(TAG_REQUEST).and_then(|v| v.parse().ok()),
+        episode: tag(TAG_RESTOCK).and_then(|v| v.parse().ok()),
+        contact: tag(TAG_CONTACT).map(ContactKey::from_stored),
+        detail,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bounce(kind: &str) -> serde_json::Value {
+        serde_json::json!({
+            "eventType": "Bounce",
+            "bounce": {
+                "bounceType": kind, "bounceSubType": "General",
+                "bouncedRecipients": [{"emailAddress": "recipient@example.com", "action": "failed", "status": "5.1.1", "diagnosticCode": "smtp; 550 5.1.1 user unknown"}],
+                "timestamp": "2026-11-29T00:41:02.669Z",
+                "feedbackId": "01000157c44f053b-61b59c11-9236-11e6-8f96-7be8aexample-000000",
+                "reportingMTA": "dsn; mta.example.com"
+            },
+            "mail": {
+                "timestamp": "2026-11-29T00:40:02.012Z",
+                "source": "Loom & Last <hello@loomandlast.co.uk>",
+                "messageId": "EXAMPLE7c191be45-e9aedb9a-02f9-4d12-a87d-dd0099a07f8a-000000",
+                "destination": ["recipient@example.com"],
+                "tags": {
+                    "ses:configuration-set": ["restock-notices"],
+                    "restock-request": ["AAAAAAAAAAAAAAAAAAAAAA"],
+                    "restock-restock": ["3"],
+                    "restock-contact": ["k3y"]
+                }
+            }
+        })
+    }
+
+    #[test]
+    fn a_permanent_bounce_names_its_request_restock_and_contact_from_the_tags() {
+        let f = parse_ses_event(&bounce("Permanent")).unwrap();
+        assert_eq!(f.kind, FeedbackKind::PermanentBounce);
+        assert_eq!(f.episode, Some(3));
+        assert_eq!(f.contact, Some(ContactKey::from_stored("k3y")));
+        assert_eq!(
+            f.id,
+            "01000157c44f053b-61b59c11-9236-11e6-8f96-7be8aexample-000000"
+        );
+        assert_eq!(
+            parse_ses_event(&bounce("Transient")).unwrap().kind,
+            FeedbackKind::TransientBounce
+        );
+    }
+
+    #[test]
+    fn complaints_and_other_events_are_read_and_junk_is_refused() {
+        let complaint = serde_json::json!({
+            "eventType": "Complaint",
+            "complaint": {"complainedRecipients": [{"emailAddress": "r@example.com"}], "timestamp": "2026-11-29T00:41:02Z", "feedbackId": "fb-1", "complaintFeedbackType": "abuse"},
+            "mail": {"messageId": "m-1", "tags": {}}
+        });
+        let f = parse_ses_event(&complaint).unwrap();
+        assert_eq!(
+            (f.kind, f.request, f.detail.as_str()),
+            (FeedbackKind::Complaint, None, "complaint (abuse)")
+        );
+        let delivery = serde_json::json!({"eventType": "Delivery", "mail": {"messageId": "m-2"}, "delivery": {}});
+        assert_eq!(
+            parse_ses_event(&delivery).unwrap().kind,
+            FeedbackKind::Other
+        );
+        assert!(parse_ses_event(&serde_json::json!({"hello": 1})).is_err());
+    }
+}

@@ -1,0 +1,203 @@
+//! Bounces and complaints from SES (event publishing through the notices'
+//! configuration set, delivered by EventBridge to the sweep function): read
+//! from the tags every notice carries, applied once each.
+
+use restock_app::feedback::{self, FeedbackOutcome};
+use restock_app::ports::{Outbox, Sent};
+use restock_core::{ContactKey, RequestState};
+use restock_e2e::*;
+use restock_store::prelude::*;
+
+/// SES's event record about `sent`, as EventBridge's `detail` carries it.
+fn ses_event(sent: &Sent, event: serde_json::Value) -> serde_json::Value {
+    let Sent::Email { to, notice } = sent else {
+        panic!("an email")
+    };
+    let tags: serde_json::Map<String, serde_json::Value> = notice
+        .tags
+        .iter()
+        .map(|(k, v)| (k.clone(), serde_json::json!([v])))
+        .chain([(
+            "ses:configuration-set".to_owned(),
+            serde_json::json!(["restock-notices"]),
+        )])
+        .collect();
+    let mut record = serde_json::json!({
+        "mail": {
+            "timestamp": "2026-11-29T09:19:55.000Z",
+            "source": "Loom & Last <hello@loomandlast.co.uk>",
+            "messageId": "0100018c-message",
+            "destination": [to],
+            "tags": tags,
+        }
+    });
+    for (k, v) in event.as_object().unwrap() {
+        record[k] = v.clone();
+    }
+    record
+}
+
+fn permanent_bounce(sent: &Sent) -> serde_json::Value {
+    ses_event(
+        sent,
+        serde_json::json!({
+            "eventType": "Bounce",
+            "bounce": {"bounceType": "Permanent", "bounceSubType": "NoEmail", "feedbackId": "fb-bounce-1",
+                       "bouncedRecipients": [{"emailAddress": "x@example.com", "status": "5.1.1"}]}
+        }),
+    )
+}
+
+async fn told_ann_then_bea_waits() -> (World, std::sync::Arc<Outbox>) {
+    let (w, outbox) = World::memory().await;
+    assert_eq!(w.join("Ann").await.status, 201);
+    w.advance(1_000);
+    assert_eq!(w.join("Bea").await.status, 201);
+    assert_eq!(w.shopify(Some(1), "d-1").await.status, 200);
+    w.pump().await;
+    assert_eq!(outbox.sent().len(), 1);
+    assert_eq!(outbox.sent()[0].to(), w.email("Ann"));
+    (w, outbox)
+}
+
+#[tokio::test]
+async fn every_notice_email_is_tagged_with_its_request_restock_and_contact_key() {
+    let (w, outbox) = told_ann_then_bea_waits().await;
+    let Sent::Email { notice, .. } = &outbox.sent()[0] else {
+        panic!("an email")
+    };
+    let names: Vec<&str> = notice.tags.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(
+        names,
+        ["restock-request", "restock-restock", "restock-contact"]
+    );
+    assert!(
+        notice.tags.iter().all(|(_, v)| !v.contains('@')),
+        "never the address: {:?}",
+        notice.tags
+    );
+    drop(w);
+}
+
+#[tokio::test]
+async fn a_permanent_bounce_ends_the_offer_passes_the_unit_on_and_suppresses_the_address() {
+    let (w, outbox) = told_ann_then_bea_waits().await;
+    let event = permanent_bounce(&outbox.sent()[0]);
+    assert_eq!(
+        feedback::handle(&w.services, &event).await.unwrap(),
+        FeedbackOutcome::Bounced
+    );
+    let id = request_of(&outbox.sent()[0]);
+    let ann = w.store.request(&id).await.unwrap().unwrap();
+    assert_eq!(ann.state, RequestState::Undeliverable);
+    assert!(
+        w.store.is_opted_out(&ann.contact_key).await.unwrap(),
+        "not mailed again"
+    );
+    // The unit passes on to Bea.
+    w.pump().await;
+    let told: Vec<String> = outbox.sent().iter().map(|s| s.to().to_owned()).collect();
+    assert_eq!(told, [w.email("Ann"), w.email("Bea")]);
+    // EventBridge delivers it again: nothing more happens.
+    assert_eq!(
+        feedback::handle(&w.services, &event).await.unwrap(),
+        FeedbackOutcome::Duplicate
+    );
+    w.assert_never_oversold().await;
+}
+
+#[tokio::test]
+async fn a_complaint_is_an_opt_out_for_good() {
+    let (w, outbox) = told_ann_then_bea_waits().await;
+    let event = ses_event(
+        &outbox.sent()[0],
+        serde_json::json!({
+            "eventType": "Complaint",
+            "complaint": {"complainedRecipients": [{"emailAddress": "x@example.com"}],
+                          "feedbackId": "fb-complaint-1", "complaintFeedbackType": "abuse"}
+        }),
+    );
+    assert_eq!(
+        feedback::handle(&w.services, &event).await.unwrap(),
+        FeedbackOutcome::Complained
+    );
+    let ann = w
+        .store
+        .request(&request_of(&outbox.sent()[0]))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(ann.state, RequestState::OptedOut);
+    assert_eq!(w.join("Ann").await.status, 409, "refused at capture (I5)");
+}
+
+#[tokio::test]
+async fn soft_bounces_untagged_and_unreadable_events_change_nothing() {
+    let (w, outbox) = told_ann_then_bea_waits().await;
+    let soft = ses_event(
+        &outbox.sent()[0],
+        serde_json::json!({"eventType": "Bounce", "bounce": {"bounceType": "Transient", "bounceSubType": "MailboxFull", "feedbackId": "fb-soft"}}),
+    );
+    assert_eq!(
+        feedback::handle(&w.services, &soft).await.unwrap(),
+        FeedbackOutcome::Noted
+    );
+    let untagged = serde_json::json!({
+        "eventType": "Complaint",
+        "complaint": {"feedbackId": "fb-2"},
+        "mail": {"messageId": "m", "tags": {}}
+    });
+    assert!(matches!(
+        feedback::handle(&w.services, &untagged).await.unwrap(),
+        FeedbackOutcome::Unreadable { .. }
+    ));
+    assert!(matches!(
+        feedback::handle(&w.services, &serde_json::json!({"not": "ses"}))
+            .await
+            .unwrap(),
+        FeedbackOutcome::Unreadable { .. }
+    ));
+    let ann = w
+        .store
+        .request(&request_of(&outbox.sent()[0]))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(matches!(ann.state, RequestState::Offered { .. }));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sweep_binary_applies_the_bounce_event_from_eventbridge() {
+    let d = Deployment::create(settings()).await;
+    let (outcome, logs) = crate::binaries::run(
+        &d,
+        "sweep",
+        &crate::binaries::fixture("sweep-ses-bounce.json"),
+    )
+    .await;
+    let Outcome::Response(body) = outcome else {
+        panic!("the feedback failed: {outcome:?}\n{logs}")
+    };
+    assert_eq!(body, "\"bounced\"", "{logs}");
+    assert!(
+        d.store
+            .is_opted_out(&ContactKey::from_stored("example-contact-key"))
+            .await
+            .unwrap(),
+        "the bounced contact is suppressed in DynamoDB"
+    );
+}
+
+fn request_of(sent: &Sent) -> restock_core::RequestId {
+    let Sent::Email { notice, .. } = sent else {
+        panic!("an email")
+    };
+    notice
+        .tags
+        .iter()
+        .find(|(k, _)| k == restock_core::feedback::TAG_REQUEST)
+        .unwrap()
+        .1
+        .parse()
+        .unwrap()
+}
