@@ -201,3 +201,62 @@ fn request_of(sent: &Sent) -> restock_core::RequestId {
         .parse()
         .unwrap()
 }
+
+#[tokio::test]
+async fn the_day_s_rates_are_kept_shown_and_alerted_once_near_ses_s_review_threshold() {
+    use restock_app::admin::{Admin, Command};
+    use restock_app::ports::Clock;
+    use restock_core::feedback::{MailDay, day_of};
+    let (w, outbox) = told_ann_then_bea_waits().await;
+    let today = day_of(w.clock.now_ms());
+    assert_eq!(
+        w.store.mail_day(&today).await.unwrap().sent,
+        1,
+        "notify counts what it sent"
+    );
+    // 99 more went out today (other items); then bounces come back.
+    w.store
+        .count_mail(
+            &today,
+            MailDay {
+                sent: 99,
+                ..MailDay::default()
+            },
+        )
+        .await
+        .unwrap();
+    let health = |w: &World| {
+        w.alerts
+            .all()
+            .iter()
+            .filter(|a| a.subject.contains("bounce rate"))
+            .count()
+    };
+    for i in 0..5 {
+        let mut event = permanent_bounce(&outbox.sent()[0]);
+        event["bounce"]["feedbackId"] = format!("fb-{i}").into();
+        feedback::handle(&w.services, &event).await.unwrap();
+        assert_eq!(health(&w), usize::from(i >= 3), "after bounce {}", i + 1);
+    }
+    let alert = w
+        .alerts
+        .all()
+        .into_iter()
+        .find(|a| a.subject.contains("bounce rate"))
+        .unwrap();
+    assert!(alert.subject.contains("4.00%"), "{}", alert.subject);
+    let admin = Admin {
+        store: w.store.clone(),
+        pepper: None,
+    };
+    let stats = admin
+        .run(Command::Stats { skus: vec![] }, w.clock.now_ms())
+        .await
+        .unwrap();
+    assert_eq!(stats.json["mail"]["bounced"], 5);
+    assert!(
+        stats.message.contains("bounce rate 5.00%"),
+        "{}",
+        stats.message
+    );
+}

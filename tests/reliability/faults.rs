@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use async_trait::async_trait;
 use restock_app::ports::{Clock, FixedPhraser, Outbox, SendError, Sender, StaticKeyring};
+use restock_core::feedback::MailDay;
 use restock_core::notice::{EmailNotice, SmsNotice};
 use restock_core::webhook::ItemRef;
 use restock_core::{
@@ -171,6 +172,8 @@ faulty! {
     fn queue(&self, sku: &Sku, shards: u16, limit: usize) -> Vec<Request>;
     fn stats(&self, sku: &Sku, shards: u16) -> SkuStats;
     fn anyone_waiting(&self, sku: &Sku, shards: u16) -> bool;
+    fn count_mail(&self, day: &str, add: MailDay) -> MailDay;
+    fn mail_day(&self, day: &str) -> MailDay;
     }
 }
 

@@ -181,3 +181,34 @@ pub fn signup_burst(entry: &CatalogEntry, burst: u32, window: restock_core::Wind
         ),
     }
 }
+
+/// A day's bounce or complaint rate is near SES's review threshold.
+pub fn mail_health(
+    warning: restock_core::feedback::HealthWarning,
+    day: &str,
+    totals: &restock_core::feedback::MailDay,
+) -> Alert {
+    use restock_core::feedback::HealthWarning;
+    let percent = |r: Option<f64>| r.map_or("-".to_owned(), |r| format!("{:.2}%", r * 100.0));
+    let (what, rate, review) = match warning {
+        HealthWarning::Bounces => ("bounce", percent(totals.bounce_rate()), "5%"),
+        HealthWarning::Complaints => ("complaint", percent(totals.complaint_rate()), "0.1%"),
+    };
+    Alert {
+        subject: format!(
+            "restock: the {what} rate is {rate} on {day} (SES reviews accounts near {review})"
+        ),
+        body: format!(
+            "What happened: on {day} restock sent {sent} notices; {bounced} bounced for good and {complained} \
+             were marked as spam. SES starts reviewing an account near a 5% bounce rate or a 0.1% complaint \
+             rate, and may pause its sending.\n\
+             What to do: bounced addresses and complainers are already never mailed again. Look for where \
+             bad addresses come from (a bot signing up other people: `restock queue SKU`, lower \
+             `[limits] joins_per_ip`), and check the SES console's reputation page. `restock stats` shows \
+             today's rates. This alert is sent once per day.",
+            sent = totals.sent,
+            bounced = totals.bounced,
+            complained = totals.complained,
+        ),
+    }
+}

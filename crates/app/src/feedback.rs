@@ -5,11 +5,11 @@
 //! for good (I5); a soft bounce or anything else changes nothing. Each event
 //! is applied once (EventBridge may deliver one twice).
 
-use restock_core::feedback::{FeedbackKind, parse_ses_event};
+use restock_core::feedback::{FeedbackKind, MailDay, day_of, parse_ses_event};
 use restock_store::NoticeOutcome;
 use serde::Serialize;
 
-use crate::{AppError, Services};
+use crate::{AppError, Services, alerts};
 
 /// How long an event id is remembered for deduplication.
 const SEEN_FOR_MS: i64 = 7 * 86_400_000;
@@ -69,6 +69,30 @@ pub async fn handle(s: &Services, detail: &serde_json::Value) -> Result<Feedback
         .is_limited()
     {
         return Ok(FeedbackOutcome::Duplicate);
+    }
+    let add = MailDay {
+        bounced: u32::from(feedback.kind == FeedbackKind::PermanentBounce),
+        complained: u32::from(feedback.kind == FeedbackKind::Complaint),
+        ..MailDay::default()
+    };
+    let day = day_of(now);
+    let totals = s.store.count_mail(&day, add).await?;
+    for warning in totals.warnings() {
+        // Once per kind and day.
+        let key = format!("mail-health:{}:{day}", warning.as_str());
+        if !s
+            .store
+            .rate_limit(&key, 1, 86_400_000, now)
+            .await?
+            .is_limited()
+        {
+            tracing::error!(
+                warning = warning.as_str(),
+                ?totals,
+                "mail health near SES's review threshold"
+            );
+            s.alert(alerts::mail_health(warning, &day, &totals)).await;
+        }
     }
     match feedback.kind {
         FeedbackKind::PermanentBounce => {

@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::time::Duration;
 
+use restock_core::feedback::{MailDay, day_of};
 use restock_core::notice::{NoticeInput, Phrase, phrase_prompt, render_email, render_sms};
 use restock_core::{CatalogEntry, Contact, RequestState, Settings, Sku, Window};
 use restock_store::{Claim, NoticeOutcome, Offer, WaveParams};
@@ -191,6 +192,14 @@ pub async fn notify_sku(s: &Services, sku: &Sku) -> Result<NotifyReport, AppErro
             // The rest stay unsent and live; the resume re-arms and sends them.
             break;
         }
+    }
+    if report.sent > 0 {
+        // The sender's health: one write per pass, not per notice.
+        let sent = MailDay {
+            sent: report.sent as u32,
+            ..MailDay::default()
+        };
+        s.store.count_mail(&day_of(now), sent).await?;
     }
     Ok(report)
 }

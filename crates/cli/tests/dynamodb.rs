@@ -56,7 +56,8 @@ async fn an_operator_sets_up_a_stack_from_the_command_line() {
 
     let stats: serde_json::Value =
         serde_json::from_str(&ok(&restock(&table, &["--json", "stats"]))).unwrap();
-    let skus: Vec<&str> = stats
+    assert_eq!(stats["mail"]["sent"], 0, "{stats}");
+    let skus: Vec<&str> = stats["skus"]
         .as_array()
         .unwrap()
         .iter()

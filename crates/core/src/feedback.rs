@@ -142,6 +142,82 @@ pub fn parse_ses_event(detail: &serde_json::Value) -> Result<Feedback, FeedbackE
     })
 }
 
+/// SES reviews an account near a 5% bounce rate; the team is told at 4%.
+pub const BOUNCE_WARNING: f64 = 0.04;
+/// SES reviews an account near a 0.1% complaint rate; the team is told at 0.08%.
+pub const COMPLAINT_WARNING: f64 = 0.0008;
+/// Rates over fewer sends than this in a day say little: no warning.
+pub const MIN_SENT_FOR_RATES: u32 = 100;
+
+/// One UTC day's mail figures (the sender's health).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct MailDay {
+    /// Notices SES accepted.
+    pub sent: u32,
+    /// Permanent bounces.
+    pub bounced: u32,
+    /// Complaints.
+    pub complained: u32,
+}
+
+/// A rate near SES's review threshold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HealthWarning {
+    /// Bounces at or above [`BOUNCE_WARNING`].
+    Bounces,
+    /// Complaints at or above [`COMPLAINT_WARNING`].
+    Complaints,
+}
+
+impl HealthWarning {
+    /// A name for keys and logs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Bounces => "bounces",
+            Self::Complaints => "complaints",
+        }
+    }
+}
+
+impl MailDay {
+    /// Bounces per notice sent, once anything was sent.
+    pub fn bounce_rate(&self) -> Option<f64> {
+        (self.sent > 0).then(|| f64::from(self.bounced) / f64::from(self.sent))
+    }
+
+    /// Complaints per notice sent, once anything was sent.
+    pub fn complaint_rate(&self) -> Option<f64> {
+        (self.sent > 0).then(|| f64::from(self.complained) / f64::from(self.sent))
+    }
+
+    /// The rates near SES's review thresholds, once the day has enough sends
+    /// to say anything.
+    pub fn warnings(&self) -> Vec<HealthWarning> {
+        if self.sent < MIN_SENT_FOR_RATES {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        if self.bounce_rate().is_some_and(|r| r >= BOUNCE_WARNING) {
+            out.push(HealthWarning::Bounces);
+        }
+        if self
+            .complaint_rate()
+            .is_some_and(|r| r >= COMPLAINT_WARNING)
+        {
+            out.push(HealthWarning::Complaints);
+        }
+        out
+    }
+}
+
+/// The UTC day of `ms`, `YYYY-MM-DD`: the key the day's figures are kept under.
+pub fn day_of(ms: crate::Millis) -> String {
+    let at = time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
+        .unwrap_or(time::OffsetDateTime::UNIX_EPOCH);
+    let d = at.date();
+    format!("{:04}-{:02}-{:02}", d.year(), u8::from(d.month()), d.day())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -185,6 +261,22 @@ mod tests {
             parse_ses_event(&bounce("Transient")).unwrap().kind,
             FeedbackKind::TransientBounce
         );
+    }
+
+    #[test]
+    fn rates_warn_before_the_review_thresholds_and_only_on_enough_volume() {
+        let day = |sent, bounced, complained| MailDay {
+            sent,
+            bounced,
+            complained,
+        };
+        assert!(day(99, 50, 50).warnings().is_empty(), "too few to say");
+        assert!(day(1000, 39, 0).warnings().is_empty());
+        assert_eq!(day(1000, 40, 0).warnings(), [HealthWarning::Bounces]);
+        assert_eq!(day(10_000, 0, 8).warnings(), [HealthWarning::Complaints]);
+        assert_eq!(day(0, 0, 0).bounce_rate(), None);
+        assert_eq!(day_of(1_796_342_400_000), "2026-12-04");
+        assert_eq!(day_of(1_796_342_400_000 - 1), "2026-12-03");
     }
 
     #[test]

@@ -95,6 +95,12 @@ pub const ENTRY: &str = "ent";
 pub const KIND: &str = "kind";
 /// When a wake or opt-out was written.
 pub const WRITTEN_AT: &str = "wat";
+/// A day's notices sent (mail health).
+pub const MAIL_SENT: &str = "sent";
+/// A day's permanent bounces.
+pub const MAIL_BOUNCED: &str = "bounced";
+/// A day's complaints.
+pub const MAIL_COMPLAINED: &str = "complained";
 /// When the sender's pause opened.
 pub const PAUSE_FROM: &str = "pause_from";
 /// When the sender's pause ends by itself.

@@ -5,9 +5,20 @@ use restock_core::Sku;
 use restock_store::port::Result;
 use restock_store::{FiguresStore, Request, SkuStats, StoreError};
 
+use restock_core::feedback::MailDay;
+
 use crate::DynamoStore;
-use crate::attr::PK;
-use crate::codec::{queue_pk, s};
+use crate::attr::*;
+use crate::codec::*;
+use crate::tx::Change;
+
+fn read_mail_day(item: &Item) -> Result<MailDay> {
+    Ok(MailDay {
+        sent: opt_n(item, MAIL_SENT)?.unwrap_or(0),
+        bounced: opt_n(item, MAIL_BOUNCED)?.unwrap_or(0),
+        complained: opt_n(item, MAIL_COMPLAINED)?.unwrap_or(0),
+    })
+}
 use crate::queue::QueueReader;
 
 #[async_trait]
@@ -25,6 +36,24 @@ impl FiguresStore for DynamoStore {
             bought: item.snapshot.bought,
             lapsed: item.lapsed,
         })
+    }
+
+    async fn count_mail(&self, day: &str, add: MailDay) -> Result<MailDay> {
+        let totals = Change::on(key(format!("MAIL#{day}"), "_"))
+            .add(MAIL_SENT, n(add.sent))
+            .add(MAIL_BOUNCED, n(add.bounced))
+            .add(MAIL_COMPLAINED, n(add.complained))
+            .apply_returning(self)
+            .await?
+            .unwrap_or_default();
+        read_mail_day(&totals)
+    }
+
+    async fn mail_day(&self, day: &str) -> Result<MailDay> {
+        match self.get(format!("MAIL#{day}"), "_").await? {
+            Some(item) => read_mail_day(&item),
+            None => Ok(MailDay::default()),
+        }
     }
 
     async fn anyone_waiting(&self, sku: &Sku, shards: u16) -> Result<bool> {

@@ -132,8 +132,9 @@ impl Change {
         Ok(self.apply_returning(store).await?.is_some())
     }
 
-    /// Sends it on its own and answers the attributes it changed, as they
-    /// are now (`UPDATED_NEW`); `None` when its condition failed.
+    /// Sends it on its own and answers the item as it is now (`ALL_NEW`:
+    /// an `ADD` of zero is no change to report under `UPDATED_NEW`); `None`
+    /// when its condition failed.
     pub async fn apply_returning(self, store: &DynamoStore) -> Result<Option<Item>> {
         let sent = store
             .client
@@ -143,7 +144,7 @@ impl Change {
             .update_expression(self.expression())
             .set_condition_expression(self.condition())
             .set_expression_attribute_values(self.values())
-            .return_values(ReturnValue::UpdatedNew)
+            .return_values(ReturnValue::AllNew)
             .send()
             .await;
         match sent {

@@ -30,6 +30,21 @@ impl FiguresStore for MemoryStore {
             lapsed: rec.map_or(0, |r| r.lapsed),
         })
     }
+    async fn count_mail(
+        &self,
+        day: &str,
+        add: restock_core::feedback::MailDay,
+    ) -> Result<restock_core::feedback::MailDay> {
+        let mut s = self.lock();
+        let d = s.mail.entry(day.to_owned()).or_default();
+        d.sent += add.sent;
+        d.bounced += add.bounced;
+        d.complained += add.complained;
+        Ok(*d)
+    }
+    async fn mail_day(&self, day: &str) -> Result<restock_core::feedback::MailDay> {
+        Ok(self.lock().mail.get(day).copied().unwrap_or_default())
+    }
     async fn anyone_waiting(&self, sku: &Sku, _shards: u16) -> Result<bool> {
         Ok(self.lock().queues.get(sku).is_some_and(|q| !q.is_empty()))
     }

@@ -58,6 +58,8 @@ struct State {
     wakes: Vec<Wake>,
     phrases: HashMap<(Sku, u32), String>,
     rates: HashMap<(String, Millis), u64>,
+    /// Mail figures per UTC day.
+    mail: BTreeMap<String, restock_core::feedback::MailDay>,
     /// Sending paused by a sender-side failure.
     pause: Option<SenderPause>,
     /// Stock delivery sources: last heard, and when their silence was alerted.

@@ -11,6 +11,7 @@
 //! Callers bring the sections into scope with `use restock_store::prelude::*`.
 
 use async_trait::async_trait;
+use restock_core::feedback::MailDay;
 use restock_core::webhook::ItemRef;
 use restock_core::{
     CatalogEntry, ContactKey, HoldId, Millis, OptOutToken, RequestId, ReserveToken, Rules,
@@ -213,6 +214,11 @@ pub trait FiguresStore: Send + Sync {
     /// Whether anyone waits on a SKU (one short read per shard, whatever
     /// the depth).
     async fn anyone_waiting(&self, sku: &Sku, shards: u16) -> Result<bool>;
+    /// Adds to a UTC day's mail figures (`day` as `YYYY-MM-DD`) and answers
+    /// the day's totals.
+    async fn count_mail(&self, day: &str, add: MailDay) -> Result<MailDay>;
+    /// A UTC day's mail figures.
+    async fn mail_day(&self, day: &str) -> Result<MailDay>;
 }
 
 /// Everything restock persists: the seven sections together.

@@ -360,11 +360,31 @@ impl Admin {
                     ]);
                     json.push(json!({ "sku": entry.sku, "stats": s, "claim_rate": claim }));
                 }
+                let day = restock_core::feedback::day_of(now);
+                let mail = self.store.mail_day(&day).await?;
+                let percent =
+                    |r: Option<f64>| r.map_or("-".to_owned(), |r| format!("{:.2}%", r * 100.0));
                 Ok(Output::table(
-                    "claim rate: offers clicked (held or bought) among offers decided",
+                    format!(
+                        "claim rate: offers clicked (held or bought) among offers decided\n\
+                         mail on {day} (UTC): {} sent, bounce rate {} (SES reviews near 5%), complaint rate {} (near 0.1%)",
+                        mail.sent,
+                        percent(mail.bounce_rate()),
+                        percent(mail.complaint_rate()),
+                    ),
                     &["sku", "waiting", "offered", "held", "bought", "lapsed", "claim rate"],
                     rows,
-                    Value::Array(json),
+                    json!({
+                        "skus": json,
+                        "mail": {
+                            "day": day,
+                            "sent": mail.sent,
+                            "bounced": mail.bounced,
+                            "complained": mail.complained,
+                            "bounce_rate": mail.bounce_rate(),
+                            "complaint_rate": mail.complaint_rate(),
+                        },
+                    }),
                 ))
             }
             Command::Reconcile { skus } => {

@@ -65,6 +65,7 @@ conformance!(
     anyone_waiting_follows_the_queue,
     the_sender_pause_opens_once_notes_items_and_ends,
     an_offer_whose_notice_never_went_out_keeps_its_place_when_it_runs_out,
+    a_day_s_mail_figures_add_up,
 );
 
 const CHAIR: &str = "CHAIR-WAL";
@@ -1270,4 +1271,26 @@ async fn an_offer_whose_notice_never_went_out_keeps_its_place_when_it_runs_out(a
         vec![ExpireOutcome::Lapsed]
     );
     assert_eq!(app.get(&ann.id).await.state, RequestState::Lapsed);
+}
+
+async fn a_day_s_mail_figures_add_up(app: App) {
+    use restock_core::feedback::MailDay;
+    let day = "2026-12-04";
+    assert_eq!(app.store.mail_day(day).await.unwrap(), MailDay::default());
+    let sent = MailDay {
+        sent: 40,
+        ..MailDay::default()
+    };
+    assert_eq!(app.store.count_mail(day, sent).await.unwrap(), sent);
+    let bounce = MailDay {
+        bounced: 1,
+        ..MailDay::default()
+    };
+    let totals = app.store.count_mail(day, bounce).await.unwrap();
+    assert_eq!((totals.sent, totals.bounced, totals.complained), (40, 1, 0));
+    assert_eq!(app.store.mail_day(day).await.unwrap(), totals);
+    assert_eq!(
+        app.store.mail_day("2026-12-05").await.unwrap(),
+        MailDay::default()
+    );
 }
