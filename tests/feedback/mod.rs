@@ -87,8 +87,7 @@ async fn a_permanent_bounce_ends_the_offer_passes_the_unit_on_and_suppresses_the
         feedback::handle(&w.services, &event).await.unwrap(),
         FeedbackOutcome::Bounced
     );
-    let id = request_of(&outbox.sent()[0]);
-    let ann = w.store.request(&id).await.unwrap().unwrap();
+    let ann = first_told(&w, &outbox).await;
     assert_eq!(ann.state, RequestState::Undeliverable);
     assert!(
         w.store.is_opted_out(&ann.contact_key).await.unwrap(),
@@ -121,12 +120,7 @@ async fn a_complaint_is_an_opt_out_for_good() {
         feedback::handle(&w.services, &event).await.unwrap(),
         FeedbackOutcome::Complained
     );
-    let ann = w
-        .store
-        .request(&request_of(&outbox.sent()[0]))
-        .await
-        .unwrap()
-        .unwrap();
+    let ann = first_told(&w, &outbox).await;
     assert_eq!(ann.state, RequestState::OptedOut);
     assert_eq!(w.join("Ann").await.status, 409, "refused at capture (I5)");
 }
@@ -157,12 +151,7 @@ async fn soft_bounces_untagged_and_unreadable_events_change_nothing() {
             .unwrap(),
         FeedbackOutcome::Unreadable { .. }
     ));
-    let ann = w
-        .store
-        .request(&request_of(&outbox.sent()[0]))
-        .await
-        .unwrap()
-        .unwrap();
+    let ann = first_told(&w, &outbox).await;
     assert!(matches!(ann.state, RequestState::Offered { .. }));
 }
 
@@ -186,6 +175,12 @@ async fn the_sweep_binary_applies_the_bounce_event_from_eventbridge() {
             .unwrap(),
         "the bounced contact is suppressed in DynamoDB"
     );
+}
+
+/// The request of the first notice sent, as it is now.
+async fn first_told(w: &World, outbox: &Outbox) -> restock_store::Request {
+    let id = request_of(&outbox.sent()[0]);
+    w.store.request(&id).await.unwrap().unwrap()
 }
 
 fn request_of(sent: &Sent) -> restock_core::RequestId {

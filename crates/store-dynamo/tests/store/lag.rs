@@ -67,6 +67,23 @@ async fn restock(store: &DynamoStore, level: u32, at: i64) {
     store.apply_stock(&sku(), &event, &RULES, at).await.unwrap();
 }
 
+/// Writes a request's status straight to the table, as a concurrent writer
+/// (or a manual edit) would, behind the store's back.
+async fn set_status_behind_the_store(store: &DynamoStore, id: &RequestId, status: &str) {
+    use aws_sdk_dynamodb::types::AttributeValue;
+    store
+        .sdk()
+        .update_item()
+        .table_name(store.table())
+        .key("pk", AttributeValue::S(format!("REQ#{id}")))
+        .key("sk", AttributeValue::S("REQ".into()))
+        .update_expression("SET st = :st")
+        .expression_attribute_values(":st", AttributeValue::S(status.into()))
+        .send()
+        .await
+        .unwrap();
+}
+
 /// Lets the index catch up with everything written so far.
 async fn settle() {
     tokio::time::sleep(LAG * 2).await;
@@ -142,26 +159,7 @@ async fn a_wave_retried_without_a_request_that_left_is_not_refused_for_its_token
     // request ends; her queue entry is still there when the wave reads it),
     // so the wave's first transaction names her, fails on her, and is sent
     // again without her.
-    store
-        .sdk()
-        .update_item()
-        .table_name(store.table())
-        .key(
-            "pk",
-            aws_sdk_dynamodb::types::AttributeValue::S(format!("REQ#{}", bea.id)),
-        )
-        .key(
-            "sk",
-            aws_sdk_dynamodb::types::AttributeValue::S("REQ".into()),
-        )
-        .update_expression("SET st = :gone")
-        .expression_attribute_values(
-            ":gone",
-            aws_sdk_dynamodb::types::AttributeValue::S("cancelled".into()),
-        )
-        .send()
-        .await
-        .unwrap();
+    set_status_behind_the_store(&store, &bea.id, "cancelled").await;
     let mut random = testing::random(11);
     let wave = store
         .create_offers(&sku(), &params(), T0 + MIN, &mut random)
@@ -221,26 +219,7 @@ async fn an_unreadable_request_is_set_aside_once_and_the_sweep_goes_on() {
     let ann = join(&store, "ann", T0).await;
     let bea = join(&store, "bea", T0 + 1).await;
     // A manual edit leaves Ann's request unreadable (an unknown status).
-    store
-        .sdk()
-        .update_item()
-        .table_name(store.table())
-        .key(
-            "pk",
-            aws_sdk_dynamodb::types::AttributeValue::S(format!("REQ#{}", ann.id)),
-        )
-        .key(
-            "sk",
-            aws_sdk_dynamodb::types::AttributeValue::S("REQ".into()),
-        )
-        .update_expression("SET st = :bad")
-        .expression_attribute_values(
-            ":bad",
-            aws_sdk_dynamodb::types::AttributeValue::S("misplaced".into()),
-        )
-        .send()
-        .await
-        .unwrap();
+    set_status_behind_the_store(&store, &ann.id, "misplaced").await;
     settle().await;
     let stale = T0 + 91 * 86_400_000;
     let due = store.due(stale, 100).await.unwrap();
