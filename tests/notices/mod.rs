@@ -120,3 +120,90 @@ async fn a_restock_larger_than_one_wave_is_offered_in_full() {
         "every unit offered, none waiting for a lapse"
     );
 }
+
+#[tokio::test]
+async fn a_pass_near_its_deadline_hands_the_rest_on_instead_of_sending_past_it() {
+    use std::time::{Duration, Instant};
+    let (w, outbox) = World::memory().await;
+    for name in ["Ann", "Bea", "Cal"] {
+        assert_eq!(w.join(name).await.status, 201);
+        w.advance(1_000);
+    }
+    w.shopify(Some(3), "s-1").await;
+    let chair = Sku::try_from(CHAIR).unwrap();
+    // Twenty seconds left: less than the margin a pass keeps before its deadline.
+    let report = notify::notify_sku_until(
+        &w.services,
+        &chair,
+        Instant::now() + Duration::from_secs(20),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        (report.offers, report.sent, report.handed_on),
+        (3, 0, true),
+        "{report:?}"
+    );
+    assert!(outbox.sent().is_empty());
+    let wakes = w.store.wakes(&chair).await.unwrap();
+    assert!(
+        wakes
+            .iter()
+            .any(|w| w.kind == restock_store::WakeKind::Continue)
+    );
+    // The next pass re-arms the three unsent offers and sends them.
+    let next = notify::notify_sku(&w.services, &chair).await.unwrap();
+    assert_eq!(next.sent, 3, "{next:?}");
+    assert_eq!(outbox.sent().len(), 3);
+}
+
+#[tokio::test]
+async fn concurrent_passes_share_one_send_schedule() {
+    let (w, outbox) = World::memory().await;
+    let mut settings = settings();
+    settings.sends_per_second = 10;
+    w.store.put_settings(&settings).await.unwrap();
+    for i in 0..4 {
+        assert_eq!(w.join(&format!("Chair{i}")).await.status, 201);
+        let reply = w
+            .capture_json(
+                "POST",
+                "/requests",
+                serde_json::json!({ "sku": "THROW-OAT", "name": format!("Throw{i}"), "email": w.email(&format!("throw{i}")), "consent": true }),
+            )
+            .await;
+        assert_eq!(reply.status, 201, "{}", reply.body);
+        w.advance(1_000);
+    }
+    w.shopify(Some(4), "s-1").await;
+    let body = r#"{"sku":"THROW-OAT","level":4,"at":"2026-11-29T08:59:00Z"}"#;
+    assert_eq!(
+        w.call(Api::Detect, w.stock_request("throw-4", body))
+            .await
+            .status,
+        200
+    );
+    let (chair, throw) = (
+        Sku::try_from(CHAIR).unwrap(),
+        Sku::try_from("THROW-OAT").unwrap(),
+    );
+    // The schedule is kept in real time: take one slot now to mark where it stands.
+    let wall = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as i64
+    };
+    let before = w.store.reserve_sends(1, 100, wall()).await.unwrap();
+    let (a, b) = tokio::join!(
+        notify::notify_sku(&w.services, &chair),
+        notify::notify_sku(&w.services, &throw),
+    );
+    assert_eq!((a.unwrap().sent, b.unwrap().sent), (4, 4));
+    assert_eq!(outbox.sent().len(), 8);
+    // The two passes took eight slots 100 ms apart from the one schedule,
+    // after the marker's: the next free slot is at least 900 ms on (were each
+    // pass paced on its own, the two would have sent side by side).
+    let after = w.store.reserve_sends(1, 100, 0).await.unwrap();
+    assert!(after - before >= 900, "{}", after - before);
+}

@@ -152,6 +152,7 @@ faulty! {
     fn release_notice(&self, sku: &Sku, id: &RequestId, episode: u32) -> ();
     fn reissue_unsent(&self, sku: &Sku, random: Random<'_>) -> Vec<Offer>;
     fn wake_again(&self, sku: &Sku, episode: u32, now: Millis) -> ();
+    fn reserve_sends(&self, count: u32, interval_ms: Millis, now: Millis) -> Millis;
     fn sender_pause(&self) -> Option<SenderPause>;
     fn pause_sender(&self, reason: &str, until: Millis, sku: &Sku, now: Millis) -> bool;
     fn resume_sender(&self) -> Option<Vec<Sku>>;

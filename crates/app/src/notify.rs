@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use restock_core::feedback::{MailDay, day_of};
 use restock_core::notice::{NoticeInput, Phrase, phrase_prompt, render_email, render_sms};
@@ -90,9 +90,14 @@ pub struct Woken {
 /// Runs one notify pass per SKU woken; answers the records whose pass failed
 /// (or met a transient send failure), which the stream should redeliver.
 pub async fn handle_wakes(s: &Services, woken: Vec<Woken>) -> Vec<String> {
+    handle_wakes_until(s, woken, Instant::now() + DEFAULT_BUDGET).await
+}
+
+/// [`handle_wakes`] within the invocation's deadline (the Lambda context's).
+pub async fn handle_wakes_until(s: &Services, woken: Vec<Woken>, deadline: Instant) -> Vec<String> {
     let mut retry = Vec::new();
     for Woken { sku, records } in woken {
-        let failed = match notify_sku(s, &sku).await {
+        let failed = match notify_sku_until(s, &sku, deadline).await {
             Ok(report) => {
                 tracing::info!(%sku, ?report, "notify pass");
                 report.transient > 0
@@ -109,11 +114,42 @@ pub async fn handle_wakes(s: &Services, woken: Vec<Woken>) -> Vec<String> {
     retry
 }
 
-/// One notify pass for a SKU.
+/// Milliseconds since the epoch by the machine's clock: the send schedule
+/// is kept in real time whatever the business clock says.
+fn wall_clock_ms() -> restock_core::Millis {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as restock_core::Millis)
+}
+
+/// Send slots reserved on the shared schedule at a time.
+const PACE_BLOCK: usize = 50;
+
+/// How long before its deadline a pass stops sending and hands on.
+const DEADLINE_MARGIN: Duration = Duration::from_secs(20);
+
+/// How long a pass may take when no deadline is given (notify's timeout is
+/// 300 s).
+pub const DEFAULT_BUDGET: Duration = Duration::from_secs(240);
+
+/// One notify pass for a SKU, with the default time budget.
 ///
 /// # Errors
 /// Store or settings failures; the records are then retried.
 pub async fn notify_sku(s: &Services, sku: &Sku) -> Result<NotifyReport, AppError> {
+    notify_sku_until(s, sku, Instant::now() + DEFAULT_BUDGET).await
+}
+
+/// One notify pass for a SKU that sends nothing past `deadline` (less a
+/// margin): what is left is handed to the next pass with a wake.
+///
+/// # Errors
+/// Store or settings failures; the records are then retried.
+pub async fn notify_sku_until(
+    s: &Services,
+    sku: &Sku,
+    deadline: Instant,
+) -> Result<NotifyReport, AppError> {
     let settings = s.settings().await?;
     let mut report = NotifyReport::default();
     let Some(entry) = s.store.catalog_entry(sku).await? else {
@@ -165,33 +201,56 @@ pub async fn notify_sku(s: &Services, sku: &Sku) -> Result<NotifyReport, AppErro
         return Ok(report);
     }
     let mut phrases: HashMap<u32, Phrase> = HashMap::new();
-    let pause = Duration::from_secs_f64(1.0 / f64::from(settings.sends_per_second.max(1)));
-    for (i, offer) in offers.iter().enumerate() {
-        let RequestState::Offered { episode, .. } = offer.request.state else {
-            continue;
-        };
-        if let Entry::Vacant(slot) = phrases.entry(episode) {
-            let (phrase, by_model) = phrase_for(s, &settings, &entry, episode).await?;
-            report.phrased_by_model |= by_model;
-            slot.insert(phrase);
-        }
-        if i > 0 {
-            tokio::time::sleep(pause).await;
-        }
-        send_one(
-            s,
-            &settings,
-            &entry,
-            offer,
-            episode,
-            &phrases[&episode],
-            &mut report,
-        )
-        .await?;
-        if report.paused {
-            // The rest stay unsent and live; the resume re-arms and sends them.
+    // Paced on the account-wide schedule every pass shares (concurrent
+    // passes together keep to `sends_per_second`), a block of slots at a
+    // time; a pass that would send past its deadline hands the rest on.
+    let rate = u64::from(settings.sends_per_second.max(1));
+    let interval_ms = 1_000u64.div_ceil(rate);
+    let mut sent_from = 0;
+    'blocks: while sent_from < offers.len() {
+        let block = (offers.len() - sent_from).min(PACE_BLOCK);
+        // Real time, not the business clock: the provider's rate is per second.
+        let now = wall_clock_ms();
+        let first = s
+            .store
+            .reserve_sends(block as u32, interval_ms as i64, now)
+            .await?;
+        let start = Instant::now() + Duration::from_millis((first - now).max(0) as u64);
+        let interval = Duration::from_millis(interval_ms);
+        if start + interval * block as u32 + DEADLINE_MARGIN > deadline {
+            s.store
+                .wake_again(sku, wave.episode, s.clock.now_ms())
+                .await?;
+            report.handed_on = true;
+            tracing::info!(%sku, left = offers.len() - sent_from, "the pass's time is nearly up; the rest handed to the next pass");
             break;
         }
+        for (j, offer) in offers[sent_from..sent_from + block].iter().enumerate() {
+            let RequestState::Offered { episode, .. } = offer.request.state else {
+                continue;
+            };
+            if let Entry::Vacant(slot) = phrases.entry(episode) {
+                let (phrase, by_model) = phrase_for(s, &settings, &entry, episode).await?;
+                report.phrased_by_model |= by_model;
+                slot.insert(phrase);
+            }
+            tokio::time::sleep_until((start + interval * j as u32).into()).await;
+            send_one(
+                s,
+                &settings,
+                &entry,
+                offer,
+                episode,
+                &phrases[&episode],
+                &mut report,
+            )
+            .await?;
+            if report.paused {
+                // The rest stay unsent and live; the resume re-arms and sends them.
+                break 'blocks;
+            }
+        }
+        sent_from += block;
     }
     if report.sent > 0 {
         // The sender's health: one write per pass, not per notice.

@@ -6,7 +6,7 @@
 use aws_lambda_events::event::dynamodb::{Event, EventRecord};
 use aws_lambda_events::event::streams::{DynamoDbBatchItemFailure, DynamoDbEventResponse};
 use restock_app::Services;
-use restock_app::notify::{Woken, handle_wakes};
+use restock_app::notify::{Woken, handle_wakes_until};
 use restock_core::Sku;
 use restock_store_dynamo::attr;
 use restock_store_dynamo::table::WAKE_PK_PREFIX;
@@ -46,7 +46,22 @@ pub fn decode(event: &Event) -> Vec<Woken> {
 /// notify's Lambda handler: one notify pass per SKU woken; the records of a
 /// failed pass come back as batch item failures, so Lambda retries them.
 pub async fn handle(services: &Services, event: Event) -> DynamoDbEventResponse {
-    let retry = handle_wakes(services, decode(&event)).await;
+    handle_until(
+        services,
+        event,
+        std::time::Instant::now() + restock_app::notify::DEFAULT_BUDGET,
+    )
+    .await
+}
+
+/// [`handle`] within the invocation's deadline: a pass that would send past
+/// it hands the rest to the next pass.
+pub async fn handle_until(
+    services: &Services,
+    event: Event,
+    deadline: std::time::Instant,
+) -> DynamoDbEventResponse {
+    let retry = handle_wakes_until(services, decode(&event), deadline).await;
     let mut response = DynamoDbEventResponse::default();
     for sequence in retry {
         let mut failure = DynamoDbBatchItemFailure::default();

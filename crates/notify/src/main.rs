@@ -1,7 +1,7 @@
 //! The notify Lambda function: wiring only. It is invoked by the table's
 //! stream (filtered to wake records) and answers with batch item failures;
-//! the handler is `restock_aws::stream::handle` (decoding) over
-//! `restock_app::notify::handle_wakes`.
+//! the handler is `restock_aws::stream::handle_until` (decoding) over
+//! `restock_app::notify::handle_wakes_until`, within the invocation's deadline.
 
 use std::sync::Arc;
 
@@ -17,8 +17,15 @@ async fn main() -> Result<(), lambda_runtime::Error> {
     lambda_runtime::run(service_fn(move |event: LambdaEvent<Event>| {
         let services = services.clone();
         async move {
+            // The invocation's own deadline: a pass never sends past it.
+            let now_ms = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as u64);
+            let left =
+                std::time::Duration::from_millis(event.context.deadline.saturating_sub(now_ms));
+            let deadline = std::time::Instant::now() + left;
             Ok::<_, lambda_runtime::Error>(
-                restock_aws::stream::handle(&services, event.payload).await,
+                restock_aws::stream::handle_until(&services, event.payload, deadline).await,
             )
         }
     }))

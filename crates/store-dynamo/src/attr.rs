@@ -101,6 +101,8 @@ pub const MAIL_SENT: &str = "sent";
 pub const MAIL_BOUNCED: &str = "bounced";
 /// A day's complaints.
 pub const MAIL_COMPLAINED: &str = "complained";
+/// The next free send slot (ms) on the account-wide schedule.
+pub const NEXT_SEND: &str = "next_send";
 /// When the sender's pause opened.
 pub const PAUSE_FROM: &str = "pause_from";
 /// When the sender's pause ends by itself.

@@ -83,6 +83,8 @@ pub(crate) fn unsent_marker(sku: &Sku, id: &RequestId) -> Item {
 /// The sender's pause (the circuit breaker): one item.
 pub(crate) const SENDER_PK: &str = "SENDER";
 pub(crate) const PAUSE_SK: &str = "PAUSE";
+/// The account-wide send schedule: the next free slot (`SENDER`, `PACE`).
+pub(crate) const PACE_SK: &str = "PACE";
 /// The partition of the stock delivery sources heard from (`sk` = source).
 pub(crate) const HEARD_PK: &str = "HEARD";
 pub(crate) fn due_pk(id: &RequestId) -> String {

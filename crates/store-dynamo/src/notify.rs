@@ -404,6 +404,31 @@ impl NotifyStore for DynamoStore {
             .await
     }
 
+    async fn reserve_sends(&self, count: u32, interval_ms: Millis, now: Millis) -> Result<Millis> {
+        // Read, then move the schedule on only if nobody else did meanwhile:
+        // concurrent passes each get slots of their own.
+        for attempt in 0..MAX_ATTEMPTS {
+            let next: Option<Millis> = match self.get(SENDER_PK.to_owned(), PACE_SK).await? {
+                Some(item) => opt_n(&item, NEXT_SEND)?,
+                None => None,
+            };
+            let first = next.unwrap_or(0).max(now);
+            let mut change = Change::on(key(SENDER_PK, PACE_SK))
+                .set(NEXT_SEND, n(first + Millis::from(count) * interval_ms));
+            change = match next {
+                Some(old) => change
+                    .when(format!("{NEXT_SEND} = :old"))
+                    .value(":old", n(old)),
+                None => change.when(format!("attribute_not_exists({NEXT_SEND})")),
+            };
+            if change.apply(self).await? {
+                return Ok(first);
+            }
+            backoff(attempt).await;
+        }
+        Err(StoreError::Contention(format!("{SENDER_PK}/{PACE_SK}")))
+    }
+
     async fn sender_pause(&self) -> Result<Option<SenderPause>> {
         self.get(SENDER_PK.to_owned(), PAUSE_SK)
             .await?

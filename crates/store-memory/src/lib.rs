@@ -58,6 +58,8 @@ struct State {
     wakes: Vec<Wake>,
     phrases: HashMap<(Sku, u32), String>,
     rates: HashMap<(String, Millis), u64>,
+    /// The next free send slot on the account-wide schedule.
+    next_send: Millis,
     /// Mail figures per UTC day.
     mail: BTreeMap<String, restock_core::feedback::MailDay>,
     /// Sending paused by a sender-side failure.

@@ -177,6 +177,12 @@ impl NotifyStore for MemoryStore {
         Ok(())
     }
 
+    async fn reserve_sends(&self, count: u32, interval_ms: Millis, now: Millis) -> Result<Millis> {
+        let mut s = self.lock();
+        let first = s.next_send.max(now);
+        s.next_send = first + Millis::from(count) * interval_ms;
+        Ok(first)
+    }
     async fn sender_pause(&self) -> Result<Option<SenderPause>> {
         Ok(self.lock().pause.clone())
     }

@@ -144,6 +144,11 @@ pub trait NotifyStore: Send + Sync {
     /// Records a wake that hands the rest of a capped wave to the next
     /// notify pass (the stream delivers it like any other).
     async fn wake_again(&self, sku: &Sku, episode: u32, now: Millis) -> Result<()>;
+    /// Reserves `count` consecutive send slots, `interval_ms` apart, on the
+    /// account-wide schedule every notify pass shares (so concurrent passes
+    /// together keep to the settings' rate); answers the first slot's time,
+    /// never before `now`.
+    async fn reserve_sends(&self, count: u32, interval_ms: Millis, now: Millis) -> Result<Millis>;
     /// The sender's pause, if one was opened and not yet ended.
     async fn sender_pause(&self) -> Result<Option<SenderPause>>;
     /// Opens the pause until `until` for `reason` (none open, or the last

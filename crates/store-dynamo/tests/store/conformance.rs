@@ -66,6 +66,7 @@ conformance!(
     the_sender_pause_opens_once_notes_items_and_ends,
     an_offer_whose_notice_never_went_out_keeps_its_place_when_it_runs_out,
     a_day_s_mail_figures_add_up,
+    send_slots_are_shared_and_never_overlap,
 );
 
 const CHAIR: &str = "CHAIR-WAL";
@@ -1293,4 +1294,26 @@ async fn a_day_s_mail_figures_add_up(app: App) {
         app.store.mail_day("2026-12-05").await.unwrap(),
         MailDay::default()
     );
+}
+
+async fn send_slots_are_shared_and_never_overlap(app: App) {
+    // The first pass gets slots from now; the next one after them.
+    assert_eq!(app.store.reserve_sends(5, 100, T0).await.unwrap(), T0);
+    assert_eq!(
+        app.store.reserve_sends(3, 100, T0 + 10).await.unwrap(),
+        T0 + 500
+    );
+    // Once the schedule is behind the clock, slots start now.
+    assert_eq!(
+        app.store.reserve_sends(1, 100, T0 + MIN).await.unwrap(),
+        T0 + MIN
+    );
+    // Concurrent passes each get a block of their own.
+    let later = T0 + 2 * MIN;
+    let blocks =
+        futures::future::join_all((0..8).map(|_| app.store.reserve_sends(4, 10, later))).await;
+    let mut starts: Vec<i64> = blocks.into_iter().map(Result::unwrap).collect();
+    starts.sort_unstable();
+    let expected: Vec<i64> = (0..8).map(|k| later + k * 40).collect();
+    assert_eq!(starts, expected, "eight blocks of four slots, back to back");
 }
