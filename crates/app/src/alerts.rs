@@ -102,7 +102,7 @@ pub fn drift(sku: &Sku, drift: &Drift) -> Alert {
 }
 
 /// The stock pull found a restock the platform's webhooks never reported.
-pub fn missed_restock(entry: &CatalogEntry, platform: &str, level: u32, waiting: bool) -> Alert {
+pub fn missed_restock(entry: &CatalogEntry, platform: &str, level: u32) -> Alert {
     Alert {
         subject: format!(
             "restock: {} ({}) restock found by the stock pull, not by a webhook",
@@ -110,7 +110,7 @@ pub fn missed_restock(entry: &CatalogEntry, platform: &str, level: u32, waiting:
         ),
         body: format!(
             "Item: {name} ({sku})\nLevel now: {level} (read from the {platform} API)\n\
-             Queue: {queue}\n\
+             Queue: people waiting (the pull reads only items someone waits for)\n\
              What happened: the scheduled stock pull read the level from {platform} and found the item \
              back in stock, but no {platform} webhook had said so. The restock has been applied \
              (the queue is being told in order).\n\
@@ -119,11 +119,6 @@ pub fn missed_restock(entry: &CatalogEntry, platform: &str, level: u32, waiting:
              removed by the platform.",
             name = entry.name,
             sku = entry.sku,
-            queue = if waiting {
-                "people waiting"
-            } else {
-                "nobody waiting"
-            },
         ),
     }
 }

@@ -112,7 +112,7 @@ pub async fn run(s: &Services) -> Result<PullReport, AppError> {
         if let Some(level) = restocked {
             report.missed_restocks += 1;
             tracing::warn!(sku = %entry.sku, platform, level, "stock pull found a restock no webhook reported");
-            s.alert(alerts::missed_restock(entry, platform, level, true))
+            s.alert(alerts::missed_restock(entry, platform, level))
                 .await;
         }
     }
