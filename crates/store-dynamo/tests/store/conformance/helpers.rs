@@ -15,7 +15,7 @@ use time::OffsetDateTime;
 
 pub const MIN: Millis = 60_000;
 pub const DAY: Millis = 86_400_000;
-/// 2026-11-29T00:00:00Z: the tests' clock starts here and moves only when told.
+/// 2026-12-04T00:00:00Z: the tests' clock starts here and moves only when told.
 pub const T0: Millis = 1_796_342_400_000;
 pub const PEPPER: &[u8] = b"conformance-pepper";
 pub const RULES: Rules = Rules {
