@@ -237,15 +237,23 @@ async fn two_overlapping_sweeps_release_each_offer_once() {
         .await
         .unwrap();
     let mut random = testing::random(4);
-    assert_eq!(
-        store
-            .create_offers(&sku(), &params(), T0 + 100, &mut random)
-            .await
-            .unwrap()
-            .offers
-            .len(),
-        30
-    );
+    let wave = store
+        .create_offers(&sku(), &params(), T0 + 100, &mut random)
+        .await
+        .unwrap();
+    assert_eq!(wave.offers.len(), 30);
+    // Every notice went out (an offer never told would go back to the queue
+    // when it runs out, not lapse).
+    for o in &wave.offers {
+        let r = &o.request;
+        assert_eq!(
+            store
+                .claim_notice(&r.sku, &r.id, 1, &o.reserve.secret_hash(), &r.contact_key)
+                .await
+                .unwrap(),
+            restock_store::Claim::Claimed
+        );
+    }
     let later = T0 + 20 * MIN;
     let sweeps = (0..2).map(|_| {
         let store = store.clone();
