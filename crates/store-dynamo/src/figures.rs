@@ -58,8 +58,10 @@ impl FiguresStore for DynamoStore {
 
     async fn anyone_waiting(&self, sku: &Sku, shards: u16) -> Result<bool> {
         for shard in 0..shards.max(1) {
+            // Consistent, like every read of the queue: a join a moment ago counts.
             let page = self
                 .query()
+                .consistent_read(true)
                 .key_condition_expression(format!("{PK} = :q"))
                 .expression_attribute_values(":q", s(queue_pk(sku, shard)))
                 .limit(1)
