@@ -158,7 +158,7 @@ try {
       body: JSON.stringify({ command: "stats", skus: ["CHAIR-WAL"] }),
     })
   ).json();
-  const figures = stats.json[0].stats;
+  const figures = stats.json.skus[0].stats;
   check(figures.bought === 1 && figures.held === 0 && figures.offered === 0, `the figures agree: ${JSON.stringify(figures)}`);
   console.log(`browser story passed; screenshots in ${shots}`);
 } catch (e) {
