@@ -14,6 +14,7 @@ fresh one, sign with `restock sign-webhook stock --key KEY FILE`.
 """
 
 import base64
+import gzip
 import hashlib
 import hmac
 import json
@@ -216,6 +217,32 @@ def main() -> None:
             },
         },
     })
+
+    # SNS's SMS delivery status log (failure group), as the CloudWatch Logs
+    # subscription (template.yaml, SmsFailureSubscription) delivers it.
+    entry = {
+        "notification": {"messageId": "1077257a-92f3-5ca3-bc97-6a915b310625", "timestamp": "2026-11-29 09:20:01.559"},
+        "delivery": {
+            "mnc": 0, "destination": "+447911123456", "priceInUSD": 0.0395, "smsType": "Transactional",
+            "mcc": 234, "providerResponse": "Invalid phone number", "dwellTimeMs": 1420,
+            "dwellTimeMsUntilDeviceAck": 1692,
+        },
+        "status": "FAILURE",
+    }
+    logs = {
+        "messageType": "DATA_MESSAGE",
+        "owner": "123456789012",
+        "logGroup": "sns/eu-west-2/123456789012/DirectPublishToPhoneNumber/Failure",
+        "logStream": "1077257a-92f3-5ca3-bc97-6a915b310625",
+        "subscriptionFilters": ["restock-SmsFailureSubscription"],
+        "logEvents": [{
+            "id": "38226617488930374374587063958463217658112930146358706176",
+            "timestamp": 1796375201559,
+            "message": json.dumps(entry, separators=(",", ":")),
+        }],
+    }
+    data = gzip.compress(json.dumps(logs).encode(), mtime=0)
+    write("sweep-sms-failure.json", {"awslogs": {"data": base64.b64encode(data).decode()}})
 
     # The stock pull rule's constant input (template.yaml, StockPull).
     write("sweep-stock-pull.json", {"restock": "pull"})

@@ -24,8 +24,19 @@ pub(crate) fn fixture(name: &str) -> String {
 }
 
 fn spawn(d: &Deployment, api: &RuntimeApi, name: &str, without: Option<&str>) -> Child {
+    spawn_with(d, api, name, without, &[])
+}
+
+fn spawn_with(
+    d: &Deployment,
+    api: &RuntimeApi,
+    name: &str,
+    without: Option<&str>,
+    env: &[(&str, &str)],
+) -> Child {
     let mut command = d.command(api, name, "debug");
     command.stdout(Stdio::piped()).stderr(Stdio::piped());
+    command.envs(env.iter().copied());
     if let Some(var) = without {
         command.env_remove(var);
     }
@@ -33,8 +44,19 @@ fn spawn(d: &Deployment, api: &RuntimeApi, name: &str, without: Option<&str>) ->
 }
 
 pub(crate) async fn run(d: &Deployment, name: &str, event: &str) -> (Outcome, String) {
+    run_with(d, name, event, &[]).await
+}
+
+/// Runs binary `name` on one event with extra environment `env`; its
+/// outcome and its logs.
+pub(crate) async fn run_with(
+    d: &Deployment,
+    name: &str,
+    event: &str,
+    env: &[(&str, &str)],
+) -> (Outcome, String) {
     let api = RuntimeApi::start().await;
-    let mut child = spawn(d, &api, name, None);
+    let mut child = spawn_with(d, &api, name, None, env);
     let outcome = api.invoke(event).await;
     child.start_kill().ok();
     let mut logs = String::new();

@@ -255,3 +255,165 @@ async fn the_day_s_rates_are_kept_shown_and_alerted_once_near_ses_s_review_thres
         stats.message
     );
 }
+
+const ANN_PHONE: &str = "+447911123456";
+
+/// One entry of SNS's SMS delivery status log about a text to `to`.
+fn sms_log(message_id: &str, to: &str, response: &str) -> String {
+    serde_json::json!({
+        "notification": {"messageId": message_id, "timestamp": "2026-12-04 00:00:05.559"},
+        "delivery": {"mnc": 0, "destination": to, "priceInUSD": 0.0395, "smsType": "Transactional",
+                     "mcc": 234, "providerResponse": response, "dwellTimeMs": 1420},
+        "status": "FAILURE"
+    })
+    .to_string()
+}
+
+/// Ann asked for a text and was texted the one unit; Bea (email) waits.
+async fn texted_ann_then_bea_waits() -> (World, std::sync::Arc<Outbox>, restock_core::RequestId) {
+    let (w, outbox) = World::memory().await;
+    let ann = w
+        .capture_json(
+            "POST",
+            "/requests",
+            serde_json::json!({"sku": CHAIR, "name": "Ann", "phone": ANN_PHONE, "consent": true}),
+        )
+        .await;
+    assert_eq!(ann.status, 201, "{:?}", ann.json());
+    w.advance(1_000);
+    assert_eq!(w.join("Bea").await.status, 201);
+    assert_eq!(w.shopify(Some(1), "d-1").await.status, 200);
+    w.pump().await;
+    let sent = outbox.sent();
+    assert!(matches!(&sent[..], [Sent::Sms { .. }]), "{sent:?}");
+    let id = ann.json()["request_id"].as_str().unwrap().parse().unwrap();
+    (w, outbox, id)
+}
+
+async fn ann_by_text(w: &World, id: &restock_core::RequestId) -> restock_store::Request {
+    w.store.request(id).await.unwrap().unwrap()
+}
+
+#[tokio::test]
+async fn a_text_sns_cannot_deliver_for_good_suppresses_the_number_and_passes_the_unit_on() {
+    let (w, outbox, id) = texted_ann_then_bea_waits().await;
+    let entry = sms_log("m-1", ANN_PHONE, "Invalid phone number");
+    assert_eq!(
+        feedback::handle_sms(&w.services, &entry).await.unwrap(),
+        FeedbackOutcome::Undeliverable
+    );
+    let ann = ann_by_text(&w, &id).await;
+    assert!(
+        w.store.is_opted_out(&ann.contact_key).await.unwrap(),
+        "the number is not texted again"
+    );
+    assert!(
+        !matches!(ann.state, RequestState::Offered { .. }),
+        "{:?}",
+        ann.state
+    );
+    w.pump().await;
+    let told: Vec<String> = outbox.sent().iter().map(|s| s.to().to_owned()).collect();
+    assert_eq!(
+        told,
+        [ANN_PHONE.to_owned(), w.email("Bea")],
+        "the unit passed to Bea"
+    );
+    // The subscription delivers the batch again: nothing more happens.
+    assert_eq!(
+        feedback::handle_sms(&w.services, &entry).await.unwrap(),
+        FeedbackOutcome::Duplicate
+    );
+    w.assert_never_oversold().await;
+}
+
+#[tokio::test]
+async fn a_number_opted_out_at_the_carrier_is_an_opt_out_and_a_passing_failure_is_only_counted() {
+    let (w, _outbox, id) = texted_ann_then_bea_waits().await;
+    assert_eq!(
+        feedback::handle_sms(
+            &w.services,
+            &sms_log(
+                "m-1",
+                ANN_PHONE,
+                "Phone is currently unreachable/unavailable"
+            )
+        )
+        .await
+        .unwrap(),
+        FeedbackOutcome::Noted
+    );
+    assert!(matches!(
+        ann_by_text(&w, &id).await.state,
+        RequestState::Offered { .. }
+    ));
+    assert_eq!(
+        feedback::handle_sms(
+            &w.services,
+            &sms_log("m-2", ANN_PHONE, "Phone number is opted out")
+        )
+        .await
+        .unwrap(),
+        FeedbackOutcome::OptedOut
+    );
+    assert_eq!(ann_by_text(&w, &id).await.state, RequestState::OptedOut);
+    assert!(matches!(
+        feedback::handle_sms(&w.services, "not a log entry")
+            .await
+            .unwrap(),
+        FeedbackOutcome::Unreadable { .. }
+    ));
+}
+
+#[tokio::test]
+async fn the_sms_spending_limit_tells_the_team_once_a_day_and_blames_nobody() {
+    let (w, _outbox, id) = texted_ann_then_bea_waits().await;
+    for id in ["m-1", "m-2"] {
+        assert_eq!(
+            feedback::handle_sms(
+                &w.services,
+                &sms_log(id, ANN_PHONE, "This delivery would exceed max price")
+            )
+            .await
+            .unwrap(),
+            FeedbackOutcome::SenderAlerted
+        );
+    }
+    let alerts: Vec<_> = w
+        .alerts
+        .all()
+        .into_iter()
+        .filter(|a| a.subject.contains("texts are not going out"))
+        .collect();
+    assert_eq!(alerts.len(), 1, "{alerts:?}");
+    assert!(alerts[0].body.contains("spending limit"));
+    assert!(matches!(
+        ann_by_text(&w, &id).await.state,
+        RequestState::Offered { .. }
+    ));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sweep_binary_applies_a_failed_text_from_the_cloudwatch_logs_subscription() {
+    let d = Deployment::create(settings()).await;
+    let (outcome, logs) = crate::binaries::run(
+        &d,
+        "sweep",
+        &crate::binaries::fixture("sweep-sms-failure.json"),
+    )
+    .await;
+    let Outcome::Response(body) = outcome else {
+        panic!("the feedback failed: {outcome:?}\n{logs}")
+    };
+    assert_eq!(body, "[\"undeliverable\"]", "{logs}");
+    let key = restock_core::Contact::Sms(restock_core::Phone::parse(ANN_PHONE).unwrap())
+        .key(b"restock-test-contact-pepper-0123456789");
+    assert!(
+        d.store.is_opted_out(&key).await.unwrap(),
+        "the number is suppressed in DynamoDB"
+    );
+    assert!(
+        !logs.contains(ANN_PHONE),
+        "the number is masked in the logs: {logs}"
+    );
+}

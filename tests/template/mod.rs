@@ -372,6 +372,43 @@ fn sweep_runs_every_minute_and_pulls_stock_on_its_own_rule_with_retries_and_a_de
 }
 
 #[test]
+fn failed_texts_reach_the_sweep_function_from_sns_s_delivery_status_log_group() {
+    let t = template();
+    let r = &t["Resources"];
+    let subscription = &r["SmsFailureSubscription"]["Properties"];
+    assert_eq!(
+        format!("{:?}", subscription["DestinationArn"]),
+        format!("{:?}", r["SmsFailureInvoke"]["Properties"]["FunctionName"]),
+    );
+    assert!(format!("{:?}", subscription["DestinationArn"]).contains("SweepFunction"));
+    assert_eq!(
+        subscription["FilterPattern"].as_str(),
+        Some(r#"{ $.status = "FAILURE" }"#)
+    );
+    let group = format!("{:?}", r["SmsFailureLogs"]["Properties"]["LogGroupName"]);
+    assert!(
+        group.contains("sns/${AWS::Region}/${AWS::AccountId}/DirectPublishToPhoneNumber/Failure"),
+        "the group SNS writes failed texts to: {group}"
+    );
+    assert_eq!(
+        r["SmsFailureInvoke"]["Properties"]["Principal"].as_str(),
+        Some("logs.amazonaws.com")
+    );
+    // The sample event is what the subscription delivers, and the sweep
+    // binary reads it as a failed text (tests/feedback runs it).
+    let event: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("events/sweep-sms-failure.json")).unwrap(),
+    )
+    .unwrap();
+    assert!(event["awslogs"]["data"].is_string());
+    let output = format!("{:?}", t["Outputs"]["EnableSmsDeliveryLogs"]["Value"]);
+    assert!(
+        output.contains("DeliveryStatusIAMRole=${SnsDeliveryStatusRole.Arn}"),
+        "{output}"
+    );
+}
+
+#[test]
 fn the_placeholder_secret_is_readable_and_refuses_every_webhook() {
     let t = template();
     let generate = &t["Resources"]["Keys"]["Properties"]["GenerateSecretString"];

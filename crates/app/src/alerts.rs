@@ -207,3 +207,17 @@ pub fn mail_health(
         ),
     }
 }
+
+/// SNS stopped texting because the account's monthly SMS spending limit is reached.
+pub fn sms_spending_limit(day: &str, detail: &str) -> Alert {
+    Alert {
+        subject: format!("restock: texts are not going out ({detail})"),
+        body: format!(
+            "What happened: on {day} SNS reported a text as not delivered because the account's SMS \
+             spending limit is reached (\"{detail}\"). Every text after it fails the same way until the \
+             limit is raised or the month ends; shoppers who asked for email are not affected.\n\
+             What to do: raise the account's SMS spending limit (SNS console, Text messaging, or a \
+             service quota request), then `restock resume`. This alert is sent once per day."
+        ),
+    }
+}

@@ -4,8 +4,15 @@
 //! passes on) and the address is not mailed again; a complaint is an opt-out
 //! for good (I5); a soft bounce or anything else changes nothing. Each event
 //! is applied once (EventBridge may deliver one twice).
+//!
+//! Texts report back through SNS's SMS delivery status logs (a CloudWatch
+//! Logs subscription on the failure log group invokes the sweep function):
+//! [`handle_sms`] reads one log entry.
 
-use restock_core::feedback::{FeedbackKind, MailDay, day_of, parse_ses_event};
+use restock_core::Contact;
+use restock_core::feedback::{
+    FeedbackKind, MailDay, SmsFailureKind, day_of, parse_ses_event, parse_sms_log,
+};
 use restock_store::NoticeOutcome;
 use serde::Serialize;
 
@@ -25,6 +32,13 @@ pub enum FeedbackOutcome {
     Complained,
     /// Counted only (a soft bounce, a delivery).
     Noted,
+    /// A text's number cannot take texts: it is not texted again and its
+    /// live offers ended.
+    Undeliverable,
+    /// A text's number opted out at the carrier or SNS: an opt-out for good.
+    OptedOut,
+    /// About the account (SMS spending limit): the team was told.
+    SenderAlerted,
     /// Seen before: nothing changed.
     Duplicate,
     /// Not an SES event restock can read, or one without restock's tags:
@@ -118,6 +132,73 @@ pub async fn handle(s: &Services, detail: &serde_json::Value) -> Result<Feedback
             let ended = s.store.opt_out_contact(&contact, now).await?;
             tracing::warn!(request = ?feedback.request, detail = %feedback.detail, ended, "notice marked as spam; the contact is opted out for good");
             Ok(FeedbackOutcome::Complained)
+        }
+    }
+}
+
+/// Applies one entry of SNS's SMS delivery status log (`message`, the log
+/// event's text). The number is keyed with the contact pepper, so its
+/// requests are found without storing any message id.
+///
+/// # Errors
+/// Store or secret failures (the subscription retries the batch).
+pub async fn handle_sms(s: &Services, message: &str) -> Result<FeedbackOutcome, AppError> {
+    let failure = match parse_sms_log(message) {
+        Ok(Some(f)) => f,
+        Ok(None) => return Ok(FeedbackOutcome::Noted),
+        Err(e) => {
+            tracing::warn!(error = %e, "SMS delivery log entry unreadable; dropped");
+            return Ok(FeedbackOutcome::Unreadable {
+                reason: e.to_string(),
+            });
+        }
+    };
+    let now = s.clock.now_ms();
+    let number = Contact::Sms(failure.destination.clone());
+    if failure.kind == SmsFailureKind::Transient {
+        tracing::info!(to = %number.masked(), detail = %failure.detail, "text not delivered for now; counted only");
+        return Ok(FeedbackOutcome::Noted);
+    }
+    if s.store
+        .rate_limit(
+            &format!("feedback:sms:{}", failure.message_id),
+            1,
+            SEEN_FOR_MS,
+            now,
+        )
+        .await?
+        .is_limited()
+    {
+        return Ok(FeedbackOutcome::Duplicate);
+    }
+    match failure.kind {
+        SmsFailureKind::Sender => {
+            let day = day_of(now);
+            tracing::error!(detail = %failure.detail, "texts refused: the account's SMS spending limit");
+            if !s
+                .store
+                .rate_limit(&format!("sms-spend:{day}"), 1, 86_400_000, now)
+                .await?
+                .is_limited()
+            {
+                s.alert(alerts::sms_spending_limit(&day, &failure.detail))
+                    .await;
+            }
+            Ok(FeedbackOutcome::SenderAlerted)
+        }
+        kind => {
+            let secrets = s.keyring.keys().await?;
+            let ended = s
+                .store
+                .opt_out_contact(&number.key(&secrets.contact_pepper), now)
+                .await?;
+            if kind == SmsFailureKind::OptedOut {
+                tracing::warn!(to = %number.masked(), ended, "number opted out of texts; opted out for good");
+                Ok(FeedbackOutcome::OptedOut)
+            } else {
+                tracing::warn!(to = %number.masked(), detail = %failure.detail, ended, "text undeliverable for good; the number is suppressed");
+                Ok(FeedbackOutcome::Undeliverable)
+            }
         }
     }
 }

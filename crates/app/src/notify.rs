@@ -414,6 +414,13 @@ async fn send_one(
             tracing::warn!(sku = %r.sku, contact = %r.contact.masked(), %reason, "send outcome unknown; not resending");
             report.uncertain += 1;
         }
+        Err(SendError::OptedOut) => {
+            // The number opted out at SNS: an opt-out for good (I5), which
+            // ends the offer; the unit passes on.
+            tracing::warn!(sku = %r.sku, contact = %r.contact.masked(), "number opted out at SNS; opted out for good");
+            s.store.opt_out_contact(&r.contact_key, now).await?;
+            report.opted_out += 1;
+        }
         Err(e) => {
             let reason = e.to_string();
             tracing::warn!(sku = %r.sku, contact = %r.contact.masked(), %reason, "send failed for good; the unit passes on");
@@ -427,20 +434,15 @@ async fn send_one(
                     now,
                 )
                 .await?;
-            if e == SendError::OptedOut {
-                s.store.opt_out_contact(&r.contact_key, now).await?;
-                report.opted_out += 1;
-            } else {
-                let waiting = s.store.stats(&r.sku, entry.shards).await?.waiting;
-                s.alert(alerts::undeliverable(
-                    entry,
-                    &r.contact.masked(),
-                    &reason,
-                    waiting,
-                ))
-                .await;
-                report.failed += 1;
-            }
+            let waiting = s.store.stats(&r.sku, entry.shards).await?.waiting;
+            s.alert(alerts::undeliverable(
+                entry,
+                &r.contact.masked(),
+                &reason,
+                waiting,
+            ))
+            .await;
+            report.failed += 1;
         }
     }
     Ok(())

@@ -11,11 +11,13 @@
 //!   Manager, cached for at most five minutes, never logged.
 //! - [`SnsAlerts`]: team alerts to an SNS topic.
 //! - [`http`]: capture's caller address from the Function URL's request context.
+//! - [`logs`]: SNS's SMS delivery status logs from a CloudWatch Logs subscription.
 //! - [`platforms`]: the Shopify and WooCommerce Admin APIs the stock pull reads.
 //! - [`stream`]: notify's DynamoDB stream records decoded into woken SKUs.
 //! - [`wiring`]: each function's typed configuration and services.
 
 pub mod http;
+pub mod logs;
 pub mod platforms;
 pub mod stream;
 pub mod wiring;
@@ -41,15 +43,18 @@ use tokio::sync::Mutex;
 
 /// Whether SES refused the *sender* rather than this recipient: the account
 /// is paused or suspended, in the sandbox (an unverified address, sender or
-/// recipient), the sender's domain is not verified, or a sending quota or
-/// rate is used up. Sending to anyone else would fail the same way.
+/// recipient), the sender's domain is not verified, a sending quota or rate
+/// is used up, or the configuration set is gone. Sending to anyone else would fail the same way.
 fn ses_refuses_the_sender(e: &SendEmailError) -> bool {
     match e {
         SendEmailError::AccountSuspendedException(_)
         | SendEmailError::SendingPausedException(_)
         | SendEmailError::MailFromDomainNotVerifiedException(_)
         | SendEmailError::LimitExceededException(_)
-        | SendEmailError::TooManyRequestsException(_) => true,
+        | SendEmailError::TooManyRequestsException(_)
+        // What SendEmail names is the configuration set: every notice
+        // goes through it, so every send would fail alike.
+        | SendEmailError::NotFoundException(_) => true,
         // In the sandbox SES rejects every unverified address: "Email
         // address is not verified. The following identities failed the check".
         SendEmailError::MessageRejected(m) => m
@@ -171,9 +176,7 @@ impl Sender for AwsSender {
             Err(err) => Err(match err.as_service_error() {
                 Some(e) if ses_refuses_the_sender(e) => SendError::Sender(format!("SES: {e}")),
                 Some(
-                    SendEmailError::MessageRejected(_)
-                    | SendEmailError::BadRequestException(_)
-                    | SendEmailError::NotFoundException(_),
+                    SendEmailError::MessageRejected(_) | SendEmailError::BadRequestException(_),
                 ) => SendError::Permanent(format!(
                     "SES refused the message: {}",
                     err.as_service_error()
@@ -204,10 +207,21 @@ impl Sender for AwsSender {
             .send()
             .await
             .map_err(|e| {
-                SendError::Transient(format!(
-                    "SNS: {}",
-                    aws_sdk_sns::error::DisplayErrorContext(&e)
-                ))
+                use aws_sdk_sns::operation::check_if_phone_number_is_opted_out::CheckIfPhoneNumberIsOptedOutError as Check;
+                match e.as_service_error() {
+                    // Throttled (the account's SMS rate) or not authorised:
+                    // every number would fail the same way.
+                    Some(Check::ThrottledException(_) | Check::AuthorizationErrorException(_)) => {
+                        SendError::Sender(format!("SNS: {}", e.as_service_error().map_or(String::new(), ToString::to_string)))
+                    }
+                    Some(Check::InvalidParameterException(_)) => {
+                        SendError::Permanent("SNS refused the number".into())
+                    }
+                    _ => SendError::Transient(format!(
+                        "SNS: {}",
+                        aws_sdk_sns::error::DisplayErrorContext(&e)
+                    )),
+                }
             })?;
         if opted_out.is_opted_out {
             return Err(SendError::OptedOut);

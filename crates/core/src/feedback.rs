@@ -142,6 +142,99 @@ pub fn parse_ses_event(detail: &serde_json::Value) -> Result<Feedback, FeedbackE
     })
 }
 
+/// What an SNS SMS delivery status log entry says about one text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SmsFailureKind {
+    /// The number cannot take texts (invalid, not a mobile, or it blocks
+    /// SMS): it is not texted again, and its live offers end.
+    Permanent,
+    /// The recipient opted out at the carrier or at SNS: an opt-out for good (I5).
+    OptedOut,
+    /// About the account, not the number (the monthly SMS spending limit):
+    /// the team is told.
+    Sender,
+    /// Unreachable for now, or SNS does not say: counted only.
+    Transient,
+}
+
+/// One failed text, from SNS's `DirectPublishToPhoneNumber/Failure` log group.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SmsFailure {
+    /// What it says.
+    pub kind: SmsFailureKind,
+    /// SNS's message id (unique per text: deduplicates redeliveries).
+    pub message_id: String,
+    /// The number it was sent to (unmasked: only to compute its contact key).
+    pub destination: crate::Phone,
+    /// SNS's words (`providerResponse`).
+    pub detail: String,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SmsLog {
+    notification: SmsNotification,
+    delivery: SmsDelivery,
+    status: String,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SmsNotification {
+    message_id: String,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SmsDelivery {
+    destination: String,
+    #[serde(default)]
+    provider_response: String,
+}
+
+/// Classes SNS's `providerResponse` for a failed text.
+pub fn sms_failure_kind(provider_response: &str) -> SmsFailureKind {
+    let r = provider_response.to_ascii_lowercase();
+    if r.contains("opted out") {
+        SmsFailureKind::OptedOut
+    } else if r.contains("max price") || r.contains("spend") {
+        SmsFailureKind::Sender
+    } else if r.contains("invalid phone number")
+        || r.contains("phone has blocked sms")
+        || r.contains("blocked list")
+        || r.contains("not a mobile")
+        || r.contains("unsupported destination")
+    {
+        SmsFailureKind::Permanent
+    } else {
+        // "Phone is currently unreachable/unavailable", "Unknown error
+        // attempting to reach phone", "Phone carrier has blocked this
+        // message" (a carrier filter, about the text, not the number).
+        SmsFailureKind::Transient
+    }
+}
+
+/// Reads one log entry of SNS's SMS delivery status logs; `None` for a
+/// success (the failure log group's filter lets only failures through, but
+/// an entry from the success group is read without harm).
+///
+/// # Errors
+/// [`FeedbackError`] when it is not such an entry or its number is not one.
+pub fn parse_sms_log(message: &str) -> Result<Option<SmsFailure>, FeedbackError> {
+    let log: SmsLog = serde_json::from_str(message).map_err(|e| FeedbackError(e.to_string()))?;
+    if log.status != "FAILURE" {
+        return Ok(None);
+    }
+    let destination = crate::Phone::parse(&log.delivery.destination)
+        .map_err(|_| FeedbackError("the destination is not a phone number".into()))?;
+    Ok(Some(SmsFailure {
+        kind: sms_failure_kind(&log.delivery.provider_response),
+        message_id: log.notification.message_id,
+        destination,
+        detail: log.delivery.provider_response,
+    }))
+}
+
 /// SES reviews an account near a 5% bounce rate; the team is told at 4%.
 pub const BOUNCE_WARNING: f64 = 0.04;
 /// SES reviews an account near a 0.1% complaint rate; the team is told at 0.08%.
@@ -297,5 +390,57 @@ mod tests {
             FeedbackKind::Other
         );
         assert!(parse_ses_event(&serde_json::json!({"hello": 1})).is_err());
+    }
+    fn sms_log(status: &str, response: &str) -> String {
+        serde_json::json!({
+            "notification": {"messageId": "1077257a-92f3-5ca3-bc97-6a915b310625", "timestamp": "2026-11-29 00:40:34.559"},
+            "delivery": {"mnc": 0, "destination": "+447911123456", "priceInUSD": 0.0395, "smsType": "Transactional", "mcc": 0, "providerResponse": response, "dwellTimeMs": 1420, "dwellTimeMsUntilDeviceAck": 1692},
+            "status": status
+        })
+        .to_string()
+    }
+
+    #[test]
+    fn sms_failures_are_classed_by_what_sns_says() {
+        let f = parse_sms_log(&sms_log("FAILURE", "Invalid phone number"))
+            .unwrap()
+            .unwrap();
+        assert_eq!(f.kind, SmsFailureKind::Permanent);
+        assert_eq!(f.message_id, "1077257a-92f3-5ca3-bc97-6a915b310625");
+        assert_eq!(f.destination.as_str(), "+447911123456");
+        for (response, kind) in [
+            ("Phone has blocked SMS", SmsFailureKind::Permanent),
+            ("Phone is on a blocked list", SmsFailureKind::Permanent),
+            ("Phone number is opted out", SmsFailureKind::OptedOut),
+            (
+                "This delivery would exceed max price",
+                SmsFailureKind::Sender,
+            ),
+            (
+                "Phone is currently unreachable/unavailable",
+                SmsFailureKind::Transient,
+            ),
+            (
+                "Unknown error attempting to reach phone",
+                SmsFailureKind::Transient,
+            ),
+            (
+                "Phone carrier has blocked this message",
+                SmsFailureKind::Transient,
+            ),
+        ] {
+            assert_eq!(sms_failure_kind(response), kind, "{response}");
+        }
+        assert_eq!(
+            parse_sms_log(&sms_log(
+                "SUCCESS",
+                "Message has been accepted by phone carrier"
+            )),
+            Ok(None)
+        );
+        assert!(parse_sms_log("{}").is_err());
+        assert!(
+            parse_sms_log(&sms_log("FAILURE", "x").replace("+447911123456", "call me")).is_err()
+        );
     }
 }

@@ -2,7 +2,9 @@
 //! minute (the handler is `restock_app::sweep::run`); on a second rule,
 //! every 15 minutes with the constant input `{"restock": "pull"}` (the stock
 //! pull and webhook-silence check, `restock_app::pull::run`); and on a third
-//! with SES's bounce and complaint events (`restock_app::feedback::handle`).
+//! with SES's bounce and complaint events (`restock_app::feedback::handle`);
+//! and by a CloudWatch Logs subscription with SNS's failed-text log entries
+//! (`restock_aws::logs::handle`).
 //! A store failure is returned as an error so EventBridge tries again.
 
 use std::sync::Arc;
@@ -10,6 +12,7 @@ use std::sync::Arc;
 use lambda_runtime::{LambdaEvent, service_fn};
 use restock_app::sweep::{self, DEFAULT_LIMIT};
 use restock_app::{AppError, Services, feedback, pull};
+use restock_aws::logs;
 use restock_aws::wiring::{Config, Function, services};
 
 /// Which task an invocation asks for: the pull rule's constant input, or
@@ -27,7 +30,9 @@ async fn handle(
     services: &Services,
     event: &serde_json::Value,
 ) -> Result<serde_json::Value, AppError> {
-    let report = if from_ses(event) {
+    let report = if logs::is_logs_event(event) {
+        serde_json::to_value(logs::handle(services, event.clone()).await?)
+    } else if from_ses(event) {
         serde_json::to_value(feedback::handle(services, &event["detail"]).await?)
     } else if wants_pull(event) {
         serde_json::to_value(pull::run(services).await?)
@@ -67,5 +72,8 @@ mod tests {
         let bounce: serde_json::Value =
             serde_json::from_str(include_str!("../../../events/sweep-ses-bounce.json")).unwrap();
         assert!(from_ses(&bounce));
+        let texts: serde_json::Value =
+            serde_json::from_str(include_str!("../../../events/sweep-sms-failure.json")).unwrap();
+        assert!(logs::is_logs_event(&texts) && !from_ses(&texts) && !wants_pull(&texts));
     }
 }
