@@ -136,6 +136,14 @@ async fn soft_bounces_untagged_and_unreadable_events_change_nothing() {
         feedback::handle(&w.services, &soft).await.unwrap(),
         FeedbackOutcome::Noted
     );
+    feedback::handle(&w.services, &soft).await.unwrap();
+    let today = restock_core::feedback::day_of(restock_app::ports::Clock::now_ms(&*w.clock));
+    let day = w.store.mail_day(&today).await.unwrap();
+    assert_eq!(
+        (day.soft_bounced, day.bounced),
+        (1, 0),
+        "counted only, and once per event"
+    );
     let untagged = serde_json::json!({
         "eventType": "Complaint",
         "complaint": {"feedbackId": "fb-2"},

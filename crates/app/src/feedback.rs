@@ -64,12 +64,25 @@ pub async fn handle(s: &Services, detail: &serde_json::Value) -> Result<Feedback
         }
     };
     let now = s.clock.now_ms();
-    let acts = matches!(
-        feedback.kind,
-        FeedbackKind::PermanentBounce | FeedbackKind::Complaint
-    );
-    if !acts {
-        tracing::info!(kind = ?feedback.kind, detail = %feedback.detail, "mail feedback noted");
+    if feedback.kind == FeedbackKind::Other {
+        tracing::info!(detail = %feedback.detail, "mail feedback noted");
+        return Ok(FeedbackOutcome::Noted);
+    }
+    if feedback.kind == FeedbackKind::TransientBounce {
+        // Counted only, once per event.
+        if !s
+            .store
+            .rate_limit(&format!("feedback:{}", feedback.id), 1, SEEN_FOR_MS, now)
+            .await?
+            .is_limited()
+        {
+            let add = MailDay {
+                soft_bounced: 1,
+                ..MailDay::default()
+            };
+            s.store.count_mail(&day_of(now), add).await?;
+        }
+        tracing::info!(detail = %feedback.detail, "soft bounce counted");
         return Ok(FeedbackOutcome::Noted);
     }
     let Some(contact) = feedback.contact.clone() else {

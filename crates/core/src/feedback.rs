@@ -251,6 +251,9 @@ pub struct MailDay {
     pub bounced: u32,
     /// Complaints.
     pub complained: u32,
+    /// Soft bounces SES gave up on (counted only).
+    #[serde(default)]
+    pub soft_bounced: u32,
 }
 
 /// A rate near SES's review threshold.
@@ -362,6 +365,7 @@ mod tests {
             sent,
             bounced,
             complained,
+            soft_bounced: 0,
         };
         assert!(day(99, 50, 50).warnings().is_empty(), "too few to say");
         assert!(day(1000, 39, 0).warnings().is_empty());

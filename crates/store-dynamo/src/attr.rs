@@ -101,6 +101,8 @@ pub const MAIL_SENT: &str = "sent";
 pub const MAIL_BOUNCED: &str = "bounced";
 /// A day's complaints.
 pub const MAIL_COMPLAINED: &str = "complained";
+/// A mail day's soft bounces.
+pub const MAIL_SOFT_BOUNCED: &str = "soft_bounced";
 /// The next free send slot (ms) on the account-wide schedule.
 pub const NEXT_SEND: &str = "next_send";
 /// When the sender's pause opened.

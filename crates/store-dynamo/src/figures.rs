@@ -17,6 +17,7 @@ fn read_mail_day(item: &Item) -> Result<MailDay> {
         sent: opt_n(item, MAIL_SENT)?.unwrap_or(0),
         bounced: opt_n(item, MAIL_BOUNCED)?.unwrap_or(0),
         complained: opt_n(item, MAIL_COMPLAINED)?.unwrap_or(0),
+        soft_bounced: opt_n(item, MAIL_SOFT_BOUNCED)?.unwrap_or(0),
     })
 }
 use crate::queue::QueueReader;
@@ -43,6 +44,7 @@ impl FiguresStore for DynamoStore {
             .add(MAIL_SENT, n(add.sent))
             .add(MAIL_BOUNCED, n(add.bounced))
             .add(MAIL_COMPLAINED, n(add.complained))
+            .add(MAIL_SOFT_BOUNCED, n(add.soft_bounced))
             .apply_returning(self)
             .await?
             .unwrap_or_default();

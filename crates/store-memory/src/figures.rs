@@ -40,6 +40,7 @@ impl FiguresStore for MemoryStore {
         d.sent += add.sent;
         d.bounced += add.bounced;
         d.complained += add.complained;
+        d.soft_bounced += add.soft_bounced;
         Ok(*d)
     }
     async fn mail_day(&self, day: &str) -> Result<restock_core::feedback::MailDay> {

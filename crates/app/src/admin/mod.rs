@@ -381,6 +381,7 @@ impl Admin {
                             "sent": mail.sent,
                             "bounced": mail.bounced,
                             "complained": mail.complained,
+                            "soft_bounced": mail.soft_bounced,
                             "bounce_rate": mail.bounce_rate(),
                             "complaint_rate": mail.complaint_rate(),
                         },

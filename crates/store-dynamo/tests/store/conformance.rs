@@ -1285,10 +1285,19 @@ async fn a_day_s_mail_figures_add_up(app: App) {
     assert_eq!(app.store.count_mail(day, sent).await.unwrap(), sent);
     let bounce = MailDay {
         bounced: 1,
+        soft_bounced: 2,
         ..MailDay::default()
     };
     let totals = app.store.count_mail(day, bounce).await.unwrap();
-    assert_eq!((totals.sent, totals.bounced, totals.complained), (40, 1, 0));
+    assert_eq!(
+        (
+            totals.sent,
+            totals.bounced,
+            totals.complained,
+            totals.soft_bounced
+        ),
+        (40, 1, 0, 2)
+    );
     assert_eq!(app.store.mail_day(day).await.unwrap(), totals);
     assert_eq!(
         app.store.mail_day("2026-12-05").await.unwrap(),
