@@ -67,6 +67,8 @@ sends_per_second = 1000
 storefront_origins = ["https://loomandlast.co.uk"]
 # +44 numbers span Great Britain and the Crown Dependencies (+44 7911 is Guernsey).
 sms_countries = ["GB", "GG", "JE", "IM"]
+# Most suites start from a confirmed sign-up; tests/confirm walks double opt-in.
+confirm = false
 "#,
     )
     .expect("test settings are valid")

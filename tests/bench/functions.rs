@@ -111,6 +111,9 @@ async fn main() {
                 optout_hashes: Vec::new(),
                 notice: None,
                 manage_hash: None,
+                inbox_hashes: Vec::new(),
+                confirm_hash: None,
+                consent: None,
             }
         })
         .collect();

@@ -100,6 +100,23 @@ try {
   await page.getByRole("status").filter({ hasText: "in line" }).waitFor({ timeout: 10000 });
   check((await page.getByRole("status").textContent()).includes("number 1 in line"), "a returning visit shows the place again");
 
+  console.log("the shopper confirms from the inbox (double opt-in)");
+  let confirmLink = null;
+  for (let i = 0; i < 50 && !confirmLink; i++) {
+    await page.goto(`${base}/outbox`);
+    const found = page.getByRole("row").filter({ hasText: email }).getByRole("link", { name: "Open confirmation link" });
+    if ((await found.count()) > 0) confirmLink = found.first();
+    else await new Promise((r) => setTimeout(r, 200));
+  }
+  check(confirmLink !== null, "a confirmation reaches the shopper, with its link");
+  await confirmLink.click();
+  check((await page.title()).startsWith("Confirm your place"), "the link opens a page, not an action (mail scanners open links too)");
+  await page.getByRole("button", { name: "Yes, tell me when it's back" }).click();
+  await page.getByRole("heading", { name: "You're on the list" }).waitFor();
+  check((await page.locator("main").textContent()).includes("number 1 in line"), "confirmed, with the place kept");
+  await page.screenshot({ path: path.join(shots, "1b-confirmed.png"), fullPage: true });
+  await page.goto(`${base}/products/CHAIR-WAL`);
+
   console.log("someone else, in another browser, joins and leaves");
   const other = await browser.newPage({ viewport: { width: 390, height: 844 } });
   const join = async (who, name) => {
@@ -129,8 +146,8 @@ try {
   let link = null;
   for (let i = 0; i < 50 && !link; i++) {
     await page.goto(`${base}/outbox`);
-    const row = page.locator("tr", { hasText: email });
-    if ((await row.count()) > 0) link = row.getByRole("link", { name: "Open reserve link" });
+    const found = page.getByRole("row").filter({ hasText: email }).getByRole("link", { name: "Open reserve link" });
+    if ((await found.count()) > 0) link = found.first();
     else await new Promise((r) => setTimeout(r, 200));
   }
   check(link !== null, "one notice for the shopper, with a reserve link");

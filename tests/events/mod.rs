@@ -41,6 +41,8 @@ async fn della_offered(w: &World) {
         shards: 2,
         lifetime_ms: 90 * 86_400_000,
         manage_hash: None,
+        confirm_window_ms: None,
+        consent: None,
     };
     w.store.join(new).await.unwrap();
     assert_eq!(w.shopify(Some(1), "seed").await.status, 200);

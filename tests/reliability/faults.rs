@@ -134,6 +134,7 @@ faulty! {
     fn take_hold(&self, token: &ReserveToken, hold: HoldId, now: Millis, window: Window) -> HoldOutcome;
     fn mark_bought(&self, hold: &HoldId, now: Millis) -> BuyOutcome;
     fn opt_out(&self, token: &OptOutToken, now: Millis) -> OptOutOutcome;
+    fn confirm(&self, token: &restock_core::LinkToken, lifetime_ms: Millis, now: Millis) -> ConfirmOutcome;
     fn opt_out_contact(&self, contact: &ContactKey, now: Millis) -> u32;
     fn remove_opt_out(&self, contact: &ContactKey) -> bool;
     fn is_opted_out(&self, contact: &ContactKey) -> bool;
@@ -151,6 +152,9 @@ faulty! {
     fn record_notice(&self, id: &RequestId, episode: u32, outcome: NoticeOutcome, now: Millis) -> ();
     fn release_notice(&self, sku: &Sku, id: &RequestId, episode: u32) -> ();
     fn reissue_unsent(&self, sku: &Sku, random: Random<'_>) -> Vec<Offer>;
+    fn pending_confirmations(&self, sku: &Sku) -> Vec<Request>;
+    fn claim_confirmation(&self, sku: &Sku, id: &RequestId, links: &ConfirmLinks, contact: &ContactKey) -> Claim;
+    fn release_confirmation(&self, sku: &Sku, id: &RequestId, confirm: &TokenHash) -> ();
     fn wake_again(&self, sku: &Sku, episode: u32, now: Millis) -> ();
     fn reserve_sends(&self, count: u32, interval_ms: Millis, now: Millis) -> Millis;
     fn sender_pause(&self) -> Option<SenderPause>;

@@ -25,6 +25,8 @@ use crate::{AppError, Services, alerts};
 /// What one SKU's notify pass did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct NotifyReport {
+    /// Confirmations sent (double opt-in).
+    pub confirmations: usize,
     /// Offers made or re-armed.
     pub offers: usize,
     /// Notices accepted by the provider.
@@ -170,6 +172,21 @@ pub async fn notify_sku_until(
         return Ok(report);
     }
     let mut random = || s.random();
+    let mut pacer = Pacer::new(s, &settings, deadline);
+    // Confirmations first (double opt-in): short, and no unit waits on them.
+    let pending = s.store.pending_confirmations(sku).await?;
+    for (i, request) in pending.iter().enumerate() {
+        if !pacer.turn(pending.len() - i).await? {
+            s.store.wake_again(sku, 0, s.clock.now_ms()).await?;
+            report.handed_on = true;
+            tracing::info!(%sku, left = pending.len() - i, "the pass's time is nearly up; the rest handed to the next pass");
+            return finish_pass(s, report, now).await;
+        }
+        send_confirmation(s, &settings, &entry, request, &mut random, &mut report).await?;
+        if report.paused {
+            return finish_pass(s, report, now).await;
+        }
+    }
     // Unsent offers first: a fresh wave's offers are unsent too until claimed.
     let mut offers = s.store.reissue_unsent(sku, &mut random).await?;
     let params = WaveParams {
@@ -197,70 +214,106 @@ pub async fn notify_sku_until(
     offers.extend(wave.offers);
     offers.sort_by_key(|o| o.request.key);
     report.offers = offers.len();
-    if offers.is_empty() {
-        return Ok(report);
-    }
     let mut phrases: HashMap<u32, Phrase> = HashMap::new();
     // Paced on the account-wide schedule every pass shares (concurrent
-    // passes together keep to `sends_per_second`), a block of slots at a
-    // time; a pass that would send past its deadline hands the rest on.
-    let rate = u64::from(settings.sends_per_second.max(1));
-    let interval_ms = 1_000u64.div_ceil(rate);
-    let mut sent_from = 0;
-    'blocks: while sent_from < offers.len() {
-        let block = (offers.len() - sent_from).min(PACE_BLOCK);
-        // Real time, not the business clock: the provider's rate is per second.
-        let now = wall_clock_ms();
-        let first = s
-            .store
-            .reserve_sends(block as u32, interval_ms as i64, now)
-            .await?;
-        let start = Instant::now() + Duration::from_millis((first - now).max(0) as u64);
-        let interval = Duration::from_millis(interval_ms);
-        if start + interval * block as u32 + DEADLINE_MARGIN > deadline {
+    // passes together keep to `sends_per_second`); a pass that would send
+    // past its deadline hands the rest on.
+    for (i, offer) in offers.iter().enumerate() {
+        let RequestState::Offered { episode, .. } = offer.request.state else {
+            continue;
+        };
+        if let Entry::Vacant(slot) = phrases.entry(episode) {
+            let (phrase, by_model) = phrase_for(s, &settings, &entry, episode).await?;
+            report.phrased_by_model |= by_model;
+            slot.insert(phrase);
+        }
+        if !pacer.turn(offers.len() - i).await? {
             s.store
                 .wake_again(sku, wave.episode, s.clock.now_ms())
                 .await?;
             report.handed_on = true;
-            tracing::info!(%sku, left = offers.len() - sent_from, "the pass's time is nearly up; the rest handed to the next pass");
+            tracing::info!(%sku, left = offers.len() - i, "the pass's time is nearly up; the rest handed to the next pass");
             break;
         }
-        for (j, offer) in offers[sent_from..sent_from + block].iter().enumerate() {
-            let RequestState::Offered { episode, .. } = offer.request.state else {
-                continue;
-            };
-            if let Entry::Vacant(slot) = phrases.entry(episode) {
-                let (phrase, by_model) = phrase_for(s, &settings, &entry, episode).await?;
-                report.phrased_by_model |= by_model;
-                slot.insert(phrase);
-            }
-            tokio::time::sleep_until((start + interval * j as u32).into()).await;
-            send_one(
-                s,
-                &settings,
-                &entry,
-                offer,
-                episode,
-                &phrases[&episode],
-                &mut report,
-            )
-            .await?;
-            if report.paused {
-                // The rest stay unsent and live; the resume re-arms and sends them.
-                break 'blocks;
-            }
+        send_one(
+            s,
+            &settings,
+            &entry,
+            offer,
+            episode,
+            &phrases[&episode],
+            &mut report,
+        )
+        .await?;
+        if report.paused {
+            // The rest stay unsent and live; the resume re-arms and sends them.
+            break;
         }
-        sent_from += block;
     }
-    if report.sent > 0 {
-        // The sender's health: one write per pass, not per notice.
+    finish_pass(s, report, now).await
+}
+
+/// The pass's figures: the sender's health, one write per pass, not per message.
+async fn finish_pass(
+    s: &Services,
+    report: NotifyReport,
+    now: restock_core::Millis,
+) -> Result<NotifyReport, AppError> {
+    if report.sent > 0 || report.confirmations > 0 {
         let sent = MailDay {
             sent: report.sent as u32,
+            confirm_sent: report.confirmations as u32,
             ..MailDay::default()
         };
         s.store.count_mail(&day_of(now), sent).await?;
     }
     Ok(report)
+}
+
+/// Send turns on the account-wide schedule: slots are reserved a block at
+/// a time (concurrent passes together keep to `sends_per_second`), and a
+/// turn is refused when the block would end past the pass's deadline.
+struct Pacer<'a> {
+    s: &'a Services,
+    interval_ms: u64,
+    deadline: Instant,
+    slots: std::collections::VecDeque<Instant>,
+}
+
+impl<'a> Pacer<'a> {
+    fn new(s: &'a Services, settings: &Settings, deadline: Instant) -> Self {
+        let rate = u64::from(settings.sends_per_second.max(1));
+        Self {
+            s,
+            interval_ms: 1_000u64.div_ceil(rate),
+            deadline,
+            slots: std::collections::VecDeque::new(),
+        }
+    }
+
+    /// Waits for the next send slot, `left` sends still to go; false when
+    /// the pass's time is nearly up (the caller hands the rest on).
+    async fn turn(&mut self, left: usize) -> Result<bool, AppError> {
+        if self.slots.is_empty() {
+            let block = left.clamp(1, PACE_BLOCK);
+            // Real time, not the business clock: the provider's rate is per second.
+            let now = wall_clock_ms();
+            let first = self
+                .s
+                .store
+                .reserve_sends(block as u32, self.interval_ms as i64, now)
+                .await?;
+            let start = Instant::now() + Duration::from_millis((first - now).max(0) as u64);
+            let interval = Duration::from_millis(self.interval_ms);
+            if start + interval * block as u32 + DEADLINE_MARGIN > self.deadline {
+                return Ok(false);
+            }
+            self.slots = (0..block as u32).map(|j| start + interval * j).collect();
+        }
+        let at = self.slots.pop_front().expect("filled above");
+        tokio::time::sleep_until(at.into()).await;
+        Ok(true)
+    }
 }
 
 /// The restock's phrase: stored, else one model call checked by the core,
@@ -303,6 +356,129 @@ async fn phrase_for(
         .save_restock_phrase(&entry.sku, episode, phrase.as_str())
         .await?;
     Ok((phrase, by_model))
+}
+
+/// Sends one sign-up its confirmation (double opt-in): claimed first, at
+/// most once, with fresh links whose hashes the claim keeps.
+async fn send_confirmation(
+    s: &Services,
+    settings: &Settings,
+    entry: &CatalogEntry,
+    r: &restock_store::Request,
+    random: &mut (dyn FnMut() -> [u8; 16] + Send),
+    report: &mut NotifyReport,
+) -> Result<(), AppError> {
+    let now = s.clock.now_ms();
+    let Some(left) = Window::remaining(now, r.stale_at) else {
+        return Ok(());
+    };
+    let mut token = || restock_core::LinkToken::new(r.sku.clone(), r.id, random());
+    let (confirm, manage, optout) = (token(), token(), token());
+    let links = restock_store::ConfirmLinks {
+        confirm: confirm.secret_hash(),
+        manage: manage.secret_hash(),
+        optout: optout.secret_hash(),
+    };
+    match s
+        .store
+        .claim_confirmation(&r.sku, &r.id, &links, &r.contact_key)
+        .await?
+    {
+        Claim::Claimed => {}
+        Claim::NotClaimable => return Ok(()),
+        Claim::OptedOut => {
+            s.store.opt_out_contact(&r.contact_key, now).await?;
+            report.opted_out += 1;
+            return Ok(());
+        }
+    }
+    let (confirm_url, manage_url, optout_url) = (
+        settings.link("c", &confirm),
+        settings.link("m", &manage),
+        settings.link("o", &optout),
+    );
+    let input = restock_core::confirm::ConfirmInput {
+        store: &settings.store_name,
+        product: &entry.name,
+        shopper: r.name.as_str(),
+        confirm_url: &confirm_url,
+        manage_url: &manage_url,
+        optout_url: &optout_url,
+        window: left,
+    };
+    let sent = match &r.contact {
+        Contact::Email(email) => {
+            let notice = restock_core::confirm::render_confirm_email(&input);
+            s.sender
+                .send_email(&settings.email_from, email, &notice)
+                .await
+        }
+        Contact::Sms(phone) => {
+            s.sender
+                .send_sms(
+                    settings.sms_sender_id.as_deref(),
+                    phone,
+                    &restock_core::confirm::render_confirm_sms(&input),
+                )
+                .await
+        }
+    };
+    match sent {
+        Ok(_) => {
+            tracing::info!(sku = %r.sku, contact = %r.contact.masked(), "confirmation sent");
+            report.confirmations += 1;
+        }
+        Err(SendError::Transient(reason)) => {
+            tracing::warn!(sku = %r.sku, contact = %r.contact.masked(), %reason, "confirmation failed transiently; will retry");
+            s.store
+                .release_confirmation(&r.sku, &r.id, &links.confirm)
+                .await?;
+            report.transient += 1;
+        }
+        Err(SendError::Sender(reason)) => {
+            tracing::error!(sku = %r.sku, %reason, "the provider refused the sender; sending paused");
+            s.store
+                .release_confirmation(&r.sku, &r.id, &links.confirm)
+                .await?;
+            pause_sending(s, &reason, &r.sku, now).await?;
+            report.paused = true;
+        }
+        Err(SendError::Unknown(reason)) => {
+            // Maybe delivered: never resent; unconfirmed, it ends with its window.
+            tracing::warn!(sku = %r.sku, contact = %r.contact.masked(), %reason, "confirmation outcome unknown; not resending");
+            report.uncertain += 1;
+        }
+        Err(SendError::OptedOut) => {
+            s.store.opt_out_contact(&r.contact_key, now).await?;
+            report.opted_out += 1;
+        }
+        Err(e) => {
+            // The address or number cannot take messages: the sign-up ends.
+            tracing::warn!(sku = %r.sku, contact = %r.contact.masked(), reason = %e, "confirmation undeliverable; sign-up ended");
+            s.store.cancel(&r.id, now).await?;
+            report.failed += 1;
+        }
+    }
+    Ok(())
+}
+
+/// Opens the sender's pause (once) and tells the team the first time.
+async fn pause_sending(
+    s: &Services,
+    reason: &str,
+    sku: &Sku,
+    now: restock_core::Millis,
+) -> Result<(), AppError> {
+    let until = now + SENDER_BACKOFF.as_millis();
+    if s.store.pause_sender(reason, until, sku, now).await? {
+        s.alert(alerts::sender_paused(
+            reason,
+            sku,
+            &SENDER_BACKOFF.to_string(),
+        ))
+        .await;
+    }
+    Ok(())
 }
 
 async fn send_one(
@@ -397,15 +573,7 @@ async fn send_one(
             // stays live, re-armed on resume) and sending stops.
             tracing::error!(sku = %r.sku, %reason, "the provider refused the sender; sending paused");
             s.store.release_notice(&r.sku, &r.id, episode).await?;
-            let until = now + SENDER_BACKOFF.as_millis();
-            if s.store.pause_sender(&reason, until, &r.sku, now).await? {
-                s.alert(alerts::sender_paused(
-                    &reason,
-                    &r.sku,
-                    &SENDER_BACKOFF.to_string(),
-                ))
-                .await;
-            }
+            pause_sending(s, &reason, &r.sku, now).await?;
             report.paused = true;
         }
         Err(SendError::Unknown(reason)) => {

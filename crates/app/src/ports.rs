@@ -354,12 +354,23 @@ pub enum Sent {
 impl Sent {
     /// The reserve link the notice carries.
     pub fn reserve_link(&self) -> Option<String> {
+        self.link("r")
+    }
+
+    /// The confirmation link a confirmation carries (double opt-in).
+    pub fn confirm_link(&self) -> Option<String> {
+        self.link("c")
+    }
+
+    /// The first link under `/{prefix}/` in the message's text.
+    pub fn link(&self, prefix: &str) -> Option<String> {
         let text = match self {
             Self::Email { notice, .. } => &notice.text,
             Self::Sms { notice, .. } => &notice.text,
         };
+        let marker = format!("/{prefix}/");
         text.split_whitespace()
-            .find(|w| w.contains("/r/"))
+            .find(|w| w.contains(&marker))
             .map(|w| w.trim_end_matches(['.', ',']).to_owned())
     }
 

@@ -27,6 +27,8 @@ pub struct SweepReport {
     pub released: usize,
     /// Requests gone stale.
     pub stale: usize,
+    /// Sign-ups never confirmed: ended, their contact details deleted.
+    pub unconfirmed: usize,
     /// Due items another actor had already ended.
     pub skipped: usize,
     /// Counters corrected by reconcile.
@@ -68,6 +70,10 @@ pub async fn run(s: &Services, limit: usize) -> Result<SweepReport, AppError> {
                 report.stale += 1;
                 continue;
             }
+            ExpireOutcome::Unconfirmed => {
+                report.unconfirmed += 1;
+                continue;
+            }
             ExpireOutcome::Skipped => {
                 report.skipped += 1;
                 continue;
@@ -80,6 +86,15 @@ pub async fn run(s: &Services, limit: usize) -> Result<SweepReport, AppError> {
             }
         }
         touched.insert(item.sku.clone());
+    }
+    if report.unconfirmed > 0 {
+        let expired = restock_core::feedback::MailDay {
+            confirm_expired: report.unconfirmed as u32,
+            ..Default::default()
+        };
+        s.store
+            .count_mail(&restock_core::feedback::day_of(now), expired)
+            .await?;
     }
     for sku in &touched {
         if let Some(drift) = s.store.reconcile(sku, now).await?

@@ -269,6 +269,16 @@ impl ContactKey {
     }
 }
 
+/// The keyed hash of a client address (`ip:203.0.113.7`) kept with a
+/// sign-up's consent: the same address gives the same hash, which reveals
+/// nothing without `pepper`.
+pub fn source_key(pepper: &[u8], client: &str) -> String {
+    let mut mac = Hmac::<Sha256>::new_from_slice(pepper).expect("HMAC takes any key length");
+    mac.update(b"source:");
+    mac.update(client.as_bytes());
+    URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes())
+}
+
 impl fmt::Display for ContactKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)

@@ -254,6 +254,15 @@ pub struct MailDay {
     /// Soft bounces SES gave up on (counted only).
     #[serde(default)]
     pub soft_bounced: u32,
+    /// Confirmations sent (double opt-in).
+    #[serde(default)]
+    pub confirm_sent: u32,
+    /// Sign-ups confirmed.
+    #[serde(default)]
+    pub confirmed: u32,
+    /// Sign-ups never confirmed: ended, their contact details deleted.
+    #[serde(default)]
+    pub confirm_expired: u32,
 }
 
 /// A rate near SES's review threshold.
@@ -365,7 +374,7 @@ mod tests {
             sent,
             bounced,
             complained,
-            soft_bounced: 0,
+            ..MailDay::default()
         };
         assert!(day(99, 50, 50).warnings().is_empty(), "too few to say");
         assert!(day(1000, 39, 0).warnings().is_empty());

@@ -29,6 +29,7 @@
 pub mod allocate;
 pub mod catalog;
 pub mod client;
+pub mod confirm;
 pub mod contact;
 pub mod feedback;
 pub mod ids;

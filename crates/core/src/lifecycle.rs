@@ -1,6 +1,7 @@
 //! The request lifecycle as an explicit state machine.
 //!
 //! ```text
+//! Unconfirmed ──confirm──▶ Waiting (its place kept)    └─expire─▶ Stale (forgotten)
 //! Waiting ──offer──▶ Offered ──hold──▶ Held ──buy──▶ Bought
 //!    │                 │ └─lapse─▶ Lapsed    └─release─▶ Released
 //!    │                 ├─sold out again─▶ Waiting (same place)
@@ -23,6 +24,9 @@ use crate::window::Window;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum RequestState {
+    /// Joined with double opt-in on: its place is kept, but it is offered
+    /// nothing until the shopper follows the confirmation link.
+    Unconfirmed,
     /// In the queue.
     Waiting,
     /// Told, with a live reserve link until `expires_ms`.
@@ -64,6 +68,8 @@ pub enum RequestState {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
+    /// See [`RequestState::Unconfirmed`].
+    Unconfirmed,
     /// See [`RequestState::Waiting`].
     Waiting,
     /// See [`RequestState::Offered`].
@@ -88,7 +94,8 @@ pub enum Status {
 
 impl Status {
     /// Every status, in lifecycle order.
-    pub const ALL: [Status; 10] = [
+    pub const ALL: [Status; 11] = [
+        Self::Unconfirmed,
         Self::Waiting,
         Self::Offered,
         Self::Held,
@@ -104,6 +111,7 @@ impl Status {
     /// The stored name.
     pub fn as_str(self) -> &'static str {
         match self {
+            Self::Unconfirmed => "unconfirmed",
             Self::Waiting => "waiting",
             Self::Offered => "offered",
             Self::Held => "held",
@@ -119,7 +127,10 @@ impl Status {
 
     /// Still in the line or holding a unit; the rest are final.
     pub fn is_live(self) -> bool {
-        matches!(self, Self::Waiting | Self::Offered | Self::Held)
+        matches!(
+            self,
+            Self::Unconfirmed | Self::Waiting | Self::Offered | Self::Held
+        )
     }
 }
 
@@ -203,6 +214,7 @@ impl RequestState {
     /// The state's name.
     pub fn status(&self) -> Status {
         match self {
+            Self::Unconfirmed => Status::Unconfirmed,
             Self::Waiting => Status::Waiting,
             Self::Offered { .. } => Status::Offered,
             Self::Held { .. } => Status::Held,
@@ -217,10 +229,11 @@ impl RequestState {
     }
 
     /// When the sweep must look at this request next, if ever: the offer's or
-    /// hold's expiry, or `stale_at_ms` (fixed when it joined) while waiting.
+    /// hold's expiry, or `stale_at_ms` (fixed when it joined) while waiting;
+    /// while unconfirmed, `stale_at_ms` is the end of the confirmation window.
     pub fn due_ms(&self, stale_at_ms: crate::Millis) -> Option<crate::Millis> {
         match self {
-            Self::Waiting => Some(stale_at_ms),
+            Self::Unconfirmed | Self::Waiting => Some(stale_at_ms),
             Self::Offered { expires_ms, .. } | Self::Held { expires_ms, .. } => Some(*expires_ms),
             _ => None,
         }
@@ -249,6 +262,18 @@ impl RequestState {
                 expires_ms: now_ms + window.as_millis(),
             }),
             _ => Err(self.invalid("offer")),
+        }
+    }
+
+    /// The shopper followed the confirmation link: Unconfirmed → Waiting,
+    /// with the place it joined at.
+    ///
+    /// # Errors
+    /// [`TransitionError::Invalid`] unless unconfirmed.
+    pub fn confirm(self) -> Result<Self, TransitionError> {
+        match self {
+            Self::Unconfirmed => Ok(Self::Waiting),
+            _ => Err(self.invalid("confirm")),
         }
     }
 
@@ -320,7 +345,7 @@ impl RequestState {
             return Err(TransitionError::NotDue);
         }
         Ok(match self {
-            Self::Waiting => (Self::Stale, Freed::Nothing),
+            Self::Unconfirmed | Self::Waiting => (Self::Stale, Freed::Nothing),
             Self::Offered { .. } => (Self::Lapsed, Freed::Offer),
             Self::Held { .. } => (Self::Released, Freed::Hold),
             _ => unreachable!("due_ms is None for final states"),
@@ -356,7 +381,7 @@ impl RequestState {
 
     fn leave(self, to: Self, action: &'static str) -> Result<(Self, Freed), TransitionError> {
         match self {
-            Self::Waiting => Ok((to, Freed::Nothing)),
+            Self::Unconfirmed | Self::Waiting => Ok((to, Freed::Nothing)),
             Self::Offered { .. } => Ok((to, Freed::Offer)),
             Self::Held { .. } => Ok((to, Freed::Hold)),
             _ => Err(self.invalid(action)),
@@ -373,6 +398,27 @@ mod tests {
 
     fn hold_id() -> HoldId {
         HoldId::from_random([3; 16])
+    }
+
+    #[test]
+    fn an_unconfirmed_request_is_confirmed_into_the_queue_or_ends_unoffered() {
+        let u = RequestState::Unconfirmed;
+        assert_eq!(u.confirm(), Ok(RequestState::Waiting));
+        assert!(u.offer(1, 0, W).is_err(), "never offered unconfirmed");
+        assert!(RequestState::Waiting.confirm().is_err());
+        assert_eq!(u.due_ms(48 * 60 * MIN), Some(48 * 60 * MIN));
+        assert_eq!(
+            u.expire(48 * 60 * MIN - 1, 48 * 60 * MIN),
+            Err(TransitionError::NotDue)
+        );
+        assert_eq!(
+            u.expire(48 * 60 * MIN, 48 * 60 * MIN),
+            Ok((RequestState::Stale, Freed::Nothing))
+        );
+        assert_eq!(u.cancel(), Ok((RequestState::Cancelled, Freed::Nothing)));
+        assert_eq!(u.opt_out(), Ok((RequestState::OptedOut, Freed::Nothing)));
+        assert!(Status::Unconfirmed.is_live());
+        assert_eq!("unconfirmed".parse(), Ok(Status::Unconfirmed));
     }
 
     #[test]

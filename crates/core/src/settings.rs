@@ -130,6 +130,18 @@ pub struct Settings {
     /// silent, while people wait on its items, before the team is told.
     #[serde(default = "default_webhook_silence")]
     pub webhook_silence: Window,
+    /// Double opt-in: a sign-up is first sent a confirmation link, and is
+    /// offered nothing until it is followed (its place is kept). On by default.
+    #[serde(default = "default_confirm")]
+    pub confirm: bool,
+    /// How long a sign-up may stay unconfirmed; then it ends and its contact
+    /// details are deleted.
+    #[serde(default = "default_confirm_window")]
+    pub confirm_window: Window,
+    /// The version of the consent wording the widget shows, recorded with
+    /// every sign-up (change it when the wording changes).
+    #[serde(default = "default_consent_version")]
+    pub consent_version: String,
 }
 
 fn default_voice() -> String {
@@ -146,6 +158,15 @@ fn default_lifetime() -> Window {
 }
 fn default_rate() -> u32 {
     10
+}
+fn default_confirm() -> bool {
+    true
+}
+fn default_confirm_window() -> Window {
+    Window::from_secs(48 * 3_600)
+}
+fn default_consent_version() -> String {
+    "1".to_owned()
 }
 fn default_webhook_silence() -> Window {
     Window::from_secs(24 * 3_600)
@@ -291,6 +312,24 @@ impl Settings {
         }
         if self.escalation.max_jump == 0 || self.escalation.max_level == 0 {
             return invalid("escalation", "max_jump and max_level must be at least 1");
+        }
+        if self.confirm_window.as_secs() < 3_600 || self.confirm_window >= self.request_lifetime {
+            return invalid(
+                "confirm_window",
+                "at least 1h (time to open the mail) and shorter than request_lifetime",
+            );
+        }
+        let version = &self.consent_version;
+        if version.is_empty()
+            || version.len() > 40
+            || !version
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-._".contains(c))
+        {
+            return invalid(
+                "consent_version",
+                "1 to 40 letters, digits, `-`, `.` or `_`, like \"2026-11\"",
+            );
         }
         Ok(())
     }

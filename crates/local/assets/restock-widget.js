@@ -119,9 +119,16 @@
 
     function joined(body, token) {
       form.hidden = true;
-      heading.textContent = "You\u2019re on the list";
       var where = body.position ? "You\u2019re " + ordinal(body.position) + ". " : "";
-      say(where + "We\u2019ll tell you once when " + product + " is back, with a link that holds one for you.");
+      if (body.status === "unconfirmed") {
+        // Double opt-in: the place is kept, but only a tap in the shopper's
+        // own inbox or phone confirms it.
+        heading.textContent = "Check your inbox";
+        say(where + "We\u2019ve sent you a link: open it to confirm, and we\u2019ll tell you once when " + product + " is back.");
+      } else {
+        heading.textContent = "You\u2019re on the list";
+        say(where + "We\u2019ll tell you once when " + product + " is back, with a link that holds one for you.");
+      }
       token = token || body.manage_token;
       if (!token) return; // a repeat tap from another browser: it may not manage the request
       remember(sku, token);
@@ -171,7 +178,8 @@
     var existing = recall(sku);
     if (existing) {
       request("GET", "/requests/" + encodeURIComponent(requestOf(existing)), null, existing, function (code, body) {
-        if (code === 200 && (body.status === "waiting" || body.status === "offered" || body.status === "held")) joined(body, existing);
+        var live = ["unconfirmed", "waiting", "offered", "held"];
+        if (code === 200 && live.indexOf(body.status) >= 0) joined(body, existing);
         else remember(sku, null);
       });
     }

@@ -202,9 +202,11 @@ async fn outbox(State((local, _)): Shared) -> Response {
                 Sent::Email { notice, .. } => ("email", notice.subject.clone()),
                 Sent::Sms { notice, .. } => ("sms", notice.text.clone()),
             };
-            let link = n.reserve_link().map_or(String::new(), |l| {
-                format!("<a href=\"{}\">Open reserve link</a>", esc(&l))
-            });
+            let link = match (n.confirm_link(), n.reserve_link()) {
+                (Some(l), _) => format!("<a href=\"{}\">Open confirmation link</a>", esc(&l)),
+                (None, Some(l)) => format!("<a href=\"{}\">Open reserve link</a>", esc(&l)),
+                (None, None) => String::new(),
+            };
             format!(
                 "<tr><td>{}</td><td>{}</td><td>{}</td><td>{link}</td></tr>",
                 esc(n.to()),
@@ -214,7 +216,7 @@ async fn outbox(State((local, _)): Shared) -> Response {
         })
         .collect();
     let body = if rows.is_empty() {
-        "<p>No notices yet. Join a queue on a product page, then post a restock.</p>".to_owned()
+        "<p>Nothing sent yet. Join a queue on a product page (a confirmation arrives here), then post a restock.</p>".to_owned()
     } else {
         format!(
             "<table><thead><tr><th>to</th><th>channel</th><th>subject</th><th>link</th></tr></thead><tbody>{rows}</tbody></table>"

@@ -78,10 +78,13 @@ impl LocalOutbox {
             Sent::Email { notice, .. } => notice.subject.clone(),
             Sent::Sms { .. } => "(sms)".to_owned(),
         };
+        let (what, link) = match last.confirm_link() {
+            Some(link) => ("confirm", link),
+            None => ("reserve", last.reserve_link().unwrap_or_default()),
+        };
         println!(
-            "\n  ✉  notice to {}: {subject}\n     reserve: {}\n",
-            last.to(),
-            last.reserve_link().unwrap_or_default()
+            "\n  ✉  message to {}: {subject}\n     {what}: {link}\n",
+            last.to()
         );
     }
 }

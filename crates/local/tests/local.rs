@@ -43,6 +43,25 @@ fn post_json(path: &str, body: serde_json::Value) -> Request<Body> {
         .unwrap()
 }
 
+/// Sends the pending confirmations and follows each link, as the shoppers
+/// would from their inboxes (double opt-in is on in the demo settings).
+async fn confirm_everyone(local: &restock_local::Local, router: &axum::Router, sku: &str) {
+    restock_app::notify::notify_sku(&local.services, &Sku::try_from(sku).unwrap())
+        .await
+        .unwrap();
+    for sent in local.outbox.sent() {
+        let Some(link) = sent.confirm_link() else {
+            continue;
+        };
+        let path = link
+            .split_once("/c/")
+            .map(|(_, t)| format!("/c/{t}"))
+            .unwrap();
+        let (status, body) = call(router, Request::post(path).body(Body::empty()).unwrap()).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+    }
+}
+
 fn now() -> i64 {
     i64::try_from(time::OffsetDateTime::now_utc().unix_timestamp_nanos() / 1_000_000).unwrap()
 }
@@ -95,6 +114,7 @@ async fn admin_commands_run_on_the_servers_store() {
         // Joins in one millisecond are ordered by their ids' tie-break.
         tokio::time::sleep(Duration::from_millis(3)).await;
     }
+    confirm_everyone(&local, &router, "CHAIR-WAL").await;
     let output = local
         .admin
         .run(

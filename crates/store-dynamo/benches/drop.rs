@@ -87,6 +87,8 @@ async fn main() {
             shards,
             lifetime_ms: 90 * 86_400_000,
             manage_hash: None,
+            confirm_window_ms: None,
+            consent: None,
         };
         match store.join(request).await.unwrap() {
             JoinOutcome::Joined(r) => order.push(r.id),

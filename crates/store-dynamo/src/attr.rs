@@ -46,6 +46,12 @@ pub const RESERVE_HASH: &str = "rh";
 pub const OPTOUT_HASH: &str = "oh";
 /// The manage secret's hash.
 pub const MANAGE_HASH: &str = "mh";
+/// The hashes of the manage links sent to the shopper's inbox (a set).
+pub const INBOX_HASH: &str = "ih";
+/// The confirmation link secret's hash (double opt-in).
+pub const CONFIRM_HASH: &str = "cfh";
+/// The consent on record (JSON).
+pub const CONSENT: &str = "consent";
 /// The current offer's notice outcome (JSON).
 pub const NOTICE: &str = "notice";
 
@@ -103,6 +109,12 @@ pub const MAIL_BOUNCED: &str = "bounced";
 pub const MAIL_COMPLAINED: &str = "complained";
 /// A mail day's soft bounces.
 pub const MAIL_SOFT_BOUNCED: &str = "soft_bounced";
+/// A mail day's confirmations sent.
+pub const MAIL_CONFIRM_SENT: &str = "confirm_sent";
+/// A mail day's sign-ups confirmed.
+pub const MAIL_CONFIRMED: &str = "confirmed";
+/// A mail day's sign-ups never confirmed.
+pub const MAIL_CONFIRM_EXPIRED: &str = "confirm_expired";
 /// The next free send slot (ms) on the account-wide schedule.
 pub const NEXT_SEND: &str = "next_send";
 /// When the sender's pause opened.

@@ -4,19 +4,19 @@
 
 use async_trait::async_trait;
 use restock_core::{
-    ContactKey, Freed, HoldId, HoldRefused, HoldTaken, Millis, OptOutToken, RequestId,
+    ContactKey, Freed, HoldId, HoldRefused, HoldTaken, LinkToken, Millis, OptOutToken, RequestId,
     RequestState, ReserveToken, Window,
 };
 use restock_store::port::Result;
 use restock_store::{
-    BuyOutcome, CancelOutcome, CaptureStore, HoldOutcome, JoinOutcome, NewRequest, OptOutOutcome,
-    Request, StoreError,
+    BuyOutcome, CancelOutcome, CaptureStore, ConfirmOutcome, Consent, HoldOutcome, JoinOutcome,
+    NewRequest, OptOutOutcome, Request, StoreError, WakeKind,
 };
 
 use crate::DynamoStore;
 use crate::attr::*;
 use crate::codec::*;
-use crate::lifecycle::{Ended, finish, requeue};
+use crate::lifecycle::{Ended, finish, requeue, wake};
 use crate::tx::{Change, MAX_ATTEMPTS, Outcome, backoff};
 
 impl DynamoStore {
@@ -53,13 +53,27 @@ impl DynamoStore {
 #[async_trait]
 impl CaptureStore for DynamoStore {
     async fn join(&self, new: NewRequest) -> Result<JoinOutcome> {
-        let request = new.into_waiting();
+        let request = new.into_request();
         for attempt in 0..MAX_ATTEMPTS {
             let mut tx = self.tx();
             tx.check_absent("opt-out", key(optout_pk(&request.contact_key), ONE_SK))?;
             tx.put("place", place_item(&request), true)?;
             tx.put("request", request_item(&request), true)?;
-            tx.put("entry", queue_entry(&request), false)?;
+            if request.state == RequestState::Unconfirmed {
+                // Not in the queue until confirmed: notify, woken through
+                // the stream, sends the confirmation.
+                tx.put("confirm", confirm_marker(&request.sku, &request.id), false)?;
+                wake(
+                    &mut tx,
+                    &request.sku,
+                    WakeKind::Confirm,
+                    0,
+                    request.key.joined_ms,
+                    &request.id.to_string(),
+                )?;
+            } else {
+                tx.put("entry", queue_entry(&request), false)?;
+            }
             let cancelled = match self.transact(tx).await? {
                 Outcome::Done => return Ok(JoinOutcome::Joined(request)),
                 Outcome::Cancelled(cancelled) => cancelled,
@@ -100,7 +114,10 @@ impl CaptureStore for DynamoStore {
     }
 
     async fn position(&self, request: &Request, shards: u16) -> Result<Option<usize>> {
-        if request.state != RequestState::Waiting {
+        if !matches!(
+            request.state,
+            RequestState::Waiting | RequestState::Unconfirmed
+        ) {
             return Ok(None);
         }
         let ahead = self
@@ -263,6 +280,69 @@ impl CaptureStore for DynamoStore {
         }
         let ended = self.opt_out_contact(&r.contact_key, now).await?;
         Ok(OptOutOutcome::OptedOut { ended })
+    }
+
+    async fn confirm(
+        &self,
+        token: &LinkToken,
+        lifetime_ms: Millis,
+        now: Millis,
+    ) -> Result<ConfirmOutcome> {
+        for _ in 0..2 {
+            let Some(item) = self.request_item(&token.request()).await? else {
+                return Ok(ConfirmOutcome::Refused);
+            };
+            let r = read_request(&item)?;
+            if !r.confirm_link_is(token) {
+                return Ok(ConfirmOutcome::Refused);
+            }
+            let Ok(waiting) = r.state.confirm() else {
+                return Ok(if r.state.status().is_live() {
+                    ConfirmOutcome::AlreadyConfirmed(r)
+                } else {
+                    ConfirmOutcome::Refused
+                });
+            };
+            let confirmed = Request {
+                state: waiting,
+                stale_at: r.key.joined_ms + lifetime_ms,
+                consent: r.consent.clone().map(|c| Consent {
+                    confirmed_at: Some(now),
+                    ..c
+                }),
+                ..r.clone()
+            };
+            let mut change = Change::on(key(request_pk(&r.id), REQUEST_SK))
+                .set_all(state_attrs(&waiting))
+                .set(STALE_AT, n(confirmed.stale_at))
+                .set_all(index_attrs(&confirmed))
+                .when(format!("{STATUS} = :from AND {CONFIRM_HASH} = :h"))
+                .value(":from", s(r.state.status().as_str()))
+                .value(":h", s(token.secret_hash().to_hex()));
+            if let Some(consent) = &confirmed.consent {
+                change = change.set(
+                    CONSENT,
+                    s(serde_json::to_string(consent).expect("consent serialises")),
+                );
+            }
+            let mut tx = self.tx();
+            tx.update("request", change)?;
+            tx.put("entry", queue_entry(&confirmed), false)?;
+            // Units may be free now: notify looks.
+            wake(
+                &mut tx,
+                &r.sku,
+                WakeKind::Confirm,
+                0,
+                now,
+                &r.id.to_string(),
+            )?;
+            if let Outcome::Done = self.transact(tx).await? {
+                return Ok(ConfirmOutcome::Confirmed(confirmed));
+            }
+            // Moved meanwhile (a second tap won, or it ended): read again.
+        }
+        Err(StoreError::Contention(request_pk(&token.request())))
     }
 
     async fn opt_out_contact(&self, contact: &ContactKey, now: Millis) -> Result<u32> {

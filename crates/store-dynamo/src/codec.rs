@@ -11,7 +11,7 @@ use restock_core::{
 };
 
 use restock_core::Millis;
-use restock_store::{NoticeOutcome, Request, SkuSnapshot, StoreError};
+use restock_store::{Consent, NoticeOutcome, Request, SkuSnapshot, StoreError};
 
 use crate::attr;
 use crate::table::{DUE_SHARDS, WAKE_PK_PREFIX};
@@ -74,6 +74,20 @@ pub(crate) fn unsent_key(sku: &Sku, id: &RequestId) -> Item {
 }
 pub(crate) fn unsent_pk(sku: &Sku) -> String {
     format!("UNSENT#{sku}")
+}
+/// The key of an unconfirmed sign-up's pending confirmation: present from
+/// the sign-up until notify claims its confirmation for sending, read
+/// strongly consistent like the unsent markers.
+pub(crate) fn confirm_key(sku: &Sku, id: &RequestId) -> Item {
+    key(confirm_pk(sku), id.to_string())
+}
+pub(crate) fn confirm_pk(sku: &Sku) -> String {
+    format!("CONFIRM#{sku}")
+}
+pub(crate) fn confirm_marker(sku: &Sku, id: &RequestId) -> Item {
+    let mut item = confirm_key(sku, id);
+    item.insert(attr::REQUEST_ID.into(), s(id.to_string()));
+    item
 }
 pub(crate) fn unsent_marker(sku: &Sku, id: &RequestId) -> Item {
     let mut item = unsent_key(sku, id);
@@ -197,6 +211,18 @@ pub(crate) fn request_item(r: &Request) -> Item {
     if !r.optout_hashes.is_empty() {
         item.insert(attr::OPTOUT_HASH.into(), hash_set(&r.optout_hashes));
     }
+    if !r.inbox_hashes.is_empty() {
+        item.insert(attr::INBOX_HASH.into(), hash_set(&r.inbox_hashes));
+    }
+    if let Some(h) = &r.confirm_hash {
+        item.insert(attr::CONFIRM_HASH.into(), s(h.to_hex()));
+    }
+    if let Some(consent) = &r.consent {
+        item.insert(
+            attr::CONSENT.into(),
+            s(serde_json::to_string(consent).expect("consent serialises")),
+        );
+    }
     if let Some(notice) = &r.notice {
         item.insert(
             attr::NOTICE.into(),
@@ -280,6 +306,7 @@ pub(crate) fn read_request(item: &Item) -> Result<Request, StoreError> {
     let status: Status = parse(item, attr::STATUS)?;
     let hold = || -> Result<HoldId, StoreError> { parse(item, attr::HOLD) };
     let state = match status {
+        Status::Unconfirmed => RequestState::Unconfirmed,
         Status::Waiting => RequestState::Waiting,
         Status::Offered => RequestState::Offered {
             episode: get_n(item, attr::EPISODE)?,
@@ -312,6 +339,9 @@ pub(crate) fn read_request(item: &Item) -> Result<Request, StoreError> {
     let notice = opt_s(item, attr::NOTICE)
         .map(|j| serde_json::from_str::<NoticeOutcome>(j).map_err(|e| corrupt(item, e)))
         .transpose()?;
+    let consent = opt_s(item, attr::CONSENT)
+        .map(|j| serde_json::from_str::<Consent>(j).map_err(|e| corrupt(item, e)))
+        .transpose()?;
     Ok(Request {
         id,
         sku: Sku::try_from(get_s(item, attr::SKU)?).map_err(|e| corrupt(item, e))?,
@@ -326,6 +356,9 @@ pub(crate) fn read_request(item: &Item) -> Result<Request, StoreError> {
         reserve_hash: hash(attr::RESERVE_HASH)?,
         optout_hashes: read_hash_set(item, attr::OPTOUT_HASH)?,
         manage_hash: hash(attr::MANAGE_HASH)?,
+        inbox_hashes: read_hash_set(item, attr::INBOX_HASH)?,
+        confirm_hash: hash(attr::CONFIRM_HASH)?,
+        consent,
         notice,
     })
 }

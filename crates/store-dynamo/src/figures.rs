@@ -18,6 +18,9 @@ fn read_mail_day(item: &Item) -> Result<MailDay> {
         bounced: opt_n(item, MAIL_BOUNCED)?.unwrap_or(0),
         complained: opt_n(item, MAIL_COMPLAINED)?.unwrap_or(0),
         soft_bounced: opt_n(item, MAIL_SOFT_BOUNCED)?.unwrap_or(0),
+        confirm_sent: opt_n(item, MAIL_CONFIRM_SENT)?.unwrap_or(0),
+        confirmed: opt_n(item, MAIL_CONFIRMED)?.unwrap_or(0),
+        confirm_expired: opt_n(item, MAIL_CONFIRM_EXPIRED)?.unwrap_or(0),
     })
 }
 use crate::queue::QueueReader;
@@ -45,6 +48,9 @@ impl FiguresStore for DynamoStore {
             .add(MAIL_BOUNCED, n(add.bounced))
             .add(MAIL_COMPLAINED, n(add.complained))
             .add(MAIL_SOFT_BOUNCED, n(add.soft_bounced))
+            .add(MAIL_CONFIRM_SENT, n(add.confirm_sent))
+            .add(MAIL_CONFIRMED, n(add.confirmed))
+            .add(MAIL_CONFIRM_EXPIRED, n(add.confirm_expired))
             .apply_returning(self)
             .await?
             .unwrap_or_default();

@@ -95,6 +95,9 @@ pub(crate) fn finish(
     if r.state == RequestState::Waiting {
         tx.delete("entry", queue_entry_key(r))?;
     }
+    if r.state == RequestState::Unconfirmed {
+        tx.delete("confirm", confirm_key(&r.sku, &r.id))?;
+    }
     if matches!(r.state, RequestState::Offered { .. }) {
         tx.delete("unsent", unsent_key(&r.sku, &r.id))?;
     }

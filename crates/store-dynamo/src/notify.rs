@@ -14,8 +14,8 @@ use restock_core::{
 };
 use restock_store::port::Result;
 use restock_store::{
-    Claim, NoticeOutcome, NotifyStore, Offer, Random, Request, SenderPause, StoreError, WakeKind,
-    Wave, WaveParams,
+    Claim, ConfirmLinks, NoticeOutcome, NotifyStore, Offer, Random, Request, SenderPause,
+    StoreError, WakeKind, Wave, WaveParams,
 };
 
 use crate::DynamoStore;
@@ -261,6 +261,81 @@ impl NotifyStore for DynamoStore {
         } else {
             Ok(wave)
         }
+    }
+
+    async fn pending_confirmations(&self, sku: &Sku) -> Result<Vec<Request>> {
+        // The pending markers, read strongly consistent (a sign-up a moment
+        // ago is found), then each request read back as it is now.
+        let markers = self
+            .query_all(
+                self.query()
+                    .consistent_read(true)
+                    .key_condition_expression(format!("{PK} = :c"))
+                    .expression_attribute_values(":c", s(confirm_pk(sku))),
+            )
+            .await?;
+        let mut pending = Vec::with_capacity(markers.len());
+        for marker in &markers {
+            let id: RequestId = get_s(marker, REQUEST_ID)?
+                .parse()
+                .map_err(|e| corrupt(marker, e))?;
+            if let Some(item) = self.request_item(&id).await? {
+                let r = read_request(&item)?;
+                if r.state == RequestState::Unconfirmed && r.confirm_hash.is_none() {
+                    pending.push(r);
+                }
+            }
+        }
+        pending.sort_by_key(|r| r.key);
+        Ok(pending)
+    }
+
+    async fn claim_confirmation(
+        &self,
+        sku: &Sku,
+        id: &RequestId,
+        links: &ConfirmLinks,
+        contact: &ContactKey,
+    ) -> Result<Claim> {
+        let mut tx = self.tx();
+        tx.check_absent("opt-out", key(optout_pk(contact), ONE_SK))?;
+        tx.update(
+            "claim",
+            Change::on(key(request_pk(id), REQUEST_SK))
+                .set(CONFIRM_HASH, s(links.confirm.to_hex()))
+                .add(INBOX_HASH, hash_set(&[links.manage]))
+                .add(OPTOUT_HASH, hash_set(&[links.optout]))
+                .when(format!(
+                    "{STATUS} = :unconfirmed AND attribute_not_exists({CONFIRM_HASH})"
+                ))
+                .value(":unconfirmed", s("unconfirmed")),
+        )?;
+        tx.delete("confirm", confirm_key(sku, id))?;
+        Ok(match self.transact(tx).await? {
+            Outcome::Done => Claim::Claimed,
+            Outcome::Cancelled(c) if c.failed("opt-out") => Claim::OptedOut,
+            Outcome::Cancelled(_) => Claim::NotClaimable,
+        })
+    }
+
+    async fn release_confirmation(
+        &self,
+        sku: &Sku,
+        id: &RequestId,
+        confirm: &TokenHash,
+    ) -> Result<()> {
+        let mut tx = self.tx();
+        tx.update(
+            "release",
+            Change::on(key(request_pk(id), REQUEST_SK))
+                .remove(CONFIRM_HASH)
+                .when(format!("{STATUS} = :unconfirmed AND {CONFIRM_HASH} = :h"))
+                .value(":unconfirmed", s("unconfirmed"))
+                .value(":h", s(confirm.to_hex())),
+        )?;
+        tx.put("confirm", confirm_marker(sku, id), false)?;
+        // Cancelled: confirmed, ended or given back meanwhile; nothing to do.
+        self.transact(tx).await.map(drop)
     }
 
     async fn claim_notice(

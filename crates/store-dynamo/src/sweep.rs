@@ -154,6 +154,21 @@ impl SweepStore for DynamoStore {
             return Ok(ExpireOutcome::Skipped);
         };
         let mut tx = self.tx();
+        if r.state == RequestState::Unconfirmed {
+            // Never confirmed: the sign-up and its contact details go.
+            tx.delete_if(
+                "request",
+                key(request_pk(&r.id), REQUEST_SK),
+                STATUS,
+                s(r.state.status().as_str()),
+            )?;
+            tx.delete("place", key(place_pk(&r.contact_key), sku_pk(&r.sku)))?;
+            tx.delete("confirm", confirm_key(&r.sku, &r.id))?;
+            return Ok(match self.transact(tx).await? {
+                Outcome::Cancelled(_) => ExpireOutcome::Skipped,
+                Outcome::Done => ExpireOutcome::Unconfirmed,
+            });
+        }
         if matches!(r.state, RequestState::Offered { .. }) && r.notice.is_none() {
             let unclaimed = |change: Change| change.when(format!("attribute_not_exists({NOTICE})"));
             requeue(&mut tx, &r, now, unclaimed)?;

@@ -237,6 +237,27 @@ impl<'a> Tx<'a> {
         Ok(())
     }
 
+    /// A delete only where the item's `attr` is `value`.
+    pub fn delete_if(
+        &mut self,
+        label: &'static str,
+        key: Item,
+        attr: &str,
+        value: AttributeValue,
+    ) -> Result<()> {
+        let delete = built(
+            Delete::builder()
+                .table_name(self.table)
+                .set_key(Some(key))
+                .condition_expression("#a = :v")
+                .expression_attribute_names("#a", attr)
+                .expression_attribute_values(":v", value)
+                .build(),
+        )?;
+        self.push(label, TransactWriteItem::builder().delete(delete).build());
+        Ok(())
+    }
+
     /// A check that no item is at `key`, writing nothing.
     pub fn check_absent(&mut self, label: &'static str, key: Item) -> Result<()> {
         let check = built(

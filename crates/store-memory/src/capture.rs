@@ -16,12 +16,21 @@ impl CaptureStore for MemoryStore {
         if let Some(id) = s.places.get(&place) {
             return Ok(JoinOutcome::AlreadyWaiting(s.requests[id].clone()));
         }
-        let request = new.into_waiting();
+        let request = new.into_request();
         s.places.insert(place, request.id);
-        s.queues
-            .entry(request.sku.clone())
-            .or_default()
-            .insert(request.key, request.id);
+        if request.state == RequestState::Unconfirmed {
+            // Not in the queue until confirmed; notify sends the confirmation.
+            s.confirmations
+                .entry(request.sku.clone())
+                .or_default()
+                .insert(request.key, request.id);
+            s.wake(&request.sku, WakeKind::Confirm, request.key.joined_ms);
+        } else {
+            s.queues
+                .entry(request.sku.clone())
+                .or_default()
+                .insert(request.key, request.id);
+        }
         s.requests.insert(request.id, request.clone());
         Ok(JoinOutcome::Joined(request))
     }
@@ -29,7 +38,10 @@ impl CaptureStore for MemoryStore {
         Ok(self.lock().requests.get(id).cloned())
     }
     async fn position(&self, request: &Request, _shards: u16) -> Result<Option<usize>> {
-        if request.state != RequestState::Waiting {
+        if !matches!(
+            request.state,
+            RequestState::Waiting | RequestState::Unconfirmed
+        ) {
             return Ok(None);
         }
         let s = self.lock();
@@ -128,6 +140,40 @@ impl CaptureStore for MemoryStore {
         }
         let ended = s.opt_out_contact(&req.contact_key, now);
         Ok(OptOutOutcome::OptedOut { ended })
+    }
+    async fn confirm(
+        &self,
+        token: &LinkToken,
+        lifetime_ms: Millis,
+        now: Millis,
+    ) -> Result<ConfirmOutcome> {
+        let mut s = self.lock();
+        let Some(r) = s.requests.get_mut(&token.request()) else {
+            return Ok(ConfirmOutcome::Refused);
+        };
+        if !r.confirm_link_is(token) {
+            return Ok(ConfirmOutcome::Refused);
+        }
+        let Ok(waiting) = r.state.confirm() else {
+            return Ok(if r.state.status().is_live() {
+                ConfirmOutcome::AlreadyConfirmed(r.clone())
+            } else {
+                ConfirmOutcome::Refused
+            });
+        };
+        r.state = waiting;
+        r.stale_at = r.key.joined_ms + lifetime_ms;
+        if let Some(consent) = &mut r.consent {
+            consent.confirmed_at = Some(now);
+        }
+        let request = r.clone();
+        s.queues
+            .entry(request.sku.clone())
+            .or_default()
+            .insert(request.key, request.id);
+        // Units may be free now: notify looks.
+        s.wake(&request.sku, WakeKind::Confirm, now);
+        Ok(ConfirmOutcome::Confirmed(request))
     }
     async fn opt_out_contact(&self, contact: &ContactKey, now: Millis) -> Result<u32> {
         Ok(self.lock().opt_out_contact(contact, now))

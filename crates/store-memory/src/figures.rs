@@ -41,6 +41,9 @@ impl FiguresStore for MemoryStore {
         d.bounced += add.bounced;
         d.complained += add.complained;
         d.soft_bounced += add.soft_bounced;
+        d.confirm_sent += add.confirm_sent;
+        d.confirmed += add.confirmed;
+        d.confirm_expired += add.confirm_expired;
         Ok(*d)
     }
     async fn mail_day(&self, day: &str) -> Result<restock_core::feedback::MailDay> {

@@ -49,6 +49,8 @@ struct State {
     requests: HashMap<RequestId, Request>,
     /// Waiting requests per SKU, in queue order (shards do not matter here).
     queues: HashMap<Sku, BTreeMap<JoinKey, RequestId>>,
+    /// Unconfirmed sign-ups per SKU whose confirmation is not yet claimed.
+    confirmations: HashMap<Sku, BTreeMap<JoinKey, RequestId>>,
     /// The live request of each contact per SKU.
     places: HashMap<(ContactKey, Sku), RequestId>,
     optouts: HashSet<ContactKey>,
@@ -164,6 +166,9 @@ impl State {
         if let Some(q) = self.queues.get_mut(&sku) {
             q.remove(&key);
         }
+        if let Some(q) = self.confirmations.get_mut(&sku) {
+            q.remove(&key);
+        }
         self.places.remove(&(contact, sku.clone()));
         self.release_unit(&sku, freed, now);
     }
@@ -195,6 +200,17 @@ impl State {
             Freed::Hold => counters.held = counters.held.saturating_sub(1),
         }
         self.wake(sku, WakeKind::Freed, now);
+    }
+
+    /// Deletes an unconfirmed sign-up whose window ended: the request, its
+    /// place and its pending confirmation (its contact details with them).
+    fn forget_unconfirmed(&mut self, id: &RequestId) {
+        if let Some(r) = self.requests.remove(id) {
+            self.places.remove(&(r.contact_key, r.sku.clone()));
+            if let Some(q) = self.confirmations.get_mut(&r.sku) {
+                q.remove(&r.key);
+            }
+        }
     }
 
     fn opt_out_contact(&mut self, contact: &ContactKey, now: Millis) -> u32 {

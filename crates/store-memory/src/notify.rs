@@ -82,6 +82,69 @@ impl NotifyStore for MemoryStore {
         }
         Ok(wave)
     }
+    async fn pending_confirmations(&self, sku: &Sku) -> Result<Vec<Request>> {
+        let s = self.lock();
+        Ok(s.confirmations
+            .get(sku)
+            .map(|q| {
+                q.values()
+                    .filter_map(|id| s.requests.get(id))
+                    .filter(|r| r.state == RequestState::Unconfirmed)
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default())
+    }
+    async fn claim_confirmation(
+        &self,
+        sku: &Sku,
+        id: &RequestId,
+        links: &ConfirmLinks,
+        contact: &ContactKey,
+    ) -> Result<Claim> {
+        let mut s = self.lock();
+        if s.optouts.contains(contact) {
+            return Ok(Claim::OptedOut);
+        }
+        let Some(key) = s.requests.get(id).map(|r| r.key) else {
+            return Ok(Claim::NotClaimable);
+        };
+        let pending = s
+            .confirmations
+            .get_mut(sku)
+            .is_some_and(|q| q.remove(&key).is_some());
+        let Some(r) = s.requests.get_mut(id) else {
+            return Ok(Claim::NotClaimable);
+        };
+        if !pending || r.state != RequestState::Unconfirmed {
+            return Ok(Claim::NotClaimable);
+        }
+        r.confirm_hash = Some(links.confirm);
+        r.inbox_hashes.push(links.manage);
+        r.optout_hashes.push(links.optout);
+        Ok(Claim::Claimed)
+    }
+    async fn release_confirmation(
+        &self,
+        sku: &Sku,
+        id: &RequestId,
+        confirm: &TokenHash,
+    ) -> Result<()> {
+        let mut s = self.lock();
+        let Some(r) = s.requests.get_mut(id) else {
+            return Ok(());
+        };
+        if r.state != RequestState::Unconfirmed || r.confirm_hash.as_ref() != Some(confirm) {
+            return Ok(());
+        }
+        r.confirm_hash = None;
+        let key = r.key;
+        s.confirmations
+            .entry(sku.clone())
+            .or_default()
+            .insert(key, *id);
+        Ok(())
+    }
     async fn claim_notice(
         &self,
         _sku: &Sku,

@@ -36,6 +36,10 @@ impl SweepStore for MemoryStore {
         let Ok((to, freed)) = r.state.expire(now, r.stale_at) else {
             return Ok(ExpireOutcome::Skipped);
         };
+        if r.state == RequestState::Unconfirmed {
+            s.forget_unconfirmed(&due.id);
+            return Ok(ExpireOutcome::Unconfirmed);
+        }
         if matches!(r.state, RequestState::Offered { .. }) && r.notice.is_none() {
             s.requeue(&due.id, now);
             return Ok(ExpireOutcome::Requeued);

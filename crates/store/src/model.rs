@@ -44,12 +44,43 @@ pub struct Request {
     /// reading or leaving the request needs it, so knowing a shopper's
     /// address gives no power over their place.
     pub manage_hash: Option<TokenHash>,
+    /// Hashes of the manage links sent to the shopper's own inbox (in the
+    /// confirmation): each works like the browser's secret.
+    pub inbox_hashes: Vec<TokenHash>,
+    /// Hash of the confirmation link's secret, once the confirmation is
+    /// claimed for sending (double opt-in).
+    pub confirm_hash: Option<TokenHash>,
+    /// What the shopper agreed to, when and from where.
+    pub consent: Option<Consent>,
+}
+
+/// Consent on record: what the shopper agreed to, when, from where (the
+/// client address, keyed-hashed like contacts: never the address itself),
+/// and when they confirmed it from their own inbox.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Consent {
+    /// The settings' `consent_version` in force when they signed up.
+    pub version: String,
+    /// When they agreed (the sign-up).
+    pub at: Millis,
+    /// The keyed hash of the client address they signed up from.
+    pub source: String,
+    /// When they followed the confirmation link (`None` until then, and
+    /// always with double opt-in off).
+    pub confirmed_at: Option<Millis>,
 }
 
 impl Request {
-    /// Whether `token` is the secret that manages this request.
+    /// Whether `token` is a secret that manages this request: the joining
+    /// browser's, or a manage link sent to the shopper's inbox.
     pub fn manage_link_is(&self, token: &LinkToken) -> bool {
-        self.names(token) && self.manage_hash == Some(token.secret_hash())
+        let hash = token.secret_hash();
+        self.names(token) && (self.manage_hash == Some(hash) || self.inbox_hashes.contains(&hash))
+    }
+
+    /// Whether `token` is this request's confirmation link.
+    pub fn confirm_link_is(&self, token: &LinkToken) -> bool {
+        self.names(token) && self.confirm_hash == Some(token.secret_hash())
     }
 
     /// Whether `token` is this request's current reserve link.
@@ -123,22 +154,35 @@ pub struct NewRequest {
     /// Hash of the manage secret the joining browser keeps (`None` for a
     /// trusted bulk import).
     pub manage_hash: Option<TokenHash>,
+    /// Double opt-in: how long the sign-up may stay unconfirmed (`None`:
+    /// it joins the queue at once).
+    pub confirm_window_ms: Option<Millis>,
+    /// What the shopper agreed to.
+    pub consent: Option<Consent>,
 }
 
 impl NewRequest {
-    /// The request as it joins: waiting, in its shard, with its place in
-    /// line (join time and id tie-break) and its stale deadline.
-    pub fn into_waiting(self) -> Request {
+    /// The request as it joins, in its shard, with its place in line (join
+    /// time and id tie-break): waiting until it goes stale, or, with double
+    /// opt-in, unconfirmed until its confirmation window ends.
+    pub fn into_request(self) -> Request {
+        let (state, stale_at) = match self.confirm_window_ms {
+            Some(window) => (RequestState::Unconfirmed, self.now + window),
+            None => (RequestState::Waiting, self.now + self.lifetime_ms),
+        };
         Request {
             key: JoinKey::new(self.now, &self.id),
             shard: self.id.shard(self.shards),
-            state: RequestState::Waiting,
-            stale_at: self.now + self.lifetime_ms,
+            state,
+            stale_at,
             last_offered_episode: None,
             reserve_hash: None,
             optout_hashes: Vec::new(),
             notice: None,
             manage_hash: self.manage_hash,
+            inbox_hashes: Vec::new(),
+            confirm_hash: None,
+            consent: self.consent,
             id: self.id,
             sku: self.sku,
             name: self.name,
@@ -157,6 +201,28 @@ pub enum JoinOutcome {
     AlreadyWaiting(Request),
     /// The contact opted out for good.
     OptedOut,
+}
+
+/// What following a confirmation link amounted to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConfirmOutcome {
+    /// Confirmed: in the queue at the place it joined at.
+    Confirmed(Request),
+    /// Confirmed before (a second tap, a mail scanner): as it is now.
+    AlreadyConfirmed(Request),
+    /// Not a live confirmation link (unknown, expired, or the sign-up ended).
+    Refused,
+}
+
+/// The hashes of the links a confirmation carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConfirmLinks {
+    /// The confirmation link's.
+    pub confirm: TokenHash,
+    /// The inbox manage link's.
+    pub manage: TokenHash,
+    /// The opt-out link's.
+    pub optout: TokenHash,
 }
 
 /// What leaving the queue amounted to.
@@ -238,6 +304,9 @@ pub enum WakeKind {
     /// A notify pass stopped at its cap with units still free: the next
     /// pass carries the wave on.
     Continue,
+    /// A sign-up waits for its confirmation to be sent, or was confirmed
+    /// (double opt-in).
+    Confirm,
 }
 
 impl WakeKind {
@@ -248,14 +317,21 @@ impl WakeKind {
             Self::TopUp => "top_up",
             Self::Freed => "freed",
             Self::Continue => "continue",
+            Self::Confirm => "confirm",
         }
     }
 
     /// Reads the stored name.
     pub fn parse(s: &str) -> Option<Self> {
-        [Self::Restock, Self::TopUp, Self::Freed, Self::Continue]
-            .into_iter()
-            .find(|k| k.as_str() == s)
+        [
+            Self::Restock,
+            Self::TopUp,
+            Self::Freed,
+            Self::Continue,
+            Self::Confirm,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == s)
     }
 }
 
@@ -359,6 +435,9 @@ pub struct Due {
 pub enum ExpireOutcome {
     /// Waited too long: stale.
     Stale,
+    /// Never confirmed within the confirmation window: the sign-up ended
+    /// and its contact details were deleted.
+    Unconfirmed,
     /// An unclicked offer lapsed; its unit is freed.
     Lapsed,
     /// An offer whose notice never went out (a pass that crashed, a send

@@ -69,6 +69,16 @@ pub trait CaptureStore: Send + Sync {
     async fn mark_bought(&self, hold: &HoldId, now: Millis) -> Result<BuyOutcome>;
     /// Opts out the contact behind an opt-out link, for good.
     async fn opt_out(&self, token: &OptOutToken, now: Millis) -> Result<OptOutOutcome>;
+    /// Follows a confirmation link (double opt-in): an unconfirmed sign-up
+    /// joins the queue at the place it signed up at, its wait lasting
+    /// `lifetime_ms` from then; its consent records when. Conditional on the
+    /// link and on the sign-up still unconfirmed.
+    async fn confirm(
+        &self,
+        token: &restock_core::LinkToken,
+        lifetime_ms: Millis,
+        now: Millis,
+    ) -> Result<ConfirmOutcome>;
     /// Opts out a contact directly (admin, or SNS reporting an opted-out number).
     async fn opt_out_contact(&self, contact: &ContactKey, now: Millis) -> Result<u32>;
     /// Lifts an opt-out (admin only: the contact asked again).
@@ -141,6 +151,27 @@ pub trait NotifyStore: Send + Sync {
     /// secrets: the old ones were never sent and stop working. Read so that a
     /// claim given back a moment ago is found (no lagging index).
     async fn reissue_unsent(&self, sku: &Sku, random: Random<'_>) -> Result<Vec<Offer>>;
+    /// Unconfirmed sign-ups of a SKU whose confirmation has not been claimed,
+    /// oldest first. Read so that a sign-up a moment ago is found (no
+    /// lagging index).
+    async fn pending_confirmations(&self, sku: &Sku) -> Result<Vec<Request>>;
+    /// Claims a sign-up's confirmation for sending, once, with the links it
+    /// carries (their hashes are kept), in one step with the opt-out check.
+    async fn claim_confirmation(
+        &self,
+        sku: &Sku,
+        id: &RequestId,
+        links: &ConfirmLinks,
+        contact: &ContactKey,
+    ) -> Result<Claim>;
+    /// Gives back a confirmation claimed with `confirm` whose send failed
+    /// transiently or was refused for the sender, so a later pass sends it.
+    async fn release_confirmation(
+        &self,
+        sku: &Sku,
+        id: &RequestId,
+        confirm: &TokenHash,
+    ) -> Result<()>;
     /// Records a wake that hands the rest of a capped wave to the next
     /// notify pass (the stream delivers it like any other).
     async fn wake_again(&self, sku: &Sku, episode: u32, now: Millis) -> Result<()>;

@@ -157,6 +157,10 @@ pub(super) async fn rejoin(State(s): Shared, Path(token_text): Path<String>) -> 
             // Rejoined from a link page, not the widget: managed through the
             // links its notices carry.
             manage_hash: None,
+            // The link came to the shopper's own inbox or phone: nothing
+            // more to confirm, under the consent already on record.
+            confirm_window_ms: None,
+            consent: r.consent.clone(),
         };
         let stored = match s.store.join(request).await? {
             JoinOutcome::Joined(r) | JoinOutcome::AlreadyWaiting(r) => r,
@@ -208,4 +212,146 @@ pub(super) async fn optout(State(s): Shared, Path(token_text): Path<String>) -> 
         Ok(OptOutOutcome::NotFound) => invalid(),
         Err(e) => unavailable(&e.into()),
     }
+}
+
+/// The page a confirmation link opens: a button, because mail scanners
+/// open links too, and only a person's tap should confirm.
+pub(super) async fn confirm_page(Path(token_text): Path<String>) -> Response {
+    let body = text("One tap to confirm it was you, and to keep your place in line.")
+        + &button(
+            &format!("/c/{token_text}"),
+            "Yes, tell me when it's back",
+            false,
+        );
+    page(StatusCode::OK, "Confirm your place", &body)
+}
+
+pub(super) async fn confirm(State(s): Shared, Path(token_text): Path<String>) -> Response {
+    let invalid = || {
+        page(
+            StatusCode::NOT_FOUND,
+            "This confirmation link has ended",
+            &text(
+                "It may have run out, or the sign-up was removed. Please sign up again from the product page.",
+            ),
+        )
+    };
+    let Ok(token) = token_text.parse::<LinkToken>() else {
+        return invalid();
+    };
+    let result = async {
+        let settings = s.settings().await?;
+        let now = s.clock.now_ms();
+        let outcome = s
+            .store
+            .confirm(&token, settings.request_lifetime.as_millis(), now)
+            .await?;
+        let r = match outcome {
+            ConfirmOutcome::Confirmed(r) => {
+                tracing::info!(sku = %r.sku, contact = %r.contact.masked(), "sign-up confirmed");
+                let confirmed = restock_core::feedback::MailDay {
+                    confirmed: 1,
+                    ..Default::default()
+                };
+                s.store
+                    .count_mail(&restock_core::feedback::day_of(now), confirmed)
+                    .await?;
+                r
+            }
+            ConfirmOutcome::AlreadyConfirmed(r) => r,
+            ConfirmOutcome::Refused => return Ok(invalid()),
+        };
+        let entry = s.store.catalog_entry(&r.sku).await?;
+        let name = entry
+            .as_ref()
+            .map_or_else(|| r.sku.to_string(), |e| e.name.clone());
+        let shards = entry.map_or(1, |e| e.shards);
+        let position = s.store.position(&r, shards).await?;
+        let body = match position {
+            Some(p) => text(&format!(
+                "You're number {p} in line for {name}. We'll tell you once, as soon as it's back."
+            )),
+            None => text(&format!("You're on the list for {name}.")),
+        };
+        Ok::<_, AppError>(page(StatusCode::OK, "You're on the list", &body))
+    };
+    result.await.unwrap_or_else(|e| unavailable(&e))
+}
+
+/// The request a manage link sent to the shopper's inbox names, if the link
+/// is one of its own (unknown and wrong links look alike).
+async fn managed_by_link(
+    s: &Services,
+    token_text: &str,
+) -> Result<Option<restock_store::Request>, AppError> {
+    let Ok(token) = token_text.parse::<LinkToken>() else {
+        return Ok(None);
+    };
+    Ok(s.store
+        .request(&token.request())
+        .await?
+        .filter(|r| r.manage_link_is(&token)))
+}
+
+fn unknown_manage_link() -> Response {
+    page(
+        StatusCode::NOT_FOUND,
+        "We couldn't find that sign-up",
+        &text("It may have ended already. You can sign up again from the product page."),
+    )
+}
+
+/// Where a sign-up stands, from the link in the shopper's inbox, with a way
+/// to leave the list.
+pub(super) async fn manage_page(State(s): Shared, Path(token_text): Path<String>) -> Response {
+    let result = async {
+        let Some(r) = managed_by_link(&s, &token_text).await? else {
+            return Ok(unknown_manage_link());
+        };
+        let entry = s.store.catalog_entry(&r.sku).await?;
+        let name = entry
+            .as_ref()
+            .map_or_else(|| r.sku.to_string(), |e| e.name.clone());
+        let shards = entry.map_or(1, |e| e.shards);
+        let position = s.store.position(&r, shards).await?;
+        let status = r.state.status();
+        let mut body = match (r.state, position) {
+            (RequestState::Unconfirmed, Some(p)) => text(&format!(
+                "You're number {p} in line for {name}, once you confirm with the link we sent."
+            )),
+            (_, Some(p)) => text(&format!("You're number {p} in line for {name}.")),
+            _ if status.is_live() => text(&format!("You're on the list for {name} ({status}).")),
+            _ => text(&format!("This sign-up for {name} has ended ({status}).")),
+        };
+        if status.is_live() {
+            body += &button(&format!("/m/{token_text}"), "Leave the list", false);
+        }
+        Ok::<_, AppError>(page(StatusCode::OK, "Your place in line", &body))
+    };
+    result.await.unwrap_or_else(|e| unavailable(&e))
+}
+
+pub(super) async fn manage_leave(State(s): Shared, Path(token_text): Path<String>) -> Response {
+    let result = async {
+        let Some(r) = managed_by_link(&s, &token_text).await? else {
+            return Ok(unknown_manage_link());
+        };
+        Ok::<_, AppError>(match s.store.cancel(&r.id, s.clock.now_ms()).await? {
+            CancelOutcome::Cancelled => {
+                tracing::info!(sku = %r.sku, "left the list from the inbox link");
+                page(
+                    StatusCode::OK,
+                    "You've left the list",
+                    &text("You won't hear from us about this product."),
+                )
+            }
+            CancelOutcome::NotLive(status) => page(
+                StatusCode::CONFLICT,
+                "Already ended",
+                &text(&format!("This sign-up is already {status}.")),
+            ),
+            CancelOutcome::NotFound => unknown_manage_link(),
+        })
+    };
+    result.await.unwrap_or_else(|e| unavailable(&e))
 }

@@ -26,7 +26,8 @@ use restock_core::{
     Contact, HoldId, HoldRefused, LinkToken, RequestId, RequestState, Settings, Sku,
 };
 use restock_store::{
-    CancelOutcome, HoldOutcome, JoinOutcome, NewRequest, OptOutOutcome, RateDecision,
+    CancelOutcome, ConfirmOutcome, HoldOutcome, JoinOutcome, NewRequest, OptOutOutcome,
+    RateDecision,
 };
 use serde_json::json;
 
@@ -34,7 +35,10 @@ use crate::pages::{button, note, page, text, time_left};
 use crate::{AppError, Services, alerts};
 
 mod links;
-use links::{optout, optout_page, rejoin, reserve, reserve_page};
+use links::{
+    confirm, confirm_page, manage_leave, manage_page, optout, optout_page, rejoin, reserve,
+    reserve_page,
+};
 
 /// The capture router.
 pub fn router(services: Arc<Services>) -> Router {
@@ -45,6 +49,8 @@ pub fn router(services: Arc<Services>) -> Router {
         .route("/r/{token}", get(reserve_page).post(reserve))
         .route("/r/{token}/rejoin", post(rejoin))
         .route("/o/{token}", get(optout_page).post(optout))
+        .route("/c/{token}", get(confirm_page).post(confirm))
+        .route("/m/{token}", get(manage_page).post(manage_leave))
         .route_layer(middleware::from_fn_with_state(services.clone(), read_limit));
     Router::new()
         .route("/requests", post(join))
@@ -383,6 +389,18 @@ async fn join_request(
         shards: entry.shards,
         lifetime_ms: settings.request_lifetime.as_millis(),
         manage_hash: Some(manage.secret_hash()),
+        confirm_window_ms: settings
+            .confirm
+            .then(|| settings.confirm_window.as_millis()),
+        consent: Some(restock_store::Consent {
+            version: settings.consent_version.clone(),
+            at: now,
+            source: restock_core::contact::source_key(
+                &secrets.contact_pepper,
+                &client_key(client, headers, &settings),
+            ),
+            confirmed_at: None,
+        }),
     };
     let (status, stored) = match s.store.join(request).await? {
         JoinOutcome::Joined(r) => (StatusCode::CREATED, r),
@@ -399,17 +417,37 @@ async fn join_request(
     }
     let position = s.store.position(&stored, entry.shards).await?;
     tracing::info!(sku = %stored.sku, contact = %stored.contact.masked(), new = status == StatusCode::CREATED, ?position, "notify-me");
+    let unconfirmed = stored.state == RequestState::Unconfirmed;
     if wants_html(headers) {
         let body = match position {
+            Some(p) if unconfirmed => text(&format!(
+                "Nearly there: we've sent a confirmation link to {}. Open it within {} to keep your place (number {p} in line) for {}.",
+                stored.contact.masked(),
+                settings.confirm_window.in_words(),
+                entry.name
+            )),
             Some(p) => text(&format!(
                 "You're number {p} in line for {}. We'll tell you once, as soon as it's back.",
                 entry.name
             )),
             None => text(&format!("You're already on the list for {}.", entry.name)),
         };
-        return Ok(page(status, "You're on the list", &body));
+        let title = if unconfirmed {
+            "Check your inbox"
+        } else {
+            "You're on the list"
+        };
+        return Ok(page(status, title, &body));
     }
     let mut body = status_json(&stored, position);
+    if unconfirmed {
+        body["confirm_by_ms"] = json!(stored.stale_at);
+        body["message"] = json!(format!(
+            "Check {} for a confirmation link: your place is kept for {} until you open it.",
+            stored.contact.masked(),
+            settings.confirm_window.in_words()
+        ));
+    }
     if status == StatusCode::CREATED {
         body["manage_token"] = json!(manage.to_string());
     } else {

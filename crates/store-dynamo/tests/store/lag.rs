@@ -49,6 +49,8 @@ async fn join(store: &DynamoStore, name: &str, at: i64) -> Request {
         shards: 1,
         lifetime_ms: 90 * 86_400_000,
         manage_hash: None,
+        confirm_window_ms: None,
+        consent: None,
     };
     match store.join(new).await.unwrap() {
         JoinOutcome::Joined(r) => r,

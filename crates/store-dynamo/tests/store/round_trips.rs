@@ -68,6 +68,8 @@ fn request(i: usize, now: i64) -> NewRequest {
         shards: 1,
         lifetime_ms: 90 * 86_400_000,
         manage_hash: None,
+        confirm_window_ms: None,
+        consent: None,
     }
 }
 

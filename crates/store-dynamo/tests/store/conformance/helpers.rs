@@ -129,6 +129,8 @@ impl App {
             shards,
             lifetime_ms: LIFETIME.as_millis(),
             manage_hash: None,
+            confirm_window_ms: None,
+            consent: None,
         };
         self.store.join(new).await.unwrap()
     }
