@@ -10,7 +10,8 @@ mod helpers;
 use helpers::*;
 use restock_core::webhook::ItemRef;
 use restock_core::{
-    CatalogEntry, HoldId, HoldRefused, RequestState, Settings, SkipReason, Status, StockOutcome,
+    CatalogEntry, HoldId, HoldRefused, LinkToken, RequestState, Settings, SkipReason, Status,
+    StockOutcome,
 };
 use restock_store::*;
 
@@ -67,6 +68,9 @@ conformance!(
     an_offer_whose_notice_never_went_out_keeps_its_place_when_it_runs_out,
     a_day_s_mail_figures_add_up,
     send_slots_are_shared_and_never_overlap,
+    an_unconfirmed_sign_up_keeps_its_place_but_is_offered_nothing_until_confirmed,
+    a_confirmation_is_claimed_once_and_a_claim_given_back_is_pending_again,
+    an_unconfirmed_sign_up_ends_with_its_window_and_is_forgotten,
 );
 
 const CHAIR: &str = "CHAIR-WAL";
@@ -1325,4 +1329,159 @@ async fn send_slots_are_shared_and_never_overlap(app: App) {
     starts.sort_unstable();
     let expected: Vec<i64> = (0..8).map(|k| later + k * 40).collect();
     assert_eq!(starts, expected, "eight blocks of four slots, back to back");
+}
+
+/// Double opt-in: Ann signs up first but confirms last; Bob joins and
+/// confirms in between. Nothing is offered to Ann until she confirms, and
+/// then she is ahead of Bob: her place is the one she signed up at.
+async fn an_unconfirmed_sign_up_keeps_its_place_but_is_offered_nothing_until_confirmed(app: App) {
+    app.catalog(CHAIR, 2).await;
+    let ann = app.sign_up(CHAIR, 1, T0).await;
+    assert_eq!(ann.state, RequestState::Unconfirmed);
+    assert!(
+        app.store
+            .queue(&sku(CHAIR), 2, 10)
+            .await
+            .unwrap()
+            .is_empty(),
+        "not in the queue yet"
+    );
+    let pending = app.store.pending_confirmations(&sku(CHAIR)).await.unwrap();
+    assert_eq!(pending.iter().map(|r| r.id).collect::<Vec<_>>(), [ann.id]);
+    let (claim, link) = app.claim_confirmation(&ann).await;
+    assert_eq!(claim, Claim::Claimed);
+    let bob = app.join(CHAIR, 2, T0 + MIN).await;
+    app.level(CHAIR, 1, T0 + 2 * MIN, "d-1").await;
+    let wave = app.wave_sharded(CHAIR, T0 + 2 * MIN, 2).await;
+    assert_eq!(
+        wave.offers.iter().map(|o| o.request.id).collect::<Vec<_>>(),
+        [bob.id],
+        "the unconfirmed sign-up is passed over, not ended"
+    );
+    // A wrong link confirms nothing.
+    let wrong = LinkToken::new(sku(CHAIR), ann.id, [9; 16]);
+    assert_eq!(
+        app.store
+            .confirm(&wrong, LIFETIME.as_millis(), T0 + 3 * MIN)
+            .await
+            .unwrap(),
+        ConfirmOutcome::Refused
+    );
+    let ConfirmOutcome::Confirmed(confirmed) = app
+        .store
+        .confirm(&link, LIFETIME.as_millis(), T0 + 3 * MIN)
+        .await
+        .unwrap()
+    else {
+        panic!("the link confirms")
+    };
+    assert_eq!(confirmed.state, RequestState::Waiting);
+    assert_eq!(confirmed.key, ann.key, "the place she signed up at");
+    assert_eq!(confirmed.stale_at, T0 + LIFETIME.as_millis());
+    let stored = app.get(&ann.id).await;
+    assert_eq!(
+        stored.consent.as_ref().unwrap().confirmed_at,
+        Some(T0 + 3 * MIN)
+    );
+    assert_eq!(stored.consent.as_ref().unwrap().version, "2026-11");
+    assert!(matches!(
+        app.store.confirm(&link, LIFETIME.as_millis(), T0 + 4 * MIN).await.unwrap(),
+        ConfirmOutcome::AlreadyConfirmed(r) if r.id == ann.id
+    ));
+    let queue: Vec<_> = app
+        .store
+        .queue(&sku(CHAIR), 2, 10)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| r.id)
+        .collect();
+    assert_eq!(
+        queue,
+        [ann.id],
+        "Bob holds an offer; Ann waits first in line"
+    );
+    assert_eq!(app.store.position(&stored, 2).await.unwrap(), Some(1));
+    app.assert_never_oversold(CHAIR).await;
+}
+
+async fn a_confirmation_is_claimed_once_and_a_claim_given_back_is_pending_again(app: App) {
+    app.catalog(CHAIR, 2).await;
+    let ann = app.sign_up(CHAIR, 1, T0).await;
+    let (claim, link) = app.claim_confirmation(&ann).await;
+    assert_eq!(claim, Claim::Claimed);
+    assert_eq!(
+        app.claim_confirmation(&ann).await.0,
+        Claim::NotClaimable,
+        "a redelivered wake sends nothing twice"
+    );
+    assert!(
+        app.store
+            .pending_confirmations(&sku(CHAIR))
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    // The send failed transiently: given back, pending again, the old link dead.
+    app.store
+        .release_confirmation(&sku(CHAIR), &ann.id, &link.secret_hash())
+        .await
+        .unwrap();
+    let pending = app.store.pending_confirmations(&sku(CHAIR)).await.unwrap();
+    assert_eq!(pending.iter().map(|r| r.id).collect::<Vec<_>>(), [ann.id]);
+    assert_eq!(
+        app.store
+            .confirm(&link, LIFETIME.as_millis(), T0 + MIN)
+            .await
+            .unwrap(),
+        ConfirmOutcome::Refused
+    );
+    let (again, link) = app.claim_confirmation(&ann).await;
+    assert_eq!(again, Claim::Claimed);
+    // The contact opted out meanwhile: nothing more is claimed for them.
+    let bob = app.sign_up(CHAIR, 2, T0).await;
+    app.store
+        .opt_out_contact(&bob.contact_key, T0 + MIN)
+        .await
+        .unwrap();
+    assert_eq!(app.get(&bob.id).await.state, RequestState::OptedOut);
+    assert!(
+        app.store
+            .pending_confirmations(&sku(CHAIR))
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert!(matches!(
+        app.store
+            .confirm(&link, LIFETIME.as_millis(), T0 + MIN)
+            .await
+            .unwrap(),
+        ConfirmOutcome::Confirmed(_)
+    ));
+}
+
+async fn an_unconfirmed_sign_up_ends_with_its_window_and_is_forgotten(app: App) {
+    app.catalog(CHAIR, 2).await;
+    let ann = app.sign_up(CHAIR, 1, T0).await;
+    let (_, link) = app.claim_confirmation(&ann).await;
+    assert!(
+        app.sweep(T0 + 2 * DAY - 1).await.is_empty(),
+        "not before the window ends"
+    );
+    assert_eq!(app.sweep(T0 + 2 * DAY).await, [ExpireOutcome::Unconfirmed]);
+    assert_eq!(app.store.request(&ann.id).await.unwrap(), None, "forgotten");
+    assert_eq!(
+        app.store
+            .confirm(&link, LIFETIME.as_millis(), T0 + 2 * DAY)
+            .await
+            .unwrap(),
+        ConfirmOutcome::Refused
+    );
+    assert!(app.sweep(T0 + 3 * DAY).await.is_empty(), "once");
+    // The address may sign up again: no place is held for it.
+    assert_eq!(
+        app.sign_up(CHAIR, 1, T0 + 3 * DAY).await.state,
+        RequestState::Unconfirmed
+    );
 }

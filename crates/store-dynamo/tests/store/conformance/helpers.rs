@@ -4,11 +4,12 @@ use std::sync::{Arc, Mutex};
 
 use restock_core::Millis;
 use restock_core::{
-    CatalogEntry, Contact, Email, Level, ListShare, RequestId, Rules, Sku, StockEvent, TokenHash,
-    Window,
+    CatalogEntry, Contact, Email, Level, LinkToken, ListShare, RequestId, Rules, Sku, StockEvent,
+    TokenHash, Window,
 };
 use restock_store::{
-    ApplyOutcome, Claim, JoinOutcome, NewRequest, Request, Store, Wave, WaveParams,
+    ApplyOutcome, Claim, ConfirmLinks, Consent, JoinOutcome, NewRequest, Request, Store, Wave,
+    WaveParams,
 };
 use restock_store_dynamo::testing;
 use time::OffsetDateTime;
@@ -133,6 +134,50 @@ impl App {
             consent: None,
         };
         self.store.join(new).await.unwrap()
+    }
+
+    /// Shopper `i` signs up with double opt-in (a 48h confirmation window).
+    pub async fn sign_up(&self, s: &str, i: usize, now: Millis) -> Request {
+        let contact = email(i);
+        let new = NewRequest {
+            id: RequestId::from_random(self.bytes()),
+            sku: sku(s),
+            name: "Shopper".try_into().unwrap(),
+            contact_key: contact.key(PEPPER),
+            contact,
+            now,
+            shards: 2,
+            lifetime_ms: LIFETIME.as_millis(),
+            manage_hash: None,
+            confirm_window_ms: Some(2 * DAY),
+            consent: Some(Consent {
+                version: "2026-11".into(),
+                at: now,
+                source: "hashed-source".into(),
+                confirmed_at: None,
+            }),
+        };
+        match self.store.join(new).await.unwrap() {
+            JoinOutcome::Joined(r) => r,
+            other => panic!("shopper {i} did not sign up: {other:?}"),
+        }
+    }
+
+    /// Claims `r`'s confirmation with fresh links; the confirmation link.
+    pub async fn claim_confirmation(&self, r: &Request) -> (Claim, LinkToken) {
+        let token = || LinkToken::new(r.sku.clone(), r.id, self.bytes());
+        let (confirm, manage, optout) = (token(), token(), token());
+        let links = ConfirmLinks {
+            confirm: confirm.secret_hash(),
+            manage: manage.secret_hash(),
+            optout: optout.secret_hash(),
+        };
+        let claim = self
+            .store
+            .claim_confirmation(&r.sku, &r.id, &links, &r.contact_key)
+            .await
+            .unwrap();
+        (claim, confirm)
     }
 
     /// Shopper `i` joins; panics unless it is a new place.
