@@ -7,6 +7,7 @@
 //! - [`feedback`]: SES bounces and complaints, read from the notices' tags;
 //! - [`binaries`]: the compiled functions under a Lambda Runtime API emulator;
 //! - [`breaker`]: a sender the provider refuses pauses sending, keeps the queue;
+//! - [`confirm`]: double opt-in, consent on record, the inbox manage link;
 //! - [`notices`]: what a late notice says, and that a dead link is never sent;
 //! - [`pull`]: the stock pull against Shopify and WooCommerce API fakes, and
 //!   the webhook-silence alert;
@@ -17,6 +18,7 @@
 
 mod binaries;
 mod breaker;
+mod confirm;
 mod events;
 mod feedback;
 mod inputs;

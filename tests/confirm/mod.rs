@@ -1,0 +1,304 @@
+//! Double opt-in through the real routers: a sign-up is sent one
+//! confirmation (email or text, no model call), keeps its place, and is
+//! offered nothing until the link in the shopper's own inbox is followed.
+//! A sign-up nobody confirms ends after `confirm_window`, and its contact
+//! details go with it. Consent is on record; the inbox manage link reads
+//! and leaves the request.
+
+use axum::body::Body;
+use axum::http::Request;
+use restock_app::ports::{Outbox, Sent};
+use restock_core::{RequestState, Sku};
+use restock_e2e::*;
+use restock_store::prelude::*;
+
+/// A world whose settings have double opt-in on (as shipped).
+async fn confirming() -> (World, std::sync::Arc<Outbox>) {
+    let (w, outbox) = World::memory().await;
+    let mut settings = settings();
+    settings.confirm = true;
+    settings.consent_version = "2026-11".into();
+    w.store.put_settings(&settings).await.unwrap();
+    (w, outbox)
+}
+
+fn chair() -> Sku {
+    Sku::try_from(CHAIR).unwrap()
+}
+
+/// The path of the first link under `/{prefix}/` in what was sent to `to`.
+fn link_to(outbox: &Outbox, to: &str, prefix: &str) -> Option<String> {
+    outbox
+        .sent()
+        .iter()
+        .filter(|s| s.to() == to)
+        .find_map(|s| s.link(prefix))
+        .map(|l| path_of(&l))
+}
+
+async fn post(w: &World, path: &str) -> Reply {
+    w.call(
+        Api::Capture,
+        Request::post(path).body(Body::empty()).unwrap(),
+    )
+    .await
+}
+
+async fn get(w: &World, path: &str) -> Reply {
+    w.call(
+        Api::Capture,
+        Request::get(path).body(Body::empty()).unwrap(),
+    )
+    .await
+}
+
+async fn state_of(w: &World, reply: &Reply) -> RequestState {
+    let id = reply.json()["request_id"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    w.store.request(&id).await.unwrap().unwrap().state
+}
+
+#[tokio::test]
+async fn a_sign_up_is_confirmed_from_the_inbox_and_keeps_the_place_it_signed_up_at() {
+    let (w, outbox) = confirming().await;
+    let ann = w.join("Ann").await;
+    assert_eq!(ann.status, 201);
+    let body = ann.json();
+    assert_eq!(body["status"], "unconfirmed");
+    assert_eq!(body["position"], 1);
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("confirmation link"),
+        "{body}"
+    );
+    assert!(
+        body["manage_token"].is_string(),
+        "the browser still manages it"
+    );
+    w.advance(MIN);
+    assert_eq!(w.join("Bob").await.status, 201);
+
+    // One confirmation each, no model call, with the three links.
+    let reports = w.pump().await;
+    assert_eq!(reports.iter().map(|r| r.confirmations).sum::<usize>(), 2);
+    let sent = outbox.sent();
+    assert_eq!(sent.len(), 2);
+    let Sent::Email { notice, .. } = &sent[0] else {
+        panic!("an email")
+    };
+    assert!(notice.subject.starts_with("Confirm"), "{}", notice.subject);
+    for prefix in ["c", "m", "o"] {
+        assert!(
+            sent[0].link(prefix).is_some(),
+            "a /{prefix}/ link: {}",
+            notice.text
+        );
+    }
+    assert!(
+        sent[0].reserve_link().is_none(),
+        "no reserve link before confirming"
+    );
+    // A redelivered wake sends nothing twice.
+    w.store
+        .wake_again(&chair(), 0, restock_app::ports::Clock::now_ms(&*w.clock))
+        .await
+        .unwrap();
+    w.pump().await;
+    assert_eq!(outbox.sent().len(), 2);
+
+    // Bob confirms; the chair comes back with one unit: Bob is told, Ann
+    // (unconfirmed) is not.
+    let bob_link = link_to(&outbox, &w.email("Bob"), "c").unwrap();
+    assert_eq!(post(&w, &bob_link).await.status, 200);
+    assert_eq!(w.shopify(Some(1), "d-1").await.status, 200);
+    w.pump().await;
+    let told: Vec<String> = outbox.sent()[2..]
+        .iter()
+        .map(|s| s.to().to_owned())
+        .collect();
+    assert_eq!(told, [w.email("Bob")]);
+    assert_eq!(state_of(&w, &ann).await, RequestState::Unconfirmed);
+
+    // Opening the link shows a page; only the tap confirms (mail scanners
+    // open links too). Ann is then first in line: the place she signed up at.
+    let ann_link = link_to(&outbox, &w.email("Ann"), "c").unwrap();
+    let page = get(&w, &ann_link).await;
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains("Yes, tell me when it"), "{}", page.body);
+    assert_eq!(state_of(&w, &ann).await, RequestState::Unconfirmed);
+    let confirmed = post(&w, &ann_link).await;
+    assert_eq!(confirmed.status, 200);
+    assert!(
+        confirmed.body.contains("number 1 in line"),
+        "{}",
+        confirmed.body
+    );
+    assert_eq!(state_of(&w, &ann).await, RequestState::Waiting);
+    assert_eq!(
+        post(&w, &ann_link).await.status,
+        200,
+        "a second tap is fine"
+    );
+    // Bob's offer lapses; the unit passes to Ann.
+    w.advance(16 * MIN);
+    w.sweep().await;
+    w.pump().await;
+    let last = outbox.sent().last().cloned().unwrap();
+    assert_eq!(last.to(), w.email("Ann"));
+    assert!(last.reserve_link().is_some());
+    w.assert_never_oversold().await;
+
+    // The day's figures count the confirmations.
+    let day = restock_core::feedback::day_of(restock_app::ports::Clock::now_ms(&*w.clock));
+    let figures = w.store.mail_day(&day).await.unwrap();
+    assert_eq!((figures.confirm_sent, figures.confirmed), (2, 2));
+}
+
+#[tokio::test]
+async fn a_sign_up_nobody_confirms_ends_with_its_window_and_its_contact_details_go() {
+    let (w, outbox) = confirming().await;
+    let eve = w.join("Eve").await;
+    let token = eve.json()["manage_token"].as_str().unwrap().to_owned();
+    w.pump().await;
+    assert_eq!(outbox.sent().len(), 1);
+    w.advance(48 * 60 * MIN - 1);
+    assert_eq!(w.sweep().await.unconfirmed, 0);
+    w.advance(1);
+    assert_eq!(w.sweep().await.unconfirmed, 1);
+    let id = eve.json()["request_id"].as_str().unwrap().parse().unwrap();
+    assert_eq!(
+        w.store.request(&id).await.unwrap(),
+        None,
+        "nothing about Eve is kept"
+    );
+    assert_eq!(w.manage("GET", &token).await.status, 404);
+    let link = link_to(&outbox, &w.email("Eve"), "c").unwrap();
+    assert_eq!(post(&w, &link).await.status, 404, "the link has ended");
+    // Never mailed again, unless she signs up again herself.
+    w.pump().await;
+    assert_eq!(outbox.sent().len(), 1);
+    assert_eq!(w.join("Eve").await.status, 201);
+    let day = restock_core::feedback::day_of(restock_app::ports::Clock::now_ms(&*w.clock));
+    assert_eq!(w.store.mail_day(&day).await.unwrap().confirm_expired, 1);
+}
+
+#[tokio::test]
+async fn the_inbox_manage_link_shows_the_place_and_leaves_and_guessed_links_do_nothing() {
+    let (w, outbox) = confirming().await;
+    let ann = w.join("Ann").await;
+    w.pump().await;
+    let manage = link_to(&outbox, &w.email("Ann"), "m").unwrap();
+    let page = get(&w, &manage).await;
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains("number 1 in line"), "{}", page.body);
+    // A link with Ann's request id and a made-up secret is nobody's.
+    let id = ann.json()["request_id"].as_str().unwrap().to_owned();
+    let guessed = format!("/m/{CHAIR}~{id}.AAAAAAAAAAAAAAAAAAAAAA");
+    assert_eq!(get(&w, &guessed).await.status, 404);
+    assert_eq!(post(&w, &guessed).await.status, 404);
+    assert_eq!(state_of(&w, &ann).await, RequestState::Unconfirmed);
+    let confirm_guess = format!("/c/{CHAIR}~{id}.AAAAAAAAAAAAAAAAAAAAAA");
+    assert_eq!(
+        post(&w, &confirm_guess).await.status,
+        404,
+        "nobody confirms for Ann"
+    );
+    assert_eq!(state_of(&w, &ann).await, RequestState::Unconfirmed);
+    // Ann leaves from her inbox.
+    let left = post(&w, &manage).await;
+    assert_eq!(left.status, 200);
+    assert_eq!(state_of(&w, &ann).await, RequestState::Cancelled);
+    assert_eq!(post(&w, &manage).await.status, 409);
+}
+
+#[tokio::test]
+async fn consent_is_on_record_with_its_wording_time_hashed_source_and_confirmation() {
+    let (w, outbox) = confirming().await;
+    let ann = w.join("Ann").await;
+    let id = ann.json()["request_id"].as_str().unwrap().parse().unwrap();
+    let consent = w
+        .store
+        .request(&id)
+        .await
+        .unwrap()
+        .unwrap()
+        .consent
+        .unwrap();
+    assert_eq!(consent.version, "2026-11");
+    assert_eq!(consent.at, T0);
+    assert_eq!(consent.confirmed_at, None);
+    assert!(
+        !consent.source.contains("203.0.113.7"),
+        "the address is hashed"
+    );
+    assert_eq!(consent.source.len(), 43);
+    w.pump().await;
+    w.advance(MIN);
+    let link = link_to(&outbox, &w.email("Ann"), "c").unwrap();
+    post(&w, &link).await;
+    let consent = w
+        .store
+        .request(&id)
+        .await
+        .unwrap()
+        .unwrap()
+        .consent
+        .unwrap();
+    assert_eq!(consent.confirmed_at, Some(T0 + MIN));
+}
+
+#[tokio::test]
+async fn a_text_sign_up_is_confirmed_by_text_and_an_opt_out_link_in_it_works() {
+    let (w, outbox) = confirming().await;
+    let joined = w
+        .capture_json(
+            "POST",
+            "/requests",
+            serde_json::json!({"sku": CHAIR, "name": "Tom", "phone": "+447911123456", "consent": true}),
+        )
+        .await;
+    assert_eq!(joined.status, 201);
+    w.pump().await;
+    let sent = outbox.sent();
+    let [Sent::Sms { notice, .. }] = &sent[..] else {
+        panic!("one text: {sent:?}")
+    };
+    assert!(
+        notice.text.contains("/c/") && notice.text.contains("STOP"),
+        "{}",
+        notice.text
+    );
+    assert!(notice.segments <= 2);
+    // An email sign-up's confirmation carries an opt-out link that works.
+    w.join("Ann").await;
+    w.pump().await;
+    let optout = link_to(&outbox, &w.email("Ann"), "o").unwrap();
+    assert_eq!(post(&w, &optout).await.status, 200);
+    assert_eq!(w.join("Ann").await.status, 409, "opted out for good");
+}
+
+#[tokio::test]
+async fn a_paused_sender_holds_confirmations_back_and_sends_them_on_resume() {
+    let (w, outbox) = confirming().await;
+    *outbox.sender_refused.lock().unwrap() =
+        Some("SES: MessageRejected: Email address is not verified.".into());
+    w.join("Ann").await;
+    let reports = w.pump().await;
+    assert!(reports.iter().any(|r| r.paused));
+    assert!(outbox.sent().is_empty());
+    *outbox.sender_refused.lock().unwrap() = None;
+    w.advance(restock_app::notify::SENDER_BACKOFF.as_millis());
+    assert!(w.sweep().await.resumed);
+    w.pump().await;
+    assert_eq!(
+        outbox.sent().len(),
+        1,
+        "the confirmation went once the pause ended"
+    );
+    assert!(outbox.sent()[0].confirm_link().is_some());
+}
