@@ -10,7 +10,6 @@ use axum::http::Request;
 use restock_app::ports::{Outbox, Sent};
 use restock_core::{RequestState, Sku};
 use restock_e2e::*;
-use restock_store::prelude::*;
 
 /// A world whose settings have double opt-in on (as shipped).
 async fn confirming() -> (World, std::sync::Arc<Outbox>) {
@@ -301,4 +300,41 @@ async fn a_paused_sender_holds_confirmations_back_and_sends_them_on_resume() {
         "the confirmation went once the pause ended"
     );
     assert!(outbox.sent()[0].confirm_link().is_some());
+}
+
+#[tokio::test]
+async fn restock_forget_erases_a_contact_and_says_what_it_erased() {
+    use restock_app::admin::{Admin, Command};
+    let (w, outbox) = confirming().await;
+    let ann = w.join("Ann").await;
+    w.pump().await;
+    let admin = Admin {
+        store: w.store.clone(),
+        pepper: Some(
+            restock_app::ports::Secrets::from_json(&secrets_json())
+                .unwrap()
+                .contact_pepper,
+        ),
+    };
+    let out = admin
+        .run(
+            Command::Forget {
+                contact: w.email("Ann").to_uppercase(),
+            },
+            restock_app::ports::Clock::now_ms(&*w.clock),
+        )
+        .await
+        .unwrap();
+    assert_eq!(out.json["erased"], 1, "{}", out.message);
+    assert_eq!(out.json["ended"], 1);
+    assert_eq!(out.json["opt_out_kept"], false);
+    assert!(out.message.contains("consent record"), "{}", out.message);
+    assert!(!out.message.contains(&w.email("Ann")), "masked: {}", out.message);
+    let id = ann.json()["request_id"].as_str().unwrap().parse().unwrap();
+    assert_eq!(w.store.request(&id).await.unwrap(), None);
+    // Her confirmation link and inbox link now lead nowhere.
+    let link = link_to(&outbox, &w.email("Ann"), "c").unwrap();
+    assert_eq!(post(&w, &link).await.status, 404);
+    let manage = link_to(&outbox, &w.email("Ann"), "m").unwrap();
+    assert_eq!(get(&w, &manage).await.status, 404);
 }

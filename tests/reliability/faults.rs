@@ -136,6 +136,7 @@ faulty! {
     fn opt_out(&self, token: &OptOutToken, now: Millis) -> OptOutOutcome;
     fn confirm(&self, token: &restock_core::LinkToken, lifetime_ms: Millis, now: Millis) -> ConfirmOutcome;
     fn opt_out_contact(&self, contact: &ContactKey, now: Millis) -> u32;
+    fn forget_contact(&self, contact: &ContactKey, now: Millis) -> Forgotten;
     fn remove_opt_out(&self, contact: &ContactKey) -> bool;
     fn is_opted_out(&self, contact: &ContactKey) -> bool;
     }

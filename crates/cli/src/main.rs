@@ -82,6 +82,9 @@ enum Cmd {
         #[command(subcommand)]
         action: OptoutCmd,
     },
+    /// Erase everything held about an email address or phone number
+    /// (requests, consent records), all but an opt-out's hash.
+    Forget { contact: String },
     /// Print a correctly signed test webhook as a curl command.
     SignWebhook {
         #[arg(value_enum)]
@@ -446,6 +449,9 @@ fn command(cmd: &Cmd) -> Result<Command, String> {
         Cmd::Optout {
             action: OptoutCmd::Remove { contact },
         } => Command::OptOutRemove {
+            contact: contact.clone(),
+        },
+        Cmd::Forget { contact } => Command::Forget {
             contact: contact.clone(),
         },
         Cmd::Catalog {

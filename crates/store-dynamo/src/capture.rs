@@ -9,8 +9,8 @@ use restock_core::{
 };
 use restock_store::port::Result;
 use restock_store::{
-    BuyOutcome, CancelOutcome, CaptureStore, ConfirmOutcome, Consent, HoldOutcome, JoinOutcome,
-    NewRequest, OptOutOutcome, Request, StoreError, WakeKind,
+    BuyOutcome, CancelOutcome, CaptureStore, ConfirmOutcome, Consent, Forgotten, HoldOutcome,
+    JoinOutcome, NewRequest, OptOutOutcome, Request, StoreError, WakeKind,
 };
 
 use crate::DynamoStore;
@@ -364,6 +364,64 @@ impl CaptureStore for DynamoStore {
             }
         }
         Ok(ended)
+    }
+
+    async fn forget_contact(&self, contact: &ContactKey, now: Millis) -> Result<Forgotten> {
+        let mut forgotten = Forgotten::default();
+        // Live requests first, as a cancel would (units pass on, queue
+        // entries and places go).
+        for place in self.partition(place_pk(contact)).await? {
+            let rid: RequestId = get_s(&place, REQUEST_ID)?
+                .parse()
+                .map_err(|e| corrupt(&place, e))?;
+            if let Ended::Done = self
+                .end_request(&rid, now, |r| r.state.cancel().ok())
+                .await?
+            {
+                forgotten.ended += 1;
+            }
+        }
+        // Then every request item of the contact, finished ones included.
+        // No index names a contact's requests (none is needed in normal
+        // running), so this reads the table once: an admin command, rare.
+        let mut start = None;
+        loop {
+            let page = self
+                .client
+                .scan()
+                .table_name(&self.table)
+                .filter_expression(format!("{CONTACT_KEY} = :k AND {SK} = :req"))
+                .expression_attribute_values(":k", s(contact.as_str()))
+                .expression_attribute_values(":req", s(REQUEST_SK))
+                .consistent_read(true)
+                .set_exclusive_start_key(start)
+                .send()
+                .await
+                .map_err(|e| StoreError::backend("Scan", e))?;
+            for item in page.items.unwrap_or_default() {
+                let r = read_request(&item)?;
+                if r.state.status().is_live() {
+                    // Joined again while this ran: end it too.
+                    self.end_request(&r.id, now, |r| r.state.cancel().ok())
+                        .await?;
+                    forgotten.ended += 1;
+                }
+                self.client
+                    .delete_item()
+                    .table_name(&self.table)
+                    .set_key(Some(key(request_pk(&r.id), REQUEST_SK)))
+                    .send()
+                    .await
+                    .map_err(|e| StoreError::backend("DeleteItem", e))?;
+                forgotten.erased += 1;
+            }
+            start = page.last_evaluated_key;
+            if start.is_none() {
+                break;
+            }
+        }
+        forgotten.opt_out_kept = self.is_opted_out(contact).await?;
+        Ok(forgotten)
     }
 
     async fn remove_opt_out(&self, contact: &ContactKey) -> Result<bool> {

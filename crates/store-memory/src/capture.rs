@@ -178,6 +178,27 @@ impl CaptureStore for MemoryStore {
     async fn opt_out_contact(&self, contact: &ContactKey, now: Millis) -> Result<u32> {
         Ok(self.lock().opt_out_contact(contact, now))
     }
+    async fn forget_contact(&self, contact: &ContactKey, now: Millis) -> Result<Forgotten> {
+        let mut s = self.lock();
+        let live: Vec<RequestId> = s
+            .places
+            .iter()
+            .filter(|((c, _), _)| c == contact)
+            .map(|(_, id)| *id)
+            .collect();
+        let mut forgotten = Forgotten::default();
+        for id in live {
+            if let Ok((to, freed)) = s.requests[&id].state.cancel() {
+                s.finish(&id, to, freed, now);
+                forgotten.ended += 1;
+            }
+        }
+        let before = s.requests.len();
+        s.requests.retain(|_, r| &r.contact_key != contact);
+        forgotten.erased = (before - s.requests.len()) as u32;
+        forgotten.opt_out_kept = s.optouts.contains(contact);
+        Ok(forgotten)
+    }
     async fn remove_opt_out(&self, contact: &ContactKey) -> Result<bool> {
         Ok(self.lock().optouts.remove(contact))
     }

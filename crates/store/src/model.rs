@@ -225,6 +225,17 @@ pub struct ConfirmLinks {
     pub optout: TokenHash,
 }
 
+/// What forgetting a contact erased.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct Forgotten {
+    /// Live requests ended first (their units passed on).
+    pub ended: u32,
+    /// Requests erased, live or finished, with their contact details and consent.
+    pub erased: u32,
+    /// Whether an opt-out is kept (only its hash: it keeps them un-mailed).
+    pub opt_out_kept: bool,
+}
+
 /// What leaving the queue amounted to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CancelOutcome {

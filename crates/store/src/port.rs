@@ -81,6 +81,11 @@ pub trait CaptureStore: Send + Sync {
     ) -> Result<ConfirmOutcome>;
     /// Opts out a contact directly (admin, or SNS reporting an opted-out number).
     async fn opt_out_contact(&self, contact: &ContactKey, now: Millis) -> Result<u32>;
+    /// Erases everything held about a contact (`restock forget`): its live
+    /// requests end (units pass on), then every request of it, live or
+    /// finished, is deleted with its contact details and consent record.
+    /// Only the opt-out, a keyed hash, is kept, so they stay un-mailed.
+    async fn forget_contact(&self, contact: &ContactKey, now: Millis) -> Result<Forgotten>;
     /// Lifts an opt-out (admin only: the contact asked again).
     async fn remove_opt_out(&self, contact: &ContactKey) -> Result<bool>;
     /// Whether a contact opted out.

@@ -89,6 +89,11 @@ pub enum Command {
         /// An email address or phone number.
         contact: String,
     },
+    /// Erases everything held about a contact but its opt-out hash.
+    Forget {
+        /// An email address or phone number.
+        contact: String,
+    },
 }
 
 /// What a command answers.
@@ -415,6 +420,25 @@ impl Admin {
                 Ok(Output::message(
                     format!("{} opted out for good; {ended} live requests ended", contact.masked()),
                     json!({ "opted_out": true, "ended": ended }),
+                ))
+            }
+            Command::Forget { contact: text } => {
+                let pepper = self.pepper.as_deref().ok_or(AdminError::NoPepper)?;
+                let contact = contact(&text)?;
+                let f = self.store.forget_contact(&contact.key(pepper), now).await?;
+                let kept = if f.opt_out_kept {
+                    "kept: their opt-out, as a keyed hash (so they are never mailed)"
+                } else {
+                    "nothing is kept"
+                };
+                Ok(Output::message(
+                    format!(
+                        "{}: erased {} requests (name, address or number, consent record, links); {} live ones ended first, their units passed on; {kept}",
+                        contact.masked(),
+                        f.erased,
+                        f.ended
+                    ),
+                    json!({ "erased": f.erased, "ended": f.ended, "opt_out_kept": f.opt_out_kept }),
                 ))
             }
             Command::OptOutRemove { contact: text } => {

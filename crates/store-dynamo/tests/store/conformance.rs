@@ -71,6 +71,7 @@ conformance!(
     an_unconfirmed_sign_up_keeps_its_place_but_is_offered_nothing_until_confirmed,
     a_confirmation_is_claimed_once_and_a_claim_given_back_is_pending_again,
     an_unconfirmed_sign_up_ends_with_its_window_and_is_forgotten,
+    forgetting_a_contact_erases_its_requests_and_keeps_only_the_opt_out,
 );
 
 const CHAIR: &str = "CHAIR-WAL";
@@ -1483,5 +1484,62 @@ async fn an_unconfirmed_sign_up_ends_with_its_window_and_is_forgotten(app: App) 
     assert_eq!(
         app.sign_up(CHAIR, 1, T0 + 3 * DAY).await.state,
         RequestState::Unconfirmed
+    );
+}
+
+async fn forgetting_a_contact_erases_its_requests_and_keeps_only_the_opt_out(app: App) {
+    app.catalog(CHAIR, 1).await;
+    app.catalog("THROW-OAT", 1).await;
+    let offered = app.join(CHAIR, 1, T0).await;
+    let finished = app.join("THROW-OAT", 1, T0).await;
+    app.store.cancel(&finished.id, T0 + 1).await.unwrap();
+    let bob = app.join(CHAIR, 2, T0 + 2).await;
+    app.level(CHAIR, 1, T0 + MIN, "d-1").await;
+    assert_eq!(app.wave(CHAIR, T0 + MIN).await.offers.len(), 1);
+
+    let f = app
+        .store
+        .forget_contact(&email(1).key(PEPPER), T0 + 2 * MIN)
+        .await
+        .unwrap();
+    assert_eq!(
+        f,
+        Forgotten {
+            ended: 1,
+            erased: 2,
+            opt_out_kept: false
+        }
+    );
+    assert_eq!(app.store.request(&offered.id).await.unwrap(), None);
+    assert_eq!(app.store.request(&finished.id).await.unwrap(), None);
+    assert_eq!(
+        app.get(&bob.id).await.state,
+        RequestState::Waiting,
+        "others untouched"
+    );
+    // The unit passed on: the next wave offers it to Bob.
+    let wave = app.wave(CHAIR, T0 + 3 * MIN).await;
+    assert_eq!(
+        wave.offers.iter().map(|o| o.request.id).collect::<Vec<_>>(),
+        [bob.id]
+    );
+    app.assert_never_oversold(CHAIR).await;
+    // Nothing left to erase; an opt-out survives, as a hash.
+    let key3 = email(3).key(PEPPER);
+    app.join(CHAIR, 3, T0).await;
+    app.store
+        .opt_out_contact(&key3, T0 + 4 * MIN)
+        .await
+        .unwrap();
+    let f = app.store.forget_contact(&key3, T0 + 5 * MIN).await.unwrap();
+    assert_eq!((f.ended, f.erased, f.opt_out_kept), (0, 1, true));
+    assert!(app.store.is_opted_out(&key3).await.unwrap());
+    assert_eq!(
+        app.store
+            .forget_contact(&key3, T0 + 6 * MIN)
+            .await
+            .unwrap()
+            .erased,
+        0
     );
 }
