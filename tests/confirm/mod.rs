@@ -329,7 +329,11 @@ async fn restock_forget_erases_a_contact_and_says_what_it_erased() {
     assert_eq!(out.json["ended"], 1);
     assert_eq!(out.json["opt_out_kept"], false);
     assert!(out.message.contains("consent record"), "{}", out.message);
-    assert!(!out.message.contains(&w.email("Ann")), "masked: {}", out.message);
+    assert!(
+        !out.message.contains(&w.email("Ann")),
+        "masked: {}",
+        out.message
+    );
     let id = ann.json()["request_id"].as_str().unwrap().parse().unwrap();
     assert_eq!(w.store.request(&id).await.unwrap(), None);
     // Her confirmation link and inbox link now lead nowhere.
@@ -337,4 +341,27 @@ async fn restock_forget_erases_a_contact_and_says_what_it_erased() {
     assert_eq!(post(&w, &link).await.status, 404);
     let manage = link_to(&outbox, &w.email("Ann"), "m").unwrap();
     assert_eq!(get(&w, &manage).await.status, 404);
+}
+
+#[tokio::test]
+async fn every_notice_email_carries_a_manage_link_that_leaves_and_passes_the_unit_on() {
+    let (w, outbox) = World::memory().await;
+    w.join("Ann").await;
+    w.advance(MIN);
+    w.join("Bob").await;
+    assert_eq!(w.shopify(Some(1), "d-1").await.status, 200);
+    w.pump().await;
+    let manage = link_to(&outbox, &w.email("Ann"), "m").expect("a manage link in the notice");
+    let page = get(&w, &manage).await;
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains("offered"), "{}", page.body);
+    assert_eq!(post(&w, &manage).await.status, 200);
+    w.pump().await;
+    let told: Vec<String> = outbox.sent().iter().map(|s| s.to().to_owned()).collect();
+    assert_eq!(
+        told,
+        [w.email("Ann"), w.email("Bob")],
+        "Ann left; her unit went to Bob"
+    );
+    w.assert_never_oversold().await;
 }

@@ -25,7 +25,8 @@ fn http(name: &str) -> axum::http::Request<axum::body::Body> {
 }
 
 /// The sample request the link fixtures belong to: Della, offered a chair,
-/// with the fixtures' reserve and opt-out secrets.
+/// with the fixtures' reserve and opt-out secrets (and a manage secret the
+/// fixtures do not use).
 async fn della_offered(w: &World) {
     let contact = Contact::Email(Email::try_from("della@example.com").unwrap());
     let pepper = restock_app::ports::Secrets::from_json(&secrets_json())
@@ -46,8 +47,8 @@ async fn della_offered(w: &World) {
     };
     w.store.join(new).await.unwrap();
     assert_eq!(w.shopify(Some(1), "seed").await.status, 200);
-    let mut secrets = [[2u8; 16], [3u8; 16]].into_iter();
-    let mut random = move || secrets.next().expect("two secrets");
+    let mut secrets = [[2u8; 16], [3u8; 16], [5u8; 16]].into_iter();
+    let mut random = move || secrets.next().expect("three secrets");
     let params = WaveParams {
         share: ListShare::ALL,
         offer_window: restock_core::Window::from_mins(15),

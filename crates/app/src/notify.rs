@@ -527,6 +527,7 @@ async fn send_one(
     }
     let reserve_url = settings.link("r", &offer.reserve);
     let optout_url = settings.link("o", &offer.optout);
+    let manage_url = settings.link("m", &offer.manage);
     let input = NoticeInput {
         store: &settings.store_name,
         product: &entry.name,
@@ -534,6 +535,7 @@ async fn send_one(
         phrase,
         reserve_url: &reserve_url,
         optout_url: &optout_url,
+        manage_url: &manage_url,
         window: left,
     };
     let sent = match &r.contact {

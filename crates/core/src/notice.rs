@@ -122,6 +122,9 @@ pub struct NoticeInput<'a> {
     pub reserve_url: &'a str,
     /// The shopper's opt-out link (absolute).
     pub optout_url: &'a str,
+    /// The link to see or leave their place (absolute; email only: a text
+    /// keeps to the reserve link and STOP).
+    pub manage_url: &'a str,
     /// How long the reserve link lasts.
     pub window: Window,
 }
@@ -150,13 +153,14 @@ pub fn render_email(n: &NoticeInput<'_>) -> EmailNotice {
     let window = n.window.in_words();
     let subject = format!("{} is back at {}", n.product, n.store);
     let text = format!(
-        "Hi {shopper},\n\n{phrase}\n\n{product} is back in stock at {store}. Your reserve link holds one for you if you tap it within {window}:\n\n{reserve}\n\nOnce held, it waits for you at checkout for a little while. If you don't tap, it passes to the next person waiting.\n\nStop these messages: {optout}\n",
+        "Hi {shopper},\n\n{phrase}\n\n{product} is back in stock at {store}. Your reserve link holds one for you if you tap it within {window}:\n\n{reserve}\n\nOnce held, it waits for you at checkout for a little while. If you don't tap, it passes to the next person waiting.\n\nSee or leave your place: {manage}\nStop these messages: {optout}\n",
         shopper = n.shopper,
         phrase = n.phrase.as_str(),
         product = n.product,
         store = n.store,
         reserve = n.reserve_url,
         optout = n.optout_url,
+        manage = n.manage_url,
     );
     let mut html = String::with_capacity(2048);
     let _ = write!(
@@ -171,7 +175,7 @@ pub fn render_email(n: &NoticeInput<'_>) -> EmailNotice {
             "<p><a href=\"{reserve}\" style=\"display:inline-block;padding:14px 24px;background:#1a1a1a;color:#ffffff;text-decoration:none;border-radius:6px;font-weight:600\">Reserve mine</a></p>",
             "<p style=\"font-size:14px;color:#555\">If the button does not work, open this link: <a href=\"{reserve}\" style=\"color:#1a1a1a\">{reserve}</a></p>",
             "<p style=\"font-size:14px;color:#555\">If you don't tap, it passes to the next person waiting.</p>",
-            "<p style=\"font-size:13px;color:#555\"><a href=\"{optout}\" style=\"color:#555\">Stop these messages</a></p>",
+            "<p style=\"font-size:13px;color:#555\"><a href=\"{manage}\" style=\"color:#555\">See or leave your place</a> · <a href=\"{optout}\" style=\"color:#555\">Stop these messages</a></p>",
             "</main></body></html>"
         ),
         subject = escape_html(&subject),
@@ -182,6 +186,7 @@ pub fn render_email(n: &NoticeInput<'_>) -> EmailNotice {
         window = escape_html(&window),
         reserve = escape_html(n.reserve_url),
         optout = escape_html(n.optout_url),
+        manage = escape_html(n.manage_url),
     );
     EmailNotice {
         subject,
@@ -334,6 +339,7 @@ mod tests {
             phrase,
             reserve_url: "https://notify.loomandlast.co.uk/r/AAAAAAAAAAAAAAAAAAAAAA.BBBBBBBBBBBBBBBBBBBBBB",
             optout_url: "https://notify.loomandlast.co.uk/o/AAAAAAAAAAAAAAAAAAAAAA.CCCCCCCCCCCCCCCCCCCCCC",
+            manage_url: "https://notify.loomandlast.co.uk/m/AAAAAAAAAAAAAAAAAAAAAA.DDDDDDDDDDDDDDDDDDDDDD",
             window: Window::from_mins(15),
         }
     }
@@ -375,6 +381,11 @@ mod tests {
         );
         assert!(email.text.contains("15 minutes"));
         assert!(email.text.contains("/r/AAAAAAAAAAAAAAAAAAAAAA.BBBB"));
+        assert!(
+            email.text.contains("/m/AAAAAAAAAAAAAAAAAAAAAA.DDDD"),
+            "the manage link"
+        );
+        assert!(email.html.contains("/m/AAAAAAAAAAAAAAAAAAAAAA.DDDD"));
         assert!(email.html.contains("Loom &amp; Last"));
         assert!(email.html.contains("&lt;script&gt;"));
         assert!(!email.html.contains("<script>"));

@@ -53,7 +53,8 @@ fn notice_json(outcome: &NoticeOutcome) -> String {
 }
 
 /// An offer about to be written, with its link secrets.
-type Pending<'a> = (&'a Request, LinkToken, LinkToken);
+/// A request to offer, with its reserve, opt-out and manage links.
+type Pending<'a> = (&'a Request, LinkToken, LinkToken, LinkToken);
 
 /// What writing a chunk of offers came to.
 enum Chunk {
@@ -122,7 +123,7 @@ impl DynamoStore {
                     .value(":v", n(version)),
             )?;
             let mut offered = Vec::with_capacity(chunk.len());
-            for (r, reserve, optout) in &chunk {
+            for (r, reserve, optout, manage) in &chunk {
                 let state = r
                     .state
                     .offer(episode, now, params.offer_window)
@@ -139,6 +140,7 @@ impl DynamoStore {
                         .set(LAST_EPISODE, n(episode))
                         .set(RESERVE_HASH, s(reserve.secret_hash().to_hex()))
                         .add(OPTOUT_HASH, hash_set(&[optout.secret_hash()]))
+                        .add(INBOX_HASH, hash_set(&[manage.secret_hash()]))
                         .set(DUE, n(expires_ms))
                         .set(UNITS_PK, s(units_pk(sku)))
                         .set(UNITS_SK, s(units_sk(&r.id, true)))
@@ -158,11 +160,13 @@ impl DynamoStore {
                         reserve_hash: Some(reserve.secret_hash()),
                         optout_hashes: [r.optout_hashes.as_slice(), &[optout.secret_hash()]]
                             .concat(),
+                        inbox_hashes: [r.inbox_hashes.as_slice(), &[manage.secret_hash()]].concat(),
                         notice: None,
                         ..(*r).clone()
                     },
                     reserve: reserve.clone(),
                     optout: optout.clone(),
+                    manage: manage.clone(),
                 });
             }
             // No ClientRequestToken of ours: the SDK draws one per call and
@@ -233,6 +237,7 @@ impl NotifyStore for DynamoStore {
                     .map(|r| {
                         (
                             *r,
+                            LinkToken::new(sku.clone(), r.id, random()),
                             LinkToken::new(sku.clone(), r.id, random()),
                             LinkToken::new(sku.clone(), r.id, random()),
                         )
@@ -444,12 +449,14 @@ impl NotifyStore for DynamoStore {
         for r in unsent {
             let reserve = LinkToken::new(sku.clone(), r.id, random());
             let optout = LinkToken::new(sku.clone(), r.id, random());
+            let manage = LinkToken::new(sku.clone(), r.id, random());
             let RequestState::Offered { episode, .. } = r.state else {
                 continue;
             };
             let rearmed = Change::on(key(request_pk(&r.id), REQUEST_SK))
                 .set(RESERVE_HASH, s(reserve.secret_hash().to_hex()))
                 .add(OPTOUT_HASH, hash_set(&[optout.secret_hash()]))
+                .add(INBOX_HASH, hash_set(&[manage.secret_hash()]))
                 .when(format!(
                     "{STATUS} = :offered AND {EPISODE} = :e AND attribute_not_exists({NOTICE})"
                 ))
@@ -464,10 +471,12 @@ impl NotifyStore for DynamoStore {
                         reserve_hash: Some(reserve.secret_hash()),
                         optout_hashes: [r.optout_hashes.as_slice(), &[optout.secret_hash()]]
                             .concat(),
+                        inbox_hashes: [r.inbox_hashes.as_slice(), &[manage.secret_hash()]].concat(),
                         ..r
                     },
                     reserve,
                     optout,
+                    manage,
                 });
             }
         }

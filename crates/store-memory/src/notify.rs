@@ -59,6 +59,7 @@ impl NotifyStore for MemoryStore {
         for c in plan.offers {
             let reserve = LinkToken::new(sku.clone(), c.request, random());
             let optout = LinkToken::new(sku.clone(), c.request, random());
+            let manage = LinkToken::new(sku.clone(), c.request, random());
             let r = s
                 .requests
                 .get_mut(&c.request)
@@ -70,6 +71,7 @@ impl NotifyStore for MemoryStore {
             r.last_offered_episode = Some(stock.episode);
             r.reserve_hash = Some(reserve.secret_hash());
             r.optout_hashes.push(optout.secret_hash());
+            r.inbox_hashes.push(manage.secret_hash());
             r.notice = None;
             let request = r.clone();
             s.queues.get_mut(sku).expect("queued").remove(&c.key);
@@ -78,6 +80,7 @@ impl NotifyStore for MemoryStore {
                 request,
                 reserve,
                 optout,
+                manage,
             });
         }
         Ok(wave)
@@ -220,12 +223,15 @@ impl NotifyStore for MemoryStore {
             .map(|r| {
                 let reserve = LinkToken::new(sku.clone(), r.id, random());
                 let optout = LinkToken::new(sku.clone(), r.id, random());
+                let manage = LinkToken::new(sku.clone(), r.id, random());
                 r.reserve_hash = Some(reserve.secret_hash());
                 r.optout_hashes.push(optout.secret_hash());
+                r.inbox_hashes.push(manage.secret_hash());
                 Offer {
                     request: r.clone(),
                     reserve,
                     optout,
+                    manage,
                 }
             })
             .collect())

@@ -380,6 +380,9 @@ pub struct Offer {
     pub reserve: restock_core::ReserveToken,
     /// `{request}.{secret}` for the opt-out link.
     pub optout: restock_core::OptOutToken,
+    /// `{request}.{secret}` for the link to see or leave the place (its
+    /// hash joins the request's inbox manage links).
+    pub manage: restock_core::LinkToken,
 }
 
 /// What a wave did.
