@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes webhook verification and parsing (Shopify, WooCommerce, Standard
-# Webhooks) and capture's input parsing with cargo fuzz (libFuzzer), each
+# Webhooks), capture's input parsing, and the shoppers' link tokens and
+# confirmation messages with cargo fuzz (libFuzzer), each
 # target for a bounded time, starting from the committed seed corpus in
 # fuzz/corpus/. New inputs go to target/fuzz-corpus/; a crash stops the run
 # and leaves its input in fuzz/artifacts/<target>/.
@@ -11,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}
 command -v cargo-fuzz >/dev/null || { echo "cargo-fuzz is missing: cargo install cargo-fuzz" >&2; exit 1; }
-targets=(webhook_shopify webhook_woocommerce webhook_standard join_form)
+targets=(webhook_shopify webhook_woocommerce webhook_standard join_form links)
 printf '%-22s %12s %10s\n' target executions seconds
 for t in "${targets[@]}"; do
   mkdir -p "target/fuzz-corpus/$t"

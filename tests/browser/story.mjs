@@ -93,6 +93,7 @@ try {
   const status = page.getByRole("status");
   await status.filter({ hasText: "in line" }).waitFor({ timeout: 10000 });
   check((await status.textContent()).includes("number 1 in line"), "the widget shows the shopper's position");
+  check((await status.textContent()).includes("open it to confirm"), "and asks them to confirm from their inbox (double opt-in)");
   await page.screenshot({ path: path.join(shots, "1-joined.png"), fullPage: true });
 
   // A returning visit: the widget kept the manage token it was given.

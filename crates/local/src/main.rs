@@ -99,8 +99,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let base = format!("http://127.0.0.1:{}", cli.port);
     println!(
         "restock is running locally ({} store)\n\n  storefront  {base}/\n  outbox      {base}/outbox   (and {})\n  webhooks    {base}/webhooks/stock|shopify|woocommerce|orders\n\n\
-         Try it: open {base}/products/CHAIR-WAL, tap Notify me, post a restock from the back office,\n\
-         then open the reserve link in the outbox. From a terminal:\n\n  \
+         Try it: open {base}/products/CHAIR-WAL and tap Notify me; open the confirmation link in the\n\
+         outbox and confirm; post a restock from the back office, then open the reserve link in the\n\
+         outbox. From a terminal:\n\n  \
          cargo run -q -p restock-cli -- queue CHAIR-WAL\n  \
          cargo run -q -p restock-cli -- sign-webhook stock --sku CHAIR-WAL --level 3 | sh\n  \
          cargo run -q -p restock-cli -- stats\n",

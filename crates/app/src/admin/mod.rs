@@ -372,10 +372,14 @@ impl Admin {
                 Ok(Output::table(
                     format!(
                         "claim rate: offers clicked (held or bought) among offers decided\n\
-                         mail on {day} (UTC): {} sent, bounce rate {} (SES reviews near 5%), complaint rate {} (near 0.1%)",
+                         mail on {day} (UTC): {} sent, bounce rate {} (SES reviews near 5%), complaint rate {} (near 0.1%)\n\
+                         sign-ups on {day}: {} confirmations sent, {} confirmed, {} ran out unconfirmed",
                         mail.sent,
                         percent(mail.bounce_rate()),
                         percent(mail.complaint_rate()),
+                        mail.confirm_sent,
+                        mail.confirmed,
+                        mail.confirm_expired,
                     ),
                     &["sku", "waiting", "offered", "held", "bought", "lapsed", "claim rate"],
                     rows,
