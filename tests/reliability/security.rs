@@ -66,14 +66,32 @@ async fn link_secrets_are_128_bit_and_stored_only_as_hashes() {
         ))),
     )
     .await;
+    // Double opt-in on, as shipped: the confirmation's links are secrets too.
+    let mut confirming = settings();
+    confirming.confirm = true;
+    w.store.put_settings(&confirming).await.unwrap();
     let id = w.join("Ann").await.json()["request_id"]
         .as_str()
         .unwrap()
         .to_owned();
+    w.pump().await;
+    let confirmation = outbox.sent()[0].clone();
+    let confirm_link = confirmation.confirm_link().unwrap();
+    let inbox_links = [confirm_link.clone(), confirmation.link("m").unwrap()];
+    let confirmed = w
+        .call(
+            Api::Capture,
+            axum::http::Request::post(path_of(&confirm_link))
+                .body(axum::body::Body::empty())
+                .unwrap(),
+        )
+        .await;
+    assert_eq!(confirmed.status, 200);
     w.call(Api::Detect, w.stock_request("m1", &stock(&w, 1)))
         .await;
     w.pump().await;
-    let notice = &outbox.sent()[0];
+    let notice = &outbox.sent()[1];
+    let notice_manage = notice.link("m").unwrap();
     let reserve = notice.reserve_link().unwrap();
     let token: LinkToken = reserve.rsplit("/r/").next().unwrap().parse().unwrap();
     let secret = secret_of(&reserve);
@@ -114,6 +132,22 @@ async fn link_secrets_are_128_bit_and_stored_only_as_hashes() {
         !raw.contains(&optout_secret),
         "the opt-out secret is not stored"
     );
+    for link in inbox_links.iter().chain([&notice_manage]) {
+        let secret = secret_of(link);
+        assert_eq!(
+            base64::engine::general_purpose::URL_SAFE_NO_PAD
+                .decode(&secret)
+                .unwrap()
+                .len(),
+            16
+        );
+        assert!(!raw.contains(&secret), "{link}'s secret is not stored");
+        let token: LinkToken = link.rsplit('/').next().unwrap().parse().unwrap();
+        assert!(
+            raw.contains(&token.secret_hash().to_hex()),
+            "{link}'s hash is"
+        );
+    }
     let hash = token.secret_hash().to_hex();
     assert!(raw.contains(&hash), "its hash is: {raw}");
 }
