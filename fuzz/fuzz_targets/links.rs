@@ -17,7 +17,11 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(again.request(), token.request());
         assert_eq!(again.sku(), token.sku());
     }
-    let (name, product) = text.split_at(text.len() / 2);
+    let mid = text
+        .char_indices()
+        .nth(text.chars().count() / 2)
+        .map_or(text.len(), |(i, _)| i);
+    let (name, product) = text.split_at(mid);
     let input = ConfirmInput {
         store: "Loom & Last",
         product,
