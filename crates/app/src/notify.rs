@@ -127,6 +127,9 @@ fn wall_clock_ms() -> restock_core::Millis {
 /// Send slots reserved on the shared schedule at a time.
 const PACE_BLOCK: usize = 50;
 
+/// Confirmations one pass sends at most (the rest go in the next pass).
+pub const CONFIRMATIONS_PER_PASS: usize = 500;
+
 /// How long before its deadline a pass stops sending and hands on.
 const DEADLINE_MARGIN: Duration = Duration::from_secs(20);
 
@@ -174,7 +177,15 @@ pub async fn notify_sku_until(
     let mut random = || s.random();
     let mut pacer = Pacer::new(s, &settings, deadline);
     // Confirmations first (double opt-in): short, and no unit waits on them.
-    let pending = s.store.pending_confirmations(sku).await?;
+    // A bounded batch per pass; a full batch hands the rest on with a wake.
+    let pending = s
+        .store
+        .pending_confirmations(sku, CONFIRMATIONS_PER_PASS)
+        .await?;
+    if pending.len() >= CONFIRMATIONS_PER_PASS {
+        s.store.wake_again(sku, 0, s.clock.now_ms()).await?;
+        report.handed_on = true;
+    }
     for (i, request) in pending.iter().enumerate() {
         if !pacer.turn(pending.len() - i).await? {
             s.store.wake_again(sku, 0, s.clock.now_ms()).await?;

@@ -268,27 +268,33 @@ impl NotifyStore for DynamoStore {
         }
     }
 
-    async fn pending_confirmations(&self, sku: &Sku) -> Result<Vec<Request>> {
-        // The pending markers, read strongly consistent (a sign-up a moment
-        // ago is found), then each request read back as it is now.
+    async fn pending_confirmations(&self, sku: &Sku, limit: usize) -> Result<Vec<Request>> {
+        // Up to `limit` pending markers, read strongly consistent (a sign-up
+        // a moment ago is found), then their requests as they are now (one
+        // BatchGetItem per 100): a pass costs the same whatever the backlog.
         let markers = self
-            .query_all(
-                self.query()
-                    .consistent_read(true)
-                    .key_condition_expression(format!("{PK} = :c"))
-                    .expression_attribute_values(":c", s(confirm_pk(sku))),
-            )
-            .await?;
-        let mut pending = Vec::with_capacity(markers.len());
+            .query()
+            .consistent_read(true)
+            .key_condition_expression(format!("{PK} = :c"))
+            .expression_attribute_values(":c", s(confirm_pk(sku)))
+            .limit(limit.clamp(1, 1000) as i32)
+            .send()
+            .await
+            .map_err(|e| StoreError::backend("Query", e))?
+            .items
+            .unwrap_or_default();
+        let mut keys = Vec::with_capacity(markers.len());
         for marker in &markers {
             let id: RequestId = get_s(marker, REQUEST_ID)?
                 .parse()
                 .map_err(|e| corrupt(marker, e))?;
-            if let Some(item) = self.request_item(&id).await? {
-                let r = read_request(&item)?;
-                if r.state == RequestState::Unconfirmed && r.confirm_hash.is_none() {
-                    pending.push(r);
-                }
+            keys.push(key(request_pk(&id), REQUEST_SK));
+        }
+        let mut pending = Vec::with_capacity(keys.len());
+        for item in self.get_consistent(keys).await? {
+            let r = read_request(&item)?;
+            if r.state == RequestState::Unconfirmed && r.confirm_hash.is_none() {
+                pending.push(r);
             }
         }
         pending.sort_by_key(|r| r.key);

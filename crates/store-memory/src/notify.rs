@@ -85,7 +85,7 @@ impl NotifyStore for MemoryStore {
         }
         Ok(wave)
     }
-    async fn pending_confirmations(&self, sku: &Sku) -> Result<Vec<Request>> {
+    async fn pending_confirmations(&self, sku: &Sku, limit: usize) -> Result<Vec<Request>> {
         let s = self.lock();
         Ok(s.confirmations
             .get(sku)
@@ -93,6 +93,7 @@ impl NotifyStore for MemoryStore {
                 q.values()
                     .filter_map(|id| s.requests.get(id))
                     .filter(|r| r.state == RequestState::Unconfirmed)
+                    .take(limit)
                     .cloned()
                     .collect()
             })

@@ -156,10 +156,10 @@ pub trait NotifyStore: Send + Sync {
     /// secrets: the old ones were never sent and stop working. Read so that a
     /// claim given back a moment ago is found (no lagging index).
     async fn reissue_unsent(&self, sku: &Sku, random: Random<'_>) -> Result<Vec<Offer>>;
-    /// Unconfirmed sign-ups of a SKU whose confirmation has not been claimed,
-    /// oldest first. Read so that a sign-up a moment ago is found (no
-    /// lagging index).
-    async fn pending_confirmations(&self, sku: &Sku) -> Result<Vec<Request>>;
+    /// Up to `limit` unconfirmed sign-ups of a SKU whose confirmation has
+    /// not been claimed, oldest first among those read. Read so that a
+    /// sign-up a moment ago is found (no lagging index).
+    async fn pending_confirmations(&self, sku: &Sku, limit: usize) -> Result<Vec<Request>>;
     /// Claims a sign-up's confirmation for sending, once, with the links it
     /// carries (their hashes are kept), in one step with the opt-out check.
     async fn claim_confirmation(

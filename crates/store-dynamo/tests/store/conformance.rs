@@ -1347,7 +1347,11 @@ async fn an_unconfirmed_sign_up_keeps_its_place_but_is_offered_nothing_until_con
             .is_empty(),
         "not in the queue yet"
     );
-    let pending = app.store.pending_confirmations(&sku(CHAIR)).await.unwrap();
+    let pending = app
+        .store
+        .pending_confirmations(&sku(CHAIR), 100)
+        .await
+        .unwrap();
     assert_eq!(pending.iter().map(|r| r.id).collect::<Vec<_>>(), [ann.id]);
     let (claim, link) = app.claim_confirmation(&ann).await;
     assert_eq!(claim, Claim::Claimed);
@@ -1418,7 +1422,7 @@ async fn a_confirmation_is_claimed_once_and_a_claim_given_back_is_pending_again(
     );
     assert!(
         app.store
-            .pending_confirmations(&sku(CHAIR))
+            .pending_confirmations(&sku(CHAIR), 100)
             .await
             .unwrap()
             .is_empty()
@@ -1428,7 +1432,11 @@ async fn a_confirmation_is_claimed_once_and_a_claim_given_back_is_pending_again(
         .release_confirmation(&sku(CHAIR), &ann.id, &link.secret_hash())
         .await
         .unwrap();
-    let pending = app.store.pending_confirmations(&sku(CHAIR)).await.unwrap();
+    let pending = app
+        .store
+        .pending_confirmations(&sku(CHAIR), 100)
+        .await
+        .unwrap();
     assert_eq!(pending.iter().map(|r| r.id).collect::<Vec<_>>(), [ann.id]);
     assert_eq!(
         app.store
@@ -1448,7 +1456,7 @@ async fn a_confirmation_is_claimed_once_and_a_claim_given_back_is_pending_again(
     assert_eq!(app.get(&bob.id).await.state, RequestState::OptedOut);
     assert!(
         app.store
-            .pending_confirmations(&sku(CHAIR))
+            .pending_confirmations(&sku(CHAIR), 100)
             .await
             .unwrap()
             .is_empty()
@@ -1460,6 +1468,16 @@ async fn a_confirmation_is_claimed_once_and_a_claim_given_back_is_pending_again(
             .unwrap(),
         ConfirmOutcome::Confirmed(_)
     ));
+    // A backlog is read a bounded batch at a time.
+    for i in 10..13 {
+        app.sign_up(CHAIR, i, T0 + MIN).await;
+    }
+    let batch = app
+        .store
+        .pending_confirmations(&sku(CHAIR), 2)
+        .await
+        .unwrap();
+    assert_eq!(batch.len(), 2);
 }
 
 async fn an_unconfirmed_sign_up_ends_with_its_window_and_is_forgotten(app: App) {
