@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The hyped-drop simulation: 100,000 sign-ups over 16 queue shards and a
-# 10,000-unit restock on the in-memory store, then a scaled-down run on the
-# DynamoDB API (moto, started here) that also counts DynamoDB requests. Each
-# run checks that exactly the oldest sign-ups were offered, oldest first.
+# The hyped-drop simulation: 100,000 sign-ups over 16 queue shards, a
+# 10,000-unit restock, and 2,000 concurrent clicks on 1,000 offers on the
+# in-memory store, then a scaled-down run on the DynamoDB API (moto, started
+# here) that also counts DynamoDB requests. Each run checks that exactly the
+# oldest sign-ups were offered, oldest first, and one hold per offer.
 #
 #   bash scripts/drop.sh [signups units] [moto-signups moto-units]
 set -euo pipefail

@@ -1,7 +1,9 @@
 //! The hyped drop: N sign-ups for one SKU over S queue shards, then a
-//! restock of U units offered in waves of at most 1,000. Prints the time of
-//! each phase and, on DynamoDB, the requests it took; checks that exactly the
-//! U oldest sign-ups were offered, across every shard.
+//! restock of U units offered in waves of at most 1,000, then every shopper
+//! offered (at most 1,000) clicks their reserve link twice at once. Prints the
+//! time of each phase and, on DynamoDB, the requests it took; checks that
+//! exactly the U oldest sign-ups were offered, across every shard, and that
+//! the click race took exactly one hold per offer.
 //!
 //!   cargo bench -p restock-store --bench drop -- memory 100000 10000 16
 //!   RESTOCK_DYNAMODB_ENDPOINT=http://127.0.0.1:PORT \
@@ -14,11 +16,11 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use restock_core::{
-    CatalogEntry, Contact, Email, ItemRef, Level, ListShare, RequestId, Rules, Sku, StockEvent,
-    Window,
+    CatalogEntry, Contact, Email, HoldId, ItemRef, Level, ListShare, RequestId, Rules, Sku,
+    StockEvent, Window,
 };
 use restock_store::prelude::*;
-use restock_store::{JoinOutcome, NewRequest, WaveParams};
+use restock_store::{HoldOutcome, JoinOutcome, NewRequest, WaveParams};
 use restock_store_dynamo::DynamoStore;
 use restock_store_dynamo::testing::{self, Recorder};
 use restock_store_memory::MemoryStore;
@@ -130,6 +132,7 @@ async fn main() {
         max_offers: 1_000,
     };
     let mut offered = Vec::with_capacity(units);
+    let mut links = Vec::with_capacity(units);
     let mut waves = 0;
     loop {
         let wave = store
@@ -141,9 +144,66 @@ async fn main() {
         }
         waves += 1;
         offered.extend(wave.offers.iter().map(|o| o.request.id));
+        links.extend(wave.offers.into_iter().map(|o| o.reserve));
     }
     let offers = recorder.take();
     let offer_time = started.elapsed();
+
+    // The click race: every offered shopper (at most 1,000) taps their
+    // reserve link twice at once, all concurrently, on the one SKU.
+    links.truncate(1_000);
+    let started = Instant::now();
+    let mut clicks = tokio::task::JoinSet::new();
+    for (i, link) in links.iter().enumerate() {
+        for tap in 0..2u8 {
+            let (store, link) = (store.clone(), link.clone());
+            let hold = HoldId::from_random([
+                i as u8,
+                (i >> 8) as u8,
+                tap,
+                7,
+                7,
+                7,
+                7,
+                7,
+                7,
+                7,
+                7,
+                7,
+                7,
+                7,
+                7,
+                7,
+            ]);
+            clicks.spawn(async move {
+                store
+                    .take_hold(&link, hold, now + 1_000, Window::from_mins(15))
+                    .await
+                    .unwrap()
+            });
+        }
+    }
+    let (mut held, mut repeat, mut other) = (0, 0, 0);
+    while let Some(outcome) = clicks.join_next().await {
+        match outcome.unwrap() {
+            HoldOutcome::Held { .. } => held += 1,
+            HoldOutcome::AlreadyHeld { .. } => repeat += 1,
+            _ => other += 1,
+        }
+    }
+    let race = recorder.take();
+    let race_time = started.elapsed();
+    assert_eq!(
+        (held, repeat, other),
+        (links.len(), links.len(), 0),
+        "exactly one hold per offer; each second tap answered with the same hold"
+    );
+    let after = store.snapshot(&sku).await.unwrap().counters;
+    assert_eq!(after.held as usize, links.len(), "{after:?}");
+    assert!(
+        after.offered + after.held <= after.level,
+        "never oversold: {after:?}"
+    );
 
     // Exactly the oldest `units`, in order, across every shard.
     let expected = &order[..units.min(signups)];
@@ -172,6 +232,23 @@ async fn main() {
         offer_time,
         &offers,
     );
+    row(
+        &format!(
+            "{} concurrent clicks on {} offers: {held} holds",
+            2 * links.len(),
+            links.len()
+        ),
+        race_time,
+        &race,
+    );
+    if kind == "dynamodb" {
+        let writes = race.iter().filter(|r| *r == "TransactWriteItems").count();
+        println!(
+            "click race: {writes} TransactWriteItems for {} clicks ({} retried after a conflict or throttle)",
+            2 * links.len(),
+            writes.saturating_sub(2 * links.len())
+        );
+    }
     println!(
         "order checked: the {} oldest of {signups} were offered, oldest first, over {shards} shards",
         offered.len()
