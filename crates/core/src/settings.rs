@@ -410,6 +410,29 @@ max_level = 100000
     }
 
     #[test]
+    fn double_opt_in_is_on_by_default_and_its_window_is_checked() {
+        let base = "store_name = \"S\"\npublic_base_url = \"https://s.example\"\nemail_from = \"a@s.example\"\n";
+        let s = Settings::from_toml(base).unwrap();
+        assert!(s.confirm, "on unless the shop turns it off");
+        assert_eq!(s.confirm_window, Window::from_secs(48 * 3_600));
+        assert_eq!(s.consent_version, "1");
+        for (bad, field) in [
+            ("confirm_window = \"30m\"", "confirm_window"),
+            ("confirm_window = \"91d\"", "confirm_window"),
+            ("consent_version = \"\"", "consent_version"),
+            ("consent_version = \"v 1; drop\"", "consent_version"),
+        ] {
+            let err = Settings::from_toml(&format!("{base}{bad}\n")).unwrap_err();
+            assert!(
+                matches!(err, SettingsError::Invalid { field: f, .. } if f == field),
+                "{bad}: {err:?}"
+            );
+        }
+        let off = Settings::from_toml(&format!("{base}confirm = false\n")).unwrap();
+        assert!(!off.confirm);
+    }
+
+    #[test]
     fn the_documented_example_loads() {
         let s = Settings::from_toml(EXAMPLE).unwrap();
         assert_eq!(s.offer_window, Window::from_mins(15));
