@@ -50,6 +50,12 @@ pub enum Op {
         who: u8,
         sku: usize,
     },
+    /// The shopper follows the newest confirmation link they were sent for
+    /// the item (double opt-in; nothing when none was sent).
+    Confirm {
+        who: u8,
+        sku: usize,
+    },
 }
 
 pub fn op() -> impl Strategy<Value = Op> {
@@ -65,7 +71,8 @@ pub fn op() -> impl Strategy<Value = Op> {
         2 => (1u8..25).prop_map(|minutes| Op::Advance { minutes }),
         2 => Just(Op::Sweep),
         1 => who.clone().prop_map(|who| Op::OptOut { who }),
-        1 => (who, sku).prop_map(|(who, sku)| Op::Cancel { who, sku }),
+        1 => (who.clone(), sku.clone()).prop_map(|(who, sku)| Op::Cancel { who, sku }),
+        3 => (who, sku).prop_map(|(who, sku)| Op::Confirm { who, sku }),
     ]
 }
 
@@ -82,6 +89,8 @@ struct Model {
     retold_allowed: HashMap<RequestId, u32>,
     deliveries: Vec<(String, String)>,
     outbox_seen: usize,
+    /// Requests sent a confirmation (double opt-in): once each.
+    confirmations: HashSet<RequestId>,
     units: HashMap<usize, u32>,
     states: HashMap<RequestId, RequestState>,
     counter: u64,
@@ -98,7 +107,10 @@ fn email(world: &World, who: u8) -> String {
 fn live(state: &RequestState) -> bool {
     matches!(
         state,
-        RequestState::Waiting | RequestState::Offered { .. } | RequestState::Held { .. }
+        RequestState::Unconfirmed
+            | RequestState::Waiting
+            | RequestState::Offered { .. }
+            | RequestState::Held { .. }
     )
 }
 
@@ -300,6 +312,30 @@ async fn step(world: &World, outbox: &Outbox, model: &mut Model, op: &Op) -> Res
                 .map_err(|e| e.to_string())?;
             model.opted_out.insert(who);
         }
+        Op::Confirm { who, sku: s } => {
+            let address = email(world, who);
+            let newest = outbox
+                .sent()
+                .into_iter()
+                .rev()
+                .filter(|n| n.to() == address)
+                .find_map(|n| {
+                    n.confirm_link()
+                        .and_then(|l| {
+                            l.rsplit('/')
+                                .next()
+                                .and_then(|t| t.parse::<LinkToken>().ok())
+                        })
+                        .filter(|t| t.sku() == &sku(s))
+                });
+            if let Some(token) = newest {
+                let reply = world.capture("POST", &format!("/c/{token}")).await;
+                // 404: the sign-up ended meanwhile (left, opted out).
+                if !matches!(reply.status.as_u16(), 200 | 404) {
+                    return Err(format!("confirm answered {}: {}", reply.status, reply.body));
+                }
+            }
+        }
         Op::Cancel { who, sku: s } => {
             if let Some(token) = model
                 .requests
@@ -396,8 +432,34 @@ async fn check(world: &World, outbox: &Outbox, model: &mut Model) -> Result<(), 
             }
         }
     }
+    let confirming = world
+        .services
+        .settings()
+        .await
+        .map_err(|e| e.to_string())?
+        .confirm;
     let sent = outbox.sent();
     for notice in &sent[model.outbox_seen..] {
+        if let Some(link) = notice.confirm_link() {
+            // A confirmation: once per sign-up, never to an opted-out shopper.
+            let token: LinkToken = link
+                .rsplit('/')
+                .next()
+                .and_then(|t| t.parse().ok())
+                .ok_or("a confirmation link that does not parse")?;
+            if !model.confirmations.insert(token.request()) {
+                return Err(format!("a sign-up was sent two confirmations: {link}"));
+            }
+            let who = (0..SHOPPERS).find(|w| email(world, *w) == notice.to());
+            if let Some(who) = who
+                && model.opted_out.contains(&who)
+            {
+                return Err(format!(
+                    "I5: a confirmation went to opted-out shopper {who}"
+                ));
+            }
+            continue;
+        }
         let link = notice.reserve_link().unwrap_or_default();
         if !model.links.insert(link.clone()) {
             return Err(format!("I8: the same offer was sent twice: {link}"));
@@ -413,6 +475,14 @@ async fn check(world: &World, outbox: &Outbox, model: &mut Model) -> Result<(), 
             .iter()
             .find(|r| r.id == token.request())
             .ok_or("a notice for an unknown request")?;
+        if confirming
+            && request
+                .consent
+                .as_ref()
+                .is_none_or(|c| c.confirmed_at.is_none())
+        {
+            return Err(format!("{} was told without confirming", request.id));
+        }
         let episode = match request.state {
             RequestState::Offered { episode, .. } | RequestState::Held { episode, .. } => episode,
             _ => request.last_offered_episode.unwrap_or(0),
@@ -544,7 +614,18 @@ fn random_histories_keep_every_invariant_in_memory_with_the_index_lagging() {
     memory_histories(true);
 }
 
+/// The same with double opt-in on (as shipped): sign-ups are confirmed
+/// from their confirmation link, or never, at random.
+#[test]
+fn random_histories_keep_every_invariant_with_double_opt_in() {
+    memory_histories_with(false, true);
+}
+
 fn memory_histories(lagging: bool) {
+    memory_histories_with(lagging, false);
+}
+
+fn memory_histories_with(lagging: bool, confirming: bool) {
     let cases = std::env::var("RESTOCK_HISTORIES")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -561,6 +642,11 @@ fn memory_histories(lagging: bool) {
             } else {
                 World::memory().await
             };
+            if confirming {
+                let mut settings = settings();
+                settings.confirm = true;
+                world.store.put_settings(&settings).await.expect("settings");
+            }
             run(&world, &outbox, &ops).await
         });
         prop_assert!(result.is_ok(), "{}", result.unwrap_err());
