@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The hyped-drop simulation: 100,000 sign-ups over 16 queue shards, a
 # 10,000-unit restock, and 2,000 concurrent clicks on 1,000 offers on the
-# in-memory store, then a scaled-down run on the DynamoDB API (moto, started
-# here) that also counts DynamoDB requests. Each run checks that exactly the
-# oldest sign-ups were offered, oldest first, and one hold per offer.
+# in-memory store; the same drop through capture's and detect's routers and
+# the real notify passes (every notice sent, paced); then a scaled-down run
+# on the DynamoDB API (moto, started here) that also counts DynamoDB
+# requests. Each run checks that exactly the oldest sign-ups were offered (or
+# told), oldest first, and one hold per offer.
 #
 #   bash scripts/drop.sh [signups units] [moto-signups moto-units]
 set -euo pipefail
@@ -11,8 +13,12 @@ cd "$(dirname "$0")/.."
 signups=${1:-100000}; units=${2:-10000}
 moto_signups=${3:-400}; moto_units=${4:-120}
 
-echo "==> in memory"
+echo "==> in memory, the store's operations called in turn"
 cargo bench -q -p restock-store-dynamo --bench drop -- memory "$signups" "$units" 16
+
+echo
+echo "==> in memory, through capture's and detect's routers and the real notify passes"
+cargo bench -q -p restock-e2e --bench drop -- "$signups" "$units" 16
 
 echo
 echo "==> DynamoDB API (moto; its transactions copy the table, so it is scaled down)"
