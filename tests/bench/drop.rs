@@ -37,7 +37,9 @@ async fn main() {
     let mut entry = CatalogEntry::new(sku.clone(), "Limited runner");
     entry.shards = shards;
     w.store.put_catalog_entry(&entry).await.unwrap();
-    println!("the hyped drop, in memory through the real routers and notify: {signups} sign-ups over {shards} shards, {units} units");
+    println!(
+        "the hyped drop, in memory through the real routers and notify: {signups} sign-ups over {shards} shards, {units} units"
+    );
 
     let started = Instant::now();
     for i in 0..signups {
@@ -90,7 +92,11 @@ async fn main() {
     let expected: Vec<String> = (0..units.min(signups))
         .map(|i| format!("fan{i}@example.com"))
         .collect();
-    assert_eq!(told.len(), expected.len(), "every unit offered and told once");
+    assert_eq!(
+        told.len(),
+        expected.len(),
+        "every unit offered and told once"
+    );
     assert!(told == expected, "told in join order, the oldest first");
     let c = w.store.snapshot(&sku).await.unwrap().counters;
     assert!(c.offered + c.held <= c.level, "never oversold: {c:?}");

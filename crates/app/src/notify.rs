@@ -8,7 +8,8 @@
 //! sent, so a redelivered record never sends twice; a permanent failure ends
 //! the offer (the unit passes on) and tells the team; a transient failure
 //! gives the claim back and reports the records as batch item failures so
-//! Lambda retries them.
+//! Lambda retries them. Then the item's pending confirmations (double
+//! opt-in) go out on the same paced schedule, each claimed once.
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
@@ -176,28 +177,6 @@ pub async fn notify_sku_until(
     }
     let mut random = || s.random();
     let mut pacer = Pacer::new(s, &settings, deadline);
-    // Confirmations first (double opt-in): short, and no unit waits on them.
-    // A bounded batch per pass; a full batch hands the rest on with a wake.
-    let pending = s
-        .store
-        .pending_confirmations(sku, CONFIRMATIONS_PER_PASS)
-        .await?;
-    if pending.len() >= CONFIRMATIONS_PER_PASS {
-        s.store.wake_again(sku, 0, s.clock.now_ms()).await?;
-        report.handed_on = true;
-    }
-    for (i, request) in pending.iter().enumerate() {
-        if !pacer.turn(pending.len() - i).await? {
-            s.store.wake_again(sku, 0, s.clock.now_ms()).await?;
-            report.handed_on = true;
-            tracing::info!(%sku, left = pending.len() - i, "the pass's time is nearly up; the rest handed to the next pass");
-            return finish_pass(s, report, now).await;
-        }
-        send_confirmation(s, &settings, &entry, request, &mut random, &mut report).await?;
-        if report.paused {
-            return finish_pass(s, report, now).await;
-        }
-    }
     // Unsent offers first: a fresh wave's offers are unsent too until claimed.
     let mut offers = s.store.reissue_unsent(sku, &mut random).await?;
     let params = WaveParams {
@@ -244,7 +223,7 @@ pub async fn notify_sku_until(
                 .await?;
             report.handed_on = true;
             tracing::info!(%sku, left = offers.len() - i, "the pass's time is nearly up; the rest handed to the next pass");
-            break;
+            return finish_pass(s, report, now).await;
         }
         send_one(
             s,
@@ -258,6 +237,29 @@ pub async fn notify_sku_until(
         .await?;
         if report.paused {
             // The rest stay unsent and live; the resume re-arms and sends them.
+            return finish_pass(s, report, now).await;
+        }
+    }
+    // Then confirmations (double opt-in), after the notices: a unit waits
+    // on a notice, nothing waits on a confirmation. A bounded batch per
+    // pass; a full batch hands the rest on with a wake.
+    let pending = s
+        .store
+        .pending_confirmations(sku, CONFIRMATIONS_PER_PASS)
+        .await?;
+    if pending.len() >= CONFIRMATIONS_PER_PASS {
+        s.store.wake_again(sku, 0, s.clock.now_ms()).await?;
+        report.handed_on = true;
+    }
+    for (i, request) in pending.iter().enumerate() {
+        if !pacer.turn(pending.len() - i).await? {
+            s.store.wake_again(sku, 0, s.clock.now_ms()).await?;
+            report.handed_on = true;
+            tracing::info!(%sku, left = pending.len() - i, "the pass's time is nearly up; the rest handed to the next pass");
+            break;
+        }
+        send_confirmation(s, &settings, &entry, request, &mut random, &mut report).await?;
+        if report.paused {
             break;
         }
     }
