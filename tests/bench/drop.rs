@@ -13,7 +13,6 @@ use std::time::Instant;
 use restock_app::notify;
 use restock_core::{CatalogEntry, Sku};
 use restock_e2e::*;
-use restock_store::prelude::*;
 
 #[tokio::main]
 async fn main() {
