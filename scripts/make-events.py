@@ -32,6 +32,8 @@ REQUEST_ID = b64url(bytes([1] * 16))
 HOLD = b64url(bytes([4] * 16))
 RESERVE = f"CHAIR-WAL~{REQUEST_ID}.{b64url(bytes([2] * 16))}"
 OPTOUT = f"CHAIR-WAL~{REQUEST_ID}.{b64url(bytes([3] * 16))}"
+# The sample sign-up's confirmation link (double opt-in): secret [6]*16.
+CONFIRM = f"CHAIR-WAL~{REQUEST_ID}.{b64url(bytes([6] * 16))}"
 
 
 def function_url(method: str, path: str, body: str = "", headers: dict | None = None) -> dict:
@@ -76,6 +78,7 @@ def main() -> None:
     ))
     write("capture-reserve-page.json", function_url("GET", f"/r/{RESERVE}"))
     write("capture-reserve.json", function_url("POST", f"/r/{RESERVE}", "", {"content-type": "application/x-www-form-urlencoded"}))
+    write("capture-confirm.json", function_url("POST", f"/c/{CONFIRM}"))
     write("capture-opt-out.json", function_url(
         "POST", f"/o/{OPTOUT}", "List-Unsubscribe=One-Click", {"content-type": "application/x-www-form-urlencoded"},
     ))

@@ -181,3 +181,48 @@ async fn detect_shopify_and_woocommerce_orders() {
         );
     }
 }
+
+#[tokio::test]
+async fn capture_confirm() {
+    // Della signed up with double opt-in; notify claimed her confirmation
+    // with the fixture's link secret ([6; 16]).
+    let (w, _) = World::memory().await;
+    let contact = Contact::Email(Email::try_from("della@example.com").unwrap());
+    let pepper = restock_app::ports::Secrets::from_json(&secrets_json())
+        .unwrap()
+        .contact_pepper;
+    let sku = Sku::try_from(CHAIR).unwrap();
+    let id = RequestId::from_random([1; 16]);
+    let new = NewRequest {
+        id,
+        sku: sku.clone(),
+        name: "Della".try_into().unwrap(),
+        contact_key: contact.key(&pepper),
+        contact,
+        now: T0 - MIN,
+        shards: 2,
+        lifetime_ms: 90 * 86_400_000,
+        manage_hash: None,
+        confirm_window_ms: Some(48 * 60 * MIN),
+        consent: None,
+    };
+    let joined = w.store.join(new).await.unwrap();
+    let restock_store::JoinOutcome::Joined(della) = joined else {
+        panic!("{joined:?}")
+    };
+    let link = |secret: u8| restock_core::LinkToken::new(sku.clone(), id, [secret; 16]);
+    let links = restock_store::ConfirmLinks {
+        confirm: link(6).secret_hash(),
+        manage: link(7).secret_hash(),
+        optout: link(8).secret_hash(),
+    };
+    w.store
+        .claim_confirmation(&sku, &id, &links, &della.contact_key)
+        .await
+        .unwrap();
+    let reply = w.call(Api::Capture, http("capture-confirm.json")).await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert!(reply.body.contains("number 1 in line"), "{}", reply.body);
+    let della = w.store.request(&id).await.unwrap().unwrap();
+    assert_eq!(della.state, restock_core::RequestState::Waiting);
+}
