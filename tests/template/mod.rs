@@ -236,6 +236,8 @@ fn each_function_may_do_only_its_own_work() {
     // and reconcile reads its candidates back in batches.
     assert!(has(Function::Sweep, "secretsmanager:GetSecretValue"));
     assert!(has(Function::Sweep, "dynamodb:BatchGetItem"));
+    // notify reads the pending confirmations' requests in batches.
+    assert!(has(Function::Notify, "dynamodb:BatchGetItem"));
     assert!(!has(Function::Notify, "secretsmanager:"));
     assert!(has(Function::Notify, "bedrock:InvokeModel"));
     assert!(has(Function::Notify, "ses:SendEmail"));
