@@ -419,23 +419,14 @@ async fn send_confirmation(
         optout_url: &optout_url,
         window: left,
     };
-    let sent = match &r.contact {
-        Contact::Email(email) => {
-            let notice = restock_core::confirm::render_confirm_email(&input);
-            s.sender
-                .send_email(&settings.email_from, email, &notice)
-                .await
-        }
-        Contact::Sms(phone) => {
-            s.sender
-                .send_sms(
-                    settings.sms_sender_id.as_deref(),
-                    phone,
-                    &restock_core::confirm::render_confirm_sms(&input),
-                )
-                .await
-        }
-    };
+    let sent = deliver(
+        s,
+        settings,
+        &r.contact,
+        || restock_core::confirm::render_confirm_email(&input),
+        || restock_core::confirm::render_confirm_sms(&input),
+    )
+    .await;
     match sent {
         Ok(_) => {
             tracing::info!(sku = %r.sku, contact = %r.contact.masked(), "confirmation sent");
@@ -473,6 +464,29 @@ async fn send_confirmation(
         }
     }
     Ok(())
+}
+
+/// Sends one message by the contact's channel: the email or the text that
+/// `email` or `sms` renders (only the one needed is rendered).
+async fn deliver(
+    s: &Services,
+    settings: &Settings,
+    contact: &Contact,
+    email: impl FnOnce() -> restock_core::notice::EmailNotice,
+    sms: impl FnOnce() -> restock_core::notice::SmsNotice,
+) -> Result<String, SendError> {
+    match contact {
+        Contact::Email(to) => {
+            s.sender
+                .send_email(&settings.email_from, to, &email())
+                .await
+        }
+        Contact::Sms(to) => {
+            s.sender
+                .send_sms(settings.sms_sender_id.as_deref(), to, &sms())
+                .await
+        }
+    }
 }
 
 /// Opens the sender's pause (once) and tells the team the first time.
@@ -551,25 +565,19 @@ async fn send_one(
         manage_url: &manage_url,
         window: left,
     };
-    let sent = match &r.contact {
-        Contact::Email(email) => {
+    let sent = deliver(
+        s,
+        settings,
+        &r.contact,
+        || {
             // Tagged, so the provider's bounces and complaints name the offer.
             let mut notice = render_email(&input);
             notice.tags = restock_core::feedback::tags(&r.id, episode, &r.contact_key);
-            s.sender
-                .send_email(&settings.email_from, email, &notice)
-                .await
-        }
-        Contact::Sms(phone) => {
-            s.sender
-                .send_sms(
-                    settings.sms_sender_id.as_deref(),
-                    phone,
-                    &render_sms(&input),
-                )
-                .await
-        }
-    };
+            notice
+        },
+        || render_sms(&input),
+    )
+    .await;
     match sent {
         Ok(message_id) => {
             tracing::info!(sku = %r.sku, contact = %r.contact.masked(), channel = r.contact.channel().as_str(), "notice sent");
