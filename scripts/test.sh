@@ -12,6 +12,8 @@
 #   bash scripts/test.sh -p restock-core   # extra arguments go to `cargo test`
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# A one-shot run gains nothing from incremental state, which is gigabytes.
+export CARGO_INCREMENTAL=0
 
 step() { printf '\n==> %s\n' "$*"; }
 
@@ -54,8 +56,11 @@ start_moto RESTOCK_DYNAMODB_ENDPOINT 0 0
 # other tests that name it).
 start_moto RESTOCK_DYNAMODB_LAGGING_ENDPOINT 250 0.02
 
-step "cargo build --workspace --bins (tests/binaries runs the compiled functions)"
-cargo build --workspace --bins --quiet
+# --tests as well, so the functions are built with the same dependency
+# features as the tests (dev-dependencies' features count only when a test is
+# among the targets): one build of the dependencies, not two.
+step "cargo build --workspace --bins --tests (tests/binaries runs the compiled functions)"
+cargo build --workspace --bins --tests --quiet
 
 step "cargo test --workspace"
 cargo test --workspace "$@"
@@ -65,14 +70,14 @@ cargo test --workspace "$@"
 if [ $# -eq 0 ]; then
   step "the index lagging 250 ms, 2% of requests faulted: store suites, DESIGN story, binaries, histories"
   RESTOCK_DYNAMODB_ENDPOINT=$RESTOCK_DYNAMODB_LAGGING_ENDPOINT RESTOCK_INDEX_LAG_MS=250 \
-    cargo test -p restock-store-dynamo --test store -- conformance::dynamodb:: concurrency::
+    cargo test --workspace --test store -- conformance::dynamodb:: concurrency::
   RESTOCK_DYNAMODB_ENDPOINT=$RESTOCK_DYNAMODB_LAGGING_ENDPOINT RESTOCK_INDEX_LAG_MS=250 \
-    cargo test -p restock-e2e --test e2e -- story:: binaries:: random_histories_keep_every_invariant_on_dynamodb
+    cargo test --workspace --test e2e -- story:: binaries:: random_histories_keep_every_invariant_on_dynamodb
 
   step "the index lagging 1 s: DESIGN story and binaries"
   start_moto RESTOCK_DYNAMODB_SLOW_INDEX_ENDPOINT 1000 0.02
   RESTOCK_DYNAMODB_ENDPOINT=$RESTOCK_DYNAMODB_SLOW_INDEX_ENDPOINT RESTOCK_INDEX_LAG_MS=1000 \
-    cargo test -p restock-e2e --test e2e -- story:: binaries::
+    cargo test --workspace --test e2e -- story:: binaries::
 fi
 
 step "what the strict DynamoDB doubles did"
