@@ -26,9 +26,17 @@ correct. This adds them:
   larger than DynamoDB's count, so pages are cut earlier, never later), with
   the LastEvaluatedKey DynamoDB would give.
 
+It also keeps a test run's memory bounded: a table no request has named for
+RESTOCK_STRICT_IDLE_TABLE_S seconds (default 300; every test uses a table
+of its own) is deleted, here and on the replica.
+
 Settings (environment): RESTOCK_INDEX_LAG_MS (default 0),
 RESTOCK_FAULT_RATE (default 0), RESTOCK_FAULT_SEED (default 1).
-GET /_restock/strict/stats answers what was injected and replayed.
+GET /_restock/strict/stats answers what was injected and replayed, and
+what was read: requests, items read (a Query's ScannedCount, a GetItem's or
+BatchGetItem's items found) and read units as DynamoDB bills them (per item
+for GetItem and BatchGetItem, per 4 KB of items for Query and Scan; half for
+an eventually consistent read), with items sized as DynamoDB documents it.
 """
 
 import hashlib
@@ -41,6 +49,7 @@ import time
 
 PAGE_BYTES = 1024 * 1024
 TOKEN_WINDOW_S = 600
+IDLE_TABLE_S = float(os.environ.get("RESTOCK_STRICT_IDLE_TABLE_S", "300"))
 WRITES = {"PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems", "BatchWriteItem"}
 READS = {"GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems"}
 PREFIX = "com.amazonaws.dynamodb.v20120810#"
@@ -68,7 +77,10 @@ class StrictDynamo:
         self.faulted = {}  # request digest -> when it was faulted
         self.stats = {"replicated": 0, "index_reads": 0, "tokens_replayed": 0,
                       "token_mismatches": 0, "conflicts": 0, "throttles": 0,
-                      "pages_cut": 0}
+                      "pages_cut": 0, "tables_dropped": 0, "requests": 0,
+                      "items_read": 0, "read_units": 0.0}
+        self.last_used = {}  # (region, table) -> when a request last named it
+        self.last_purge = time.monotonic()
         self.mutex = threading.Lock()
 
     # --- plumbing -------------------------------------------------------------
@@ -154,6 +166,82 @@ class StrictDynamo:
                 op = ("DeleteItem", {"TableName": table, "Key": key})
             self.pending.append((now + self.lag, self.seq, region, op[0], op[1]))
         self.apply_due(now)
+
+    # --- memory -------------------------------------------------------------------
+
+    @staticmethod
+    def tables_in(body):
+        names = set()
+        if "TableName" in body:
+            names.add(body["TableName"])
+        names.update(body.get("RequestItems", {}).keys())
+        for op in body.get("TransactItems", []):
+            for part in op.values():
+                if isinstance(part, dict) and "TableName" in part:
+                    names.add(part["TableName"])
+        return names
+
+    def purge_idle(self, now):
+        """Deletes the tables no request has named for IDLE_TABLE_S."""
+        if now - self.last_purge < 30:
+            return
+        self.last_purge = now
+        for (region, table), at in list(self.last_used.items()):
+            if now - at > IDLE_TABLE_S:
+                del self.last_used[(region, table)]
+                self.key_schema.pop((region, table), None)
+                self.call(region, "DeleteTable", {"TableName": table})
+                self.call(self.replica(region), "DeleteTable", {"TableName": table})
+                self.stats["tables_dropped"] += 1
+
+    # --- what reads cost ----------------------------------------------------------
+
+    @staticmethod
+    def value_size(v):
+        (kind, x), = v.items()
+        if kind == "S":
+            return len(x.encode())
+        if kind == "N":
+            digits = len(x.lstrip("-").replace(".", "").lstrip("0")) or 1
+            return (digits + 1) // 2 + 1
+        if kind == "B":
+            return len(x) * 3 // 4
+        if kind in ("BOOL", "NULL"):
+            return 1
+        if kind in ("SS", "NS", "BS"):
+            return sum(StrictDynamo.value_size({kind[0]: e}) for e in x)
+        if kind == "L":
+            return 3 + sum(1 + StrictDynamo.value_size(e) for e in x)
+        if kind == "M":
+            return 3 + sum(1 + len(k.encode()) + StrictDynamo.value_size(e) for k, e in x.items())
+        return 0
+
+    @staticmethod
+    def item_size(item):
+        return sum(len(k.encode()) + StrictDynamo.value_size(v) for k, v in item.items())
+
+    def account_read(self, target, body, answer, consistent):
+        scale = 1.0 if consistent else 0.5
+        if target in ("GetItem", "BatchGetItem", "TransactGetItems"):
+            if target == "GetItem":
+                items, asked = [answer.get("Item")], 1
+            elif target == "BatchGetItem":
+                items = [i for found in answer.get("Responses", {}).values() for i in found]
+                asked = sum(len(r.get("Keys", [])) for r in body.get("RequestItems", {}).values())
+                asked -= sum(len(r.get("Keys", [])) for r in answer.get("UnprocessedKeys", {}).values())
+            else:
+                items = [r.get("Item") for r in answer.get("Responses", [])]
+                asked, scale = len(items), 2.0
+            items = [i for i in items if i]
+            self.stats["items_read"] += len(items)
+            units = sum(-(-self.item_size(i) // 4096) for i in items)
+            units += asked - len(items)  # a key not found still reads one unit
+            self.stats["read_units"] += units * scale
+        else:
+            items = answer.get("Items", [])
+            self.stats["items_read"] += answer.get("ScannedCount", len(items))
+            size = sum(self.item_size(i) for i in items)
+            self.stats["read_units"] += max(1, -(-size // 4096)) * scale
 
     # --- faults -------------------------------------------------------------------
 
@@ -250,6 +338,10 @@ class StrictDynamo:
         region = auth.split("Credential=")[1].split("/")[2] if "Credential=" in auth else "us-east-1"
         now = time.monotonic()
         self.apply_due(now)
+        self.stats["requests"] += 1
+        for table in self.tables_in(body):
+            self.last_used[(region, table)] = now
+        self.purge_idle(now)
 
         if target in ("CreateTable", "DeleteTable"):
             code, answer = self.call(region, target, body)
@@ -271,6 +363,8 @@ class StrictDynamo:
             code, answer = self.call(self.replica(region) if stale else region, target, body)
             if code == 200 and target in ("Query", "Scan"):
                 answer = self.cut_page(self.replica(region) if stale else region, body, answer)
+            if code == 200:
+                self.account_read(target, body, answer, not stale)
             return self.respond(start_response, code, answer)
 
         token, digest = (None, None)

@@ -14,6 +14,15 @@ does. The concurrency tests fire real parallel requests, so they need a
 stand-in that is at least as strict as DynamoDB: this wraps moto's own WSGI
 application in one lock. Connections are still accepted concurrently.
 
+Two of moto's costs grow with everything a test run writes, and both are
+trimmed here (`lighten_moto`): every write to a table with a stream appends
+a stream record that is never dropped (nothing here reads moto's streams:
+the tests hand notify the stream records themselves), and every
+TransactWriteItems deep-copies each table it names, with those records, in
+case it has to roll back. Unchecked, one server grew past 12 GB and a join
+took longer the more had been written before it. Here a transaction saves
+only the items it touches and puts them back if moto rolls it back.
+
 It also puts scripts/dynamo_strict.py in front of moto's DynamoDB (on
 unless RESTOCK_STRICT_DYNAMODB=0): index reads that lag the table by
 RESTOCK_INDEX_LAG_MS, ClientRequestToken as documented, transaction
@@ -47,8 +56,59 @@ def ses_messages() -> list:
     return messages
 
 
+def lighten_moto() -> None:
+    import copy
+    import types
+
+    import moto.dynamodb.models as models
+    from moto.dynamodb.models.dynamo_type import DynamoType
+    from moto.dynamodb.models.table import StreamShard, Table
+
+    StreamShard.add = lambda self, old, new: None
+
+    # moto's transact_write_items deep-copies every table it names; hand it
+    # the table itself, and save and restore the touched items instead.
+    models.copy = types.SimpleNamespace(
+        deepcopy=lambda x, *a: x if isinstance(x, Table) else copy.deepcopy(x, *a))
+    original = models.DynamoDBBackend.transact_write_items
+
+    def transact_write_items(self, transact_items):
+        saved = []
+        for entry in transact_items:
+            _, op = next(iter(entry.items()))
+            table = self.tables.get(op.get("TableName"))
+            if table is None:
+                continue
+            key = op.get("Key") or op.get("Item") or {}
+            if table.hash_key_attr not in key or (
+                    table.range_key_attr and table.range_key_attr not in key):
+                continue
+            h = DynamoType(key[table.hash_key_attr])
+            r = DynamoType(key[table.range_key_attr]) if table.range_key_attr else None
+            saved.append((table, h, r, copy.deepcopy(table.get_item(h, r))))
+        try:
+            return original(self, transact_items)
+        except Exception:
+            for table, h, r, item in reversed(saved):
+                if r is None:
+                    if item is None:
+                        table.items.pop(h, None)
+                    else:
+                        table.items[h] = item
+                elif item is None:
+                    table.items.get(h, {}).pop(r, None)
+                    if h in table.items and not table.items[h]:
+                        del table.items[h]
+                else:
+                    table.items[h][r] = item
+            raise
+
+    models.DynamoDBBackend.transact_write_items = transact_write_items
+
+
 def main() -> None:
     host, port = sys.argv[1], int(sys.argv[2])
+    lighten_moto()
     app = DomainDispatcherApplication(create_backend_app)
     strict = dynamo_strict.from_env(app)
     lock = threading.Lock()

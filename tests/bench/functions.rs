@@ -114,10 +114,11 @@ async fn main() {
                 inbox_hashes: Vec::new(),
                 confirm_hash: None,
                 consent: None,
+                ticket: None,
             }
         })
         .collect();
-    d.store.import_waiting(&waiting).await.unwrap();
+    d.store.import_waiting(&waiting, 2).await.unwrap();
     let event = restock_core::StockEvent {
         delivery_id: "bench".into(),
         item: restock_core::ItemRef::Sku { sku: sku.clone() },

@@ -54,6 +54,19 @@ pub const CONFIRM_HASH: &str = "cfh";
 pub const CONSENT: &str = "consent";
 /// The current offer's notice outcome (JSON).
 pub const NOTICE: &str = "notice";
+/// The request's ticket: its number in its shard and what its join saw of
+/// every shard (`7|3,5,2-4`: see `codec::write_ticket`).
+pub const TICKET: &str = "tk";
+
+// --- a shard's tickets (positions at constant cost) ---------------------------
+
+/// The shard's next ticket number (the ticket counter).
+pub const NEXT_TICKET: &str = "nx";
+/// The join key of the shard's last ticket dealt (the ticket counter).
+pub const LAST_KEY: &str = "lk";
+/// Prefix of the presence item's bitmaps: `b<block>` holds one bit per
+/// ticket of the block of 64, set while that ticket's request waits.
+pub const PRESENCE_BLOCK: &str = "b";
 
 // --- sparse index keys (present only while the request is in the index) ------
 

@@ -17,6 +17,7 @@ use crate::DynamoStore;
 use crate::attr::*;
 use crate::codec::*;
 use crate::lifecycle::{Ended, finish, requeue, wake};
+use crate::tickets::Presence;
 use crate::tx::{Change, MAX_ATTEMPTS, Outcome, backoff};
 
 impl DynamoStore {
@@ -53,9 +54,13 @@ impl DynamoStore {
 #[async_trait]
 impl CaptureStore for DynamoStore {
     async fn join(&self, new: NewRequest) -> Result<JoinOutcome> {
-        let request = new.into_request();
+        let shards = new.shards;
+        let now = new.now;
+        let joining = new.into_request();
         for attempt in 0..MAX_ATTEMPTS {
+            let mut request = joining.clone();
             let mut tx = self.tx();
+            self.deal_ticket(&mut tx, &mut request, shards, now).await?;
             tx.check_absent("opt-out", key(optout_pk(&request.contact_key), ONE_SK))?;
             tx.put("place", place_item(&request), true)?;
             tx.put("request", request_item(&request), true)?;
@@ -73,6 +78,9 @@ impl CaptureStore for DynamoStore {
                 )?;
             } else {
                 tx.put("entry", queue_entry(&request), false)?;
+                let mut presence = Presence::default();
+                presence.arrive(&request);
+                presence.write(&mut tx, &request.sku)?;
             }
             let cancelled = match self.transact(tx).await? {
                 Outcome::Done => return Ok(JoinOutcome::Joined(request)),
@@ -80,6 +88,12 @@ impl CaptureStore for DynamoStore {
             };
             if cancelled.failed("opt-out") {
                 return Ok(JoinOutcome::OptedOut);
+            }
+            if !cancelled.failed("place") {
+                // Another join in this shard took the ticket first (or the
+                // id was taken): deal again.
+                backoff(attempt).await;
+                continue;
             }
             let existing = match cancelled.item("place") {
                 Some(item) => Some(item),
@@ -102,7 +116,7 @@ impl CaptureStore for DynamoStore {
             // The other request finished between our write and our read: try again.
             backoff(attempt).await;
         }
-        Err(StoreError::Contention(place_pk(&request.contact_key)))
+        Err(StoreError::Contention(place_pk(&joining.contact_key)))
     }
 
     async fn request(&self, id: &RequestId) -> Result<Option<Request>> {
@@ -120,6 +134,10 @@ impl CaptureStore for DynamoStore {
         ) {
             return Ok(None);
         }
+        if let Some(ticket) = &request.ticket {
+            return Ok(Some(self.ticket_position(request, ticket, shards).await?));
+        }
+        // A request from before tickets: count who is ahead in the queue.
         let ahead = self
             .count_waiting(&request.sku, shards, Some(&request.key.to_string()))
             .await?;
@@ -328,6 +346,9 @@ impl CaptureStore for DynamoStore {
             let mut tx = self.tx();
             tx.update("request", change)?;
             tx.put("entry", queue_entry(&confirmed), false)?;
+            let mut presence = Presence::default();
+            presence.arrive(&confirmed);
+            presence.write(&mut tx, &confirmed.sku)?;
             // Units may be free now: notify looks.
             wake(
                 &mut tx,

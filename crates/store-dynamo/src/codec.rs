@@ -11,7 +11,7 @@ use restock_core::{
 };
 
 use restock_core::Millis;
-use restock_store::{Consent, NoticeOutcome, Request, SkuSnapshot, StoreError};
+use restock_store::{Consent, NoticeOutcome, Request, ShardMark, SkuSnapshot, StoreError, Ticket};
 
 use crate::attr;
 use crate::table::{DUE_SHARDS, WAKE_PK_PREFIX};
@@ -58,6 +58,23 @@ pub(crate) fn wake_pk(sku: &Sku) -> String {
 }
 pub(crate) fn queue_pk(sku: &Sku, shard: u16) -> String {
     format!("Q#{sku}#{shard}")
+}
+/// A shard's ticket counter: `nx` (the next ticket), `lk` (the last ticket's join key).
+pub(crate) fn ticket_counter_key(sku: &Sku, shard: u16) -> Item {
+    key(format!("QT#{sku}#{shard}"), ONE_SK)
+}
+/// A shard's ticket log: one item per ticket dealt (`jk`: its join key), so a
+/// position can read "who holds ticket t" by key.
+pub(crate) fn ticket_log_pk(sku: &Sku, shard: u16) -> String {
+    format!("QK#{sku}#{shard}")
+}
+pub(crate) fn ticket_log_key(sku: &Sku, shard: u16, ticket: u64) -> Item {
+    key(ticket_log_pk(sku, shard), format!("{ticket:012}"))
+}
+/// A shard's presence bitmaps: bit `t % 64` of `b<t / 64>` is set while the
+/// request holding ticket `t` waits.
+pub(crate) fn presence_key(sku: &Sku, shard: u16) -> Item {
+    key(format!("QP#{sku}#{shard}"), ONE_SK)
 }
 pub(crate) fn units_pk(sku: &Sku) -> String {
     format!("U#{sku}")
@@ -223,6 +240,9 @@ pub(crate) fn request_item(r: &Request) -> Item {
             s(serde_json::to_string(consent).expect("consent serialises")),
         );
     }
+    if let Some(ticket) = &r.ticket {
+        item.insert(attr::TICKET.into(), s(write_ticket(ticket)));
+    }
     if let Some(notice) = &r.notice {
         item.insert(
             attr::NOTICE.into(),
@@ -360,6 +380,52 @@ pub(crate) fn read_request(item: &Item) -> Result<Request, StoreError> {
         confirm_hash: hash(attr::CONFIRM_HASH)?,
         consent,
         notice,
+        ticket: opt_s(item, attr::TICKET)
+            .map(|t| read_ticket(t).ok_or_else(|| corrupt(item, "tk is malformed")))
+            .transpose()?,
+    })
+}
+
+/// A ticket's text form: the number, `|`, then per shard `ahead`, or
+/// `ahead-dealt` when they differ (`7|3,5,2-4`). Compact: it rides on every
+/// request item and queue entry.
+pub(crate) fn write_ticket(t: &Ticket) -> String {
+    let shards: Vec<String> = t
+        .shards
+        .iter()
+        .map(|m| {
+            if m.ahead == m.dealt {
+                m.ahead.to_string()
+            } else {
+                format!("{}-{}", m.ahead, m.dealt)
+            }
+        })
+        .collect();
+    format!("{}|{}", t.number, shards.join(","))
+}
+
+pub(crate) fn read_ticket(text: &str) -> Option<Ticket> {
+    let (number, shards) = text.split_once('|')?;
+    let shards = if shards.is_empty() {
+        Vec::new()
+    } else {
+        shards
+            .split(',')
+            .map(|m| match m.split_once('-') {
+                Some((a, d)) => Some(ShardMark {
+                    ahead: a.parse().ok()?,
+                    dealt: d.parse().ok()?,
+                }),
+                None => {
+                    let a = m.parse().ok()?;
+                    Some(ShardMark { ahead: a, dealt: a })
+                }
+            })
+            .collect::<Option<Vec<_>>>()?
+    };
+    Some(Ticket {
+        number: number.parse().ok()?,
+        shards,
     })
 }
 

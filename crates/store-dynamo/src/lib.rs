@@ -39,8 +39,9 @@ mod detect;
 mod figures;
 mod notify;
 mod sweep;
+mod tickets;
 
-pub use notify::OFFERS_PER_TX;
+pub use tickets::offers_per_tx;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
@@ -95,23 +96,38 @@ impl DynamoStore {
     }
 
     /// Bulk-loads waiting requests (a migrated waitlist, a benchmark's queue)
-    /// with `BatchWriteItem`: the request and its place for each. Unlike
-    /// `join` it checks neither opt-outs nor existing places, so it is for
-    /// trusted, already-deduplicated input only.
+    /// into SKUs whose queues are empty, with `BatchWriteItem`: each
+    /// request, its place, its queue entry and its ticket (dealt in join
+    /// order per shard), then each shard's ticket counter and presence bits.
+    /// Unlike `join` it checks neither opt-outs nor existing places, so it is
+    /// for trusted, already-deduplicated input only.
     ///
     /// # Errors
-    /// [`StoreError::Backend`] when DynamoDB refuses.
-    pub async fn import_waiting(&self, requests: &[Request]) -> Result<()> {
+    /// [`StoreError::Backend`] when DynamoDB refuses;
+    /// [`StoreError::Contention`] when a SKU's queue has had joins already
+    /// (join those requests instead).
+    pub async fn import_waiting(&self, requests: &[Request], shards: u16) -> Result<()> {
+        let (requests, counters) = self.deal_import(requests, shards).await?;
+        let mut items = Vec::with_capacity(requests.len() * 4);
+        for r in &requests {
+            items.extend([request_item(r), place_item(r), queue_entry(r)]);
+            items.push(tickets::log_item(r));
+        }
+        self.batch_put(items).await?;
+        tickets::write_import_counters(self, counters).await
+    }
+
+    /// Writes every item with `BatchWriteItem`, 25 at a time, retrying
+    /// what comes back unprocessed.
+    async fn batch_put(&self, items: Vec<Item>) -> Result<()> {
         use aws_sdk_dynamodb::types::{PutRequest, WriteRequest};
-        let mut writes = Vec::with_capacity(requests.len() * 2);
-        for r in requests {
-            for item in [request_item(r), place_item(r)] {
-                let put = PutRequest::builder()
-                    .set_item(Some(item))
-                    .build()
-                    .map_err(|e| StoreError::backend("BatchWriteItem", e))?;
-                writes.push(WriteRequest::builder().put_request(put).build());
-            }
+        let mut writes = Vec::with_capacity(items.len());
+        for item in items {
+            let put = PutRequest::builder()
+                .set_item(Some(item))
+                .build()
+                .map_err(|e| StoreError::backend("BatchWriteItem", e))?;
+            writes.push(WriteRequest::builder().put_request(put).build());
         }
         for chunk in writes.chunks(25) {
             let mut pending = chunk.to_vec();

@@ -9,6 +9,7 @@ use restock_store::{Request, StoreError, WakeKind};
 use crate::DynamoStore;
 use crate::attr::*;
 use crate::codec::*;
+use crate::tickets::Presence;
 use crate::tx::{Change, MAX_ATTEMPTS, Outcome, Tx, backoff};
 
 /// What ending a request came to.
@@ -94,6 +95,9 @@ pub(crate) fn finish(
     tx.delete("place", key(place_pk(&r.contact_key), sku_pk(&r.sku)))?;
     if r.state == RequestState::Waiting {
         tx.delete("entry", queue_entry_key(r))?;
+        let mut presence = Presence::default();
+        presence.leave(r);
+        presence.write(tx, &r.sku)?;
     }
     if r.state == RequestState::Unconfirmed {
         tx.delete("confirm", confirm_key(&r.sku, &r.id))?;
@@ -163,6 +167,9 @@ pub(crate) fn requeue(
         ),
     )?;
     tx.put("entry", queue_entry(&back), false)?;
+    let mut presence = Presence::default();
+    presence.arrive(&back);
+    presence.write(tx, &r.sku)?;
     tx.delete("unsent", unsent_key(&r.sku, &r.id))?;
     tx.update(
         "counter",

@@ -23,12 +23,8 @@ use crate::attr::*;
 use crate::codec::*;
 use crate::lifecycle::{Ended, wake_item};
 use crate::queue::QueueReader;
+use crate::tickets::{Presence, offers_per_tx};
 use crate::tx::{Change, MAX_ATTEMPTS, Outcome, backoff};
-
-/// Requests per offer transaction: each offer writes the request, deletes its
-/// queue entry and puts its unsent marker; with the SKU's counter item that
-/// is all 100 items a transaction may hold.
-pub const OFFERS_PER_TX: usize = 33;
 
 fn read_pause(item: &Item) -> Result<SenderPause> {
     let skus = match item.get(HELD_SKUS) {
@@ -123,6 +119,7 @@ impl DynamoStore {
                     .value(":v", n(version)),
             )?;
             let mut offered = Vec::with_capacity(chunk.len());
+            let mut presence = Presence::default();
             for (r, reserve, optout, manage) in &chunk {
                 let state = r
                     .state
@@ -152,6 +149,7 @@ impl DynamoStore {
                         .value(":e", n(episode)),
                 )?;
                 tx.delete("entry", queue_entry_key(r))?;
+                presence.leave(r);
                 tx.put("unsent", unsent_marker(sku, &r.id), false)?;
                 offered.push(Offer {
                     request: Request {
@@ -169,6 +167,7 @@ impl DynamoStore {
                     manage: manage.clone(),
                 });
             }
+            presence.write(&mut tx, sku)?;
             // No ClientRequestToken of ours: the SDK draws one per call and
             // resends it only with the identical request (its own retries).
             // A token derived from the SKU and version would come back with
@@ -231,7 +230,7 @@ impl NotifyStore for DynamoStore {
                 }
             }
             let chosen: Vec<&Request> = plan.offers.iter().map(|c| by_id[&c.request]).collect();
-            for chunk in chosen.chunks(OFFERS_PER_TX) {
+            for chunk in chosen.chunks(offers_per_tx(params.shards)) {
                 let chunk: Vec<Pending<'_>> = chunk
                     .iter()
                     .map(|r| {

@@ -52,6 +52,33 @@ pub struct Request {
     pub confirm_hash: Option<TokenHash>,
     /// What the shopper agreed to, when and from where.
     pub consent: Option<Consent>,
+    /// The store's bookkeeping for a position at constant cost (the
+    /// DynamoDB store's ticket); `None` in a store that counts directly.
+    pub ticket: Option<Ticket>,
+}
+
+/// A request's ticket: its number in its shard (tickets are dealt in join
+/// order within a shard) and, for every shard of its SKU, what the join saw
+/// of the tickets ahead of it. With these a position is the number of
+/// waiting tickets below one boundary per shard: a handful of reads at any
+/// queue depth (`docs/TABLE.md`, "Positions").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ticket {
+    /// Its number in its own shard (0 = the shard's first).
+    pub number: u64,
+    /// Per shard (by index): every ticket below `ahead` joined before this
+    /// request, and every ticket from `ahead` up to `dealt` after it; tickets
+    /// from `dealt` on were dealt after this join read the shard.
+    pub shards: Vec<ShardMark>,
+}
+
+/// What a join saw of one shard: see [`Ticket::shards`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShardMark {
+    /// Tickets below this joined earlier.
+    pub ahead: u64,
+    /// Tickets dealt in the shard when the join read it.
+    pub dealt: u64,
 }
 
 /// Consent on record: what the shopper agreed to, when, from where (the
@@ -183,6 +210,7 @@ impl NewRequest {
             inbox_hashes: Vec::new(),
             confirm_hash: None,
             consent: self.consent,
+            ticket: None,
             id: self.id,
             sku: self.sku,
             name: self.name,
