@@ -4,7 +4,8 @@
 //! - [`concurrency`]: real parallel requests against the DynamoDB API;
 //! - [`lag`]: the DynamoDB store where index reads lag the table, client
 //!   tokens are enforced and conflicts and throttles are injected;
-//! - [`round_trips`]: DynamoDB requests per operation, held to budgets.
+//! - [`round_trips`]: DynamoDB requests per operation, held to budgets;
+//! - [`tickets`]: positions by ticket against positions counted from the queue.
 //!
 //! The DynamoDB API is moto's server behind the strict double in CI
 //! (`RESTOCK_DYNAMODB_ENDPOINT`, and `RESTOCK_DYNAMODB_LAGGING_ENDPOINT` for
@@ -14,3 +15,4 @@ mod concurrency;
 mod conformance;
 mod lag;
 mod round_trips;
+mod tickets;

@@ -1,0 +1,186 @@
+//! What a join and a status call read at queue depths 100, 10,000 and
+//! 100,000 (over 16 shards), against the strict DynamoDB double in front of
+//! moto: requests sent (counted by an SDK interceptor), items read and read
+//! units as DynamoDB bills them (counted by the double,
+//! `GET /_restock/strict/stats`). Each depth is loaded with
+//! `import_waiting` (the requests, their places, queue entries and tickets,
+//! as joins would leave them), then measured:
+//!
+//! - a join by a new shopper (the back of the line), then its position;
+//! - the status of the shopper in the middle of the line (the request read
+//!   and its position);
+//! - the same position counted the way it was before tickets (a `COUNT`
+//!   query of every queue entry ahead, per shard), for comparison.
+//!
+//!   RESTOCK_DYNAMODB_ENDPOINT=http://127.0.0.1:PORT \
+//!     cargo bench -p restock-store-dynamo --bench positions -- 100 10000 100000
+//!
+//! `bash scripts/positions.sh` starts moto and runs it.
+
+use std::time::Instant;
+
+use restock_core::{CatalogEntry, Contact, Email, JoinKey, RequestId, RequestState, Sku};
+use restock_store::prelude::*;
+use restock_store::{JoinOutcome, NewRequest, Request};
+use restock_store_dynamo::DynamoStore;
+use restock_store_dynamo::testing::{self, Recorder};
+
+const T0: i64 = 1_796_342_400_000;
+const SHARDS: u16 = 16;
+const PEPPER: &[u8] = b"bench-pepper";
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Read {
+    requests: usize,
+    items: f64,
+    units: f64,
+}
+
+/// The double's running totals.
+async fn stats() -> (f64, f64) {
+    let url = format!("{}/_restock/strict/stats", testing::endpoint());
+    let body = reqwest::get(&url)
+        .await
+        .and_then(|r| r.error_for_status())
+        .expect("the strict double answers its stats (is RESTOCK_DYNAMODB_ENDPOINT the double?)")
+        .json::<serde_json::Value>()
+        .await
+        .expect("stats are JSON");
+    (
+        body["items_read"].as_f64().unwrap_or(0.0),
+        body["read_units"].as_f64().unwrap_or(0.0),
+    )
+}
+
+/// Runs `f` and answers what it read.
+async fn measured<T>(recorder: &Recorder, f: impl std::future::Future<Output = T>) -> (T, Read) {
+    recorder.take();
+    let before = stats().await;
+    let out = f.await;
+    let after = stats().await;
+    let requests = recorder.take().len();
+    (
+        out,
+        Read {
+            requests,
+            items: after.0 - before.0,
+            units: after.1 - before.1,
+        },
+    )
+}
+
+fn shopper(i: usize, sku: &Sku) -> Request {
+    let id = RequestId::from_random(testing::random(i as u64 + 1)());
+    let contact = Contact::Email(Email::try_from(format!("fan{i}@example.com").as_str()).unwrap());
+    let joined = T0 + i as i64 * 10;
+    Request {
+        id,
+        sku: sku.clone(),
+        name: "Fan".try_into().unwrap(),
+        contact_key: contact.key(PEPPER),
+        contact,
+        key: JoinKey::new(joined, &id),
+        shard: id.shard(SHARDS),
+        state: RequestState::Waiting,
+        stale_at: joined + 90 * 86_400_000,
+        last_offered_episode: None,
+        reserve_hash: None,
+        optout_hashes: Vec::new(),
+        notice: None,
+        manage_hash: None,
+        inbox_hashes: Vec::new(),
+        confirm_hash: None,
+        consent: None,
+        ticket: None,
+    }
+}
+
+fn cell(r: Read) -> String {
+    format!("{} / {} / {}", r.requests, r.items, r.units)
+}
+
+#[tokio::main]
+async fn main() {
+    let depths: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    let depths = if depths.is_empty() {
+        vec![100, 10_000, 100_000]
+    } else {
+        depths
+    };
+    println!(
+        "positions on DynamoDB (the strict double), {SHARDS} shards: requests / items read / read units"
+    );
+    println!(
+        "| waiting | load | join | its position | status in the middle (request + position) | counted as before tickets |"
+    );
+    println!("|---:|---:|---|---|---|---|");
+    for depth in depths {
+        let recorder = Recorder::default();
+        let client = aws_sdk_dynamodb::Client::from_conf(
+            testing::config().interceptor(recorder.clone()).build(),
+        );
+        let store = DynamoStore::new(client, testing::unique_table("restock-positions"));
+        store.create_table().await.expect("table");
+        let sku = Sku::try_from("SNEAKER-DROP").unwrap();
+        let mut entry = CatalogEntry::new(sku.clone(), "Limited runner");
+        entry.shards = SHARDS;
+        store.put_catalog_entry(&entry).await.unwrap();
+
+        let started = Instant::now();
+        let queue: Vec<Request> = (0..depth).map(|i| shopper(i, &sku)).collect();
+        store
+            .import_waiting(&queue, SHARDS)
+            .await
+            .expect("import the queue");
+        let load = started.elapsed();
+
+        let newcomer = shopper(depth + 1, &sku);
+        let new = NewRequest {
+            id: newcomer.id,
+            sku: sku.clone(),
+            name: newcomer.name.clone(),
+            contact_key: newcomer.contact_key.clone(),
+            contact: newcomer.contact.clone(),
+            now: T0 + depth as i64 * 10 + 60_000,
+            shards: SHARDS,
+            lifetime_ms: 90 * 86_400_000,
+            manage_hash: None,
+            confirm_window_ms: None,
+            consent: None,
+        };
+        let (joined, join) = measured(&recorder, store.join(new)).await;
+        let JoinOutcome::Joined(joined) = joined.expect("join") else {
+            panic!("the newcomer joins")
+        };
+        let (position, own) = measured(&recorder, store.position(&joined, SHARDS)).await;
+        assert_eq!(position.unwrap(), Some(depth + 1), "the newcomer is last");
+
+        let middle = &queue[depth / 2];
+        let (status, mid) = measured(&recorder, async {
+            let r = store.request(&middle.id).await.unwrap().expect("stored");
+            store.position(&r, SHARDS).await.unwrap()
+        })
+        .await;
+        let ahead = queue.iter().filter(|r| r.key < middle.key).count();
+        assert_eq!(status, Some(ahead + 1), "the middle shopper's place");
+
+        let untracked = Request {
+            ticket: None,
+            ..store.request(&middle.id).await.unwrap().unwrap()
+        };
+        let (counted, before) = measured(&recorder, store.position(&untracked, SHARDS)).await;
+        assert_eq!(counted.unwrap(), Some(ahead + 1));
+
+        println!(
+            "| {depth} | {:.1} s | {} | {} | {} | {} |",
+            load.as_secs_f64(),
+            cell(join),
+            cell(own),
+            cell(mid),
+            cell(before)
+        );
+    }
+}

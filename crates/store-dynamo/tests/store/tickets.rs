@@ -1,0 +1,195 @@
+//! Positions by ticket (`docs/TABLE.md`, "Positions") against the oracle:
+//! the same request's position counted from the queue entries, as positions
+//! were counted before tickets. On the lagging endpoint (conflicts and
+//! throttles injected), over four shards, with joins in the same
+//! millisecond, racing joins, leaves, offers, offers given back and
+//! confirmations.
+
+use restock_core::{
+    Contact, Email, Level, ListShare, RequestId, RequestState, Rules, Sku, StockEvent, Window,
+};
+use restock_store::prelude::*;
+use restock_store::{Due, ExpireOutcome, JoinOutcome, NewRequest, Request, WaveParams};
+use restock_store_dynamo::DynamoStore;
+use restock_store_dynamo::testing::{self, lagging_dynamo_store};
+use time::OffsetDateTime;
+
+const T0: i64 = 1_796_342_400_000;
+const SHARDS: u16 = 4;
+const DAY: i64 = 86_400_000;
+
+fn sku() -> Sku {
+    Sku::try_from("SNEAKER-DROP").unwrap()
+}
+
+fn new_request(i: u64, at: i64, confirm: bool) -> NewRequest {
+    let contact = Contact::Email(Email::try_from(format!("fan{i}@example.com").as_str()).unwrap());
+    NewRequest {
+        id: RequestId::from_random(testing::random(i + 1_000)()),
+        sku: sku(),
+        name: "Fan".try_into().unwrap(),
+        contact_key: contact.key(b"pepper"),
+        contact,
+        now: at,
+        shards: SHARDS,
+        lifetime_ms: 90 * DAY,
+        manage_hash: None,
+        confirm_window_ms: confirm.then_some(2 * DAY),
+        consent: None,
+    }
+}
+
+async fn join(store: &DynamoStore, i: u64, at: i64, confirm: bool) -> Request {
+    match store.join(new_request(i, at, confirm)).await.unwrap() {
+        JoinOutcome::Joined(r) => r,
+        other => panic!("{other:?}"),
+    }
+}
+
+/// Every live request of `ids`: its position by ticket equals its position
+/// counted from the queue, and the waiting ones hold 1..=n in join order.
+async fn positions_agree(store: &DynamoStore, ids: &[RequestId]) {
+    let mut waiting = Vec::new();
+    for id in ids {
+        let r = store.request(id).await.unwrap().unwrap();
+        if !matches!(r.state, RequestState::Waiting | RequestState::Unconfirmed) {
+            assert_eq!(store.position(&r, SHARDS).await.unwrap(), None);
+            continue;
+        }
+        assert!(r.ticket.is_some(), "{} has a ticket", r.id);
+        let by_ticket = store.position(&r, SHARDS).await.unwrap();
+        let counted = store
+            .position(
+                &Request {
+                    ticket: None,
+                    ..r.clone()
+                },
+                SHARDS,
+            )
+            .await
+            .unwrap();
+        assert_eq!(by_ticket, counted, "{} ({:?})", r.id, r.state);
+        if r.state == RequestState::Waiting {
+            waiting.push((r.key, by_ticket.unwrap()));
+        }
+    }
+    waiting.sort();
+    let places: Vec<usize> = waiting.iter().map(|(_, p)| *p).collect();
+    assert_eq!(places, (1..=waiting.len()).collect::<Vec<_>>());
+}
+
+async fn restock(store: &DynamoStore, level: u32, at: i64) {
+    let event = StockEvent {
+        delivery_id: format!("level-{level}-{at}"),
+        item: restock_core::ItemRef::Sku { sku: sku() },
+        location: "default".into(),
+        level: Level::Tracked(level),
+        at: OffsetDateTime::from_unix_timestamp_nanos(i128::from(at) * 1_000_000).unwrap(),
+    };
+    let rules = Rules {
+        threshold: 1,
+        max_jump: 100_000,
+        max_level: 100_000,
+    };
+    store.apply_stock(&sku(), &event, &rules, at).await.unwrap();
+}
+
+#[tokio::test]
+async fn positions_by_ticket_equal_the_queue_count_through_a_drop() {
+    let store = lagging_dynamo_store().await;
+    let mut ids = Vec::new();
+    // 30 joins, five to a millisecond: tie-breaks and shards interleave.
+    for i in 0..30u64 {
+        ids.push(join(&store, i, T0 + (i / 5) as i64, false).await.id);
+    }
+    positions_agree(&store, &ids).await;
+
+    // Some leave, from the front, the middle and the back.
+    for i in [0usize, 7, 12, 18, 29] {
+        store.cancel(&ids[i], T0 + 100).await.unwrap();
+    }
+    positions_agree(&store, &ids).await;
+
+    // Double opt-in: sign-ups hold a ticket but no place until confirmed.
+    let mut unconfirmed = Vec::new();
+    for i in 30..34u64 {
+        let r = join(&store, i, T0 + 200, true).await;
+        unconfirmed.push(r.id);
+        ids.push(r.id);
+    }
+    positions_agree(&store, &ids).await;
+
+    // A restock of six: the six oldest are offered, the rest move up.
+    restock(&store, 6, T0 + 300).await;
+    let params = WaveParams {
+        share: ListShare::ALL,
+        offer_window: Window::from_mins(15),
+        shards: SHARDS,
+        max_offers: 1_000,
+    };
+    let mut random = testing::random(9);
+    let wave = store
+        .create_offers(&sku(), &params, T0 + 300, &mut random)
+        .await
+        .unwrap();
+    assert_eq!(wave.offers.len(), 6);
+    positions_agree(&store, &ids).await;
+
+    // Offers whose notices never went out run out: back to their places
+    // at the front.
+    for offer in &wave.offers[..3] {
+        let RequestState::Offered { expires_ms, .. } = offer.request.state else {
+            panic!()
+        };
+        let due = Due {
+            id: offer.request.id,
+            sku: sku(),
+            due: expires_ms,
+        };
+        assert_eq!(
+            store.expire(&due, expires_ms + 1).await.unwrap(),
+            ExpireOutcome::Requeued
+        );
+    }
+    positions_agree(&store, &ids).await;
+    let back = store
+        .request(&wave.offers[0].request.id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(store.position(&back, SHARDS).await.unwrap(), Some(1));
+
+    // A late joiner is last; more join in the same millisecond as it.
+    for i in 40..46u64 {
+        ids.push(join(&store, i, T0 + 400, false).await.id);
+    }
+    positions_agree(&store, &ids).await;
+}
+
+#[tokio::test]
+async fn racing_joins_in_one_millisecond_each_get_an_exact_place() {
+    let store = testing::dynamo_store().await;
+    let joins = (0..24u64).map(|i| {
+        let store = &store;
+        async move { join(store, i, T0, false).await.id }
+    });
+    let ids = futures::future::join_all(joins).await;
+    positions_agree(&store, &ids).await;
+}
+
+#[tokio::test]
+async fn an_imported_waitlist_holds_its_order_and_a_joiner_comes_after_it() {
+    let store = testing::dynamo_store().await;
+    let imported: Vec<Request> = (0..40u64)
+        .map(|i| new_request(i, T0 + i as i64, false).into_request())
+        .collect();
+    store.import_waiting(&imported, SHARDS).await.unwrap();
+    let mut ids: Vec<RequestId> = imported.iter().map(|r| r.id).collect();
+    positions_agree(&store, &ids).await;
+    let last = join(&store, 99, T0 + 1_000, false).await;
+    assert_eq!(store.position(&last, SHARDS).await.unwrap(), Some(41));
+    ids.push(last.id);
+    positions_agree(&store, &ids).await;
+    // A second import into the same item is refused: its tickets are dealt.
+    assert!(store.import_waiting(&imported[..1], SHARDS).await.is_err());
+}
