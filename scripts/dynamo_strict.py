@@ -220,7 +220,7 @@ class StrictDynamo:
     def item_size(item):
         return sum(len(k.encode()) + StrictDynamo.value_size(v) for k, v in item.items())
 
-    def account_read(self, target, body, answer, consistent):
+    def account_read(self, region_of_read, target, body, answer, consistent):
         scale = 1.0 if consistent else 0.5
         if target in ("GetItem", "BatchGetItem", "TransactGetItems"):
             if target == "GetItem":
@@ -239,6 +239,11 @@ class StrictDynamo:
             self.stats["read_units"] += units * scale
         else:
             items = answer.get("Items", [])
+            if body.get("Select") == "COUNT" and answer.get("ScannedCount"):
+                # DynamoDB bills a COUNT by the items it read: size them.
+                full = {k: v for k, v in body.items() if k != "Select"}
+                _, listed = self.call(region_of_read, target, full)
+                items = listed.get("Items", [])
             self.stats["items_read"] += answer.get("ScannedCount", len(items))
             size = sum(self.item_size(i) for i in items)
             self.stats["read_units"] += max(1, -(-size // 4096)) * scale
@@ -364,7 +369,8 @@ class StrictDynamo:
             if code == 200 and target in ("Query", "Scan"):
                 answer = self.cut_page(self.replica(region) if stale else region, body, answer)
             if code == 200:
-                self.account_read(target, body, answer, not stale)
+                self.account_read(self.replica(region) if stale else region,
+                                  target, body, answer, not stale)
             return self.respond(start_response, code, answer)
 
         token, digest = (None, None)
