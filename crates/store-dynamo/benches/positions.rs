@@ -12,8 +12,10 @@
 //! - the same position counted the way it was before tickets (a `COUNT`
 //!   query of every queue entry ahead, per shard), for comparison.
 //!
-//!   RESTOCK_DYNAMODB_ENDPOINT=http://127.0.0.1:PORT \
-//!     cargo bench -p restock-store-dynamo --bench positions -- 100 10000 100000
+//! ```sh
+//! RESTOCK_DYNAMODB_ENDPOINT=http://127.0.0.1:PORT \
+//!   cargo bench -p restock-store-dynamo --bench positions -- 100 10000 100000
+//! ```
 //!
 //! `bash scripts/positions.sh` starts moto and runs it.
 
