@@ -78,9 +78,7 @@ impl CaptureStore for DynamoStore {
                 )?;
             } else {
                 tx.put("entry", queue_entry(&request), false)?;
-                let mut presence = Presence::default();
-                presence.arrive(&request);
-                presence.write(&mut tx, &request.sku)?;
+                Presence::arriving(&request).write(&mut tx, &request.sku)?;
             }
             let cancelled = match self.transact(tx).await? {
                 Outcome::Done => return Ok(JoinOutcome::Joined(request)),
@@ -346,9 +344,7 @@ impl CaptureStore for DynamoStore {
             let mut tx = self.tx();
             tx.update("request", change)?;
             tx.put("entry", queue_entry(&confirmed), false)?;
-            let mut presence = Presence::default();
-            presence.arrive(&confirmed);
-            presence.write(&mut tx, &confirmed.sku)?;
+            Presence::arriving(&confirmed).write(&mut tx, &confirmed.sku)?;
             // Units may be free now: notify looks.
             wake(
                 &mut tx,

@@ -95,9 +95,7 @@ pub(crate) fn finish(
     tx.delete("place", key(place_pk(&r.contact_key), sku_pk(&r.sku)))?;
     if r.state == RequestState::Waiting {
         tx.delete("entry", queue_entry_key(r))?;
-        let mut presence = Presence::default();
-        presence.leave(r);
-        presence.write(tx, &r.sku)?;
+        Presence::leaving(r).write(tx, &r.sku)?;
     }
     if r.state == RequestState::Unconfirmed {
         tx.delete("confirm", confirm_key(&r.sku, &r.id))?;
@@ -167,9 +165,7 @@ pub(crate) fn requeue(
         ),
     )?;
     tx.put("entry", queue_entry(&back), false)?;
-    let mut presence = Presence::default();
-    presence.arrive(&back);
-    presence.write(tx, &r.sku)?;
+    Presence::arriving(&back).write(tx, &r.sku)?;
     tx.delete("unsent", unsent_key(&r.sku, &r.id))?;
     tx.update(
         "counter",

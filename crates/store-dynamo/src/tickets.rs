@@ -55,6 +55,20 @@ pub(crate) struct Presence {
 }
 
 impl Presence {
+    /// The change of `r` starting to wait.
+    pub(crate) fn arriving(r: &Request) -> Self {
+        let mut p = Self::default();
+        p.arrive(r);
+        p
+    }
+
+    /// The change of `r` no longer waiting.
+    pub(crate) fn leaving(r: &Request) -> Self {
+        let mut p = Self::default();
+        p.leave(r);
+        p
+    }
+
     /// `r` starts waiting.
     pub(crate) fn arrive(&mut self, r: &Request) {
         self.change(r, 1);
@@ -127,10 +141,6 @@ fn pk_sk(item: &Item) -> (String, String) {
     )
 }
 
-fn key_of(k: &Item) -> (String, String) {
-    pk_sk(k)
-}
-
 impl DynamoStore {
     /// Deals `r` its ticket: reads every shard's counter (one
     /// `BatchGetItem`), moves its join key one millisecond past its own
@@ -161,7 +171,7 @@ impl DynamoStore {
             .iter()
             .map(|k| {
                 found
-                    .get(&key_of(k))
+                    .get(&pk_sk(k))
                     .map_or(Ok(Counter::default()), read_counter)
             })
             .collect::<Result<Vec<_>>>()?;
@@ -417,8 +427,8 @@ impl DynamoStore {
                 .collect();
             if first {
                 for k in &presence_keys {
-                    if let Some(item) = found.get(&key_of(k)) {
-                        presence.insert(key_of(k), item.clone());
+                    if let Some(item) = found.get(&pk_sk(k)) {
+                        presence.insert(pk_sk(k), item.clone());
                     }
                 }
                 first = false;
@@ -426,7 +436,7 @@ impl DynamoStore {
             let mut still = Vec::new();
             for &sh in &looking {
                 let at = &mut bound[usize::from(sh)];
-                let Some(item) = found.get(&key_of(&ticket_log_key(&r.sku, sh, *at))) else {
+                let Some(item) = found.get(&pk_sk(&ticket_log_key(&r.sku, sh, *at))) else {
                     continue;
                 };
                 let theirs: JoinKey = get_s(item, JOIN_KEY)?
@@ -444,7 +454,7 @@ impl DynamoStore {
         }
         let mut ahead = 0usize;
         for (shard, k) in presence_keys.iter().enumerate() {
-            if let Some(item) = presence.get(&key_of(k)) {
+            if let Some(item) = presence.get(&pk_sk(k)) {
                 ahead += waiting_below(item, bound[shard])?;
             }
         }
