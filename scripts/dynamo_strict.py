@@ -37,6 +37,9 @@ what was read: requests, items read (a Query's ScannedCount, a GetItem's or
 BatchGetItem's items found) and read units as DynamoDB bills them (per item
 for GetItem and BatchGetItem, per 4 KB of items for Query and Scan; half for
 an eventually consistent read), with items sized as DynamoDB documents it.
+GET /_restock/strict/stats?table=NAME answers the writes each counter item
+of that table took (a SKU's state item, its hold slots): how hot the hottest
+item ran.
 """
 
 import hashlib
@@ -80,6 +83,7 @@ class StrictDynamo:
                       "pages_cut": 0, "tables_dropped": 0, "requests": 0,
                       "items_read": 0, "read_units": 0.0}
         self.last_used = {}  # (region, table) -> when a request last named it
+        self.counter_writes = {}  # table -> {"pk|sk": writes}, for counter items
         self.last_purge = time.monotonic()
         self.mutex = threading.Lock()
 
@@ -190,6 +194,7 @@ class StrictDynamo:
             if now - at > IDLE_TABLE_S:
                 del self.last_used[(region, table)]
                 self.key_schema.pop((region, table), None)
+                self.counter_writes.pop(table, None)
                 self.call(region, "DeleteTable", {"TableName": table})
                 self.call(self.replica(region), "DeleteTable", {"TableName": table})
                 self.stats["tables_dropped"] += 1
@@ -333,6 +338,10 @@ class StrictDynamo:
         header = environ.get("HTTP_X_AMZ_TARGET", "")
         target = header.split(".")[-1] if header.startswith("DynamoDB_") else ""
         if environ.get("PATH_INFO") == "/_restock/strict/stats":
+            table = environ.get("QUERY_STRING", "").partition("table=")[2]
+            if table:
+                return self.respond(start_response, 200,
+                                    {"counter_writes": self.counter_writes.get(table, {})})
             return self.respond(start_response, 200, self.stats)
         if not target or target not in WRITES | READS | {"CreateTable", "DeleteTable"}:
             return self.app(environ, start_response)
@@ -387,7 +396,26 @@ class StrictDynamo:
             self.tokens[token] = (digest, now, code == 200)
         if code == 200:
             self.replicate(region, target, body, now)
+            self.count_counter_writes(target, body)
         return self.respond(start_response, code, answer)
+
+    COUNTERS = ("SKU#", "HS#")
+
+    def count_counter_writes(self, target, body):
+        """Writes per counter item (a SKU's state item, its hold slots), per
+        table: how hot the hottest item runs (GET .../stats?table=NAME)."""
+        if target == "TransactWriteItems":
+            ops = [op for item in body.get("TransactItems", [])
+                   for kind, op in item.items() if kind in ("Update", "Put", "Delete")]
+        else:
+            ops = [body]
+        for op in ops:
+            key = op.get("Key") or op.get("Item") or {}
+            pk = key.get("pk", {}).get("S", "")
+            if pk.startswith(self.COUNTERS):
+                writes = self.counter_writes.setdefault(op.get("TableName", ""), {})
+                name = pk + "|" + key.get("sk", {}).get("S", "")
+                writes[name] = writes.get(name, 0) + 1
 
     @staticmethod
     def respond(start_response, code, body):

@@ -131,7 +131,7 @@ faulty! {
     fn request(&self, id: &RequestId) -> Option<Request>;
     fn position(&self, request: &Request, shards: u16) -> Option<usize>;
     fn cancel(&self, id: &RequestId, now: Millis) -> CancelOutcome;
-    fn take_hold(&self, token: &ReserveToken, hold: HoldId, now: Millis, window: Window) -> HoldOutcome;
+    fn take_hold(&self, token: &ReserveToken, hold: HoldId, shards: u16, now: Millis, window: Window) -> HoldOutcome;
     fn mark_bought(&self, hold: &HoldId, now: Millis) -> BuyOutcome;
     fn opt_out(&self, token: &OptOutToken, now: Millis) -> OptOutOutcome;
     fn confirm(&self, token: &restock_core::LinkToken, lifetime_ms: Millis, now: Millis) -> ConfirmOutcome;

@@ -16,6 +16,7 @@
 //! - [`stock`]: restock detection — threshold crossing, top-ups, re-arming,
 //!   newest-wins, per-location sums, escalation.
 //! - [`allocate`]: the unit accounting and the capped, oldest-first batch.
+//! - [`allowance`]: the hold allowance split over slots, kept exact.
 //! - [`lifecycle`]: the request's state machine.
 //! - [`webhook`]: Shopify, WooCommerce and Standard Webhooks verification and
 //!   parsing into one stock event type.
@@ -27,6 +28,7 @@
 #![warn(missing_docs)]
 
 pub mod allocate;
+pub mod allowance;
 pub mod catalog;
 pub mod client;
 pub mod confirm;

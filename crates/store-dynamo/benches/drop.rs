@@ -27,6 +27,24 @@ use restock_store_memory::MemoryStore;
 
 const T0: i64 = 1_796_342_400_000;
 
+/// Writes per counter item of `table` so far, as the strict double counts
+/// them (empty when the endpoint is plain moto).
+async fn counter_writes(table: &str) -> std::collections::HashMap<String, u64> {
+    let url = format!(
+        "{}/_restock/strict/stats?table={table}",
+        testing::endpoint()
+    );
+    let Ok(answer) = reqwest::get(&url).await else {
+        return Default::default();
+    };
+    answer
+        .json::<serde_json::Value>()
+        .await
+        .ok()
+        .and_then(|v| serde_json::from_value(v["counter_writes"].clone()).ok())
+        .unwrap_or_default()
+}
+
 fn summary(requests: &[String]) -> String {
     let mut names: Vec<&String> = requests
         .iter()
@@ -52,12 +70,13 @@ async fn main() {
         |i: usize, default: usize| args.get(i).and_then(|a| a.parse().ok()).unwrap_or(default);
     let (signups, units, shards) = (number(1, 100_000), number(2, 10_000), number(3, 16) as u16);
     let recorder = Recorder::default();
+    let table = testing::unique_table("restock-drop");
     let store: Arc<dyn Store> = match kind.as_str() {
         "dynamodb" => {
             let client = aws_sdk_dynamodb::Client::from_conf(
                 testing::config().interceptor(recorder.clone()).build(),
             );
-            let store = DynamoStore::new(client, testing::unique_table("restock-drop"));
+            let store = DynamoStore::new(client, table.clone());
             store.create_table().await.expect("table");
             Arc::new(store)
         }
@@ -152,6 +171,7 @@ async fn main() {
     // The click race: every offered shopper (at most 1,000) taps their
     // reserve link twice at once, all concurrently, on the one SKU.
     links.truncate(1_000);
+    let before = counter_writes(&table).await;
     let started = Instant::now();
     let mut clicks = tokio::task::JoinSet::new();
     for (i, link) in links.iter().enumerate() {
@@ -177,7 +197,7 @@ async fn main() {
             ]);
             clicks.spawn(async move {
                 store
-                    .take_hold(&link, hold, now + 1_000, Window::from_mins(15))
+                    .take_hold(&link, hold, shards, now + 1_000, Window::from_mins(15))
                     .await
                     .unwrap()
             });
@@ -193,6 +213,16 @@ async fn main() {
     }
     let race = recorder.take();
     let race_time = started.elapsed();
+    let mut hot: Vec<(String, u64)> = counter_writes(&table)
+        .await
+        .into_iter()
+        .map(|(item, n)| {
+            let was = before.get(&item).copied().unwrap_or(0);
+            (item, n - was)
+        })
+        .filter(|(_, n)| *n > 0)
+        .collect();
+    hot.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     assert_eq!(
         (held, repeat, other),
         (links.len(), links.len(), 0),
@@ -248,6 +278,13 @@ async fn main() {
             2 * links.len(),
             writes.saturating_sub(2 * links.len())
         );
+        if let Some((item, n)) = hot.first() {
+            println!(
+                "click race: {} counter items written; the hottest, {item}, {n} times ({} holds)",
+                hot.len(),
+                links.len()
+            );
+        }
     }
     println!(
         "order checked: the {} oldest of {signups} were offered, oldest first, over {shards} shards",

@@ -87,15 +87,18 @@ pub const INDEX_KEYS: [&str; 4] = [DUE_PK, DUE, UNITS_PK, UNITS_SK];
 pub const STOCK: &str = "stock";
 /// The SKU level.
 pub const LEVEL: &str = "lvl";
-/// Live offers.
-pub const OFFERED: &str = "offered";
-/// Live holds.
-pub const HELD: &str = "held";
+/// Units out with shoppers: live offers and live holds (a hold keeps its
+/// offer's unit, so a click does not write the SKU's state item).
+pub const OUT: &str = "units_out";
+/// How many hold slots the SKU's allowance is spread over (`HS#<sku>#<n>`).
+pub const HOLD_SLOTS: &str = "hs";
+/// A hold slot's share of `level - held` (see `restock_core::allowance`).
+pub const ALLOWANCE: &str = "fr";
 /// Units bought with a hold.
 pub const BOUGHT: &str = "bought";
 /// Offers that lapsed.
 pub const LAPSED: &str = "lapsed";
-/// Bumped by every write that can raise `offered + held` or move the level.
+/// Bumped by every write that can raise `out` or move the level.
 pub const VERSION: &str = "ver";
 /// When a counter last moved (reconcile waits for quiet).
 pub const TOUCHED: &str = "touched";

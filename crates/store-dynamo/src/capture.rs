@@ -1,8 +1,9 @@
 //! capture's operations: joining (one transaction with the opt-out and
-//! one-place checks), leaving, holding a unit (`held < level` in the same
-//! transaction as the request's move to held), buying, opting out.
+//! one-place checks), leaving, holding a unit (one from a hold slot in the
+//! same transaction as the request's move to held), buying, opting out.
 
 use async_trait::async_trait;
+use restock_core::allowance::{self, Guard, Refill, SlotChange};
 use restock_core::{
     ContactKey, Freed, HoldId, HoldRefused, HoldTaken, LinkToken, Millis, OptOutToken, RequestId,
     RequestState, ReserveToken, Window,
@@ -17,11 +18,17 @@ use crate::DynamoStore;
 use crate::attr::*;
 use crate::codec::*;
 use crate::lifecycle::{Ended, finish, requeue, wake};
+use crate::slots::{slot_update, write_slots};
 use crate::tickets::Presence;
 use crate::tx::{Change, MAX_ATTEMPTS, Outcome, backoff};
 
+/// How many times a click re-reads the hold slots after losing a unit to
+/// another click before it gives up with `Contention`.
+const DRY_ATTEMPTS: u32 = 64;
+
 impl DynamoStore {
-    /// A click found `held < level` false: the shop sold the units elsewhere.
+    /// A click found every hold slot empty (`held = level`): the shop sold
+    /// the units elsewhere.
     /// The request goes back to waiting with its original join key (the
     /// front of the line) and its offer's unit is freed. `None` when the
     /// request moved meanwhile (the caller tries again).
@@ -156,6 +163,7 @@ impl CaptureStore for DynamoStore {
         &self,
         token: &ReserveToken,
         hold: HoldId,
+        shards: u16,
         now: Millis,
         window: Window,
     ) -> Result<HoldOutcome> {
@@ -166,7 +174,12 @@ impl CaptureStore for DynamoStore {
         pointer.insert(REQUEST_ID.into(), s(id.to_string()));
         pointer.insert(SKU.into(), s(sku.as_str()));
         pointer.insert(TTL.into(), ttl(now, FINISHED_TTL_SECS));
-        for attempt in 0..MAX_ATTEMPTS {
+        // The unit comes out of the click's own hold slot while it has any;
+        // a dry one refills from the fullest (see `restock_core::allowance`).
+        let own = usize::from(id.shard(shards));
+        let mut from = Refill { from: own, take: 1 };
+        let (mut attempt, mut dry) = (0, 0);
+        while attempt < MAX_ATTEMPTS && dry < DRY_ATTEMPTS {
             let mut tx = self.tx();
             tx.update(
                 "request",
@@ -186,14 +199,26 @@ impl CaptureStore for DynamoStore {
             )?;
             tx.update(
                 "counter",
-                Change::on(key(sku_pk(sku), STATE_SK))
-                    .set_expr(format!(
-                        "{OFFERED} = {OFFERED} - :one, {HELD} = {HELD} + :one"
-                    ))
-                    .set(TOUCHED, n(now))
-                    .value(":one", n(1))
-                    .when(format!("{HELD} < {LEVEL}")),
+                slot_update(
+                    sku,
+                    SlotChange {
+                        slot: from.from,
+                        add: -from.take,
+                        guard: Guard::AtLeast(from.take),
+                    },
+                ),
             )?;
+            if from.take > 1 {
+                write_slots(
+                    &mut tx,
+                    sku,
+                    &[SlotChange {
+                        slot: own,
+                        add: from.take - 1,
+                        guard: Guard::None,
+                    }],
+                )?;
+            }
             tx.put("hold", pointer.clone(), true)?;
             tx.delete("unsent", unsent_key(token.sku(), &token.request()))?;
             let cancelled = match self.transact(tx).await? {
@@ -226,11 +251,36 @@ impl CaptureStore for DynamoStore {
                         });
                     }
                     // It changed under us and is takeable again: retry.
-                    Ok(HoldTaken::New(_)) => backoff(attempt).await,
+                    Ok(HoldTaken::New(_)) => {
+                        backoff(attempt).await;
+                        attempt += 1;
+                    }
                 }
             } else if cancelled.failed("counter") {
-                if let Some(outcome) = self.sold_out_again(token, now).await? {
-                    return Ok(outcome);
+                // The slot ran dry, or another click took from it first
+                // (every such loss is someone else's hold, so this always
+                // progresses): read every slot at once and take from the
+                // fullest, half of it the first time, one unit after a loss;
+                // none left means the shop's units are spoken for.
+                dry += 1;
+                if dry > 2 {
+                    backoff((dry / 4).min(3)).await;
+                }
+                let slots = self.slots_at_once(sku, usize::from(shards)).await?;
+                match allowance::refill(&slots, own) {
+                    Some(refill) if own < slots.len() && dry == 1 => from = refill,
+                    Some(refill) => {
+                        from = Refill {
+                            from: refill.from,
+                            take: 1,
+                        }
+                    }
+                    None => {
+                        if let Some(outcome) = self.sold_out_again(token, now).await? {
+                            return Ok(outcome);
+                        }
+                        from = Refill { from: own, take: 1 };
+                    }
                 }
             } else {
                 // The hold id collided (128 random bits: practically never); nothing to retry with.
@@ -268,8 +318,10 @@ impl CaptureStore for DynamoStore {
             tx.update(
                 "counter",
                 Change::on(key(sku_pk(&r.sku), STATE_SK))
+                    // Held and level both fall by one: the hold allowance
+                    // (`level - held`, in the slots) stays as it is.
                     .set_expr(format!(
-                        "{HELD} = {HELD} - :one, {BOUGHT} = if_not_exists({BOUGHT}, :zero) + :one, {VERSION} = {VERSION} + :one"
+                        "{OUT} = {OUT} - :one, {BOUGHT} = if_not_exists({BOUGHT}, :zero) + :one, {VERSION} = {VERSION} + :one"
                     ))
                     .set(LEVEL, n(level.saturating_sub(1)))
                     .set(TOUCHED, n(now))

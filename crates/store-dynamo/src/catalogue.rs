@@ -22,7 +22,7 @@ fn woo_pk(id: u64) -> String {
     format!("WOO#{id}")
 }
 
-fn read_entry(item: &Item) -> Result<CatalogEntry> {
+pub(crate) fn read_entry(item: &Item) -> Result<CatalogEntry> {
     serde_json::from_str(get_s(item, ENTRY)?).map_err(|e| corrupt(item, e))
 }
 

@@ -76,6 +76,10 @@ pub(crate) fn ticket_log_key(sku: &Sku, shard: u16, ticket: u64) -> Item {
 pub(crate) fn presence_key(sku: &Sku, shard: u16) -> Item {
     key(format!("QP#{sku}#{shard}"), ONE_SK)
 }
+/// One of a SKU's hold slots: `fr`, its share of the hold allowance.
+pub(crate) fn hold_slot_key(sku: &Sku, slot: usize) -> Item {
+    key(format!("HS#{sku}#{slot}"), ONE_SK)
+}
 pub(crate) fn units_pk(sku: &Sku) -> String {
     format!("U#{sku}")
 }
@@ -431,37 +435,62 @@ pub(crate) fn read_ticket(text: &str) -> Option<Ticket> {
 
 // --- SKU state -------------------------------------------------------------
 
-/// A SKU's state item, read back with its version.
+/// A SKU's state item and hold slots, read back with its version.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct SkuItem {
     pub(crate) snapshot: SkuSnapshot,
     pub(crate) lapsed: u32,
-    /// Bumped by every write that can raise `offered + held` or change the
-    /// level, so a wave's offers are conditional on nothing having moved.
+    /// Bumped by every write that can raise `out` or change the level, so a
+    /// wave's offers are conditional on nothing having moved.
     pub(crate) version: Option<u64>,
+    /// `out` as stored: live offers and holds.
+    pub(crate) out: u32,
+    /// Each hold slot in use (`hs` of them), as read.
+    pub(crate) slots: Vec<i64>,
 }
 
-pub(crate) fn read_sku(item: Option<&Item>) -> Result<SkuItem, StoreError> {
+/// The SKU's state from its state item and its hold slots: `held` is the
+/// level less the slots' allowance, `offered` what else is out.
+pub(crate) fn read_sku(item: Option<&Item>, slots: Vec<i64>) -> Result<SkuItem, StoreError> {
     let Some(item) = item else {
-        return Ok(SkuItem::default());
+        return Ok(SkuItem {
+            slots,
+            ..SkuItem::default()
+        });
     };
     let stock: StockState = match opt_s(item, attr::STOCK) {
         Some(json) => serde_json::from_str(json).map_err(|e| corrupt(item, e))?,
         None => StockState::default(),
     };
+    let level: u32 = opt_n(item, attr::LEVEL)?.unwrap_or(0);
+    let out: u32 = opt_n(item, attr::OUT)?.unwrap_or(0);
+    let allowance: i64 = slots.iter().sum();
+    let held = u32::try_from((i64::from(level) - allowance).max(0)).unwrap_or(u32::MAX);
     Ok(SkuItem {
         snapshot: SkuSnapshot {
             stock,
             counters: Counters {
-                level: opt_n(item, attr::LEVEL)?.unwrap_or(0),
-                offered: opt_n(item, attr::OFFERED)?.unwrap_or(0),
-                held: opt_n(item, attr::HELD)?.unwrap_or(0),
+                level,
+                offered: out.saturating_sub(held),
+                held,
             },
             bought: opt_n(item, attr::BOUGHT)?.unwrap_or(0),
         },
         lapsed: opt_n(item, attr::LAPSED)?.unwrap_or(0),
         version: opt_n(item, attr::VERSION)?,
+        out,
+        slots,
     })
+}
+
+/// How many hold slots a state item says are in use.
+pub(crate) fn hold_slots(item: Option<&Item>) -> Result<usize, StoreError> {
+    Ok(item
+        .map(|i| opt_n::<usize>(i, attr::HOLD_SLOTS))
+        .transpose()?
+        .flatten()
+        .unwrap_or(1)
+        .max(1))
 }
 
 pub(crate) fn ttl(now: Millis, secs: i64) -> AttributeValue {

@@ -3,7 +3,7 @@
 //! the SKU's state item is guarded by its version.
 
 use async_trait::async_trait;
-use restock_core::{Millis, Rules, Sku, StockEvent, StockOutcome};
+use restock_core::{Millis, Rules, Sku, StockEvent, StockOutcome, allowance};
 use restock_store::port::Result;
 use restock_store::{ApplyOutcome, DetectStore, SkuSnapshot, StoreError, Wake, WakeKind};
 
@@ -11,6 +11,7 @@ use crate::DynamoStore;
 use crate::attr::*;
 use crate::codec::*;
 use crate::lifecycle::wake;
+use crate::slots::write_slots;
 use crate::tx::{Change, MAX_ATTEMPTS, Outcome, backoff, fnv};
 
 /// The state item's update to `version + 1`, guarded by the version read
@@ -39,7 +40,7 @@ impl DetectStore for DynamoStore {
         let mut delivery = key(delivery_pk(&event.delivery_id), ONE_SK);
         delivery.insert(TTL.into(), ttl(now, DELIVERY_TTL_SECS));
         for attempt in 0..MAX_ATTEMPTS {
-            let current = self.sku_item(sku).await?;
+            let (current, shards) = self.sku_with_entry(sku).await?;
             let (next, outcome) =
                 current
                     .snapshot
@@ -48,16 +49,22 @@ impl DetectStore for DynamoStore {
             let mut tx = self.tx();
             tx.put("delivery", delivery.clone(), true)?;
             if !matches!(outcome, StockOutcome::Stale | StockOutcome::Unchanged) {
+                // The level moves the hold allowance with it, spread over
+                // the slots (the catalogue's shards; never fewer than before).
+                let mut slots = current.slots.clone();
+                slots.resize(slots.len().max(usize::from(shards)), 0);
+                let level = next.level().units();
+                let delta = i64::from(level) - i64::from(current.snapshot.counters.level);
                 tx.update(
                     "state",
                     versioned(sku, current.version)
                         .set(STOCK, s(stock_json(&next)))
-                        .set(LEVEL, n(next.level().units()))
-                        .set_expr(format!(
-                            "{OFFERED} = if_not_exists({OFFERED}, :zero), {HELD} = if_not_exists({HELD}, :zero)"
-                        ))
+                        .set(LEVEL, n(level))
+                        .set(HOLD_SLOTS, n(slots.len()))
+                        .set_expr(format!("{OUT} = if_not_exists({OUT}, :zero)"))
                         .value(":zero", n(0)),
                 )?;
+                write_slots(&mut tx, sku, &allowance::plan(&slots, delta))?;
                 let woken = match outcome {
                     StockOutcome::Restock { episode, .. } => Some((WakeKind::Restock, episode)),
                     StockOutcome::TopUp { episode, .. } => Some((WakeKind::TopUp, episode)),

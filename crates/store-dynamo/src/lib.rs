@@ -28,6 +28,7 @@ pub mod attr;
 mod codec;
 mod lifecycle;
 mod queue;
+mod slots;
 pub mod table;
 pub mod testing;
 mod tx;
@@ -266,7 +267,41 @@ impl DynamoStore {
         self.get(request_pk(id), REQUEST_SK).await
     }
 
+    /// The SKU's state item, catalogue entry and hold slots: one
+    /// `BatchGetItem` (state, entry, slot 0), and one more for the other
+    /// slots of a SKU that uses several.
     async fn sku_item(&self, sku: &restock_core::Sku) -> Result<SkuItem> {
-        read_sku(self.get(sku_pk(sku), STATE_SK).await?.as_ref())
+        Ok(self.sku_with_entry(sku).await?.0)
+    }
+
+    /// [`Self::sku_item`] and the queue shards of the SKU's catalogue entry
+    /// (1 without one).
+    async fn sku_with_entry(&self, sku: &restock_core::Sku) -> Result<(SkuItem, u16)> {
+        let (mut state, mut entry, mut slot0) = (None, None, 0);
+        for item in self
+            .get_consistent([
+                key(sku_pk(sku), STATE_SK),
+                key(sku_pk(sku), CATALOG_SK),
+                hold_slot_key(sku, 0),
+            ])
+            .await?
+        {
+            match get_s(&item, attr::SK)? {
+                STATE_SK => state = Some(item),
+                CATALOG_SK => entry = Some(item),
+                _ => slot0 = opt_n(&item, attr::ALLOWANCE)?.unwrap_or(0),
+            }
+        }
+        let count = hold_slots(state.as_ref())?;
+        let mut slots = vec![slot0];
+        if count > 1 {
+            slots.extend(self.slots(sku, 1..count).await?);
+        }
+        let shards = entry
+            .as_ref()
+            .map(catalogue::read_entry)
+            .transpose()?
+            .map_or(1, |e| e.shards);
+        Ok((read_sku(state.as_ref(), slots)?, shards))
     }
 }

@@ -9,6 +9,7 @@ use restock_store::{Request, StoreError, WakeKind};
 use crate::DynamoStore;
 use crate::attr::*;
 use crate::codec::*;
+use crate::slots::give_back;
 use crate::tickets::Presence;
 use crate::tx::{Change, MAX_ATTEMPTS, Outcome, Tx, backoff};
 
@@ -59,18 +60,10 @@ pub(crate) fn wake(
     )
 }
 
-/// The counter a freed unit comes off, if any.
-fn freed_counter(freed: Freed) -> Option<&'static str> {
-    match freed {
-        Freed::Nothing => None,
-        Freed::Offer => Some(OFFERED),
-        Freed::Hold => Some(HELD),
-    }
-}
-
 /// Adds the writes that end live request `r` with `to`: labelled `request`,
 /// `place`, `entry` (its queue entry, while waiting), `unsent` (an offer's
-/// unsent marker) and (when a unit is freed) `counter` and `wake`.
+/// unsent marker) and (when a unit is freed) `counter` and `wake`, and for
+/// a freed hold `slot` (its unit back in the allowance).
 pub(crate) fn finish(
     tx: &mut Tx<'_>,
     r: &Request,
@@ -103,9 +96,9 @@ pub(crate) fn finish(
     if matches!(r.state, RequestState::Offered { .. }) {
         tx.delete("unsent", unsent_key(&r.sku, &r.id))?;
     }
-    if let Some(counter) = freed_counter(freed) {
+    if freed != Freed::Nothing {
         let mut change = Change::on(key(sku_pk(&r.sku), STATE_SK))
-            .set_expr(format!("{counter} = {counter} - :one"))
+            .set_expr(format!("{OUT} = {OUT} - :one"))
             .set(TOUCHED, n(now))
             .value(":one", n(1));
         if to == RequestState::Lapsed {
@@ -114,6 +107,9 @@ pub(crate) fn finish(
                 .value(":zero", n(0));
         }
         tx.update("counter", change)?;
+        if freed == Freed::Hold {
+            give_back(tx, &r.sku)?;
+        }
         let episode = match r.state {
             RequestState::Offered { episode, .. } | RequestState::Held { episode, .. } => episode,
             _ => 0,
@@ -170,7 +166,7 @@ pub(crate) fn requeue(
     tx.update(
         "counter",
         Change::on(key(sku_pk(&r.sku), STATE_SK))
-            .set_expr(format!("{OFFERED} = {OFFERED} - :one"))
+            .set_expr(format!("{OUT} = {OUT} - :one"))
             .set(TOUCHED, n(now))
             .value(":one", n(1)),
     )?;

@@ -111,7 +111,7 @@ impl DynamoStore {
             tx.update(
                 "counter",
                 Change::on(key(sku_pk(sku), STATE_SK))
-                    .set_expr(format!("{OFFERED} = {OFFERED} + :n"))
+                    .set_expr(format!("{OUT} = {OUT} + :n"))
                     .value(":n", n(chunk.len()))
                     .set(VERSION, n(version + 1))
                     .set(TOUCHED, n(now))

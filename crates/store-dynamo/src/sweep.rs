@@ -3,6 +3,7 @@
 //! counters recounted from the `units` index.
 
 use async_trait::async_trait;
+use restock_core::allowance::{self, Guard, SlotChange};
 use restock_core::{Counters, Millis, RequestId, RequestState, Sku};
 use restock_store::port::Result;
 use restock_store::{Drift, Due, ExpireOutcome, Heard, StoreError, SweepStore};
@@ -11,6 +12,7 @@ use crate::DynamoStore;
 use crate::attr::*;
 use crate::codec::*;
 use crate::lifecycle::{finish, requeue};
+use crate::slots::write_slots;
 use crate::table::DUE_SHARDS;
 use crate::tx::{Change, Outcome};
 
@@ -193,7 +195,8 @@ impl SweepStore for DynamoStore {
         let Some(before) = self.get(sku_pk(sku), STATE_SK).await? else {
             return Ok(None);
         };
-        let stored = read_sku(Some(&before))?;
+        let slots = self.slots(sku, 0..hold_slots(Some(&before))?).await?;
+        let stored = read_sku(Some(&before), slots.clone())?;
         let touched: Millis = opt_n(&before, TOUCHED)?.unwrap_or(0);
         let (offered, held) = self.count_units(sku).await?;
         let counters = stored.snapshot.counters;
@@ -215,25 +218,42 @@ impl SweepStore for DynamoStore {
                 counted: counters,
             }));
         }
-        let fixed = Change::on(key(sku_pk(sku), STATE_SK))
-            .set(OFFERED, n(offered))
-            .set(HELD, n(held))
-            .set_expr(format!("{VERSION} = {VERSION} + :one"))
-            .value(":one", n(1))
-            .when(format!(
-                "{OFFERED} = :oldo AND {HELD} = :oldh AND {VERSION} = :v"
-            ))
-            .value(":oldo", n(counters.offered))
-            .value(":oldh", n(counters.held))
-            .value(":v", n(stored.version.unwrap_or(0)))
-            .apply(self)
-            .await?;
+        // `out` and the hold allowance (`level - held`) set to the count,
+        // each conditional on exactly what was read.
+        let mut tx = self.tx();
+        tx.update(
+            "counter",
+            Change::on(key(sku_pk(sku), STATE_SK))
+                .set(OUT, n(offered + held))
+                .set_expr(format!("{VERSION} = {VERSION} + :one"))
+                .value(":one", n(1))
+                .when(format!(
+                    "{OUT} = :oldo AND {LEVEL} = :lvl AND {VERSION} = :v"
+                ))
+                .value(":oldo", n(stored.out))
+                .value(":lvl", n(counters.level))
+                .value(":v", n(stored.version.unwrap_or(0))),
+        )?;
+        let delta = i64::from(counters.level) - i64::from(held) - slots.iter().sum::<i64>();
+        let planned = allowance::plan(&slots, delta);
+        let exact: Vec<SlotChange> = (0..slots.len())
+            .map(|slot| SlotChange {
+                slot,
+                add: planned.iter().find(|c| c.slot == slot).map_or(0, |c| c.add),
+                guard: Guard::Exactly(slots[slot]),
+            })
+            .collect();
+        write_slots(&mut tx, sku, &exact)?;
         // A failed condition: something moved while counting; the next reconcile looks again.
-        Ok(fixed.then_some(Drift {
-            stored: counters,
-            counted,
-        }))
+        Ok(match self.transact(tx).await? {
+            Outcome::Done => Some(Drift {
+                stored: counters,
+                counted,
+            }),
+            Outcome::Cancelled(_) => None,
+        })
     }
+
     async fn heard_from(&self) -> Result<Vec<Heard>> {
         self.partition(HEARD_PK.to_owned())
             .await?

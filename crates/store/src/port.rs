@@ -57,11 +57,13 @@ pub trait CaptureStore: Send + Sync {
     /// Leaves the queue, freeing any unit the request had.
     async fn cancel(&self, id: &RequestId, now: Millis) -> Result<CancelOutcome>;
     /// A click on a reserve link: holds one unit if the offer is live and
-    /// `held < level`; otherwise says why not.
+    /// `held < level`; otherwise says why not. `shards` is the SKU's queue
+    /// shards, over which a store may spread the hold allowance.
     async fn take_hold(
         &self,
         token: &ReserveToken,
         hold: HoldId,
+        shards: u16,
         now: Millis,
         window: Window,
     ) -> Result<HoldOutcome>;

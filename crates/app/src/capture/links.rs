@@ -76,16 +76,17 @@ pub(super) async fn reserve(State(s): Shared, Path(token_text): Path<String>) ->
     let result = async {
         let settings = s.settings().await?;
         let now = s.clock.now_ms();
+        let entry = s.store.catalog_entry(token.sku()).await?;
         let outcome = s
             .store
             .take_hold(
                 &token,
                 HoldId::from_random(s.random()),
+                entry.as_ref().map_or(1, |e| e.shards),
                 now,
                 settings.hold_window,
             )
             .await?;
-        let entry = s.store.catalog_entry(token.sku()).await?;
         let name = entry
             .as_ref()
             .map_or_else(|| token.sku().to_string(), |e| e.name.clone());

@@ -143,7 +143,7 @@ async fn two_hundred_clicks_on_fifty_offers_hold_exactly_five() {
         tokio::spawn(async move {
             let hold = HoldId::from_random(testing::random(10_000 + k as u64)());
             store
-                .take_hold(&token, hold, T0 + MIN, WINDOW)
+                .take_hold(&token, hold, 1, T0 + MIN, WINDOW)
                 .await
                 .unwrap()
         })
@@ -196,6 +196,116 @@ async fn two_hundred_clicks_on_fifty_offers_hold_exactly_five() {
         None,
         "counters match a recount"
     );
+}
+
+/// Clicks racing on every offer of a SKU spread over sixteen hold slots.
+async fn click_all(
+    store: &Arc<DynamoStore>,
+    links: &[restock_core::ReserveToken],
+    taps: usize,
+    seed: u64,
+) -> Vec<HoldOutcome> {
+    let clicks = (0..links.len() * taps).map(|k| {
+        let store = store.clone();
+        let token = links[k % links.len()].clone();
+        tokio::spawn(async move {
+            let hold = HoldId::from_random(testing::random(seed + k as u64)());
+            store
+                .take_hold(&token, hold, 16, T0 + MIN, WINDOW)
+                .await
+                .unwrap()
+        })
+    });
+    join_all(clicks)
+        .await
+        .into_iter()
+        .map(Result::unwrap)
+        .collect()
+}
+
+fn holds_in(outcomes: &[HoldOutcome]) -> HashSet<HoldId> {
+    outcomes
+        .iter()
+        .filter_map(|o| match o {
+            HoldOutcome::Held { hold, .. } | HoldOutcome::AlreadyHeld { hold, .. } => Some(*hold),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn clicks_over_sixteen_hold_slots_hold_exactly_the_units_left_however_the_level_moves() {
+    let store = Arc::new(dynamo_store().await);
+    let mut entry = restock_core::CatalogEntry::new(sku(), "Runner");
+    entry.shards = 16;
+    store.put_catalog_entry(&entry).await.unwrap();
+    for i in 0..96 {
+        let mut r = new_request(i, 5_000 + i as u64, T0 + i as i64);
+        r.shards = 16;
+        assert!(matches!(
+            store.join(r).await.unwrap(),
+            JoinOutcome::Joined(_)
+        ));
+    }
+    let sixteen = WaveParams {
+        shards: 16,
+        ..params()
+    };
+    store
+        .apply_stock(&sku(), &event(96, T0 + 100, "in"), &RULES, T0 + 100)
+        .await
+        .unwrap();
+    let mut random = testing::random(4);
+    let wave = store
+        .create_offers(&sku(), &sixteen, T0 + 100, &mut random)
+        .await
+        .unwrap();
+    assert_eq!(wave.offers.len(), 96);
+    // The shop sells 59 elsewhere: 37 units for 96 live links, spread
+    // unevenly over the slots, so most clicks find their own slot dry.
+    store
+        .apply_stock(&sku(), &event(37, T0 + 200, "sold"), &RULES, T0 + 200)
+        .await
+        .unwrap();
+    let links: Vec<_> = wave.offers.iter().map(|o| o.reserve.clone()).collect();
+    let outcomes = click_all(&store, &links, 3, 20_000).await;
+    assert_eq!(holds_in(&outcomes).len(), 37, "exactly the units left");
+    let c = store.snapshot(&sku()).await.unwrap().counters;
+    assert_eq!((c.level, c.held, c.offered), (37, 37, 0), "{c:?}");
+    assert_eq!(store.stats(&sku(), 16).await.unwrap().waiting, 59);
+    assert_eq!(store.reconcile(&sku(), T0 + 10 * MIN).await.unwrap(), None);
+
+    // The shop then reports 30: seven fewer units than holds. Nobody more
+    // may hold until the shop has more than the holds.
+    store
+        .apply_stock(&sku(), &event(30, T0 + 300, "recount"), &RULES, T0 + 300)
+        .await
+        .unwrap();
+    let c = store.snapshot(&sku()).await.unwrap().counters;
+    assert_eq!((c.level, c.held), (30, 37), "{c:?}");
+    // Five holders buy: the level and the holds fall together.
+    let held: Vec<HoldId> = holds_in(&outcomes).into_iter().take(5).collect();
+    for hold in &held {
+        store.mark_bought(hold, T0 + 400).await.unwrap();
+    }
+    let c = store.snapshot(&sku()).await.unwrap().counters;
+    assert_eq!((c.level, c.held), (25, 32), "{c:?}");
+    // 40 in stock: 8 more than the holds, so 8 more offers and 8 holds.
+    store
+        .apply_stock(&sku(), &event(40, T0 + 500, "more"), &RULES, T0 + 500)
+        .await
+        .unwrap();
+    let wave = store
+        .create_offers(&sku(), &sixteen, T0 + 500, &mut random)
+        .await
+        .unwrap();
+    assert_eq!(wave.offers.len(), 8, "free = 40 - 32 held");
+    let links: Vec<_> = wave.offers.iter().map(|o| o.reserve.clone()).collect();
+    let outcomes = click_all(&store, &links, 3, 40_000).await;
+    assert_eq!(holds_in(&outcomes).len(), 8);
+    let c = store.snapshot(&sku()).await.unwrap().counters;
+    assert_eq!((c.level, c.held, c.offered), (40, 40, 0), "{c:?}");
+    assert_eq!(store.reconcile(&sku(), T0 + 20 * MIN).await.unwrap(), None);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

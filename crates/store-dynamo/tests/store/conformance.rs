@@ -177,7 +177,7 @@ async fn the_walnut_chair_story(app: App) {
     let hold = HoldId::from_random(app.bytes());
     let outcome = app
         .store
-        .take_hold(&della_offer.reserve, hold, now + 3 * MIN, WINDOW)
+        .take_hold(&della_offer.reserve, hold, 1, now + 3 * MIN, WINDOW)
         .await
         .unwrap();
     assert_eq!(
@@ -198,7 +198,7 @@ async fn the_walnut_chair_story(app: App) {
         let h = HoldId::from_random(app.bytes());
         assert!(matches!(
             app.store
-                .take_hold(&o.reserve, h, now + 5 * MIN, WINDOW)
+                .take_hold(&o.reserve, h, 1, now + 5 * MIN, WINDOW)
                 .await
                 .unwrap(),
             HoldOutcome::Held { .. }
@@ -269,7 +269,7 @@ async fn a_repeat_click_returns_the_same_hold(app: App) {
     let hold = HoldId::from_random(app.bytes());
     let first = app
         .store
-        .take_hold(token, hold, T0 + MIN, WINDOW)
+        .take_hold(token, hold, 1, T0 + MIN, WINDOW)
         .await
         .unwrap();
     let again = app
@@ -277,6 +277,7 @@ async fn a_repeat_click_returns_the_same_hold(app: App) {
         .take_hold(
             token,
             HoldId::from_random(app.bytes()),
+            1,
             T0 + 2 * MIN,
             WINDOW,
         )
@@ -309,7 +310,13 @@ async fn unknown_wrong_and_expired_links_are_refused_alike(app: App) {
     let guessed = restock_core::LinkToken::new(sku(CHAIR), r.id, [0x11; 16]);
     assert_eq!(
         app.store
-            .take_hold(&guessed, HoldId::from_random(app.bytes()), T0 + 3, WINDOW)
+            .take_hold(
+                &guessed,
+                HoldId::from_random(app.bytes()),
+                1,
+                T0 + 3,
+                WINDOW
+            )
             .await
             .unwrap(),
         expired
@@ -321,7 +328,7 @@ async fn unknown_wrong_and_expired_links_are_refused_alike(app: App) {
     );
     assert_eq!(
         app.store
-            .take_hold(&nobody, HoldId::from_random(app.bytes()), T0 + 3, WINDOW)
+            .take_hold(&nobody, HoldId::from_random(app.bytes()), 1, T0 + 3, WINDOW)
             .await
             .unwrap(),
         expired
@@ -329,7 +336,7 @@ async fn unknown_wrong_and_expired_links_are_refused_alike(app: App) {
     let late = T0 + 2 + WINDOW.as_millis();
     assert_eq!(
         app.store
-            .take_hold(&good, HoldId::from_random(app.bytes()), late, WINDOW)
+            .take_hold(&good, HoldId::from_random(app.bytes()), 1, late, WINDOW)
             .await
             .unwrap(),
         expired
@@ -355,6 +362,7 @@ async fn sold_out_again_returns_the_shopper_to_the_front(app: App) {
         .take_hold(
             &wave.offers[1].reserve,
             HoldId::from_random(app.bytes()),
+            1,
             T0 + MIN,
             WINDOW,
         )
@@ -366,6 +374,7 @@ async fn sold_out_again_returns_the_shopper_to_the_front(app: App) {
         .take_hold(
             &wave.offers[0].reserve,
             HoldId::from_random(app.bytes()),
+            1,
             T0 + MIN,
             WINDOW,
         )
@@ -580,6 +589,7 @@ async fn overlapping_sweeps_end_each_due_request_once(app: App) {
         .take_hold(
             &wave.offers[0].reserve,
             HoldId::from_random(app.bytes()),
+            1,
             T0 + MIN,
             WINDOW,
         )
@@ -680,7 +690,7 @@ async fn a_purchase_ends_the_hold_and_takes_the_unit_off_the_level(app: App) {
     let wave = app.wave(CHAIR, T0 + 10).await;
     let hold = HoldId::from_random(app.bytes());
     app.store
-        .take_hold(&wave.offers[0].reserve, hold, T0 + MIN, WINDOW)
+        .take_hold(&wave.offers[0].reserve, hold, 1, T0 + MIN, WINDOW)
         .await
         .unwrap();
     assert_eq!(
@@ -808,6 +818,7 @@ async fn reconcile_finds_no_drift_in_consistent_counters(app: App) {
         .take_hold(
             &wave.offers[0].reserve,
             HoldId::from_random(app.bytes()),
+            1,
             T0 + MIN,
             WINDOW,
         )
@@ -944,7 +955,7 @@ async fn unsent_offers_are_reissued_with_fresh_links_and_sent_once(app: App) {
     let hold = HoldId::from_random(app.bytes());
     assert_eq!(
         app.store
-            .take_hold(&b.reserve, hold, T0 + MIN, WINDOW)
+            .take_hold(&b.reserve, hold, 1, T0 + MIN, WINDOW)
             .await
             .unwrap(),
         HoldOutcome::Refused(HoldRefused::Expired),
@@ -952,7 +963,7 @@ async fn unsent_offers_are_reissued_with_fresh_links_and_sent_once(app: App) {
     );
     assert!(matches!(
         app.store
-            .take_hold(&again[0].reserve, hold, T0 + MIN, WINDOW)
+            .take_hold(&again[0].reserve, hold, 1, T0 + MIN, WINDOW)
             .await
             .unwrap(),
         HoldOutcome::Held { .. }

@@ -184,7 +184,7 @@ async fn requests_per_operation_are_within_budget() {
 
     let hold = HoldId::from_random(random());
     store
-        .take_hold(&offers[0].reserve, hold, at + 1, Window::from_mins(15))
+        .take_hold(&offers[0].reserve, hold, 1, at + 1, Window::from_mins(15))
         .await
         .unwrap();
     let r = recorder.take();
@@ -198,6 +198,7 @@ async fn requests_per_operation_are_within_budget() {
         .take_hold(
             &offers[0].reserve,
             HoldId::from_random(random()),
+            1,
             at + 2,
             Window::from_mins(15),
         )
