@@ -37,6 +37,10 @@ what was read: requests, items read (a Query's ScannedCount, a GetItem's or
 BatchGetItem's items found) and read units as DynamoDB bills them (per item
 for GetItem and BatchGetItem, per 4 KB of items for Query and Scan; half for
 an eventually consistent read), with items sized as DynamoDB documents it.
+POST /_restock/strict/iam with {"<access key id>": ["dynamodb:GetItem", ...]}
+makes the double refuse, as IAM would (AccessDeniedException), any
+DynamoDB request signed with that key that its policy does not allow: the
+binaries' tests register each function's policy from template.yaml.
 GET /_restock/strict/stats?table=NAME answers the writes each counter item
 of that table took (a SKU's state item, its hold slots): how hot the hottest
 item ran.
@@ -84,6 +88,7 @@ class StrictDynamo:
                       "items_read": 0, "read_units": 0.0}
         self.last_used = {}  # (region, table) -> when a request last named it
         self.counter_writes = {}  # table -> {"pk|sk": writes}, for counter items
+        self.iam = {}  # access key id -> the DynamoDB actions its policy allows
         self.last_purge = time.monotonic()
         self.mutex = threading.Lock()
 
@@ -343,6 +348,10 @@ class StrictDynamo:
                 return self.respond(start_response, 200,
                                     {"counter_writes": self.counter_writes.get(table, {})})
             return self.respond(start_response, 200, self.stats)
+        if environ.get("PATH_INFO") == "/_restock/strict/iam":
+            length = int(environ.get("CONTENT_LENGTH") or 0)
+            self.iam.update(json.loads(environ["wsgi.input"].read(length) or b"{}"))
+            return self.respond(start_response, 200, {"keys": sorted(self.iam)})
         if not target or target not in WRITES | READS | {"CreateTable", "DeleteTable"}:
             return self.app(environ, start_response)
         length = int(environ.get("CONTENT_LENGTH") or 0)
@@ -362,6 +371,15 @@ class StrictDynamo:
             if code == 200:
                 self.call(self.replica(region), target, body)
             return self.respond(start_response, code, answer)
+
+        denied = self.denied(auth, target, body)
+        if denied:
+            return self.respond(start_response, 400, {
+                "__type": "com.amazon.coral.service#AccessDeniedException",
+                "message": "User: %s is not authorized to perform: %s on resource: %s "
+                           "because no identity-based policy allows the %s action"
+                           % (auth.split("Credential=")[1].split("/")[0], denied,
+                              ",".join(self.tables_in(body)), denied)})
 
         injected = self.fault(target, raw)
         if injected:
@@ -398,6 +416,29 @@ class StrictDynamo:
             self.replicate(region, target, body, now)
             self.count_counter_writes(target, body)
         return self.respond(start_response, code, answer)
+
+    # --- IAM --------------------------------------------------------------------
+
+    TX_ACTIONS = {"Put": "dynamodb:PutItem", "Update": "dynamodb:UpdateItem",
+                  "Delete": "dynamodb:DeleteItem", "ConditionCheck": "dynamodb:ConditionCheckItem",
+                  "Get": "dynamodb:GetItem"}
+
+    def denied(self, auth, target, body):
+        """The first action a registered access key's policy does not allow,
+        as IAM evaluates a DynamoDB request: a transaction needs the action
+        of each item in it (TransactGetItems: GetItem), not one of its own.
+        Keys never registered (POST /_restock/strict/iam) are not checked."""
+        if "Credential=" not in auth:
+            return None
+        allowed = self.iam.get(auth.split("Credential=")[1].split("/")[0])
+        if allowed is None:
+            return None
+        if target in ("TransactWriteItems", "TransactGetItems"):
+            needed = [self.TX_ACTIONS[kind] for item in body.get("TransactItems", [])
+                      for kind in item if kind in self.TX_ACTIONS]
+        else:
+            needed = ["dynamodb:" + target]
+        return next((a for a in needed if a not in allowed), None)
 
     COUNTERS = ("SKU#", "HS#")
 

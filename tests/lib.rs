@@ -817,6 +817,68 @@ pub fn lambda_env(api: &RuntimeApi, function: &str) -> Vec<(String, String)> {
     .collect()
 }
 
+/// `template.yaml`, parsed.
+pub fn template() -> serde_yaml::Value {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../template.yaml");
+    let text = std::fs::read_to_string(path).expect("template.yaml");
+    serde_yaml::from_str(&text).expect("template.yaml is YAML")
+}
+
+/// Every action the inline policies of the template's function
+/// `logical_id` allow.
+pub fn policy_actions(
+    t: &serde_yaml::Value,
+    logical_id: &str,
+) -> std::collections::BTreeSet<String> {
+    fn strings(v: &serde_yaml::Value) -> Vec<String> {
+        match v {
+            serde_yaml::Value::String(s) => vec![s.clone()],
+            serde_yaml::Value::Sequence(items) => items.iter().flat_map(strings).collect(),
+            _ => vec![],
+        }
+    }
+    t["Resources"][logical_id]["Properties"]["Policies"]
+        .as_sequence()
+        .expect("inline policies")
+        .iter()
+        .flat_map(|p| p["Statement"].as_sequence().cloned().unwrap_or_default())
+        .inspect(|s| assert_eq!(s["Effect"].as_str(), Some("Allow")))
+        .flat_map(|s| strings(&s["Action"]))
+        .collect()
+}
+
+/// The access key a function binary signs with in these tests.
+fn function_key(binary: &str) -> String {
+    format!("role-{binary}")
+}
+
+/// Tells the strict double (when the endpoint is one) each function's
+/// DynamoDB permissions from `template.yaml`, keyed by the access key its
+/// binary signs with: a request the deployed role would be refused is
+/// refused here too (moto itself enforces no IAM).
+async fn register_policies(endpoint: &str) {
+    let t = template();
+    let policies: HashMap<String, Vec<String>> = ["capture", "detect", "notify", "sweep"]
+        .into_iter()
+        .map(|f| {
+            let logical_id = format!("{}{}Function", f[..1].to_uppercase(), &f[1..]);
+            (
+                function_key(f),
+                policy_actions(&t, &logical_id)
+                    .into_iter()
+                    .filter(|a| a.starts_with("dynamodb:"))
+                    .collect(),
+            )
+        })
+        .collect();
+    // Plain moto has no such endpoint: nothing to enforce with.
+    let _ = reqwest::Client::new()
+        .post(format!("{endpoint}/_restock/strict/iam"))
+        .json(&policies)
+        .send()
+        .await;
+}
+
 /// Where cargo put a workspace binary for `profile` (`debug` or `release`).
 pub fn binary(name: &str, profile: &str) -> PathBuf {
     let target = std::env::var_os("CARGO_TARGET_DIR")
@@ -888,6 +950,7 @@ impl Deployment {
             .email_identity("hello@loomandlast.co.uk")
             .send()
             .await;
+        register_policies(&endpoint).await;
         let configuration_set = restock_store_dynamo::testing::unique_table("restock-notices");
         aws_sdk_sesv2::Client::new(&sdk)
             .create_configuration_set()
@@ -923,6 +986,9 @@ impl Deployment {
         command
             .env_clear()
             .envs(lambda_env(api, name))
+            // Signed as the function's role: the strict double refuses what
+            // its template policy does not allow (see `register_policies`).
+            .env("AWS_ACCESS_KEY_ID", function_key(name))
             .env("AWS_ENDPOINT_URL", &self.endpoint)
             .env("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", &self.model.url)
             .env("RESTOCK_TABLE", self.store.table())

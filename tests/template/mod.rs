@@ -21,10 +21,7 @@ fn root() -> PathBuf {
         .to_path_buf()
 }
 
-fn template() -> Value {
-    let text = std::fs::read_to_string(root().join("template.yaml")).expect("template.yaml");
-    serde_yaml::from_str(&text).expect("template.yaml is YAML")
-}
+use restock_e2e::template;
 
 fn logical_id(f: Function) -> String {
     let name = f.name();
@@ -60,14 +57,8 @@ fn strings(v: &Value) -> Vec<String> {
 
 /// Every action the function's inline policies allow.
 fn actions(t: &Value, f: Function) -> BTreeSet<String> {
-    function(t, f)["Properties"]["Policies"]
-        .as_sequence()
-        .expect("inline policies")
-        .iter()
-        .flat_map(|p| p["Statement"].as_sequence().cloned().unwrap_or_default())
-        .inspect(|s| assert_eq!(s["Effect"].as_str(), Some("Allow")))
-        .flat_map(|s| strings(&s["Action"]))
-        .collect()
+    function(t, f);
+    restock_e2e::policy_actions(t, &logical_id(f))
 }
 
 #[test]
@@ -238,6 +229,13 @@ fn each_function_may_do_only_its_own_work() {
     assert!(has(Function::Sweep, "dynamodb:BatchGetItem"));
     // notify reads the pending confirmations' requests in batches.
     assert!(has(Function::Notify, "dynamodb:BatchGetItem"));
+    // A join reads every shard's ticket counter and a position the presence
+    // items in one batch; detect reads the SKU's state, entry and hold slots
+    // in one. (A click whose hold slot ran dry reads the slots with
+    // TransactGetItems, which needs dynamodb:GetItem.)
+    assert!(has(Function::Capture, "dynamodb:BatchGetItem"));
+    assert!(has(Function::Capture, "dynamodb:GetItem"));
+    assert!(has(Function::Detect, "dynamodb:BatchGetItem"));
     assert!(!has(Function::Notify, "secretsmanager:"));
     assert!(has(Function::Notify, "bedrock:InvokeModel"));
     assert!(has(Function::Notify, "ses:SendEmail"));
