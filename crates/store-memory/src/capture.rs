@@ -48,7 +48,7 @@ impl CaptureStore for MemoryStore {
         let ahead = s
             .queues
             .get(&request.sku)
-            .map_or(0, |q| q.range(..request.key).count());
+            .map_or(0, |q| q.rank(&request.key));
         Ok(Some(restock_core::queue::position(ahead)))
     }
     async fn cancel(&self, id: &RequestId, now: Millis) -> Result<CancelOutcome> {
@@ -68,6 +68,7 @@ impl CaptureStore for MemoryStore {
         &self,
         token: &ReserveToken,
         hold: HoldId,
+        _shards: u16,
         now: Millis,
         window: Window,
     ) -> Result<HoldOutcome> {

@@ -47,8 +47,9 @@ struct State {
     shopify: HashMap<u64, Sku>,
     woocommerce: HashMap<u64, Sku>,
     requests: HashMap<RequestId, Request>,
-    /// Waiting requests per SKU, in queue order (shards do not matter here).
-    queues: HashMap<Sku, BTreeMap<JoinKey, RequestId>>,
+    /// Waiting requests per SKU, in queue order (shards do not matter here),
+    /// in an order-statistic tree: a position is a rank, O(log n).
+    queues: HashMap<Sku, indexset::BTreeMap<JoinKey, RequestId>>,
     /// Unconfirmed sign-ups per SKU whose confirmation is not yet claimed.
     confirmations: HashMap<Sku, BTreeMap<JoinKey, RequestId>>,
     /// The live request of each contact per SKU.
