@@ -43,7 +43,10 @@ DynamoDB request signed with that key that its policy does not allow: the
 binaries' tests register each function's policy from template.yaml.
 GET /_restock/strict/stats?table=NAME answers the writes each counter item
 of that table took (a SKU's state item, its hold slots): how hot the hottest
-item ran.
+item ran; and, for a table registered with POST /_restock/strict/meter
+{"table": NAME}, the write units its writes consumed as DynamoDB bills them
+(per item, 1 KB steps of the larger of its sizes before and after, doubled
+in a transaction; a condition check billed like a write).
 """
 
 import hashlib
@@ -89,6 +92,7 @@ class StrictDynamo:
         self.last_used = {}  # (region, table) -> when a request last named it
         self.counter_writes = {}  # table -> {"pk|sk": writes}, for counter items
         self.iam = {}  # access key id -> the DynamoDB actions its policy allows
+        self.metered = {}  # table -> write units its successful writes consumed
         self.last_purge = time.monotonic()
         self.mutex = threading.Lock()
 
@@ -346,8 +350,13 @@ class StrictDynamo:
             table = environ.get("QUERY_STRING", "").partition("table=")[2]
             if table:
                 return self.respond(start_response, 200,
-                                    {"counter_writes": self.counter_writes.get(table, {})})
+                                    {"counter_writes": self.counter_writes.get(table, {}),
+                                     "write_units": self.metered.get(table)})
             return self.respond(start_response, 200, self.stats)
+        if environ.get("PATH_INFO") == "/_restock/strict/meter":
+            length = int(environ.get("CONTENT_LENGTH") or 0)
+            self.metered.setdefault(json.loads(environ["wsgi.input"].read(length))["table"], 0)
+            return self.respond(start_response, 200, {})
         if environ.get("PATH_INFO") == "/_restock/strict/iam":
             length = int(environ.get("CONTENT_LENGTH") or 0)
             self.iam.update(json.loads(environ["wsgi.input"].read(length) or b"{}"))
@@ -409,13 +418,40 @@ class StrictDynamo:
                 return self.respond(start_response, *_error(
                     "IdempotentParameterMismatchException",
                     "Idempotent parameter mismatch: the ClientRequestToken was used with a different request"))
+        metering = [w for w in self.written(target, body) if w[0] in self.metered]
+        before = [self.size_of(region, table, key) for table, key, _ in metering]
         code, answer = self.call(region, target, body)
+        if code == 200:
+            for (table, key, transactional), was in zip(metering, before):
+                size = max(was, self.size_of(region, table, key))
+                self.metered[table] += max(1, -(-size // 1024)) * (2 if transactional else 1)
         if token and (code == 200 or "TransactionCanceled" in answer.get("__type", "")):
             self.tokens[token] = (digest, now, code == 200)
         if code == 200:
             self.replicate(region, target, body, now)
             self.count_counter_writes(target, body)
         return self.respond(start_response, code, answer)
+
+    # --- what writes cost (metered tables only: POST /_restock/strict/meter) -------
+
+    @staticmethod
+    def written(target, body):
+        """(table, key, transactional) of each item a write names."""
+        def key(op):
+            item = op.get("Key") or op.get("Item") or {}
+            return {k: item[k] for k in ("pk", "sk") if k in item}
+        if target == "TransactWriteItems":
+            return [(op.get("TableName"), key(op), True)
+                    for item in body.get("TransactItems", []) for op in item.values()]
+        if target == "BatchWriteItem":
+            return [(table, key(r.get("PutRequest") or r.get("DeleteRequest") or {}), False)
+                    for table, requests in body.get("RequestItems", {}).items() for r in requests]
+        return [(body.get("TableName"), key(body), False)]
+
+    def size_of(self, region, table, key):
+        """An item's size now (0 when absent), as DynamoDB sizes it."""
+        _, answer = self.call(region, "GetItem", {"TableName": table, "Key": key, "ConsistentRead": True})
+        return self.item_size(answer.get("Item") or {})
 
     # --- IAM --------------------------------------------------------------------
 

@@ -16,34 +16,53 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use restock_core::{
-    CatalogEntry, Contact, Email, HoldId, ItemRef, Level, ListShare, RequestId, Rules, Sku,
-    StockEvent, Window,
+    CatalogEntry, Contact, Email, HoldId, ItemRef, Level, ListShare, RequestId, RequestState,
+    Rules, Sku, StockEvent, Window,
 };
 use restock_store::prelude::*;
-use restock_store::{HoldOutcome, JoinOutcome, NewRequest, WaveParams};
+use restock_store::{Claim, HoldOutcome, JoinOutcome, NewRequest, NoticeOutcome, WaveParams};
 use restock_store_dynamo::DynamoStore;
 use restock_store_dynamo::testing::{self, Recorder};
 use restock_store_memory::MemoryStore;
 
 const T0: i64 = 1_796_342_400_000;
 
-/// Writes per counter item of `table` so far, as the strict double counts
-/// them (empty when the endpoint is plain moto).
-async fn counter_writes(table: &str) -> std::collections::HashMap<String, u64> {
-    let url = format!(
-        "{}/_restock/strict/stats?table={table}",
-        testing::endpoint()
-    );
-    let Ok(answer) = reqwest::get(&url).await else {
-        return Default::default();
-    };
-    answer
-        .json::<serde_json::Value>()
-        .await
-        .ok()
-        .and_then(|v| serde_json::from_value(v["counter_writes"].clone()).ok())
-        .unwrap_or_default()
+/// What the strict double has counted for `table` so far: writes per
+/// counter item, write units (a metered table) and read units (the whole
+/// double). Empty when the endpoint is plain moto or the store in memory.
+#[derive(Debug, Default)]
+struct Meter {
+    counter_writes: std::collections::HashMap<String, u64>,
+    write_units: f64,
+    read_units: f64,
 }
+
+async fn meter(table: &str) -> Meter {
+    if std::env::var_os("RESTOCK_DYNAMODB_ENDPOINT").is_none() {
+        return Meter::default();
+    }
+    let get = |url: String| async move {
+        let answer = reqwest::get(&url).await.ok()?;
+        answer.json::<serde_json::Value>().await.ok()
+    };
+    let endpoint = testing::endpoint();
+    let (Some(of_table), Some(all)) = (
+        get(format!("{endpoint}/_restock/strict/stats?table={table}")).await,
+        get(format!("{endpoint}/_restock/strict/stats")).await,
+    ) else {
+        return Meter::default();
+    };
+    Meter {
+        counter_writes: serde_json::from_value(of_table["counter_writes"].clone())
+            .unwrap_or_default(),
+        write_units: of_table["write_units"].as_f64().unwrap_or(0.0),
+        read_units: all["read_units"].as_f64().unwrap_or(0.0),
+    }
+}
+
+/// DynamoDB on-demand list prices (us-east-1; the README's cost model).
+const DOLLARS_PER_WRITE_UNIT: f64 = 0.625 / 1e6;
+const DOLLARS_PER_READ_UNIT: f64 = 0.125 / 1e6;
 
 fn summary(requests: &[String]) -> String {
     let mut names: Vec<&String> = requests
@@ -78,6 +97,12 @@ async fn main() {
             );
             let store = DynamoStore::new(client, table.clone());
             store.create_table().await.expect("table");
+            // Ask the strict double to bill this table's writes.
+            let _ = reqwest::Client::new()
+                .post(format!("{}/_restock/strict/meter", testing::endpoint()))
+                .json(&serde_json::json!({ "table": table }))
+                .send()
+                .await;
             Arc::new(store)
         }
         _ => Arc::new(MemoryStore::new()),
@@ -91,6 +116,7 @@ async fn main() {
     );
 
     // Sign-ups, one millisecond apart, through the real join.
+    let mut meters = vec![("start", meter(&table).await)];
     let started = Instant::now();
     recorder.take();
     let mut order = Vec::with_capacity(signups);
@@ -122,6 +148,7 @@ async fn main() {
     eprintln!();
     let joins = recorder.take();
     let signup_time = started.elapsed();
+    meters.push(("sign-ups", meter(&table).await));
 
     // The restock.
     let now = T0 + signups as i64 + 60_000;
@@ -141,6 +168,7 @@ async fn main() {
     store.apply_stock(&sku, &event, &rules, now).await.unwrap();
     let restock = recorder.take();
     let restock_time = started.elapsed();
+    meters.push(("restock", meter(&table).await));
 
     // Waves until every unit is offered.
     let started = Instant::now();
@@ -152,6 +180,7 @@ async fn main() {
     };
     let mut offered = Vec::with_capacity(units);
     let mut links = Vec::with_capacity(units);
+    let mut notices = Vec::with_capacity(units);
     let mut waves = 0;
     loop {
         let wave = store
@@ -163,15 +192,50 @@ async fn main() {
         }
         waves += 1;
         offered.extend(wave.offers.iter().map(|o| o.request.id));
+        notices.extend(wave.offers.iter().map(|o| {
+            let RequestState::Offered { episode, .. } = o.request.state else {
+                panic!("an offer is offered")
+            };
+            (
+                o.request.id,
+                episode,
+                o.reserve.secret_hash(),
+                o.request.contact_key.clone(),
+            )
+        }));
         links.extend(wave.offers.into_iter().map(|o| o.reserve));
     }
     let offers = recorder.take();
     let offer_time = started.elapsed();
+    meters.push(("offers", meter(&table).await));
+
+    // Each notice: claimed (with the opt-out check), then recorded as sent.
+    let started = Instant::now();
+    for (id, episode, reserve, contact) in &notices {
+        let claim = store
+            .claim_notice(&sku, id, *episode, reserve, contact)
+            .await
+            .unwrap();
+        assert_eq!(claim, Claim::Claimed);
+        store
+            .record_notice(
+                id,
+                *episode,
+                NoticeOutcome::Sent {
+                    message_id: format!("m-{id}"),
+                },
+                now,
+            )
+            .await
+            .unwrap();
+    }
+    let sends = recorder.take();
+    let notice_time = started.elapsed();
+    meters.push(("notices", meter(&table).await));
 
     // The click race: every offered shopper (at most 1,000) taps their
     // reserve link twice at once, all concurrently, on the one SKU.
     links.truncate(1_000);
-    let before = counter_writes(&table).await;
     let started = Instant::now();
     let mut clicks = tokio::task::JoinSet::new();
     for (i, link) in links.iter().enumerate() {
@@ -213,12 +277,15 @@ async fn main() {
     }
     let race = recorder.take();
     let race_time = started.elapsed();
-    let mut hot: Vec<(String, u64)> = counter_writes(&table)
-        .await
-        .into_iter()
+    meters.push(("clicks", meter(&table).await));
+    let before = &meters[meters.len() - 2].1.counter_writes;
+    let mut hot: Vec<(String, u64)> = meters[meters.len() - 1]
+        .1
+        .counter_writes
+        .iter()
         .map(|(item, n)| {
-            let was = before.get(&item).copied().unwrap_or(0);
-            (item, n - was)
+            let was = before.get(item).copied().unwrap_or(0);
+            (item.clone(), n - was)
         })
         .filter(|(_, n)| *n > 0)
         .collect();
@@ -263,6 +330,11 @@ async fn main() {
         &offers,
     );
     row(
+        &format!("{} notices claimed and recorded", notices.len()),
+        notice_time,
+        &sends,
+    );
+    row(
         &format!(
             "{} concurrent clicks on {} offers: {held} holds",
             2 * links.len(),
@@ -290,4 +362,40 @@ async fn main() {
         "order checked: the {} oldest of {signups} were offered, oldest first, over {shards} shards",
         offered.len()
     );
+    if meters.iter().any(|(_, m)| m.write_units > 0.0) {
+        project(&meters, signups, notices.len(), links.len());
+    }
+}
+
+/// DynamoDB units per phase as the strict double billed them, each per
+/// unit of work, and what the drop of the issue (100,000 sign-ups, 10,000
+/// units offered, noticed and held) would cost at those rates.
+fn project(meters: &[(&str, Meter)], signups: usize, offers: usize, holds: usize) {
+    println!();
+    println!("| phase | write units | read units | per | projected for 100,000 / 10,000 | cost |");
+    println!("|---|---:|---:|---|---:|---:|");
+    let mut total = 0.0;
+    for pair in meters.windows(2) {
+        let ((_, was), (phase, now)) = (&pair[0], &pair[1]);
+        let (wu, ru) = (
+            now.write_units - was.write_units,
+            now.read_units - was.read_units,
+        );
+        let (per, done, scale) = match *phase {
+            "sign-ups" => ("sign-up", signups, 100_000),
+            "offers" => ("offer", offers, 10_000),
+            "notices" => ("notice", offers, 10_000),
+            "clicks" => ("hold (2 taps)", holds, 10_000),
+            _ => ("restock", 1, 1),
+        };
+        let factor = scale as f64 / done.max(1) as f64;
+        let cost = factor * (wu * DOLLARS_PER_WRITE_UNIT + ru * DOLLARS_PER_READ_UNIT);
+        total += cost;
+        println!(
+            "| {phase} | {wu:.0} | {ru:.0} | {:.1} WU + {:.1} RU a {per} | {scale} | ${cost:.3} |",
+            wu / done.max(1) as f64,
+            ru / done.max(1) as f64,
+        );
+    }
+    println!("projected DynamoDB cost of the drop (on-demand, us-east-1 list prices): ${total:.2}");
 }
