@@ -15,7 +15,10 @@ impl AbuseStore for MemoryStore {
     ) -> Result<RateDecision> {
         let start = now - now.rem_euclid(window_ms.max(1));
         let mut s = self.lock();
-        s.rates.retain(|(_, w), _| *w + window_ms > now);
+        if now - s.rates_swept >= window_ms {
+            s.rates.retain(|(_, w), _| *w + window_ms > now);
+            s.rates_swept = now;
+        }
         let count = s.rates.entry((key.to_owned(), start)).or_default();
         *count += 1;
         Ok(RateDecision::from_count(

@@ -61,6 +61,9 @@ struct State {
     wakes: Vec<Wake>,
     phrases: HashMap<(Sku, u32), String>,
     rates: HashMap<(String, Millis), u64>,
+    /// When ended windows were last forgotten (once a window, not per call:
+    /// a sweep per call made every sign-up cost the number of live keys).
+    rates_swept: Millis,
     /// The next free send slot on the account-wide schedule.
     next_send: Millis,
     /// Mail figures per UTC day.
