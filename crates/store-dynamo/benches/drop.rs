@@ -392,7 +392,7 @@ fn project(meters: &[(&str, Meter)], signups: usize, offers: usize, holds: usize
         let cost = factor * (wu * DOLLARS_PER_WRITE_UNIT + ru * DOLLARS_PER_READ_UNIT);
         total += cost;
         println!(
-            "| {phase} | {wu:.0} | {ru:.0} | {:.1} WU + {:.1} RU a {per} | {scale} | ${cost:.3} |",
+            "| {phase} | {wu:.0} | {ru:.0} | {:.1} WU + {:.1} RU per {per} | {scale} | ${cost:.3} |",
             wu / done.max(1) as f64,
             ru / done.max(1) as f64,
         );

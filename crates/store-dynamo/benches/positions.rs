@@ -17,7 +17,10 @@
 //!   cargo bench -p restock-store-dynamo --bench positions -- 100 10000 100000
 //! ```
 //!
-//! `bash scripts/positions.sh` starts moto and runs it.
+//! `bash scripts/positions.sh` starts moto and runs it, after the in-memory
+//! store's figures (`-- memory 100 10000 100000`: the time of a join and of
+//! the middle shopper's position, which reads no items: its queue is an
+//! order-statistic tree, so a position is a rank).
 
 use std::time::Instant;
 
@@ -97,6 +100,52 @@ fn shopper(i: usize, sku: &Sku) -> Request {
     }
 }
 
+fn new_request(r: &Request, now: i64) -> NewRequest {
+    NewRequest {
+        id: r.id,
+        sku: r.sku.clone(),
+        name: r.name.clone(),
+        contact_key: r.contact_key.clone(),
+        contact: r.contact.clone(),
+        now,
+        shards: SHARDS,
+        lifetime_ms: 90 * 86_400_000,
+        manage_hash: None,
+        confirm_window_ms: None,
+        consent: None,
+    }
+}
+
+/// The in-memory store (the local server's): the time of a join at the
+/// back of the line and of the middle shopper's position, at each depth.
+async fn in_memory(depths: &[usize]) {
+    println!("positions in memory, {SHARDS} shards: time per call (mean of 1,000)");
+    println!("| waiting | join | position of the middle shopper |");
+    println!("|---:|---:|---:|");
+    let sku = Sku::try_from("SNEAKER-DROP").unwrap();
+    for &depth in depths {
+        let store = restock_store_memory::MemoryStore::new();
+        let queue: Vec<Request> = (0..depth).map(|i| shopper(i, &sku)).collect();
+        for r in &queue {
+            store.join(new_request(r, r.key.joined_ms)).await.unwrap();
+        }
+        let started = Instant::now();
+        for i in 0..1_000 {
+            let r = shopper(depth + 1 + i, &sku);
+            store.join(new_request(&r, r.key.joined_ms)).await.unwrap();
+        }
+        let join = started.elapsed() / 1_000;
+        let middle = store.request(&queue[depth / 2].id).await.unwrap().unwrap();
+        let started = Instant::now();
+        for _ in 0..1_000 {
+            let place = store.position(&middle, SHARDS).await.unwrap();
+            assert_eq!(place, Some(depth / 2 + 1), "the middle shopper's place");
+        }
+        let position = started.elapsed() / 1_000;
+        println!("| {depth} | {join:.1?} | {position:.1?} |");
+    }
+}
+
 fn cell(r: Read) -> String {
     format!("{} / {} / {}", r.requests, r.items, r.units)
 }
@@ -112,6 +161,10 @@ async fn main() {
     } else {
         depths
     };
+    if std::env::args().any(|a| a == "memory") {
+        in_memory(&depths).await;
+        return;
+    }
     println!(
         "positions on DynamoDB (the strict double), {SHARDS} shards: requests / items read / read units"
     );
@@ -140,19 +193,7 @@ async fn main() {
         let load = started.elapsed();
 
         let newcomer = shopper(depth + 1, &sku);
-        let new = NewRequest {
-            id: newcomer.id,
-            sku: sku.clone(),
-            name: newcomer.name.clone(),
-            contact_key: newcomer.contact_key.clone(),
-            contact: newcomer.contact.clone(),
-            now: T0 + depth as i64 * 10 + 60_000,
-            shards: SHARDS,
-            lifetime_ms: 90 * 86_400_000,
-            manage_hash: None,
-            confirm_window_ms: None,
-            consent: None,
-        };
+        let new = new_request(&newcomer, T0 + depth as i64 * 10 + 60_000);
         let (joined, join) = measured(&recorder, store.join(new)).await;
         let JoinOutcome::Joined(joined) = joined.expect("join") else {
             panic!("the newcomer joins")
