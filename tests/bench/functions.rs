@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use restock_core::{Contact, ContactKey, Email, JoinKey, RequestId, RequestState, Rules, Sku};
+use restock_core::{Rules, Sku};
 use restock_e2e::*;
 use restock_store::Request;
 use restock_store::prelude::*;
@@ -91,32 +91,7 @@ async fn main() {
         .contact_pepper;
     let t0 = T0 - 86_400_000;
     let waiting: Vec<Request> = (0..NOTICES)
-        .map(|i| {
-            let id = RequestId::from_random(restock_store_dynamo::testing::random(i as u64 + 1)());
-            let contact =
-                Contact::Email(Email::try_from(format!("fan{i}@example.com").as_str()).unwrap());
-            let contact_key: ContactKey = contact.key(&pepper);
-            Request {
-                id,
-                sku: sku.clone(),
-                name: "Fan".try_into().unwrap(),
-                contact,
-                contact_key,
-                key: JoinKey::new(t0 + i as i64, &id),
-                shard: id.shard(2),
-                state: RequestState::Waiting,
-                stale_at: t0 + 90 * 86_400_000,
-                last_offered_episode: None,
-                reserve_hash: None,
-                optout_hashes: Vec::new(),
-                notice: None,
-                manage_hash: None,
-                inbox_hashes: Vec::new(),
-                confirm_hash: None,
-                consent: None,
-                ticket: None,
-            }
-        })
+        .map(|i| restock_store_dynamo::testing::waiting_request(i, &sku, t0 + i as i64, 2, &pepper))
         .collect();
     d.store.import_waiting(&waiting, 2).await.unwrap();
     let event = restock_core::StockEvent {

@@ -24,7 +24,7 @@
 
 use std::time::Instant;
 
-use restock_core::{CatalogEntry, Contact, Email, JoinKey, RequestId, RequestState, Sku};
+use restock_core::{CatalogEntry, Sku};
 use restock_store::prelude::*;
 use restock_store::{JoinOutcome, NewRequest, Request};
 use restock_store_dynamo::DynamoStore;
@@ -75,29 +75,7 @@ async fn measured<T>(recorder: &Recorder, f: impl std::future::Future<Output = T
 }
 
 fn shopper(i: usize, sku: &Sku) -> Request {
-    let id = RequestId::from_random(testing::random(i as u64 + 1)());
-    let contact = Contact::Email(Email::try_from(format!("fan{i}@example.com").as_str()).unwrap());
-    let joined = T0 + i as i64 * 10;
-    Request {
-        id,
-        sku: sku.clone(),
-        name: "Fan".try_into().unwrap(),
-        contact_key: contact.key(PEPPER),
-        contact,
-        key: JoinKey::new(joined, &id),
-        shard: id.shard(SHARDS),
-        state: RequestState::Waiting,
-        stale_at: joined + 90 * 86_400_000,
-        last_offered_episode: None,
-        reserve_hash: None,
-        optout_hashes: Vec::new(),
-        notice: None,
-        manage_hash: None,
-        inbox_hashes: Vec::new(),
-        confirm_hash: None,
-        consent: None,
-        ticket: None,
-    }
+    testing::waiting_request(i, sku, T0 + i as i64 * 10, SHARDS, PEPPER)
 }
 
 fn new_request(r: &Request, now: i64) -> NewRequest {

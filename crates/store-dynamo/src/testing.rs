@@ -172,3 +172,42 @@ impl Recorder {
         std::mem::take(&mut *self.0.lock().unwrap())
     }
 }
+
+/// Shopper `i` (`fan{i}@example.com`, its id drawn from [`random`] seeded
+/// `i + 1`) waiting for `sku` since `joined` over `shards` queue shards, as a
+/// join leaves a request but with no ticket yet: for loading a queue with
+/// [`DynamoStore::import_waiting`](crate::DynamoStore::import_waiting) (which
+/// deals them) in benchmarks.
+pub fn waiting_request(
+    i: usize,
+    sku: &restock_core::Sku,
+    joined: restock_core::Millis,
+    shards: u16,
+    pepper: &[u8],
+) -> restock_store::Request {
+    use restock_core::{Contact, Email, JoinKey, RequestId, RequestState};
+    let id = RequestId::from_random(random(i as u64 + 1)());
+    let contact = Contact::Email(
+        Email::try_from(format!("fan{i}@example.com").as_str()).expect("a valid address"),
+    );
+    restock_store::Request {
+        id,
+        sku: sku.clone(),
+        name: "Fan".try_into().expect("a valid name"),
+        contact_key: contact.key(pepper),
+        contact,
+        key: JoinKey::new(joined, &id),
+        shard: id.shard(shards),
+        state: RequestState::Waiting,
+        stale_at: joined + 90 * 86_400_000,
+        last_offered_episode: None,
+        reserve_hash: None,
+        optout_hashes: Vec::new(),
+        notice: None,
+        manage_hash: None,
+        inbox_hashes: Vec::new(),
+        confirm_hash: None,
+        consent: None,
+        ticket: None,
+    }
+}

@@ -5,24 +5,17 @@
 //! transaction conflicts and throttles. Each test here failed on the store
 //! as it was before its fix.
 
-use restock_core::{
-    Contact, Email, Level, ListShare, RequestId, RequestState, Rules, Sku, StockEvent, Window,
-};
+use crate::support::set_level;
+use restock_core::{Contact, Email, ListShare, RequestId, RequestState, Sku, Window};
 use restock_store::prelude::*;
 use restock_store::{
     CancelOutcome, Due, ExpireOutcome, JoinOutcome, NewRequest, Request, WaveParams,
 };
 use restock_store_dynamo::DynamoStore;
 use restock_store_dynamo::testing::{self, LAG, lagging_dynamo_store};
-use time::OffsetDateTime;
 
 const T0: i64 = 1_796_342_400_000;
 const MIN: i64 = 60_000;
-const RULES: Rules = Rules {
-    threshold: 1,
-    max_jump: 100_000,
-    max_level: 100_000,
-};
 
 fn sku() -> Sku {
     Sku::try_from("CHAIR-WAL").unwrap()
@@ -59,14 +52,7 @@ async fn join(store: &DynamoStore, name: &str, at: i64) -> Request {
 }
 
 async fn restock(store: &DynamoStore, level: u32, at: i64) {
-    let event = StockEvent {
-        delivery_id: format!("level-{level}-{at}"),
-        item: restock_core::ItemRef::Sku { sku: sku() },
-        location: "default".into(),
-        level: Level::Tracked(level),
-        at: OffsetDateTime::from_unix_timestamp_nanos(i128::from(at) * 1_000_000).unwrap(),
-    };
-    store.apply_stock(&sku(), &event, &RULES, at).await.unwrap();
+    set_level(store, &sku(), level, at).await;
 }
 
 /// Writes a request's status straight to the table, as a concurrent writer

@@ -15,4 +15,5 @@ mod concurrency;
 mod conformance;
 mod lag;
 mod round_trips;
+mod support;
 mod tickets;

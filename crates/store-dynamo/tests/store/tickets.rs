@@ -5,14 +5,12 @@
 //! millisecond, racing joins, leaves, offers, offers given back and
 //! confirmations.
 
-use restock_core::{
-    Contact, Email, Level, ListShare, RequestId, RequestState, Rules, Sku, StockEvent, Window,
-};
+use crate::support::set_level;
+use restock_core::{Contact, Email, ListShare, RequestId, RequestState, Sku, Window};
 use restock_store::prelude::*;
 use restock_store::{Due, ExpireOutcome, JoinOutcome, NewRequest, Request, WaveParams};
 use restock_store_dynamo::DynamoStore;
 use restock_store_dynamo::testing::{self, lagging_dynamo_store};
-use time::OffsetDateTime;
 
 const T0: i64 = 1_796_342_400_000;
 const SHARDS: u16 = 4;
@@ -79,19 +77,7 @@ async fn positions_agree(store: &DynamoStore, ids: &[RequestId]) {
 }
 
 async fn restock(store: &DynamoStore, level: u32, at: i64) {
-    let event = StockEvent {
-        delivery_id: format!("level-{level}-{at}"),
-        item: restock_core::ItemRef::Sku { sku: sku() },
-        location: "default".into(),
-        level: Level::Tracked(level),
-        at: OffsetDateTime::from_unix_timestamp_nanos(i128::from(at) * 1_000_000).unwrap(),
-    };
-    let rules = Rules {
-        threshold: 1,
-        max_jump: 100_000,
-        max_level: 100_000,
-    };
-    store.apply_stock(&sku(), &event, &rules, at).await.unwrap();
+    set_level(store, &sku(), level, at).await;
 }
 
 #[tokio::test]

@@ -1,0 +1,29 @@
+//! What several suites share.
+
+use restock_core::{ItemRef, Level, Rules, Sku, StockEvent};
+use restock_store::prelude::*;
+use restock_store_dynamo::DynamoStore;
+use time::OffsetDateTime;
+
+/// Rules that accept any level a test posts (threshold 1, no escalation).
+pub const ANY_LEVEL: Rules = Rules {
+    threshold: 1,
+    max_jump: 100_000,
+    max_level: 100_000,
+};
+
+/// Posts `level` for `sku` from its one location at `at`, as the shop's
+/// webhook would, and applies it.
+pub async fn set_level(store: &DynamoStore, sku: &Sku, level: u32, at: i64) {
+    let event = StockEvent {
+        delivery_id: format!("level-{level}-{at}"),
+        item: ItemRef::Sku { sku: sku.clone() },
+        location: "default".into(),
+        level: Level::Tracked(level),
+        at: OffsetDateTime::from_unix_timestamp_nanos(i128::from(at) * 1_000_000).unwrap(),
+    };
+    store
+        .apply_stock(sku, &event, &ANY_LEVEL, at)
+        .await
+        .unwrap();
+}
