@@ -13,6 +13,7 @@ use restock_store::prelude::*;
 use restock_store::{
     ApplyOutcome, ExpireOutcome, HoldOutcome, JoinOutcome, NewRequest, WakeKind, WaveParams,
 };
+use crate::support::set_level;
 use restock_store_dynamo::DynamoStore;
 use restock_store_dynamo::testing::{self, dynamo_store};
 use time::OffsetDateTime;
@@ -122,10 +123,7 @@ async fn fifty_identical_joins_make_one_request() {
 async fn two_hundred_clicks_on_fifty_offers_hold_exactly_five() {
     let store = Arc::new(dynamo_store().await);
     fill(&store, 50).await;
-    store
-        .apply_stock(&sku(), &event(50, T0 + 100, "in"), &RULES, T0 + 100)
-        .await
-        .unwrap();
+    set_level(&store, &sku(), 50, T0 + 100).await;
     let mut random = testing::random(3);
     let wave = store
         .create_offers(&sku(), &params(), T0 + 100, &mut random)
@@ -133,10 +131,7 @@ async fn two_hundred_clicks_on_fifty_offers_hold_exactly_five() {
         .unwrap();
     assert_eq!(wave.offers.len(), 50);
     // The shop sells 45 elsewhere before anyone clicks: 5 units, 50 live links.
-    store
-        .apply_stock(&sku(), &event(5, T0 + 200, "sold"), &RULES, T0 + 200)
-        .await
-        .unwrap();
+    set_level(&store, &sku(), 5, T0 + 200).await;
     let clicks = (0..200).map(|k| {
         let store = store.clone();
         let token = wave.offers[k % 50].reserve.clone();
@@ -251,10 +246,7 @@ async fn clicks_over_sixteen_hold_slots_hold_exactly_the_units_left_however_the_
         shards: 16,
         ..params()
     };
-    store
-        .apply_stock(&sku(), &event(96, T0 + 100, "in"), &RULES, T0 + 100)
-        .await
-        .unwrap();
+    set_level(&store, &sku(), 96, T0 + 100).await;
     let mut random = testing::random(4);
     let wave = store
         .create_offers(&sku(), &sixteen, T0 + 100, &mut random)
@@ -263,10 +255,7 @@ async fn clicks_over_sixteen_hold_slots_hold_exactly_the_units_left_however_the_
     assert_eq!(wave.offers.len(), 96);
     // The shop sells 59 elsewhere: 37 units for 96 live links, spread
     // unevenly over the slots, so most clicks find their own slot dry.
-    store
-        .apply_stock(&sku(), &event(37, T0 + 200, "sold"), &RULES, T0 + 200)
-        .await
-        .unwrap();
+    set_level(&store, &sku(), 37, T0 + 200).await;
     let links: Vec<_> = wave.offers.iter().map(|o| o.reserve.clone()).collect();
     let outcomes = click_all(&store, &links, 3, 20_000).await;
     assert_eq!(holds_in(&outcomes).len(), 37, "exactly the units left");
@@ -277,10 +266,7 @@ async fn clicks_over_sixteen_hold_slots_hold_exactly_the_units_left_however_the_
 
     // The shop then reports 30: seven fewer units than holds. Nobody more
     // may hold until the shop has more than the holds.
-    store
-        .apply_stock(&sku(), &event(30, T0 + 300, "recount"), &RULES, T0 + 300)
-        .await
-        .unwrap();
+    set_level(&store, &sku(), 30, T0 + 300).await;
     let c = store.snapshot(&sku()).await.unwrap().counters;
     assert_eq!((c.level, c.held), (30, 37), "{c:?}");
     // Five holders buy: the level and the holds fall together.
@@ -291,10 +277,7 @@ async fn clicks_over_sixteen_hold_slots_hold_exactly_the_units_left_however_the_
     let c = store.snapshot(&sku()).await.unwrap().counters;
     assert_eq!((c.level, c.held), (25, 32), "{c:?}");
     // 40 in stock: 8 more than the holds, so 8 more offers and 8 holds.
-    store
-        .apply_stock(&sku(), &event(40, T0 + 500, "more"), &RULES, T0 + 500)
-        .await
-        .unwrap();
+    set_level(&store, &sku(), 40, T0 + 500).await;
     let wave = store
         .create_offers(&sku(), &sixteen, T0 + 500, &mut random)
         .await
@@ -344,10 +327,7 @@ async fn twenty_deliveries_of_one_webhook_make_one_restock() {
 async fn two_overlapping_sweeps_release_each_offer_once() {
     let store = Arc::new(dynamo_store().await);
     fill(&store, 30).await;
-    store
-        .apply_stock(&sku(), &event(30, T0 + 100, "in"), &RULES, T0 + 100)
-        .await
-        .unwrap();
+    set_level(&store, &sku(), 30, T0 + 100).await;
     let mut random = testing::random(4);
     let wave = store
         .create_offers(&sku(), &params(), T0 + 100, &mut random)
@@ -408,10 +388,7 @@ async fn two_overlapping_sweeps_release_each_offer_once() {
 async fn concurrent_waves_never_offer_more_than_the_units_or_anyone_twice() {
     let store = Arc::new(dynamo_store().await);
     fill(&store, 30).await;
-    store
-        .apply_stock(&sku(), &event(10, T0 + 100, "in"), &RULES, T0 + 100)
-        .await
-        .unwrap();
+    set_level(&store, &sku(), 10, T0 + 100).await;
     let waves = (0..6).map(|k| {
         let store = store.clone();
         tokio::spawn(async move {
@@ -458,10 +435,7 @@ async fn cancels_racing_a_wave_are_never_offered() {
             other => panic!("{other:?}"),
         }
     }
-    store
-        .apply_stock(&sku(), &event(40, T0 + 100, "in"), &RULES, T0 + 100)
-        .await
-        .unwrap();
+    set_level(&store, &sku(), 40, T0 + 100).await;
     let wave = {
         let store = store.clone();
         tokio::spawn(async move {
