@@ -440,10 +440,10 @@ pub(crate) fn read_ticket(text: &str) -> Option<Ticket> {
 pub(crate) struct SkuItem {
     pub(crate) snapshot: SkuSnapshot,
     pub(crate) lapsed: u32,
-    /// Bumped by every write that can raise `out` or change the level, so a
+    /// Bumped by every write that can raise `units_out` or change the level, so a
     /// wave's offers are conditional on nothing having moved.
     pub(crate) version: Option<u64>,
-    /// `out` as stored: live offers and holds.
+    /// `units_out` as stored: live offers and holds.
     pub(crate) out: u32,
     /// Each hold slot in use (`hs` of them), as read.
     pub(crate) slots: Vec<i64>,

@@ -5,6 +5,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use crate::support::set_level;
 use futures::future::join_all;
 use restock_core::{
     Contact, Email, HoldId, Level, ListShare, RequestId, Rules, Sku, StockEvent, Window,
@@ -13,7 +14,6 @@ use restock_store::prelude::*;
 use restock_store::{
     ApplyOutcome, ExpireOutcome, HoldOutcome, JoinOutcome, NewRequest, WakeKind, WaveParams,
 };
-use crate::support::set_level;
 use restock_store_dynamo::DynamoStore;
 use restock_store_dynamo::testing::{self, dynamo_store};
 use time::OffsetDateTime;
