@@ -98,7 +98,7 @@ pub const ALLOWANCE: &str = "fr";
 pub const BOUGHT: &str = "bought";
 /// Offers that lapsed.
 pub const LAPSED: &str = "lapsed";
-/// Bumped by every write that can raise `out` or move the level.
+/// Bumped by every write that can raise `units_out` or move the level.
 pub const VERSION: &str = "ver";
 /// When a counter last moved (reconcile waits for quiet).
 pub const TOUCHED: &str = "touched";

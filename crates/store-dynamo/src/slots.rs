@@ -4,7 +4,7 @@
 //! clicks of a drop all serialised on one item. Now the allowance
 //! `level - held` is kept in hold slots, `HS#<sku>#<n>` (`fr`), one per queue
 //! shard, each in a partition of its own; a click takes one from its own
-//! slot (`fr > 0`) and the state item keeps only `out` (offered or held),
+//! slot (`fr > 0`) and the state item keeps only `units_out` (offered or held),
 //! which a click does not change. The rules that keep the slots exact and
 //! their proofs are in `restock_core::allowance`; this module turns its
 //! changes into conditional writes.

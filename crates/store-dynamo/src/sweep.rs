@@ -218,7 +218,7 @@ impl SweepStore for DynamoStore {
                 counted: counters,
             }));
         }
-        // `out` and the hold allowance (`level - held`) set to the count,
+        // `units_out` and the hold allowance (`level - held`) set to the count,
         // each conditional on exactly what was read.
         let mut tx = self.tx();
         tx.update(
