@@ -289,7 +289,7 @@ impl DynamoStore {
             match get_s(&item, attr::SK)? {
                 STATE_SK => state = Some(item),
                 CATALOG_SK => entry = Some(item),
-                _ => slot0 = opt_n(&item, attr::ALLOWANCE)?.unwrap_or(0),
+                _ => slot0 = slots::allowance_of(&item)?,
             }
         }
         let count = hold_slots(state.as_ref())?;

@@ -67,7 +67,8 @@ pub(crate) fn give_back(tx: &mut Tx<'_>, sku: &Sku) -> Result<()> {
     )
 }
 
-fn allowance_of(item: &Item) -> Result<i64> {
+/// A slot item's allowance (`fr`; 0 before its first write).
+pub(crate) fn allowance_of(item: &Item) -> Result<i64> {
     Ok(opt_n(item, ALLOWANCE)?.unwrap_or(0))
 }
 
@@ -139,14 +140,7 @@ impl DynamoStore {
                 Err(e) => return Err(StoreError::backend("TransactGetItems", e)),
             };
             let mut responses = out.responses.unwrap_or_default().into_iter();
-            let in_use = responses
-                .next()
-                .and_then(|r| r.item)
-                .map(|state| opt_n::<usize>(&state, HOLD_SLOTS))
-                .transpose()?
-                .flatten()
-                .unwrap_or(1)
-                .max(1);
+            let in_use = hold_slots(responses.next().and_then(|r| r.item).as_ref())?;
             if in_use > count {
                 count = in_use;
                 continue;
