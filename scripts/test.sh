@@ -63,7 +63,10 @@ step "cargo build --workspace --bins --tests (tests/binaries runs the compiled f
 cargo build --workspace --bins --tests --quiet
 
 step "cargo test --workspace"
-cargo test --workspace "$@"
+# The differential histories (memory against DynamoDB) run 250 here and
+# 250 more on the lagging, faulted endpoint below.
+RESTOCK_DIFFERENTIAL_HISTORIES=${RESTOCK_DIFFERENTIAL_HISTORIES:-250} \
+  cargo test --workspace "$@"
 
 # The lagging runs, the browser story and the deployment checks run on a
 # full run (no extra arguments).
@@ -73,6 +76,10 @@ if [ $# -eq 0 ]; then
     cargo test --workspace --test store -- conformance::dynamodb:: concurrency::
   RESTOCK_DYNAMODB_ENDPOINT=$RESTOCK_DYNAMODB_LAGGING_ENDPOINT RESTOCK_INDEX_LAG_MS=250 \
     cargo test --workspace --test e2e -- story:: binaries:: random_histories_keep_every_invariant_on_dynamodb
+  step "memory against DynamoDB: 250 differential histories on the lagging, faulted endpoint"
+  RESTOCK_DYNAMODB_ENDPOINT=$RESTOCK_DYNAMODB_LAGGING_ENDPOINT RESTOCK_INDEX_LAG_MS=250 \
+    RESTOCK_DIFFERENTIAL_HISTORIES=250 \
+    cargo test --workspace --test e2e -- differential:: --nocapture
 
   step "the index lagging 1 s: DESIGN story and binaries"
   start_moto RESTOCK_DYNAMODB_SLOW_INDEX_ENDPOINT 1000 0.02

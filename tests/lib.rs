@@ -217,6 +217,14 @@ impl World {
         }
     }
 
+    /// The world's now as RFC 3339 (as the platforms write times).
+    pub fn clock_rfc3339(&self) -> String {
+        time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(self.clock.now_ms()) * 1_000_000)
+            .expect("a time")
+            .format(&time::format_description::well_known::Rfc3339)
+            .expect("formats")
+    }
+
     /// A world on the in-memory store with an outbox and a model that answers.
     pub async fn memory() -> (Self, Arc<restock_app::ports::Outbox>) {
         Self::on_memory(Arc::new(MemoryStore::new())).await

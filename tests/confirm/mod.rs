@@ -365,3 +365,42 @@ async fn every_notice_email_carries_a_manage_link_that_leaves_and_passes_the_uni
     );
     w.assert_never_oversold().await;
 }
+
+/// A stranger types someone else's address: their browser gets the manage
+/// token. Once the owner confirms from their own inbox, that token no
+/// longer reads or cancels the place (404, like any unknown request); the
+/// confirmation page carries the owner's own manage link, which does.
+#[tokio::test]
+async fn confirming_from_the_inbox_ends_the_strangers_browser_token() {
+    let (w, outbox) = confirming().await;
+    let stranger = w.join("Della").await;
+    assert_eq!(stranger.status, 201);
+    let token = stranger.json()["manage_token"].as_str().unwrap().to_owned();
+    // Before confirmation the browser that signed up still manages it.
+    assert_eq!(w.manage("GET", &token).await.status, 200);
+    w.pump().await;
+    let confirm = link_to(&outbox, &w.email("Della"), "c").expect("a confirmation");
+    let page = post(&w, &confirm).await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    // The owner's manage link is on the confirmation page.
+    let manage = page
+        .body
+        .split('"')
+        .find(|s| s.contains("/m/"))
+        .map(path_of)
+        .expect("a manage link on the confirmation page");
+    // The stranger's browser: refused to read and to cancel.
+    assert_eq!(w.manage("GET", &token).await.status, 404);
+    assert_eq!(w.manage("DELETE", &token).await.status, 404);
+    assert_eq!(
+        state_of(&w, &stranger).await,
+        RequestState::Waiting,
+        "the owner keeps the place"
+    );
+    // The owner's link reads the place and can leave.
+    let mine = get(&w, &manage).await;
+    assert_eq!(mine.status, 200, "{}", mine.body);
+    assert!(mine.body.contains("number 1"), "{}", mine.body);
+    assert_eq!(post(&w, &manage).await.status, 200);
+    assert_eq!(state_of(&w, &stranger).await, RequestState::Cancelled);
+}

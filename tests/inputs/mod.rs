@@ -820,3 +820,86 @@ async fn sign_webhook_makes_order_deliveries_detect_accepts() {
         assert_eq!(reply.json()["status"], "bought", "{hook}");
     }
 }
+
+/// An order that names a hold but not its item (a reused checkout link, a
+/// hand-edited cart): the hold is left alone, the level is not touched, and
+/// the team is told once however often Shopify delivers it.
+#[tokio::test]
+async fn an_order_without_the_hold_s_item_leaves_the_hold_and_tells_the_team_once() {
+    let (w, hold) = ann_holds_the_chair().await;
+    let chair = Sku::try_from(CHAIR).unwrap();
+    let before = w.store.snapshot(&chair).await.unwrap();
+    let paid = format!(
+        r#"{{"id": 4411, "created_at": "2026-12-04T00:01:00Z", "financial_status": "paid", "note_attributes": [{{"name": "hold", "value": "{hold}"}}], "line_items": [{{"sku": "THROW-OAT", "quantity": 1}}]}}"#
+    );
+    for delivery in ["o-9", "o-9", "o-10"] {
+        let reply = w
+            .call(Api::Detect, shopify_order("orders/paid", delivery, &paid))
+            .await;
+        assert_eq!(reply.status, 202, "{}", reply.body);
+    }
+    let after = w.store.snapshot(&chair).await.unwrap();
+    assert_eq!(
+        after.counters, before.counters,
+        "the level and the hold are untouched"
+    );
+    assert_eq!(after.bought, 0);
+    let told: Vec<_> = w
+        .alerts
+        .all()
+        .into_iter()
+        .filter(|a| a.subject.contains("without the item"))
+        .collect();
+    assert_eq!(told.len(), 1, "{told:?}");
+    assert!(told[0].body.contains(&hold), "{}", told[0].body);
+}
+
+/// The shop's webhook to 0 at checkout arrives before Shopify's order: the
+/// sale is counted once, and the next restock of one tells the next shopper.
+#[tokio::test]
+async fn the_shop_s_webhook_before_its_order_counts_the_last_sale_once() {
+    let (w, outbox) = World::memory().await;
+    w.join("Ann").await;
+    w.advance(1_000);
+    w.join("Bo").await;
+    w.shopify(Some(1), "s-1").await;
+    w.pump().await;
+    let held = w
+        .capture("POST", &path_of(&outbox.sent()[0].reserve_link().unwrap()))
+        .await;
+    let hold = held
+        .header("location")
+        .unwrap()
+        .rsplit('=')
+        .next()
+        .unwrap()
+        .to_owned();
+    // Checkout: Shopify takes the unit (the webhook, a second later) ...
+    let checkout = w.clock_rfc3339();
+    w.advance(1_000);
+    assert_eq!(w.shopify(Some(0), "s-2").await.status, 200);
+    // ... then sends the paid order, placed at checkout.
+    let paid = format!(
+        r#"{{"id": 99, "created_at": "{checkout}", "financial_status": "paid", "note_attributes": [{{"name": "hold", "value": "{hold}"}}], "line_items": [{{"sku": "{CHAIR}"}}]}}"#
+    );
+    let bought = w
+        .call(Api::Detect, shopify_order("orders/paid", "o-1", &paid))
+        .await;
+    assert_eq!(bought.status, 200, "{}", bought.body);
+    let chair = Sku::try_from(CHAIR).unwrap();
+    let snap = w.store.snapshot(&chair).await.unwrap();
+    assert_eq!(
+        (snap.counters.level, snap.counters.held),
+        (0, 0),
+        "no phantom hold"
+    );
+    w.advance(60_000);
+    w.shopify(Some(1), "s-3").await;
+    w.pump().await;
+    let told: Vec<_> = outbox.sent().iter().map(|s| s.to().to_owned()).collect();
+    assert_eq!(
+        told,
+        [w.email("Ann"), w.email("Bo")],
+        "Bo is told of the next one"
+    );
+}

@@ -220,3 +220,40 @@ async fn the_sweep_binary_runs_the_pull_on_its_rule_input() {
     };
     assert!(serde_json::from_str::<serde_json::Value>(&report).unwrap()["lapsed"].is_number());
 }
+
+/// WooCommerce dates are whole seconds: a restock in the same second as the
+/// sell-out ties with it. The lower level stands (never oversell) and the
+/// shop is asked for the item now, through the stock pull's code path, so
+/// the restock is told at once rather than at the next scheduled pull.
+#[tokio::test]
+async fn a_woocommerce_restock_in_the_sell_out_s_second_is_settled_by_asking_the_shop() {
+    let (w, outbox, fake) = pulling_world().await;
+    let reply = w
+        .capture_json(
+            "POST",
+            "/requests",
+            serde_json::json!({ "sku": "THROW-OAT", "name": "Ann", "email": w.email("Ann"), "consent": true }),
+        )
+        .await;
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    let product = |qty: u32| {
+        format!(
+            r#"{{"id":812,"sku":"THROW-OAT","manage_stock":true,"stock_quantity":{qty},"date_modified_gmt":"2026-12-04T00:00:05"}}"#
+        )
+    };
+    let sold_out = w
+        .call(Api::Detect, w.woocommerce_request(&product(0), "w-1"))
+        .await;
+    assert_eq!(sold_out.status, 200, "{}", sold_out.body);
+    // The shop has 3 again, and says so in the same second.
+    fake.woocommerce.lock().unwrap().insert(812, Some(3));
+    let restock = w
+        .call(Api::Detect, w.woocommerce_request(&product(3), "w-2"))
+        .await;
+    assert_eq!(restock.status, 200, "{}", restock.body);
+    let throw = Sku::try_from("THROW-OAT").unwrap();
+    assert_eq!(w.store.snapshot(&throw).await.unwrap().counters.level, 3);
+    w.pump().await;
+    let told: Vec<String> = outbox.sent().iter().map(|s| s.to().to_owned()).collect();
+    assert_eq!(told, [w.email("Ann")]);
+}

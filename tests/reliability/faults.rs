@@ -132,9 +132,9 @@ faulty! {
     fn position(&self, request: &Request, shards: u16) -> Option<usize>;
     fn cancel(&self, id: &RequestId, now: Millis) -> CancelOutcome;
     fn take_hold(&self, token: &ReserveToken, hold: HoldId, shards: u16, now: Millis, window: Window) -> HoldOutcome;
-    fn mark_bought(&self, hold: &HoldId, now: Millis) -> BuyOutcome;
+    fn mark_bought(&self, hold: &HoldId, order: &restock_store::Order, now: Millis) -> BuyOutcome;
     fn opt_out(&self, token: &OptOutToken, now: Millis) -> OptOutOutcome;
-    fn confirm(&self, token: &restock_core::LinkToken, lifetime_ms: Millis, now: Millis) -> ConfirmOutcome;
+    fn confirm(&self, token: &restock_core::LinkToken, owner: TokenHash, lifetime_ms: Millis, now: Millis) -> ConfirmOutcome;
     fn opt_out_contact(&self, contact: &ContactKey, now: Millis) -> u32;
     fn forget_contact(&self, contact: &ContactKey, now: Millis) -> Forgotten;
     fn remove_opt_out(&self, contact: &ContactKey) -> bool;
@@ -146,6 +146,7 @@ faulty! {
     fn snapshot(&self, sku: &Sku) -> SkuSnapshot;
     fn wakes(&self, sku: &Sku) -> Vec<Wake>;
     fn heard(&self, source: &str, now: Millis) -> ();
+    fn first_time(&self, key: &str, now: Millis) -> bool;
     }
     impl NotifyStore {
     fn create_offers(&self, sku: &Sku, params: &WaveParams, now: Millis, random: Random<'_>) -> Wave;

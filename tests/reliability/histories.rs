@@ -337,14 +337,43 @@ async fn step(world: &World, outbox: &Outbox, model: &mut Model, op: &Op) -> Res
             }
         }
         Op::Cancel { who, sku: s } => {
-            if let Some(token) = model
-                .requests
-                .get(&(who, s))
-                .and_then(|id| model.tokens.get(id))
-            {
+            let Some(id) = model.requests.get(&(who, s)).copied() else {
+                return Ok(());
+            };
+            let confirmed = world
+                .store
+                .request(&id)
+                .await
+                .map_err(|e| e.to_string())?
+                .and_then(|r| r.consent)
+                .is_some_and(|c| c.confirmed_at.is_some());
+            if let Some(token) = model.tokens.get(&id) {
                 let reply = world.manage("DELETE", token).await;
+                match reply.status.as_u16() {
+                    200 | 409 => {}
+                    // Confirmed from the inbox: the browser's token no longer manages it.
+                    404 if confirmed => {}
+                    _ => return Err(format!("cancel answered {}: {}", reply.status, reply.body)),
+                }
+                if reply.status.as_u16() != 404 {
+                    return Ok(());
+                }
+            }
+            // The owner leaves through the manage link their inbox got.
+            let address = email(world, who);
+            let link = outbox
+                .sent()
+                .into_iter()
+                .rev()
+                .filter(|n| n.to() == address)
+                .find_map(|n| n.link("m").filter(|l| l.contains(&id.to_string())));
+            if let Some(link) = link {
+                let reply = world.capture("POST", &path_of(&link)).await;
                 if !matches!(reply.status.as_u16(), 200 | 409) {
-                    return Err(format!("cancel answered {}: {}", reply.status, reply.body));
+                    return Err(format!(
+                        "leaving by the inbox link answered {}: {}",
+                        reply.status, reply.body
+                    ));
                 }
             }
         }
@@ -676,7 +705,7 @@ fn random_histories_keep_every_invariant_on_dynamodb() {
     });
 }
 
-async fn dynamo_world() -> (World, Arc<Outbox>) {
+pub(super) async fn dynamo_world() -> (World, Arc<Outbox>) {
     let outbox = Arc::new(Outbox::default());
     let store: Arc<dyn Store> = Arc::new(restock_store_dynamo::testing::dynamo_store().await);
     let lag = IndexLag::Dynamo(restock_store_dynamo::testing::index_lag());

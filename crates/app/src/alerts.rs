@@ -88,6 +88,28 @@ pub fn unreadable(sku: &Sku, reason: &str) -> Alert {
     }
 }
 
+/// An order carried a hold for an item the order does not have.
+pub fn hold_not_in_order(
+    sku: &Sku,
+    hold: &restock_core::HoldId,
+    source: &str,
+    order_id: Option<&str>,
+) -> Alert {
+    let order = order_id.unwrap_or("(no id)");
+    Alert {
+        subject: format!("restock: order {order} carried a hold for {sku} without the item"),
+        body: format!(
+            "Item: {sku}\nOrder: {order} ({source})\nHold: {hold}\n\
+             What happened: the order named this hold but has no line item for {sku}, so the hold \
+             was not ended as bought and the level was not touched. The hold runs out at its \
+             usual time and its unit passes to the next person in line.\n\
+             What to do: check the order in the shop. If the shopper did buy the item under another \
+             SKU, nothing is needed; if the checkout link is being reused, look at how the hold \
+             reaches the checkout."
+        ),
+    }
+}
+
 /// The sweep found counters that disagreed with a recount.
 pub fn drift(sku: &Sku, drift: &Drift) -> Alert {
     Alert {

@@ -25,7 +25,7 @@ use restock_core::webhook::{
     Headers, OrderDelivery, StockEvent, WebhookError, shopify, standard, woocommerce,
 };
 use restock_core::{Status, StockOutcome};
-use restock_store::{ApplyOutcome, BuyOutcome};
+use restock_store::{ApplyOutcome, BuyOutcome, Order};
 use serde_json::json;
 
 use crate::{AppError, Services, alerts};
@@ -139,7 +139,25 @@ async fn orders_hook(State(s): Shared, headers: HeaderMap, body: Bytes) -> Respo
         Ok(order) => order,
         Err(e) => return refuse("orders", &e),
     };
-    buy(&s, "orders", &[order.hold], order.order_id.as_deref(), &[]).await
+    let placed_at = order.placed_at.unwrap_or_else(|| s.clock.now());
+    let sale = Sale {
+        order_id: order.order_id.as_deref(),
+        order: Order {
+            placed_at: millis(placed_at),
+            items: None,
+        },
+    };
+    buy(&s, "orders", &[order.hold], &sale).await
+}
+
+/// An order that used holds, as `buy` needs it.
+struct Sale<'a> {
+    order_id: Option<&'a str>,
+    order: Order,
+}
+
+fn millis(at: time::OffsetDateTime) -> restock_core::Millis {
+    (at.unix_timestamp_nanos() / 1_000_000) as restock_core::Millis
 }
 
 /// A platform's order: a paid one ends its holds; one not paid yet waits for
@@ -148,7 +166,16 @@ async fn buy_order(s: &Services, source: &str, order: OrderDelivery) -> Response
     match order {
         OrderDelivery::Paid(order) => {
             let order_id = order.order_id.to_string();
-            buy(s, source, &order.holds, Some(&order_id), &order.skus).await
+            let placed_at = order.placed_at.unwrap_or_else(|| s.clock.now());
+            let sale = Sale {
+                order_id: Some(&order_id),
+                order: Order {
+                    placed_at: millis(placed_at),
+                    // A format that lists line items: the hold's item must be one.
+                    items: Some(order.skus),
+                },
+            };
+            buy(s, source, &order.holds, &sale).await
         }
         OrderDelivery::NotPaid => (
             StatusCode::ACCEPTED,
@@ -158,29 +185,43 @@ async fn buy_order(s: &Services, source: &str, order: OrderDelivery) -> Response
     }
 }
 
-/// Ends each hold an order used as bought (a redelivery is a no-op). `skus`,
-/// when the format lists them, are the order's line items: a hold for an
-/// item the order does not contain is logged for the team to look at.
+/// Ends each hold an order used as bought (a redelivery is a no-op). A hold
+/// whose item the order does not have is left alone and the team is told
+/// (once per hold and order). A sale at the same instant as the item's
+/// newest reading is settled by asking the platform for the level.
 async fn buy(
     s: &Services,
     source: &str,
     holds: &[restock_core::HoldId],
-    order_id: Option<&str>,
-    skus: &[String],
+    sale: &Sale<'_>,
 ) -> Response {
+    let order_id = sale.order_id;
     let mut bought = Vec::new();
     let mut duplicate = false;
     for hold in holds {
-        match s.store.mark_bought(hold, s.clock.now_ms()).await {
-            Ok(BuyOutcome::Bought(sku)) => {
-                if !skus.is_empty() && !skus.iter().any(|l| l == sku.as_str()) {
-                    tracing::warn!(source, %sku, order = ?order_id, "a hold was used on an order without its item");
-                }
+        let now = s.clock.now_ms();
+        match s.store.mark_bought(hold, &sale.order, now).await {
+            Ok(BuyOutcome::Bought { sku, tied }) => {
                 tracing::info!(source, %sku, order = ?order_id, "hold bought");
+                if tied && let Err(e) = settle(s, &sku).await {
+                    return unavailable(&e);
+                }
                 bought.push(sku);
             }
             Ok(BuyOutcome::AlreadyBought) => duplicate = true,
             Ok(BuyOutcome::NotHeld) => {}
+            Ok(BuyOutcome::NotInOrder(sku)) => {
+                tracing::warn!(source, %sku, order = ?order_id, "a hold was used on an order without its item; left alone");
+                let once = format!("not-in-order:{hold}:{}", order_id.unwrap_or("-"));
+                match s.store.first_time(&once, now).await {
+                    Ok(true) => {
+                        s.alert(alerts::hold_not_in_order(&sku, hold, source, order_id))
+                            .await;
+                    }
+                    Ok(false) => {}
+                    Err(e) => return unavailable(&e.into()),
+                }
+            }
             Err(e) => return unavailable(&e.into()),
         }
     }
@@ -196,6 +237,32 @@ async fn buy(
     }
 }
 
+/// A tie the shop's timestamps cannot order (two readings, or a reading and
+/// a sale, at the same instant with different levels): the lower level
+/// stands meanwhile, and the platform is asked for the item's level now
+/// through the stock pull's code path. An item with no platform API to ask
+/// keeps the lower level until its next report.
+async fn settle(s: &Services, sku: &restock_core::Sku) -> Result<(), AppError> {
+    let Some(entry) = s.store.catalog_entry(sku).await? else {
+        return Ok(());
+    };
+    let settings = s.settings().await?;
+    let keys = s.keyring.keys().await?;
+    let now = s.clock.now_ms();
+    match crate::pull::pull_one(s, &settings, &keys, &entry, now).await? {
+        crate::pull::Pulled::Read { .. } => {
+            tracing::info!(%sku, "a tie settled by asking the platform");
+        }
+        crate::pull::Pulled::NotPullable => {
+            tracing::info!(%sku, "a tie with no platform API to ask: the lower level stands until the next report");
+        }
+        crate::pull::Pulled::Failed(e) => {
+            tracing::warn!(%sku, error = %e, "a tie could not be settled now; the stock pull reads the item again");
+        }
+    }
+    Ok(())
+}
+
 /// Applies one stock event for a catalogued item with its rules, and tells
 /// the team when a restock is paused for review: the one decision webhooks
 /// and the stock pull share.
@@ -209,7 +276,7 @@ pub(crate) async fn apply_one(
 ) -> Result<ApplyOutcome, AppError> {
     let rules = settings.rules(entry.threshold);
     let applied = s.store.apply_stock(&entry.sku, event, &rules, now).await?;
-    if let ApplyOutcome::Applied(outcome) = &applied {
+    if let ApplyOutcome::Applied { outcome, .. } = &applied {
         tracing::info!(source, sku = %entry.sku, ?outcome, "stock level applied");
         if let StockOutcome::Escalated {
             level,
@@ -251,7 +318,12 @@ async fn apply(s: &Services, source: &str, events: Vec<StockEvent>) -> Response 
                     results.push(json!({ "sku": entry.sku, "outcome": "duplicate" }));
                     continue;
                 }
-                ApplyOutcome::Applied(outcome) => outcome,
+                ApplyOutcome::Applied { outcome, tied } => {
+                    if tied {
+                        settle(s, &entry.sku).await?;
+                    }
+                    outcome
+                }
             };
             all_duplicate = false;
             results.push(json!({ "sku": entry.sku, "outcome": outcome }));

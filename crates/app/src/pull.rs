@@ -9,7 +9,6 @@
 
 use restock_core::webhook::ItemRef;
 use restock_core::{CatalogEntry, Millis, StockEvent, StockOutcome};
-use restock_store::ApplyOutcome;
 use serde::Serialize;
 use time::OffsetDateTime;
 
@@ -73,52 +72,99 @@ pub async fn run(s: &Services) -> Result<PullReport, AppError> {
             );
             break;
         }
-        let Some((platform, read)) = read_levels(s, &keys, entry).await else {
-            report.not_pullable += 1;
-            continue;
-        };
-        let levels = match read {
-            Ok(levels) => levels,
-            Err(e) => {
-                tracing::warn!(sku = %entry.sku, platform, error = %e, "stock pull: level not read");
-                report.failed += 1;
-                continue;
+        match pull_one(s, &settings, &keys, entry, now).await? {
+            Pulled::NotPullable => report.not_pullable += 1,
+            Pulled::Failed(_) => report.failed += 1,
+            Pulled::Read {
+                platform,
+                differed,
+                restocked,
+            } => {
+                report.pulled += 1;
+                if differed {
+                    report.differed += 1;
+                }
+                if let Some(level) = restocked {
+                    report.missed_restocks += 1;
+                    tracing::warn!(sku = %entry.sku, platform, level, "stock pull found a restock no webhook reported");
+                    s.alert(alerts::missed_restock(entry, platform, level))
+                        .await;
+                }
             }
-        };
-        report.pulled += 1;
-        let before = s.store.snapshot(&entry.sku).await?.stock.level();
-        let mut restocked = None;
-        for PulledLevel { location, level } in levels {
-            let event = StockEvent {
-                delivery_id: format!("pull:{platform}:{}:{location}:{now}", entry.sku),
-                item: ItemRef::Sku {
-                    sku: entry.sku.clone(),
-                },
-                location,
-                level,
-                at: at(now),
-            };
-            if let ApplyOutcome::Applied(StockOutcome::Restock { level, .. }) =
-                detect::apply_one(s, &settings, "pull", entry, &event, now).await?
-            {
-                restocked = Some(level);
-            }
-        }
-        let after = s.store.snapshot(&entry.sku).await?.stock.level();
-        if after != before {
-            report.differed += 1;
-            tracing::warn!(sku = %entry.sku, platform, ?before, ?after, "stock pull: the platform's level differs from the last one known");
-        }
-        if let Some(level) = restocked {
-            report.missed_restocks += 1;
-            tracing::warn!(sku = %entry.sku, platform, level, "stock pull found a restock no webhook reported");
-            s.alert(alerts::missed_restock(entry, platform, level))
-                .await;
         }
     }
     check_silence(s, &settings, &waiting_on, now, &mut report).await?;
     tracing::info!(?report, "stock pull");
     Ok(report)
+}
+
+/// What asking the platform for one item's level came to.
+#[derive(Debug)]
+pub enum Pulled {
+    /// The item names no platform whose API access is in the keys secret.
+    NotPullable,
+    /// The platform could not be read (logged; the next pull tries again).
+    Failed(PlatformError),
+    /// Read and applied like a webhook.
+    Read {
+        /// The platform asked.
+        platform: &'static str,
+        /// The level differed from the last one known.
+        differed: bool,
+        /// A restock no webhook had reported, at this level.
+        restocked: Option<u32>,
+    },
+}
+
+/// Asks the item's platform for its level now and feeds each location's
+/// reading through the same decision as a webhook (taken now, so it is the
+/// newest): the scheduled pull, and how a tie between readings is settled.
+///
+/// # Errors
+/// Store failures; a platform that cannot be read is [`Pulled::Failed`].
+pub async fn pull_one(
+    s: &Services,
+    settings: &restock_core::Settings,
+    keys: &Secrets,
+    entry: &CatalogEntry,
+    now: Millis,
+) -> Result<Pulled, AppError> {
+    let Some((platform, read)) = read_levels(s, keys, entry).await else {
+        return Ok(Pulled::NotPullable);
+    };
+    let levels = match read {
+        Ok(levels) => levels,
+        Err(e) => {
+            tracing::warn!(sku = %entry.sku, platform, error = %e, "stock pull: level not read");
+            return Ok(Pulled::Failed(e));
+        }
+    };
+    let before = s.store.snapshot(&entry.sku).await?.stock.level();
+    let mut restocked = None;
+    for PulledLevel { location, level } in levels {
+        let event = StockEvent {
+            delivery_id: format!("pull:{platform}:{}:{location}:{now}", entry.sku),
+            item: ItemRef::Sku {
+                sku: entry.sku.clone(),
+            },
+            location,
+            level,
+            at: at(now),
+        };
+        let applied = detect::apply_one(s, settings, "pull", entry, &event, now).await?;
+        if let Some(StockOutcome::Restock { level, .. }) = applied.outcome() {
+            restocked = Some(*level);
+        }
+    }
+    let after = s.store.snapshot(&entry.sku).await?.stock.level();
+    if after != before {
+        tracing::warn!(sku = %entry.sku, platform, ?before, ?after, "stock pull: the platform's level differs from the last one known");
+    }
+    Ok(Pulled::Read {
+        platform,
+        differed: after != before,
+        restocked,
+    })
 }
 
 /// The item's platform and its levels there, or `None` when the item names

@@ -96,6 +96,14 @@ pub async fn run(s: &Services, limit: usize) -> Result<SweepReport, AppError> {
             .count_mail(&restock_core::feedback::day_of(now), expired)
             .await?;
     }
+    // Besides the items it just freed units of, every catalogued item gets
+    // a recount once every `RECONCILE_EVERY` (each in its own minute of the
+    // cycle, so the work spreads), so a drift on a busy item is found too.
+    for entry in s.store.catalog().await? {
+        if reconcile_due(&entry.sku, now) {
+            touched.insert(entry.sku);
+        }
+    }
     for sku in &touched {
         if let Some(drift) = s.store.reconcile(sku, now).await?
             && drift.stored != drift.counted
@@ -107,4 +115,18 @@ pub async fn run(s: &Services, limit: usize) -> Result<SweepReport, AppError> {
     }
     tracing::info!(?report, "sweep");
     Ok(report)
+}
+
+/// How often the sweep recounts every item's offers and holds.
+pub const RECONCILE_EVERY_MINUTES: i64 = 15;
+
+/// Whether `now` falls in `sku`'s minute of the reconcile cycle (the sweep
+/// runs every minute, so each item is recounted every
+/// [`RECONCILE_EVERY_MINUTES`]).
+pub fn reconcile_due(sku: &restock_core::Sku, now: restock_core::Millis) -> bool {
+    let slot = sku
+        .as_str()
+        .bytes()
+        .fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b)));
+    (now / 60_000).rem_euclid(RECONCILE_EVERY_MINUTES) == i64::from(slot) % RECONCILE_EVERY_MINUTES
 }

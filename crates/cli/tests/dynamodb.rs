@@ -97,7 +97,10 @@ async fn an_operator_sets_up_a_stack_from_the_command_line() {
     assert!(
         matches!(
             applied,
-            restock_store::ApplyOutcome::Applied(restock_core::StockOutcome::Escalated { .. })
+            restock_store::ApplyOutcome::Applied {
+                outcome: restock_core::StockOutcome::Escalated { .. },
+                ..
+            }
         ),
         "{applied:?}"
     );

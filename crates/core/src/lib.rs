@@ -55,6 +55,6 @@ pub use ids::{HoldId, LinkToken, OptOutToken, RequestId, ReserveToken, Sku, Toke
 pub use lifecycle::{Freed, HoldRefused, HoldTaken, RequestState, Status, TransitionError};
 pub use queue::{JoinKey, merge_oldest_first};
 pub use settings::{Limits, Settings};
-pub use stock::{Escalation, Level, Reading, Rules, StockOutcome, StockState};
+pub use stock::{Applied, Escalation, Level, Reading, Rules, Sale, StockOutcome, StockState};
 pub use webhook::{ItemRef, OrderEvent, StockEvent, WebhookError};
 pub use window::Window;

@@ -7,6 +7,14 @@
 //! threshold again. Each location keeps the newest reading it has seen, so
 //! late or duplicated events change nothing. A jump larger than the escalation
 //! rules allow pauses the restock until the team releases it.
+//!
+//! A sale (an order that ended a hold) lowers the level once, whichever of
+//! the order and the shop's own stock report arrives first: a sale no reading
+//! has counted yet is kept as *pending* and lowers the level until a reading
+//! taken after it arrives; a sale older than the newest reading is already in
+//! it. Readings or a sale at the very same instant as another reading with a
+//! different level are a *tie*: the lower level stands (never oversell) and
+//! the caller asks the platform for the item now ([`Applied::tied`]).
 
 use std::collections::BTreeMap;
 
@@ -60,6 +68,12 @@ pub struct Reading {
 }
 
 impl Reading {
+    /// Whether `self` and `current` were taken at the same instant with
+    /// different levels: the order cannot tell which is newer.
+    fn ties(&self, current: &Reading) -> bool {
+        self.at_ms == current.at_ms && self.level != current.level
+    }
+
     /// Whether `self` should replace `current`: a newer reading wins; at the
     /// same instant the lower level wins, so the outcome never depends on the
     /// order deliveries arrive in and never promises more than the shop has.
@@ -199,6 +213,41 @@ pub struct StockState {
     pub episode: u32,
     /// An escalated restock waits for the team: nothing is offered meanwhile.
     pub paused: bool,
+    /// Sales no reading has counted yet, oldest first: each lowers the level
+    /// until a reading taken after it arrives.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sales: Vec<Sale>,
+    /// The threshold the last reading was judged by: a sale that takes the
+    /// level below it re-arms the SKU, as a reading would.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<u32>,
+}
+
+/// Units sold at one instant that no reading has counted yet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sale {
+    /// When the platform says the order was placed, in ms since the epoch.
+    pub at_ms: crate::Millis,
+    /// How many units.
+    pub units: u32,
+}
+
+/// At most this many pending sale instants are kept; past it the two oldest
+/// merge into the newer one, which keeps them pending longer (a lower level:
+/// never more promised than the shop has).
+pub const MAX_PENDING_SALES: usize = 64;
+
+/// What applying a reading or a sale did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Applied {
+    /// The state after.
+    pub next: StockState,
+    /// What it meant.
+    pub outcome: StockOutcome,
+    /// Another reading (or a sale) has the same instant and a different
+    /// level: the lower one stands, and the platform should be asked for the
+    /// item's level now to settle it.
+    pub tied: bool,
 }
 
 impl StockState {
@@ -216,7 +265,76 @@ impl StockState {
         if tracked.peek().is_none() {
             return Level::Untracked;
         }
-        Level::Tracked(tracked.fold(0u32, u32::saturating_add))
+        let sold = self
+            .sales
+            .iter()
+            .fold(0u32, |n, s| n.saturating_add(s.units));
+        Level::Tracked(tracked.fold(0u32, u32::saturating_add).saturating_sub(sold))
+    }
+
+    /// The time of the newest reading of any location.
+    fn newest_reading(&self) -> Option<crate::Millis> {
+        self.locations.values().map(|r| r.at_ms).max()
+    }
+
+    /// Applies one location's reading, and says whether it tied with
+    /// another at the same instant (see [`Applied::tied`]).
+    pub fn apply_reading(&self, location: &str, reading: Reading, rules: &Rules) -> Applied {
+        let tied = self
+            .locations
+            .get(location)
+            .is_some_and(|current| reading.ties(current))
+            || self.sales.iter().any(|s| s.at_ms == reading.at_ms);
+        let (mut next, outcome) = self.apply(location, reading, rules);
+        if outcome != StockOutcome::Stale {
+            next.threshold = Some(rules.threshold);
+        }
+        Applied {
+            next,
+            outcome,
+            tied,
+        }
+    }
+
+    /// Records a sale the platform says happened at `at_ms`: the level falls
+    /// by one unless a reading taken after the sale has already counted it.
+    /// A fall below the threshold re-arms the SKU, as a reading would.
+    pub fn sell(&self, at_ms: crate::Millis) -> Applied {
+        let newest = self.newest_reading();
+        if newest.is_some_and(|newest| newest > at_ms) {
+            return Applied {
+                next: self.clone(),
+                outcome: StockOutcome::Unchanged,
+                tied: false,
+            };
+        }
+        let tied = newest == Some(at_ms);
+        let before = self.level();
+        let mut next = self.clone();
+        match next.sales.binary_search_by_key(&at_ms, |s| s.at_ms) {
+            Ok(i) => next.sales[i].units += 1,
+            Err(i) => next.sales.insert(i, Sale { at_ms, units: 1 }),
+        }
+        if next.sales.len() > MAX_PENDING_SALES {
+            let oldest = next.sales.remove(0);
+            next.sales[0].units += oldest.units;
+        }
+        let after = next.level();
+        let outcome = match after {
+            _ if after == before => StockOutcome::Unchanged,
+            Level::Untracked => StockOutcome::Changed { level: 0 },
+            Level::Tracked(level) if level < self.threshold.unwrap_or(1) && next.in_stock => {
+                next.in_stock = false;
+                next.paused = false;
+                StockOutcome::SoldOut { level }
+            }
+            Level::Tracked(level) => StockOutcome::Changed { level },
+        };
+        Applied {
+            next,
+            outcome,
+            tied,
+        }
     }
 
     /// Applies one location's reading and says what it meant.
@@ -239,6 +357,9 @@ impl StockState {
         let before = self.level();
         let mut next = self.clone();
         next.locations.insert(location.to_owned(), reading);
+        // Sales before this reading are in it; one at the same instant may
+        // not be (a tie: it stays pending, the lower level).
+        next.sales.retain(|s| s.at_ms >= reading.at_ms);
         let after = next.level();
         if before == after {
             return (next, StockOutcome::Unchanged);
@@ -563,5 +684,77 @@ mod tests {
             }
         }
         starts
+    }
+
+    #[test]
+    fn a_sale_lowers_the_level_once_whichever_report_comes_first() {
+        let s = StockState::default()
+            .apply_reading("default", at(3, 1_000), &RULES)
+            .next;
+        // The order (placed at 5 s) first, then the shop's report (at 6 s).
+        let sold = s.sell(5_000);
+        assert_eq!(sold.next.level(), Level::Tracked(2));
+        let reported = sold.next.apply_reading("default", at(2, 6_000), &RULES);
+        assert_eq!(reported.outcome, StockOutcome::Unchanged);
+        assert_eq!(reported.next.level(), Level::Tracked(2));
+        assert!(reported.next.sales.is_empty());
+        // The report first: the order then changes nothing.
+        let reported = s.apply_reading("default", at(2, 6_000), &RULES);
+        let sold = reported.next.sell(5_000);
+        assert_eq!(
+            (sold.next.level(), sold.outcome, sold.tied),
+            (Level::Tracked(2), StockOutcome::Unchanged, false)
+        );
+    }
+
+    #[test]
+    fn selling_the_last_unit_re_arms_and_a_tie_is_flagged() {
+        let s = StockState::default()
+            .apply_reading("default", at(1, 1_000), &RULES)
+            .next;
+        assert!(s.in_stock);
+        let sold = s.sell(1_000);
+        assert!(sold.tied, "a sale at the newest reading's instant is a tie");
+        assert_eq!(sold.outcome, StockOutcome::SoldOut { level: 0 });
+        assert!(!sold.next.in_stock);
+        // Readings of one instant with different levels tie; the lower stands.
+        let low = s.apply_reading("default", at(0, 2_000), &RULES).next;
+        let high = low.apply_reading("default", at(4, 2_000), &RULES);
+        assert!(high.tied);
+        assert_eq!(high.outcome, StockOutcome::Stale);
+        assert_eq!(high.next.level(), Level::Tracked(0));
+    }
+
+    #[test]
+    fn pending_sales_stay_bounded_and_never_raise_the_level() {
+        let mut s = StockState::default()
+            .apply_reading("default", at(500, 1_000), &RULES)
+            .next;
+        for i in 0..200 {
+            s = s.sell(2_000 + i).next;
+        }
+        assert_eq!(s.sales.len(), MAX_PENDING_SALES);
+        assert_eq!(s.level(), Level::Tracked(300));
+        // A reading after the oldest sales but before the merged one keeps
+        // them pending: lower, never higher.
+        let r = s.apply_reading("default", at(350, 2_100), &RULES).next;
+        assert!(r.level().units() <= 350);
+    }
+
+    proptest! {
+        /// Whatever order a reading taken after a sale and the sale arrive
+        /// in, the state ends the same.
+        #[test]
+        fn a_sale_and_the_report_that_counts_it_commute(
+            start in 1u32..20, sold_at in 2_000i64..3_000, gap in 1i64..1_000,
+        ) {
+            let s = StockState::default().apply_reading("default", at(start, 1_000), &RULES).next;
+            let report = at(start - 1, sold_at + gap);
+            let a = s.sell(sold_at).next.apply_reading("default", report, &RULES).next;
+            let b = s.apply_reading("default", report, &RULES).next.sell(sold_at).next;
+            prop_assert_eq!(a.level(), b.level());
+            prop_assert_eq!(a.level(), Level::Tracked(start - 1));
+            prop_assert_eq!(a.in_stock, b.in_stock);
+        }
     }
 }

@@ -143,6 +143,11 @@
             say("You won\u2019t hear about " + product + ". You can join again any time.");
             form.hidden = false;
             submit.disabled = false;
+          } else if (code === 404) {
+            // Confirmed from the inbox: only the owner's links manage it now.
+            remember(sku, null);
+            leave.remove();
+            say(fromInbox);
           } else {
             leave.disabled = false;
             say("That didn\u2019t work \u2014 please try again.", true);
@@ -175,12 +180,19 @@
       xhr.send(payload ? JSON.stringify(payload) : null);
     }
 
+    var fromInbox =
+      "Manage your place from your inbox: the link in our email shows it, or lets you leave the list.";
     var existing = recall(sku);
     if (existing) {
       request("GET", "/requests/" + encodeURIComponent(requestOf(existing)), null, existing, function (code, body) {
         var live = ["unconfirmed", "waiting", "offered", "held"];
         if (code === 200 && live.indexOf(body.status) >= 0) joined(body, existing);
-        else remember(sku, null);
+        else {
+          remember(sku, null);
+          // Refused: the place was confirmed from the inbox (whose owner
+          // alone manages it now) or has ended.
+          if (code === 404) say(fromInbox);
+        }
       });
     }
 

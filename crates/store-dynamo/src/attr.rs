@@ -98,6 +98,8 @@ pub const ALLOWANCE: &str = "fr";
 pub const BOUGHT: &str = "bought";
 /// Offers that lapsed.
 pub const LAPSED: &str = "lapsed";
+/// SKU state: times reconcile corrected the counters.
+pub const DRIFTS: &str = "drifts";
 /// Bumped by every write that can raise `units_out` or move the level.
 pub const VERSION: &str = "ver";
 /// When a counter last moved (reconcile waits for quiet).

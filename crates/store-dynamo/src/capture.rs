@@ -6,19 +6,19 @@ use async_trait::async_trait;
 use restock_core::allowance::{self, Guard, Refill, SlotChange};
 use restock_core::{
     ContactKey, Freed, HoldId, HoldRefused, HoldTaken, LinkToken, Millis, OptOutToken, RequestId,
-    RequestState, ReserveToken, Window,
+    RequestState, ReserveToken, TokenHash, Window,
 };
 use restock_store::port::Result;
 use restock_store::{
     BuyOutcome, CancelOutcome, CaptureStore, ConfirmOutcome, Consent, Forgotten, HoldOutcome,
-    JoinOutcome, NewRequest, OptOutOutcome, Request, StoreError, WakeKind,
+    JoinOutcome, NewRequest, OptOutOutcome, Order, Request, StoreError, WakeKind,
 };
 
 use crate::DynamoStore;
 use crate::attr::*;
 use crate::codec::*;
 use crate::lifecycle::{Ended, finish, requeue, wake};
-use crate::slots::{slot_update, write_slots};
+use crate::slots::{give_back, slot_update, write_slots};
 use crate::tickets::Presence;
 use crate::tx::{Change, MAX_ATTEMPTS, Outcome, backoff};
 
@@ -220,7 +220,15 @@ impl CaptureStore for DynamoStore {
                 )?;
             }
             tx.put("hold", pointer.clone(), true)?;
-            tx.delete("unsent", unsent_key(token.sku(), &token.request()))?;
+            tx.delete(
+                "unsent",
+                unit_key(token.sku(), &token.request(), Marker::Unsent),
+            )?;
+            tx.put(
+                "claimed",
+                unit_marker(token.sku(), &token.request(), Marker::Claimed),
+                false,
+            )?;
             let cancelled = match self.transact(tx).await? {
                 Outcome::Done => {
                     return Ok(HoldOutcome::Held {
@@ -290,7 +298,7 @@ impl CaptureStore for DynamoStore {
         Err(StoreError::Contention(request_pk(&id)))
     }
 
-    async fn mark_bought(&self, hold: &HoldId, now: Millis) -> Result<BuyOutcome> {
+    async fn mark_bought(&self, hold: &HoldId, order: &Order, now: Millis) -> Result<BuyOutcome> {
         let Some(pointer) = self.get(hold_pk(hold), ONE_SK).await? else {
             return Ok(BuyOutcome::NotHeld);
         };
@@ -306,32 +314,51 @@ impl CaptureStore for DynamoStore {
                 RequestState::Bought { hold: h } if &h == hold => {
                     return Ok(BuyOutcome::AlreadyBought);
                 }
+                RequestState::Held { hold: h, .. } if &h == hold && !order.has(&r.sku) => {
+                    return Ok(BuyOutcome::NotInOrder(r.sku));
+                }
                 RequestState::Held { hold: h, .. } if &h == hold => {}
                 _ => return Ok(BuyOutcome::NotHeld),
             }
             let (to, _) = r.state.buy().expect("held");
-            let level = self.sku_item(&r.sku).await?.snapshot.counters.level;
+            let (current, _) = self.sku_with_entry(&r.sku).await?;
+            // The unit left with the shopper: the sale comes off the level
+            // until a reading taken after it counts it (not at all when the
+            // newest reading is already after the order).
+            let sold = current.snapshot.stock.sell(order.placed_at);
+            let before = current.snapshot.counters.level;
+            let after = sold.next.level().units();
             let mut tx = self.tx();
             finish(&mut tx, &r, to, Freed::Nothing, now)?;
-            // The unit left with the shopper: it also comes off the level until
-            // the shop's next report, so it is never offered again meanwhile.
             tx.update(
                 "counter",
-                Change::on(key(sku_pk(&r.sku), STATE_SK))
-                    // Held and level both fall by one: the hold allowance
-                    // (`level - held`, in the slots) stays as it is.
+                crate::detect::versioned(&r.sku, current.version)
+                    .set(
+                        STOCK,
+                        s(serde_json::to_string(&sold.next).expect("stock state serialises")),
+                    )
+                    .set(LEVEL, n(after))
                     .set_expr(format!(
-                        "{OUT} = {OUT} - :one, {BOUGHT} = if_not_exists({BOUGHT}, :zero) + :one, {VERSION} = {VERSION} + :one"
+                        "{OUT} = {OUT} - :one, {BOUGHT} = if_not_exists({BOUGHT}, :zero) + :one"
                     ))
-                    .set(LEVEL, n(level.saturating_sub(1)))
                     .set(TOUCHED, n(now))
                     .value(":one", n(1))
-                    .value(":zero", n(0))
-                    .when(format!("{LEVEL} = :oldlvl"))
-                    .value(":oldlvl", n(level)),
+                    .value(":zero", n(0)),
             )?;
+            // Held falls by one. The allowance (`level - held`, in the
+            // slots) moves by the level's fall plus one: nothing when the
+            // sale lowered the level, one unit back in slot 0 when a reading
+            // had already counted it (or the level was already 0).
+            if after + 1 > before {
+                give_back(&mut tx, &r.sku)?;
+            }
             match self.transact(tx).await? {
-                Outcome::Done => return Ok(BuyOutcome::Bought(r.sku)),
+                Outcome::Done => {
+                    return Ok(BuyOutcome::Bought {
+                        sku: r.sku,
+                        tied: sold.tied,
+                    });
+                }
                 Outcome::Cancelled(_) => backoff(attempt).await,
             }
         }
@@ -353,6 +380,7 @@ impl CaptureStore for DynamoStore {
     async fn confirm(
         &self,
         token: &LinkToken,
+        owner: TokenHash,
         lifetime_ms: Millis,
         now: Millis,
     ) -> Result<ConfirmOutcome> {
@@ -374,6 +402,9 @@ impl CaptureStore for DynamoStore {
             let confirmed = Request {
                 state: waiting,
                 stale_at: r.key.joined_ms + lifetime_ms,
+                // The inbox proved ownership: the joining browser's secret ends.
+                manage_hash: None,
+                inbox_hashes: [r.inbox_hashes.as_slice(), &[owner]].concat(),
                 consent: r.consent.clone().map(|c| Consent {
                     confirmed_at: Some(now),
                     ..c
@@ -384,6 +415,8 @@ impl CaptureStore for DynamoStore {
                 .set_all(state_attrs(&waiting))
                 .set(STALE_AT, n(confirmed.stale_at))
                 .set_all(index_attrs(&confirmed))
+                .remove_all([MANAGE_HASH])
+                .add(INBOX_HASH, hash_set(&[owner]))
                 .when(format!("{STATUS} = :from AND {CONFIRM_HASH} = :h"))
                 .value(":from", s(r.state.status().as_str()))
                 .value(":h", s(token.secret_hash().to_hex()));

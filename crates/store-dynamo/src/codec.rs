@@ -87,14 +87,40 @@ pub(crate) fn units_pk(sku: &Sku) -> String {
 pub(crate) fn units_sk(id: &RequestId, unsent: bool) -> String {
     format!("{}#{id}", if unsent { 0 } else { 1 })
 }
-/// The key of an offer's unsent marker: present from the wave until its
-/// notice is claimed (and again if the claim is given back), so re-arming
-/// unsent offers reads the base table strongly consistent, never an index.
-pub(crate) fn unsent_key(sku: &Sku, id: &RequestId) -> Item {
-    key(unsent_pk(sku), id.to_string())
+/// Which marker a live unit has under `UNITS#<sku>` (see [`unit_key`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Marker {
+    /// `0#<id>`: an offer whose notice is not claimed (from the wave, and
+    /// again when a claim is given back): what re-arming reads.
+    Unsent,
+    /// `1#<id>`: an offer whose notice was claimed, or a hold.
+    Claimed,
 }
-pub(crate) fn unsent_pk(sku: &Sku) -> String {
-    format!("UNSENT#{sku}")
+
+/// The key of a live unit's marker: every offered or held request has
+/// exactly one, written and deleted in the same transaction as each move
+/// into, within and out of offered and held, so a strongly consistent read
+/// of the partition names every live unit of the SKU (reconcile's recount;
+/// re-arming reads the unsent ones), never through a lagging index.
+pub(crate) fn unit_key(sku: &Sku, id: &RequestId, marker: Marker) -> Item {
+    key(unit_pk(sku), unit_sk(id, marker))
+}
+fn unit_sk(id: &RequestId, marker: Marker) -> String {
+    format!("{}{id}", unit_prefix(marker))
+}
+pub(crate) fn unit_prefix(marker: Marker) -> &'static str {
+    match marker {
+        Marker::Unsent => "0#",
+        Marker::Claimed => "1#",
+    }
+}
+pub(crate) fn unit_pk(sku: &Sku) -> String {
+    format!("UNITS#{sku}")
+}
+pub(crate) fn unit_marker(sku: &Sku, id: &RequestId, marker: Marker) -> Item {
+    let mut item = unit_key(sku, id, marker);
+    item.insert(attr::REQUEST_ID.into(), s(id.to_string()));
+    item
 }
 /// The key of an unconfirmed sign-up's pending confirmation: present from
 /// the sign-up until notify claims its confirmation for sending, read
@@ -107,11 +133,6 @@ pub(crate) fn confirm_pk(sku: &Sku) -> String {
 }
 pub(crate) fn confirm_marker(sku: &Sku, id: &RequestId) -> Item {
     let mut item = confirm_key(sku, id);
-    item.insert(attr::REQUEST_ID.into(), s(id.to_string()));
-    item
-}
-pub(crate) fn unsent_marker(sku: &Sku, id: &RequestId) -> Item {
-    let mut item = unsent_key(sku, id);
     item.insert(attr::REQUEST_ID.into(), s(id.to_string()));
     item
 }
@@ -440,6 +461,7 @@ pub(crate) fn read_ticket(text: &str) -> Option<Ticket> {
 pub(crate) struct SkuItem {
     pub(crate) snapshot: SkuSnapshot,
     pub(crate) lapsed: u32,
+    pub(crate) drifts: u32,
     /// Bumped by every write that can raise `units_out` or change the level, so a
     /// wave's offers are conditional on nothing having moved.
     pub(crate) version: Option<u64>,
@@ -477,6 +499,7 @@ pub(crate) fn read_sku(item: Option<&Item>, slots: Vec<i64>) -> Result<SkuItem, 
             bought: opt_n(item, attr::BOUGHT)?.unwrap_or(0),
         },
         lapsed: opt_n(item, attr::LAPSED)?.unwrap_or(0),
+        drifts: opt_n(item, attr::DRIFTS)?.unwrap_or(0),
         version: opt_n(item, attr::VERSION)?,
         out,
         slots,

@@ -16,7 +16,7 @@ use crate::tx::{Change, MAX_ATTEMPTS, Outcome, backoff, fnv};
 
 /// The state item's update to `version + 1`, guarded by the version read
 /// (or by there being none yet).
-fn versioned(sku: &Sku, version: Option<u64>) -> Change {
+pub(crate) fn versioned(sku: &Sku, version: Option<u64>) -> Change {
     let change = Change::on(key(sku_pk(sku), STATE_SK)).set(VERSION, n(version.unwrap_or(0) + 1));
     match version {
         Some(v) => change.when(format!("{VERSION} = :v")).value(":v", n(v)),
@@ -26,6 +26,33 @@ fn versioned(sku: &Sku, version: Option<u64>) -> Change {
 
 fn stock_json(state: &restock_core::StockState) -> String {
     serde_json::to_string(state).expect("stock state serialises")
+}
+
+/// Writes `next` as the SKU's stock state (versioned on what `current`
+/// read) with the level it implies, and moves the hold allowance by the
+/// level's change, spread over the slots (the catalogue's shards; never
+/// fewer than before). Labels `state` and `slot…`.
+pub(crate) fn write_stock(
+    tx: &mut crate::tx::Tx,
+    sku: &Sku,
+    current: &crate::codec::SkuItem,
+    shards: u16,
+    next: &restock_core::StockState,
+) -> Result<()> {
+    let mut slots = current.slots.clone();
+    slots.resize(slots.len().max(usize::from(shards)), 0);
+    let level = next.level().units();
+    let delta = i64::from(level) - i64::from(current.snapshot.counters.level);
+    tx.update(
+        "state",
+        versioned(sku, current.version)
+            .set(STOCK, s(stock_json(next)))
+            .set(LEVEL, n(level))
+            .set(HOLD_SLOTS, n(slots.len()))
+            .set_expr(format!("{OUT} = if_not_exists({OUT}, :zero)"))
+            .value(":zero", n(0)),
+    )?;
+    write_slots(tx, sku, &allowance::plan(&slots, delta))
 }
 
 #[async_trait]
@@ -41,31 +68,18 @@ impl DetectStore for DynamoStore {
         delivery.insert(TTL.into(), ttl(now, DELIVERY_TTL_SECS));
         for attempt in 0..MAX_ATTEMPTS {
             let (current, shards) = self.sku_with_entry(sku).await?;
-            let (next, outcome) =
+            let applied =
                 current
                     .snapshot
                     .stock
-                    .apply(&event.location, event.reading(), rules);
+                    .apply_reading(&event.location, event.reading(), rules);
             let mut tx = self.tx();
             tx.put("delivery", delivery.clone(), true)?;
-            if !matches!(outcome, StockOutcome::Stale | StockOutcome::Unchanged) {
-                // The level moves the hold allowance with it, spread over
-                // the slots (the catalogue's shards; never fewer than before).
-                let mut slots = current.slots.clone();
-                slots.resize(slots.len().max(usize::from(shards)), 0);
-                let level = next.level().units();
-                let delta = i64::from(level) - i64::from(current.snapshot.counters.level);
-                tx.update(
-                    "state",
-                    versioned(sku, current.version)
-                        .set(STOCK, s(stock_json(&next)))
-                        .set(LEVEL, n(level))
-                        .set(HOLD_SLOTS, n(slots.len()))
-                        .set_expr(format!("{OUT} = if_not_exists({OUT}, :zero)"))
-                        .value(":zero", n(0)),
-                )?;
-                write_slots(&mut tx, sku, &allowance::plan(&slots, delta))?;
-                let woken = match outcome {
+            // The newest reading is kept whatever it meant (a later, older
+            // delivery must meet it); only a stale one changes nothing.
+            if applied.next != current.snapshot.stock {
+                write_stock(&mut tx, sku, &current, shards, &applied.next)?;
+                let woken = match applied.outcome {
                     StockOutcome::Restock { episode, .. } => Some((WakeKind::Restock, episode)),
                     StockOutcome::TopUp { episode, .. } => Some((WakeKind::TopUp, episode)),
                     _ => None,
@@ -76,7 +90,12 @@ impl DetectStore for DynamoStore {
                 }
             }
             match self.transact(tx).await? {
-                Outcome::Done => return Ok(ApplyOutcome::Applied(outcome)),
+                Outcome::Done => {
+                    return Ok(ApplyOutcome::Applied {
+                        outcome: applied.outcome,
+                        tied: applied.tied,
+                    });
+                }
                 Outcome::Cancelled(c) if c.failed("delivery") => {
                     return Ok(ApplyOutcome::Duplicate);
                 }
@@ -132,6 +151,14 @@ impl DetectStore for DynamoStore {
                 })
             })
             .collect()
+    }
+
+    async fn first_time(&self, once: &str, now: Millis) -> Result<bool> {
+        let mut item = key(delivery_pk(&format!("once:{once}")), ONE_SK);
+        item.insert(TTL.into(), ttl(now, DELIVERY_TTL_SECS));
+        let mut tx = self.tx();
+        tx.put("once", item, true)?;
+        Ok(matches!(self.transact(tx).await?, Outcome::Done))
     }
 
     async fn heard(&self, source: &str, now: Millis) -> Result<()> {

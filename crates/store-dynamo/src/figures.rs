@@ -39,6 +39,7 @@ impl FiguresStore for DynamoStore {
             held: item.snapshot.counters.held,
             bought: item.snapshot.bought,
             lapsed: item.lapsed,
+            drifts: item.drifts,
         })
     }
 

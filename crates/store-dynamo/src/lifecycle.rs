@@ -60,9 +60,16 @@ pub(crate) fn wake(
     )
 }
 
+/// Deletes live unit `r`'s marker, whichever it has (labels `unsent` and
+/// `claimed`).
+fn unit_gone(tx: &mut Tx<'_>, r: &Request) -> Result<()> {
+    tx.delete("unsent", unit_key(&r.sku, &r.id, Marker::Unsent))?;
+    tx.delete("claimed", unit_key(&r.sku, &r.id, Marker::Claimed))
+}
+
 /// Adds the writes that end live request `r` with `to`: labelled `request`,
-/// `place`, `entry` (its queue entry, while waiting), `unsent` (an offer's
-/// unsent marker) and (when a unit is freed) `counter` and `wake`, and for
+/// `place`, `entry` (its queue entry, while waiting), `unsent` / `claimed`
+/// (a live unit's marker) and (when a unit is freed) `counter` and `wake`, and for
 /// a freed hold `slot` (its unit back in the allowance).
 pub(crate) fn finish(
     tx: &mut Tx<'_>,
@@ -93,8 +100,11 @@ pub(crate) fn finish(
     if r.state == RequestState::Unconfirmed {
         tx.delete("confirm", confirm_key(&r.sku, &r.id))?;
     }
-    if matches!(r.state, RequestState::Offered { .. }) {
-        tx.delete("unsent", unsent_key(&r.sku, &r.id))?;
+    if matches!(
+        r.state,
+        RequestState::Offered { .. } | RequestState::Held { .. }
+    ) {
+        unit_gone(tx, r)?;
     }
     if freed != Freed::Nothing {
         let mut change = Change::on(key(sku_pk(&r.sku), STATE_SK))
@@ -162,7 +172,7 @@ pub(crate) fn requeue(
     )?;
     tx.put("entry", queue_entry(&back), false)?;
     Presence::arriving(&back).write(tx, &r.sku)?;
-    tx.delete("unsent", unsent_key(&r.sku, &r.id))?;
+    unit_gone(tx, r)?;
     tx.update(
         "counter",
         Change::on(key(sku_pk(&r.sku), STATE_SK))

@@ -150,7 +150,7 @@ impl DynamoStore {
                 )?;
                 tx.delete("entry", queue_entry_key(r))?;
                 presence.leave(r);
-                tx.put("unsent", unsent_marker(sku, &r.id), false)?;
+                tx.put("unsent", unit_marker(sku, &r.id, Marker::Unsent), false)?;
                 offered.push(Offer {
                     request: Request {
                         state,
@@ -370,7 +370,8 @@ impl NotifyStore for DynamoStore {
                 .value(":e", n(episode))
                 .value(":rh", s(reserve.to_hex())),
         )?;
-        tx.delete("unsent", unsent_key(sku, id))?;
+        tx.delete("unsent", unit_key(sku, id, Marker::Unsent))?;
+        tx.put("claimed", unit_marker(sku, id, Marker::Claimed), false)?;
         Ok(match self.transact(tx).await? {
             Outcome::Done => Claim::Claimed,
             Outcome::Cancelled(c) if c.failed("opt-out") => Claim::OptedOut,
@@ -421,7 +422,8 @@ impl NotifyStore for DynamoStore {
                 .value(":offered", s("offered"))
                 .value(":e", n(episode)),
         )?;
-        tx.put("unsent", unsent_marker(sku, id), false)?;
+        tx.put("unsent", unit_marker(sku, id, Marker::Unsent), false)?;
+        tx.delete("claimed", unit_key(sku, id, Marker::Claimed))?;
         // Cancelled: the offer moved on (clicked, ended), nothing to give back.
         self.transact(tx).await.map(drop)
     }
@@ -433,8 +435,9 @@ impl NotifyStore for DynamoStore {
             .query_all(
                 self.query()
                     .consistent_read(true)
-                    .key_condition_expression(format!("{PK} = :u"))
-                    .expression_attribute_values(":u", s(unsent_pk(sku))),
+                    .key_condition_expression(format!("{PK} = :u AND begins_with({SK}, :p)"))
+                    .expression_attribute_values(":u", s(unit_pk(sku)))
+                    .expression_attribute_values(":p", s(unit_prefix(Marker::Unsent))),
             )
             .await?;
         let mut unsent = Vec::with_capacity(markers.len());

@@ -16,10 +16,6 @@ use crate::slots::write_slots;
 use crate::table::DUE_SHARDS;
 use crate::tx::{Change, Outcome};
 
-/// A counter fix that lowers a count waits until the SKU has been quiet this
-/// long, so index lag (milliseconds) cannot make a live offer look missing.
-const RECONCILE_QUIET_MS: Millis = 60_000;
-
 impl DynamoStore {
     /// Due requests of one `due` shard, at most about `limit`.
     async fn due_in_shard(&self, shard: u16, now: Millis, limit: usize) -> Result<Vec<Due>> {
@@ -82,22 +78,22 @@ impl DynamoStore {
             .map(drop)
     }
 
-    /// The SKU's live offers and holds as the base table has them. The
-    /// `units` index only picks the candidates — it lags the table, so it
-    /// can still show an offer that has just lapsed — and each candidate is
-    /// read back strongly consistent before it counts. (An offer too new
-    /// for the index is missed here: that can only make the count lower,
-    /// and a lowering waits for a quiet SKU.)
+    /// The SKU's live offers and holds as the base table has them: every
+    /// live unit's marker (a strongly consistent Query of `UNITS#<sku>`),
+    /// each request read back strongly consistent to tell an offer from a
+    /// hold.
     async fn count_units(&self, sku: &Sku) -> Result<(u32, u32)> {
-        let candidates = self
+        // Every live unit's marker, read strongly consistent: a unit made
+        // before this read is here (its marker was written with it).
+        let markers = self
             .query_all(
                 self.query()
-                    .index_name("units")
-                    .key_condition_expression(format!("{UNITS_PK} = :u"))
-                    .expression_attribute_values(":u", s(units_pk(sku))),
+                    .consistent_read(true)
+                    .key_condition_expression(format!("{PK} = :u"))
+                    .expression_attribute_values(":u", s(unit_pk(sku))),
             )
             .await?;
-        let ids = candidates
+        let mut ids = markers
             .iter()
             .map(|item| {
                 get_s(item, REQUEST_ID)?
@@ -105,6 +101,8 @@ impl DynamoStore {
                     .map_err(|e| corrupt(item, e))
             })
             .collect::<Result<Vec<_>>>()?;
+        ids.sort_unstable();
+        ids.dedup();
         let (mut offered, mut held) = (0u32, 0u32);
         for item in self
             .get_consistent(ids.iter().map(|id| key(request_pk(id), REQUEST_SK)))
@@ -191,13 +189,12 @@ impl SweepStore for DynamoStore {
         }
     }
 
-    async fn reconcile(&self, sku: &Sku, now: Millis) -> Result<Option<Drift>> {
+    async fn reconcile(&self, sku: &Sku, _now: Millis) -> Result<Option<Drift>> {
         let Some(before) = self.get(sku_pk(sku), STATE_SK).await? else {
             return Ok(None);
         };
         let slots = self.slots(sku, 0..hold_slots(Some(&before))?).await?;
         let stored = read_sku(Some(&before), slots.clone())?;
-        let touched: Millis = opt_n(&before, TOUCHED)?.unwrap_or(0);
         let (offered, held) = self.count_units(sku).await?;
         let counters = stored.snapshot.counters;
         if counters.offered == offered && counters.held == held {
@@ -208,16 +205,11 @@ impl SweepStore for DynamoStore {
             held,
             ..counters
         };
-        // Raising a count is always safe; lowering one could invite an extra
-        // shopper if the index lagged, so it waits for a quiet SKU.
-        let lowers = offered < counters.offered || held < counters.held;
-        let quiet = now - touched >= RECONCILE_QUIET_MS;
-        if lowers && !quiet {
-            return Ok(Some(Drift {
-                stored: counters,
-                counted: counters,
-            }));
-        }
+        // Both directions, on a busy SKU too: the recount read every unit's
+        // marker strongly consistent after the state item, and the write
+        // below holds only if nothing that moves a unit has written the
+        // state item or a slot since (a wave bumps `ver`, an end or a
+        // requeue moves `units_out`, a hold or its end moves a slot).
         // `units_out` and the hold allowance (`level - held`) set to the count,
         // each conditional on exactly what was read.
         let mut tx = self.tx();
@@ -225,8 +217,11 @@ impl SweepStore for DynamoStore {
             "counter",
             Change::on(key(sku_pk(sku), STATE_SK))
                 .set(OUT, n(offered + held))
-                .set_expr(format!("{VERSION} = {VERSION} + :one"))
+                .set_expr(format!(
+                    "{VERSION} = {VERSION} + :one, {DRIFTS} = if_not_exists({DRIFTS}, :zero) + :one"
+                ))
                 .value(":one", n(1))
+                .value(":zero", n(0))
                 .when(format!(
                     "{OUT} = :oldo AND {LEVEL} = :lvl AND {VERSION} = :v"
                 ))

@@ -211,3 +211,52 @@ pub fn waiting_request(
         ticket: None,
     }
 }
+
+/// Makes the SKU's stored counters say `offered` and `held` (the level
+/// kept), as a defect would leave them: reconcile's tests set a drift with
+/// this and check it is corrected.
+///
+/// # Panics
+/// When the endpoint cannot be written.
+pub async fn set_counters(store: &DynamoStore, sku: &restock_core::Sku, offered: u32, held: u32) {
+    use crate::attr::{ALLOWANCE, HOLD_SLOTS, LEVEL, OUT};
+    use crate::codec::{hold_slot_key, n, sku_pk};
+    let state = store
+        .get(sku_pk(sku), crate::codec::STATE_SK)
+        .await
+        .expect("state read")
+        .expect("a state item");
+    let level: i64 = crate::codec::opt_n(&state, LEVEL)
+        .expect("lvl")
+        .unwrap_or(0);
+    let slots: usize = crate::codec::opt_n(&state, HOLD_SLOTS)
+        .expect("hs")
+        .unwrap_or(1);
+    store
+        .client
+        .update_item()
+        .table_name(&store.table)
+        .set_key(Some(crate::codec::key(sku_pk(sku), crate::codec::STATE_SK)))
+        .update_expression(format!("SET {OUT} = :o"))
+        .expression_attribute_values(":o", n(offered + held))
+        .send()
+        .await
+        .expect("state written");
+    for slot in 0..slots.max(1) {
+        let fr = if slot == 0 {
+            level - i64::from(held)
+        } else {
+            0
+        };
+        let mut item = hold_slot_key(sku, slot);
+        item.insert(ALLOWANCE.into(), n(fr));
+        store
+            .client
+            .put_item()
+            .table_name(&store.table)
+            .set_item(Some(item))
+            .send()
+            .await
+            .expect("slot written");
+    }
+}

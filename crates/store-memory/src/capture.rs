@@ -110,7 +110,7 @@ impl CaptureStore for MemoryStore {
             }
         }
     }
-    async fn mark_bought(&self, hold: &HoldId, now: Millis) -> Result<BuyOutcome> {
+    async fn mark_bought(&self, hold: &HoldId, order: &Order, now: Millis) -> Result<BuyOutcome> {
         let mut s = self.lock();
         let Some(id) = s.holds.get(hold).copied() else {
             return Ok(BuyOutcome::NotHeld);
@@ -118,18 +118,26 @@ impl CaptureStore for MemoryStore {
         let req = s.requests[&id].clone();
         match req.state {
             RequestState::Bought { .. } => return Ok(BuyOutcome::AlreadyBought),
+            RequestState::Held { .. } if !order.has(&req.sku) => {
+                return Ok(BuyOutcome::NotInOrder(req.sku));
+            }
             RequestState::Held { .. } => {}
             _ => return Ok(BuyOutcome::NotHeld),
         }
         let (to, _) = req.state.buy().expect("held");
-        // The unit left with the shopper: it comes off the level too until the
-        // shop's next report says otherwise, so it is never offered again.
         s.finish(&id, to, Freed::Nothing, now);
         let rec = s.sku(&req.sku);
+        // The unit left with the shopper: the sale comes off the level until
+        // a reading taken after it counts it (not at all if one already has).
+        let sold = rec.snapshot.stock.sell(order.placed_at);
+        rec.snapshot.stock = sold.next;
+        rec.snapshot.counters.level = rec.snapshot.stock.level().units();
         rec.snapshot.counters.held = rec.snapshot.counters.held.saturating_sub(1);
-        rec.snapshot.counters.level = rec.snapshot.counters.level.saturating_sub(1);
         rec.snapshot.bought += 1;
-        Ok(BuyOutcome::Bought(req.sku))
+        Ok(BuyOutcome::Bought {
+            sku: req.sku,
+            tied: sold.tied,
+        })
     }
     async fn opt_out(&self, token: &OptOutToken, now: Millis) -> Result<OptOutOutcome> {
         let mut s = self.lock();
@@ -145,6 +153,7 @@ impl CaptureStore for MemoryStore {
     async fn confirm(
         &self,
         token: &LinkToken,
+        owner: TokenHash,
         lifetime_ms: Millis,
         now: Millis,
     ) -> Result<ConfirmOutcome> {
@@ -164,6 +173,9 @@ impl CaptureStore for MemoryStore {
         };
         r.state = waiting;
         r.stale_at = r.key.joined_ms + lifetime_ms;
+        // The inbox proved ownership: the joining browser's secret ends.
+        r.manage_hash = None;
+        r.inbox_hashes.push(owner);
         if let Some(consent) = &mut r.consent {
             consent.confirmed_at = Some(now);
         }

@@ -18,20 +18,23 @@ impl DetectStore for MemoryStore {
             return Ok(ApplyOutcome::Duplicate);
         }
         let rec = s.sku(sku);
-        let (next, outcome) = rec
+        let applied = rec
             .snapshot
             .stock
-            .apply(&event.location, event.reading(), rules);
-        if !matches!(outcome, StockOutcome::Stale | StockOutcome::Unchanged) {
-            rec.snapshot.counters.level = next.level().units();
-        }
-        rec.snapshot.stock = next;
-        match outcome {
+            .apply_reading(&event.location, event.reading(), rules);
+        // The newest reading is kept whatever it meant (a later, older
+        // delivery must meet it), and the level follows the state.
+        rec.snapshot.counters.level = applied.next.level().units();
+        rec.snapshot.stock = applied.next;
+        match applied.outcome {
             StockOutcome::Restock { .. } => s.wake(sku, WakeKind::Restock, now),
             StockOutcome::TopUp { .. } => s.wake(sku, WakeKind::TopUp, now),
             _ => {}
         }
-        Ok(ApplyOutcome::Applied(outcome))
+        Ok(ApplyOutcome::Applied {
+            outcome: applied.outcome,
+            tied: applied.tied,
+        })
     }
     async fn release_paused(&self, sku: &Sku, now: Millis) -> Result<Option<StockOutcome>> {
         let mut s = self.lock();
@@ -59,6 +62,9 @@ impl DetectStore for MemoryStore {
             .filter(|w| &w.sku == sku)
             .cloned()
             .collect())
+    }
+    async fn first_time(&self, key: &str, _now: Millis) -> Result<bool> {
+        Ok(self.lock().deliveries.insert(format!("once:{key}")))
     }
     async fn heard(&self, source: &str, now: Millis) -> Result<()> {
         let mut s = self.lock();

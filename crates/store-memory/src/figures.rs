@@ -28,6 +28,7 @@ impl FiguresStore for MemoryStore {
             held: counters.held,
             bought: rec.map_or(0, |r| r.snapshot.bought),
             lapsed: rec.map_or(0, |r| r.lapsed),
+            drifts: rec.map_or(0, |r| r.drifts),
         })
     }
     async fn count_mail(

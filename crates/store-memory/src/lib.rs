@@ -38,6 +38,7 @@ use restock_store::*;
 struct SkuRecord {
     snapshot: SkuSnapshot,
     lapsed: u32,
+    drifts: u32,
 }
 
 #[derive(Default)]
@@ -132,6 +133,16 @@ impl MemoryStore {
         if s.index.is_some() {
             s.index = Some(IndexView::of(&s));
         }
+    }
+
+    /// Makes the SKU's stored counters say `offered` and `held` (the level
+    /// kept), as a defect would leave them: reconcile's tests set a drift
+    /// with this and check it is corrected.
+    pub fn set_counters(&self, sku: &Sku, offered: u32, held: u32) {
+        let mut s = self.lock();
+        let counters = &mut s.sku(sku).snapshot.counters;
+        counters.offered = offered;
+        counters.held = held;
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {

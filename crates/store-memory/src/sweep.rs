@@ -66,16 +66,17 @@ impl SweepStore for MemoryStore {
                 _ => {}
             }
         }
-        let counters = &mut s.sku(sku).snapshot.counters;
-        let stored = *counters;
+        let rec = s.sku(sku);
+        let stored = rec.snapshot.counters;
         if stored.offered == offered && stored.held == held {
             return Ok(None);
         }
-        counters.offered = offered;
-        counters.held = held;
+        rec.snapshot.counters.offered = offered;
+        rec.snapshot.counters.held = held;
+        rec.drifts += 1;
         Ok(Some(Drift {
             stored,
-            counted: *counters,
+            counted: rec.snapshot.counters,
         }))
     }
     async fn heard_from(&self) -> Result<Vec<Heard>> {

@@ -310,15 +310,45 @@ pub enum OptOutOutcome {
     NotFound,
 }
 
+/// The order behind a purchase, as far as a hold is concerned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Order {
+    /// When the platform says the order was placed (ms): the sale's time,
+    /// which tells whether the shop's own stock report already counted it.
+    pub placed_at: Millis,
+    /// The SKUs of its line items, when the format lists them: a hold ends
+    /// as bought only if its item is among them.
+    pub items: Option<Vec<String>>,
+}
+
+impl Order {
+    /// Whether the order has `sku` among its line items (or lists none).
+    pub fn has(&self, sku: &Sku) -> bool {
+        self.items
+            .as_ref()
+            .is_none_or(|items| items.iter().any(|i| i == sku.as_str()))
+    }
+}
+
 /// What a purchase report amounted to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BuyOutcome {
     /// The hold ended as bought.
-    Bought(Sku),
+    Bought {
+        /// The hold's item.
+        sku: Sku,
+        /// The order was placed at the same instant as the item's newest
+        /// reading: whether that reading counts the sale cannot be told, so
+        /// the platform should be asked for the level now.
+        tied: bool,
+    },
     /// Already recorded (a retried delivery).
     AlreadyBought,
     /// No live hold with that id (expired and released, or unknown).
     NotHeld,
+    /// The order does not have the hold's item: the hold is left as it is
+    /// and the level untouched (the team looks).
+    NotInOrder(Sku),
 }
 
 /// What applying a stock event amounted to.
@@ -327,7 +357,23 @@ pub enum ApplyOutcome {
     /// This delivery was applied before: nothing changed.
     Duplicate,
     /// Applied; what it meant.
-    Applied(StockOutcome),
+    Applied {
+        /// What the reading meant.
+        outcome: StockOutcome,
+        /// It tied with a reading or sale of the same instant and another
+        /// level: the lower stands, and the platform should be asked now.
+        tied: bool,
+    },
+}
+
+impl ApplyOutcome {
+    /// What the reading meant, unless it was a duplicate.
+    pub fn outcome(&self) -> Option<&StockOutcome> {
+        match self {
+            Self::Duplicate => None,
+            Self::Applied { outcome, .. } => Some(outcome),
+        }
+    }
 }
 
 /// Why notify should look at a SKU: carried by the stream.
@@ -521,6 +567,8 @@ pub struct SkuStats {
     pub bought: u32,
     /// Offers not clicked in time.
     pub lapsed: u32,
+    /// Times reconcile found the counters wrong and corrected them.
+    pub drifts: u32,
 }
 
 /// A rate limit's verdict.

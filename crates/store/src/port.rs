@@ -67,17 +67,24 @@ pub trait CaptureStore: Send + Sync {
         now: Millis,
         window: Window,
     ) -> Result<HoldOutcome>;
-    /// A purchase used a hold.
-    async fn mark_bought(&self, hold: &HoldId, now: Millis) -> Result<BuyOutcome>;
+    /// A purchase used a hold: the hold ends as bought and the sale lowers
+    /// the level once (not at all when the item's newest reading was taken
+    /// after the order, so it already counts the sale). Changes nothing when
+    /// the order does not have the hold's item.
+    async fn mark_bought(&self, hold: &HoldId, order: &Order, now: Millis) -> Result<BuyOutcome>;
     /// Opts out the contact behind an opt-out link, for good.
     async fn opt_out(&self, token: &OptOutToken, now: Millis) -> Result<OptOutOutcome>;
     /// Follows a confirmation link (double opt-in): an unconfirmed sign-up
     /// joins the queue at the place it signed up at, its wait lasting
     /// `lifetime_ms` from then; its consent records when. Conditional on the
-    /// link and on the sign-up still unconfirmed.
+    /// link and on the sign-up still unconfirmed. Confirming proves who owns
+    /// the contact: the joining browser's manage secret stops working, and
+    /// `owner` (the hash of a manage link for the confirmation page) joins
+    /// the inbox manage links.
     async fn confirm(
         &self,
         token: &restock_core::LinkToken,
+        owner: restock_core::TokenHash,
         lifetime_ms: Millis,
         now: Millis,
     ) -> Result<ConfirmOutcome>;
@@ -115,6 +122,9 @@ pub trait DetectStore: Send + Sync {
     /// Notes that a verified stock delivery came from `source` at `now`
     /// (the silence check's evidence that the platform still delivers).
     async fn heard(&self, source: &str, now: Millis) -> Result<()>;
+    /// True the first time `key` is named (kept 7 days): for telling the
+    /// team of something once however often its delivery is retried.
+    async fn first_time(&self, key: &str, now: Millis) -> Result<bool>;
 }
 
 /// notify: waves of offers, and each notice's fate.

@@ -243,12 +243,22 @@ pub(super) async fn confirm(State(s): Shared, Path(token_text): Path<String>) ->
     let result = async {
         let settings = s.settings().await?;
         let now = s.clock.now_ms();
+        // Whoever follows the link from the inbox owns the place: a manage
+        // link of their own replaces the one the signing-up browser kept.
+        let owner = LinkToken::new(token.sku().clone(), token.request(), s.random());
         let outcome = s
             .store
-            .confirm(&token, settings.request_lifetime.as_millis(), now)
+            .confirm(
+                &token,
+                owner.secret_hash(),
+                settings.request_lifetime.as_millis(),
+                now,
+            )
             .await?;
+        let mut manage = None;
         let r = match outcome {
             ConfirmOutcome::Confirmed(r) => {
+                manage = Some(owner);
                 tracing::info!(sku = %r.sku, contact = %r.contact.masked(), "sign-up confirmed");
                 let confirmed = restock_core::feedback::MailDay {
                     confirmed: 1,
@@ -268,11 +278,18 @@ pub(super) async fn confirm(State(s): Shared, Path(token_text): Path<String>) ->
             .map_or_else(|| r.sku.to_string(), |e| e.name.clone());
         let shards = entry.map_or(1, |e| e.shards);
         let position = s.store.position(&r, shards).await?;
-        let body = match position {
+        let mut body = match position {
             Some(p) => text(&format!(
                 "You're number {p} in line for {name}. We'll tell you once, as soon as it's back."
             )),
             None => text(&format!("You're on the list for {name}.")),
+        };
+        body += &match manage {
+            Some(link) => format!(
+                "<p><a href=\"{}\">See or leave your place</a> (keep this link: it is yours alone).</p>",
+                settings.link("m", &link)
+            ),
+            None => text("To see or leave your place, use the link in any email we sent you."),
         };
         Ok::<_, AppError>(page(StatusCode::OK, "You're on the list", &body))
     };

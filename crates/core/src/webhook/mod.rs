@@ -102,6 +102,8 @@ pub struct OrderEvent {
     pub hold: HoldId,
     /// The shop's order id, for the record.
     pub order_id: Option<String>,
+    /// When the order was placed (`at`), if the body says.
+    pub placed_at: Option<OffsetDateTime>,
 }
 
 /// Why a delivery was refused. The HTTP status follows from the variant.
@@ -147,6 +149,9 @@ pub struct PaidOrder {
     pub holds: Vec<crate::ids::HoldId>,
     /// The SKUs of its line items.
     pub skus: Vec<String>,
+    /// When the platform says the order was placed (the sale's time, which
+    /// the shop's own stock report is compared with), if the payload says.
+    pub placed_at: Option<OffsetDateTime>,
 }
 
 /// What an order delivery amounts to.

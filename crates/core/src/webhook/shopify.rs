@@ -46,6 +46,9 @@ struct NoteAttribute {
 #[derive(Deserialize)]
 struct Order {
     id: u64,
+    /// When the order was placed: Shopify takes the stock at creation.
+    #[serde(default, with = "time::serde::rfc3339::option")]
+    created_at: Option<OffsetDateTime>,
     #[serde(default)]
     financial_status: Option<String>,
     #[serde(default)]
@@ -94,6 +97,7 @@ pub fn parse_order(
         order_id: order.id,
         holds,
         skus: super::skus_in(order.line_items),
+        placed_at: order.created_at,
     }))
 }
 

@@ -176,6 +176,8 @@ pub fn parse_stock(
 struct OrderBody {
     hold: String,
     order_id: Option<String>,
+    #[serde(default, with = "time::serde::rfc3339::option")]
+    at: Option<OffsetDateTime>,
 }
 
 /// Verifies and parses an order delivery.
@@ -190,7 +192,9 @@ pub fn parse_order(
 ) -> Result<OrderEvent, WebhookError> {
     let id = verify(keys, headers, body, now)?.trim().to_owned();
     let order: OrderBody = serde_json::from_slice(body).map_err(|e| {
-        WebhookError::Malformed(format!("expected {{\"hold\", \"order_id\"?}} ({e})"))
+        WebhookError::Malformed(format!(
+            "expected {{\"hold\", \"order_id\"?, \"at\"?}} ({e})"
+        ))
     })?;
     let hold: HoldId = order
         .hold
@@ -200,6 +204,7 @@ pub fn parse_order(
         delivery_id: id,
         hold,
         order_id: order.order_id,
+        placed_at: order.at,
     })
 }
 

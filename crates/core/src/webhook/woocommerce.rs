@@ -71,6 +71,12 @@ struct MetaField {
 struct Order {
     id: u64,
     status: String,
+    /// WooCommerce reduces stock when an order is paid (or created, for
+    /// payment on delivery): the sale's time is the first of these present.
+    #[serde(default)]
+    date_paid_gmt: Option<String>,
+    #[serde(default)]
+    date_created_gmt: Option<String>,
     #[serde(default)]
     meta_data: Vec<MetaField>,
     #[serde(default)]
@@ -116,6 +122,11 @@ pub fn parse_order(
         order_id: order.id,
         holds: super::holds_in(order.meta_data.iter().map(|m| (m.key.as_str(), &m.value))),
         skus: super::skus_in(order.line_items),
+        placed_at: order
+            .date_paid_gmt
+            .or(order.date_created_gmt)
+            .as_deref()
+            .and_then(|t| gmt(t).ok()),
     }))
 }
 
@@ -166,14 +177,9 @@ pub fn parse(
         _ => Level::Untracked,
     };
     let at = match product.date_modified_gmt.as_deref() {
-        Some(text) => {
-            let format = format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]");
-            PrimitiveDateTime::parse(text, format)
-                .map_err(|_| {
-                    WebhookError::Malformed("date_modified_gmt is not YYYY-MM-DDTHH:MM:SS".into())
-                })?
-                .assume_utc()
-        }
+        Some(text) => gmt(text).map_err(|_| {
+            WebhookError::Malformed("date_modified_gmt is not YYYY-MM-DDTHH:MM:SS".into())
+        })?,
         None => now,
     };
     Ok(Delivery::Stock(StockEvent {
@@ -186,6 +192,12 @@ pub fn parse(
         level,
         at,
     }))
+}
+
+/// WooCommerce's `*_gmt` dates: `YYYY-MM-DDTHH:MM:SS`, UTC, whole seconds.
+fn gmt(text: &str) -> Result<OffsetDateTime, time::error::Parse> {
+    let format = format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]");
+    PrimitiveDateTime::parse(text, format).map(PrimitiveDateTime::assume_utc)
 }
 
 fn ping_id(body: &[u8]) -> Option<u64> {

@@ -272,7 +272,17 @@ async fn clicks_over_sixteen_hold_slots_hold_exactly_the_units_left_however_the_
     // Five holders buy: the level and the holds fall together.
     let held: Vec<HoldId> = holds_in(&outcomes).into_iter().take(5).collect();
     for hold in &held {
-        store.mark_bought(hold, T0 + 400).await.unwrap();
+        store
+            .mark_bought(
+                hold,
+                &restock_store::Order {
+                    placed_at: T0 + 400,
+                    items: None,
+                },
+                T0 + 400,
+            )
+            .await
+            .unwrap();
     }
     let c = store.snapshot(&sku()).await.unwrap().counters;
     assert_eq!((c.level, c.held), (25, 32), "{c:?}");

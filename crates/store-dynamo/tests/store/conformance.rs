@@ -72,6 +72,14 @@ conformance!(
     a_confirmation_is_claimed_once_and_a_claim_given_back_is_pending_again,
     an_unconfirmed_sign_up_ends_with_its_window_and_is_forgotten,
     forgetting_a_contact_erases_its_requests_and_keeps_only_the_opt_out,
+    a_late_reading_older_than_one_of_the_same_level_is_stale,
+    readings_at_the_same_instant_keep_the_lower_level_and_ask_to_settle,
+    a_sale_the_shop_reported_first_leaves_no_phantom_hold,
+    a_sale_reported_before_the_shop_s_webhook_lowers_the_level_once,
+    the_last_unit_sold_then_a_restock_of_one_tells_the_next_in_line,
+    an_order_without_the_hold_s_item_leaves_the_hold_and_the_level,
+    reconcile_corrects_counters_up_and_down_on_a_busy_item,
+    confirming_ends_the_joining_browser_s_power_over_the_place,
 );
 
 const CHAIR: &str = "CHAIR-WAL";
@@ -150,10 +158,13 @@ async fn the_walnut_chair_story(app: App) {
     );
 
     let now = T0 + 15 * DAY;
-    let ApplyOutcome::Applied(StockOutcome::Restock {
-        episode: 1,
-        level: 4,
-    }) = app.level(CHAIR, 4, now, "d1").await
+    let ApplyOutcome::Applied {
+        outcome: StockOutcome::Restock {
+            episode: 1,
+            level: 4,
+        },
+        ..
+    } = app.level(CHAIR, 4, now, "d1").await
     else {
         panic!("a crossing to 4 is a restock")
     };
@@ -403,7 +414,10 @@ async fn sold_out_again_returns_the_shopper_to_the_front(app: App) {
 async fn duplicate_and_older_stock_events_change_nothing(app: App) {
     assert!(matches!(
         app.level(CHAIR, 4, T0 + 10, "d1").await,
-        ApplyOutcome::Applied(StockOutcome::Restock { .. })
+        ApplyOutcome::Applied {
+            outcome: StockOutcome::Restock { .. },
+            ..
+        }
     ));
     assert_eq!(
         app.level(CHAIR, 4, T0 + 10, "d1").await,
@@ -411,7 +425,10 @@ async fn duplicate_and_older_stock_events_change_nothing(app: App) {
     );
     assert_eq!(
         app.level(CHAIR, 0, T0 + 5, "d0").await,
-        ApplyOutcome::Applied(StockOutcome::Stale)
+        ApplyOutcome::Applied {
+            outcome: StockOutcome::Stale,
+            tied: false
+        }
     );
     assert_eq!(
         app.level(CHAIR, 0, T0 + 5, "d0").await,
@@ -466,11 +483,14 @@ async fn top_ups_offer_more_units_in_the_same_restock(app: App) {
     let top = app.level(CHAIR, 4, T0 + 20, "d2").await;
     assert_eq!(
         top,
-        ApplyOutcome::Applied(StockOutcome::TopUp {
-            episode: 1,
-            level: 4,
-            added: 2
-        })
+        ApplyOutcome::Applied {
+            outcome: StockOutcome::TopUp {
+                episode: 1,
+                level: 4,
+                added: 2
+            },
+            tied: false
+        }
     );
     let wave = app.wave(CHAIR, T0 + 20).await;
     assert_eq!(wave.episode, 1);
@@ -484,7 +504,10 @@ async fn an_escalated_restock_waits_for_release(app: App) {
     assert!(
         matches!(
             outcome,
-            ApplyOutcome::Applied(StockOutcome::Escalated { .. })
+            ApplyOutcome::Applied {
+                outcome: StockOutcome::Escalated { .. },
+                ..
+            }
         ),
         "{outcome:?}"
     );
@@ -694,16 +717,25 @@ async fn a_purchase_ends_the_hold_and_takes_the_unit_off_the_level(app: App) {
         .await
         .unwrap();
     assert_eq!(
-        app.store.mark_bought(&hold, T0 + 2 * MIN).await.unwrap(),
-        BuyOutcome::Bought(sku(CHAIR))
+        app.store
+            .mark_bought(&hold, &order_at(T0 + 2 * MIN), T0 + 2 * MIN)
+            .await
+            .unwrap(),
+        BuyOutcome::Bought {
+            sku: sku(CHAIR),
+            tied: false
+        }
     );
     assert_eq!(
-        app.store.mark_bought(&hold, T0 + 3 * MIN).await.unwrap(),
+        app.store
+            .mark_bought(&hold, &order_at(T0 + 2 * MIN), T0 + 3 * MIN)
+            .await
+            .unwrap(),
         BuyOutcome::AlreadyBought
     );
     assert_eq!(
         app.store
-            .mark_bought(&HoldId::from_random([9; 16]), T0)
+            .mark_bought(&HoldId::from_random([9; 16]), &order_at(T0), T0)
             .await
             .unwrap(),
         BuyOutcome::NotHeld
@@ -1378,14 +1410,14 @@ async fn an_unconfirmed_sign_up_keeps_its_place_but_is_offered_nothing_until_con
     let wrong = LinkToken::new(sku(CHAIR), ann.id, [9; 16]);
     assert_eq!(
         app.store
-            .confirm(&wrong, LIFETIME.as_millis(), T0 + 3 * MIN)
+            .confirm(&wrong, owner(), LIFETIME.as_millis(), T0 + 3 * MIN)
             .await
             .unwrap(),
         ConfirmOutcome::Refused
     );
     let ConfirmOutcome::Confirmed(confirmed) = app
         .store
-        .confirm(&link, LIFETIME.as_millis(), T0 + 3 * MIN)
+        .confirm(&link, owner(), LIFETIME.as_millis(), T0 + 3 * MIN)
         .await
         .unwrap()
     else {
@@ -1401,7 +1433,7 @@ async fn an_unconfirmed_sign_up_keeps_its_place_but_is_offered_nothing_until_con
     );
     assert_eq!(stored.consent.as_ref().unwrap().version, "2026-11");
     assert!(matches!(
-        app.store.confirm(&link, LIFETIME.as_millis(), T0 + 4 * MIN).await.unwrap(),
+        app.store.confirm(&link, owner(), LIFETIME.as_millis(), T0 + 4 * MIN).await.unwrap(),
         ConfirmOutcome::AlreadyConfirmed(r) if r.id == ann.id
     ));
     let queue: Vec<_> = app
@@ -1451,7 +1483,7 @@ async fn a_confirmation_is_claimed_once_and_a_claim_given_back_is_pending_again(
     assert_eq!(pending.iter().map(|r| r.id).collect::<Vec<_>>(), [ann.id]);
     assert_eq!(
         app.store
-            .confirm(&link, LIFETIME.as_millis(), T0 + MIN)
+            .confirm(&link, owner(), LIFETIME.as_millis(), T0 + MIN)
             .await
             .unwrap(),
         ConfirmOutcome::Refused
@@ -1474,7 +1506,7 @@ async fn a_confirmation_is_claimed_once_and_a_claim_given_back_is_pending_again(
     );
     assert!(matches!(
         app.store
-            .confirm(&link, LIFETIME.as_millis(), T0 + MIN)
+            .confirm(&link, owner(), LIFETIME.as_millis(), T0 + MIN)
             .await
             .unwrap(),
         ConfirmOutcome::Confirmed(_)
@@ -1503,7 +1535,7 @@ async fn an_unconfirmed_sign_up_ends_with_its_window_and_is_forgotten(app: App) 
     assert_eq!(app.store.request(&ann.id).await.unwrap(), None, "forgotten");
     assert_eq!(
         app.store
-            .confirm(&link, LIFETIME.as_millis(), T0 + 2 * DAY)
+            .confirm(&link, owner(), LIFETIME.as_millis(), T0 + 2 * DAY)
             .await
             .unwrap(),
         ConfirmOutcome::Refused
@@ -1571,4 +1603,306 @@ async fn forgetting_a_contact_erases_its_requests_and_keeps_only_the_opt_out(app
             .erased,
         0
     );
+}
+
+/// Issue: a retried delivery, older than a reading already applied at the
+/// same level, was applied as a rise on DynamoDB (the newer reading had not
+/// been kept because it changed nothing) and invited people for units that
+/// were gone.
+async fn a_late_reading_older_than_one_of_the_same_level_is_stale(app: App) {
+    for i in 0..5 {
+        app.join(CHAIR, i, T0 + i as i64).await;
+    }
+    app.level(CHAIR, 2, T0 + 10_000, "d1").await;
+    assert_eq!(app.wave(CHAIR, T0 + 10_000).await.offers.len(), 2);
+    // The newer reading says the same: nothing to tell, but it is kept.
+    assert_eq!(
+        app.level(CHAIR, 2, T0 + 30_000, "d2").await,
+        ApplyOutcome::Applied {
+            outcome: StockOutcome::Unchanged,
+            tied: false
+        }
+    );
+    // The retry of a reading taken between the two arrives last.
+    assert_eq!(
+        app.level(CHAIR, 5, T0 + 20_000, "d3").await,
+        ApplyOutcome::Applied {
+            outcome: StockOutcome::Stale,
+            tied: false
+        }
+    );
+    let snap = app.store.snapshot(&sku(CHAIR)).await.unwrap();
+    assert_eq!(snap.counters.level, 2);
+    assert!(app.wave(CHAIR, T0 + 40_000).await.offers.is_empty());
+    app.assert_never_oversold(CHAIR).await;
+}
+
+/// Two readings of one location at the same instant (WooCommerce dates
+/// are whole seconds): the lower level stands whatever order they arrive
+/// in, and the store says the tie needs settling by the platform.
+async fn readings_at_the_same_instant_keep_the_lower_level_and_ask_to_settle(app: App) {
+    app.join(CHAIR, 0, T0).await;
+    app.level(CHAIR, 3, T0 + 1_000, "d1").await;
+    assert_eq!(
+        app.level(CHAIR, 0, T0 + 5_000, "d2").await,
+        ApplyOutcome::Applied {
+            outcome: StockOutcome::SoldOut { level: 0 },
+            tied: false
+        }
+    );
+    // The restock in the same second as the sell-out.
+    assert_eq!(
+        app.level(CHAIR, 4, T0 + 5_000, "d3").await,
+        ApplyOutcome::Applied {
+            outcome: StockOutcome::Stale,
+            tied: true
+        }
+    );
+    assert_eq!(
+        app.store
+            .snapshot(&sku(CHAIR))
+            .await
+            .unwrap()
+            .counters
+            .level,
+        0
+    );
+}
+
+async fn held_unit(app: &App, level: u32, at: restock_core::Millis) -> HoldId {
+    app.join(CHAIR, 0, T0).await;
+    app.level(CHAIR, level, at, "d1").await;
+    let wave = app.wave(CHAIR, at).await;
+    let hold = HoldId::from_random(app.bytes());
+    assert!(matches!(
+        app.store
+            .take_hold(&wave.offers[0].reserve, hold, 1, at + 1_000, WINDOW)
+            .await
+            .unwrap(),
+        HoldOutcome::Held { .. }
+    ));
+    hold
+}
+
+/// Issue: Shopify lowers the level at checkout (a webhook to 0) and then
+/// sends the order; the purchase lowered the level again, saturated at 0,
+/// and left a held unit nobody held, so the next restock of one told nobody.
+async fn a_sale_the_shop_reported_first_leaves_no_phantom_hold(app: App) {
+    let hold = held_unit(&app, 1, T0 + MIN).await;
+    app.join(CHAIR, 1, T0 + 1).await;
+    // Checkout at +3 min; the shop's webhook (taken after it) arrives first.
+    app.level(CHAIR, 0, T0 + 3 * MIN + 1_000, "d2").await;
+    assert_eq!(
+        app.store
+            .mark_bought(&hold, &order_at(T0 + 3 * MIN), T0 + 4 * MIN)
+            .await
+            .unwrap(),
+        BuyOutcome::Bought {
+            sku: sku(CHAIR),
+            tied: false
+        }
+    );
+    let snap = app.store.snapshot(&sku(CHAIR)).await.unwrap();
+    assert_eq!(
+        (
+            snap.counters.level,
+            snap.counters.held,
+            snap.counters.offered
+        ),
+        (0, 0, 0)
+    );
+    app.level(CHAIR, 1, T0 + 10 * MIN, "d3").await;
+    let wave = app.wave(CHAIR, T0 + 10 * MIN).await;
+    assert_eq!(
+        wave.offers.len(),
+        1,
+        "a restock of one tells the next in line"
+    );
+    app.settle().await;
+    assert_eq!(
+        app.store
+            .reconcile(&sku(CHAIR), T0 + 11 * MIN)
+            .await
+            .unwrap(),
+        None
+    );
+}
+
+/// The order arrives before the shop's own webhook: the sale lowers the
+/// level at once, and the webhook that counts it does not lower it again.
+async fn a_sale_reported_before_the_shop_s_webhook_lowers_the_level_once(app: App) {
+    let hold = held_unit(&app, 3, T0 + MIN).await;
+    app.store
+        .mark_bought(&hold, &order_at(T0 + 3 * MIN), T0 + 3 * MIN)
+        .await
+        .unwrap();
+    let snap = app.store.snapshot(&sku(CHAIR)).await.unwrap();
+    assert_eq!((snap.counters.level, snap.counters.held), (2, 0));
+    // The shop's webhook, taken after the sale, says 2 too: unchanged.
+    let applied = app.level(CHAIR, 2, T0 + 3 * MIN + 1_000, "d2").await;
+    assert_eq!(applied.outcome(), Some(&StockOutcome::Unchanged));
+    assert_eq!(
+        app.store
+            .snapshot(&sku(CHAIR))
+            .await
+            .unwrap()
+            .counters
+            .level,
+        2
+    );
+    // And the other way round, the shop first: level 2 → 1 once.
+    let second = HoldId::from_random(app.bytes());
+    app.join(CHAIR, 5, T0 + 2).await;
+    let wave = app.wave(CHAIR, T0 + 4 * MIN).await;
+    app.store
+        .take_hold(&wave.offers[0].reserve, second, 1, T0 + 5 * MIN, WINDOW)
+        .await
+        .unwrap();
+    app.level(CHAIR, 1, T0 + 6 * MIN + 1_000, "d3").await;
+    app.store
+        .mark_bought(&second, &order_at(T0 + 6 * MIN), T0 + 7 * MIN)
+        .await
+        .unwrap();
+    let snap = app.store.snapshot(&sku(CHAIR)).await.unwrap();
+    assert_eq!((snap.counters.level, snap.counters.held), (1, 0));
+}
+
+/// The last unit sells with the order first, the shop's webhook to 0 after;
+/// the next restock of one is offered to the next shopper.
+async fn the_last_unit_sold_then_a_restock_of_one_tells_the_next_in_line(app: App) {
+    let hold = held_unit(&app, 1, T0 + MIN).await;
+    app.join(CHAIR, 1, T0 + 1).await;
+    app.store
+        .mark_bought(&hold, &order_at(T0 + 3 * MIN), T0 + 3 * MIN)
+        .await
+        .unwrap();
+    let snap = app.store.snapshot(&sku(CHAIR)).await.unwrap();
+    assert_eq!((snap.counters.level, snap.counters.held), (0, 0));
+    assert!(
+        !snap.stock.in_stock,
+        "selling the last unit re-arms the item"
+    );
+    app.level(CHAIR, 0, T0 + 3 * MIN + 1_000, "d2").await;
+    let applied = app.level(CHAIR, 1, T0 + 20 * MIN, "d3").await;
+    assert!(matches!(
+        applied.outcome(),
+        Some(StockOutcome::Restock { level: 1, .. })
+    ));
+    assert_eq!(app.wave(CHAIR, T0 + 20 * MIN).await.offers.len(), 1);
+}
+
+/// Issue: an order naming a hold but not its item ended the hold as bought
+/// and lowered the level.
+async fn an_order_without_the_hold_s_item_leaves_the_hold_and_the_level(app: App) {
+    let hold = held_unit(&app, 2, T0 + MIN).await;
+    let other = restock_store::Order {
+        placed_at: T0 + 2 * MIN,
+        items: Some(vec!["THROW-OAT".into()]),
+    };
+    assert_eq!(
+        app.store
+            .mark_bought(&hold, &other, T0 + 2 * MIN)
+            .await
+            .unwrap(),
+        BuyOutcome::NotInOrder(sku(CHAIR))
+    );
+    let snap = app.store.snapshot(&sku(CHAIR)).await.unwrap();
+    assert_eq!(
+        (snap.counters.level, snap.counters.held, snap.bought),
+        (2, 1, 0)
+    );
+    let with = restock_store::Order {
+        placed_at: T0 + 2 * MIN,
+        items: Some(vec!["THROW-OAT".into(), CHAIR.into()]),
+    };
+    assert!(matches!(
+        app.store
+            .mark_bought(&hold, &with, T0 + 2 * MIN)
+            .await
+            .unwrap(),
+        BuyOutcome::Bought { .. }
+    ));
+}
+
+/// Issue: reconcile lowered a count only on an item quiet for a minute, so
+/// a busy item's drift was never repaired. Now both directions, at once.
+async fn reconcile_corrects_counters_up_and_down_on_a_busy_item(app: App) {
+    for i in 0..4 {
+        app.join(CHAIR, i, T0 + i as i64).await;
+    }
+    app.level(CHAIR, 4, T0 + 10, "d1").await;
+    let wave = app.wave(CHAIR, T0 + 10).await;
+    app.store
+        .take_hold(
+            &wave.offers[0].reserve,
+            HoldId::from_random(app.bytes()),
+            1,
+            T0 + 20,
+            WINDOW,
+        )
+        .await
+        .unwrap();
+    // Too high (a phantom hold and a phantom offer), on an item touched
+    // this very millisecond.
+    app.set_counters(CHAIR, 4, 2).await;
+    let drift = app
+        .store
+        .reconcile(&sku(CHAIR), T0 + 20)
+        .await
+        .unwrap()
+        .expect("a drift");
+    assert_eq!((drift.stored.offered, drift.stored.held), (4, 2));
+    assert_eq!((drift.counted.offered, drift.counted.held), (3, 1));
+    let snap = app.store.snapshot(&sku(CHAIR)).await.unwrap();
+    assert_eq!((snap.counters.offered, snap.counters.held), (3, 1));
+    // Too low.
+    app.set_counters(CHAIR, 1, 0).await;
+    let drift = app
+        .store
+        .reconcile(&sku(CHAIR), T0 + 21)
+        .await
+        .unwrap()
+        .expect("a drift");
+    assert_eq!((drift.counted.offered, drift.counted.held), (3, 1));
+    let snap = app.store.snapshot(&sku(CHAIR)).await.unwrap();
+    assert_eq!((snap.counters.offered, snap.counters.held), (3, 1));
+    assert_eq!(
+        app.store.reconcile(&sku(CHAIR), T0 + 22).await.unwrap(),
+        None
+    );
+    assert_eq!(app.store.stats(&sku(CHAIR), 1).await.unwrap().drifts, 2);
+    // The hold still holds exactly what is left.
+    app.assert_never_oversold(CHAIR).await;
+}
+
+/// Issue: whoever typed an address first kept power over the request after
+/// its owner confirmed it from their inbox.
+async fn confirming_ends_the_joining_browser_s_power_over_the_place(app: App) {
+    let browser = LinkToken::new(
+        sku(CHAIR),
+        restock_core::RequestId::from_random([1; 16]),
+        [2; 16],
+    );
+    let r = app
+        .sign_up_managed(CHAIR, 0, T0, Some(browser.secret_hash()))
+        .await;
+    let browser = LinkToken::new(sku(CHAIR), r.id, [2; 16]);
+    assert!(r.manage_link_is(&browser));
+    let (_, link) = app.claim_confirmation(&r).await;
+    let owner = LinkToken::new(sku(CHAIR), r.id, [3; 16]);
+    let ConfirmOutcome::Confirmed(confirmed) = app
+        .store
+        .confirm(&link, owner.secret_hash(), LIFETIME.as_millis(), T0 + MIN)
+        .await
+        .unwrap()
+    else {
+        panic!("confirmed")
+    };
+    assert!(!confirmed.manage_link_is(&browser));
+    let stored = app.store.request(&r.id).await.unwrap().unwrap();
+    assert!(
+        !stored.manage_link_is(&browser),
+        "the browser's token no longer manages it"
+    );
+    assert!(stored.manage_link_is(&owner), "the owner's link does");
 }

@@ -31,7 +31,14 @@ pub const LIFETIME: Window = Window::from_secs(90 * 86_400);
 pub struct App {
     pub store: Arc<dyn Store>,
     lag: Lag,
+    drift: Drifter,
     random: Mutex<Box<dyn FnMut() -> [u8; 16] + Send>>,
+}
+
+/// How a test makes the stored counters wrong.
+enum Drifter {
+    Memory(Arc<restock_store_memory::MemoryStore>),
+    Dynamo(Arc<restock_store_dynamo::DynamoStore>),
 }
 
 /// How the store's index reads trail its writes.
@@ -44,21 +51,25 @@ enum Lag {
 }
 
 pub async fn memory() -> App {
-    App::new(
-        Arc::new(restock_store_memory::MemoryStore::new()),
-        Lag::None,
-    )
+    let store = Arc::new(restock_store_memory::MemoryStore::new());
+    App::new(store.clone(), Lag::None, Drifter::Memory(store))
 }
 
 pub async fn memory_lagging() -> App {
     let store = Arc::new(restock_store_memory::MemoryStore::lagging());
-    App::new(store.clone(), Lag::Memory(store))
+    App::new(
+        store.clone(),
+        Lag::Memory(store.clone()),
+        Drifter::Memory(store),
+    )
 }
 
 pub async fn dynamo() -> App {
+    let store = Arc::new(testing::dynamo_store().await);
     App::new(
-        Arc::new(testing::dynamo_store().await),
+        store.clone(),
         Lag::Dynamo(testing::index_lag()),
+        Drifter::Dynamo(store),
     )
 }
 
@@ -80,10 +91,11 @@ pub fn params(shards: u16) -> WaveParams {
 }
 
 impl App {
-    fn new(store: Arc<dyn Store>, lag: Lag) -> Self {
+    fn new(store: Arc<dyn Store>, lag: Lag, drift: Drifter) -> Self {
         Self {
             store,
             lag,
+            drift,
             random: Mutex::new(Box::new(testing::random(7))),
         }
     }
@@ -99,6 +111,14 @@ impl App {
             Lag::None => {}
             Lag::Memory(store) => store.catch_up(),
             Lag::Dynamo(lag) => tokio::time::sleep(*lag * 2).await,
+        }
+    }
+
+    /// Makes the stored counters of `s` say `offered` and `held`.
+    pub async fn set_counters(&self, s: &str, offered: u32, held: u32) {
+        match &self.drift {
+            Drifter::Memory(store) => store.set_counters(&sku(s), offered, held),
+            Drifter::Dynamo(store) => testing::set_counters(store, &sku(s), offered, held).await,
         }
     }
 
@@ -138,6 +158,18 @@ impl App {
 
     /// Shopper `i` signs up with double opt-in (a 48h confirmation window).
     pub async fn sign_up(&self, s: &str, i: usize, now: Millis) -> Request {
+        self.sign_up_managed(s, i, now, None).await
+    }
+
+    /// [`Self::sign_up`], the joining browser keeping a manage secret
+    /// hashing to `manage`.
+    pub async fn sign_up_managed(
+        &self,
+        s: &str,
+        i: usize,
+        now: Millis,
+        manage: Option<TokenHash>,
+    ) -> Request {
         let contact = email(i);
         let new = NewRequest {
             id: RequestId::from_random(self.bytes()),
@@ -148,7 +180,7 @@ impl App {
             now,
             shards: 2,
             lifetime_ms: LIFETIME.as_millis(),
-            manage_hash: None,
+            manage_hash: manage,
             confirm_window_ms: Some(2 * DAY),
             consent: Some(Consent {
                 version: "2026-11".into(),
@@ -260,4 +292,22 @@ impl App {
         let c = self.store.snapshot(&sku(s)).await.unwrap().counters;
         assert!(c.offered + c.held <= c.level, "oversold: {c:?}");
     }
+}
+
+/// An order placed at `at` that lists no line items (the generic format).
+pub fn order_at(at: Millis) -> restock_store::Order {
+    restock_store::Order {
+        placed_at: at,
+        items: None,
+    }
+}
+
+/// A manage link's hash for whoever confirms (the confirmation page's).
+pub fn owner() -> restock_core::TokenHash {
+    restock_core::LinkToken::new(
+        sku("CHAIR-WAL"),
+        restock_core::RequestId::from_random([7; 16]),
+        [8; 16],
+    )
+    .secret_hash()
 }

@@ -1,0 +1,544 @@
+//! Two stores, one truth: the same randomised history runs through the real
+//! routers on the in-memory store (the reference) and on the DynamoDB store
+//! (moto behind the strict double), step by step, and after every step
+//! everything a person can observe is compared: each answer's status, who
+//! was sent what and in which order, every request's state and place in
+//! line, every item's stock state and counters, and `restock stats`. Any
+//! difference fails with the shortest history that shows it (proptest
+//! shrinks it).
+//!
+//! The shop behaves as real shops do: stock readings per location, sent
+//! late, twice, out of order and tied to the second; orders placed before or
+//! after the shop's own stock report; the last unit sold; shards raised on a
+//! live item.
+
+use std::sync::Arc;
+
+use proptest::prelude::*;
+use restock_app::ports::{Clock, Outbox};
+use restock_core::{RequestId, RequestState, Sku};
+use restock_e2e::*;
+
+use super::histories::dynamo_world;
+
+const SKUS: [&str; 2] = [CHAIR, "THROW-OAT"];
+const SHOPPERS: u8 = 5;
+const LOCATIONS: [&str; 2] = ["default", "warehouse"];
+
+/// One step of a history; both worlds take it.
+#[derive(Debug, Clone)]
+pub enum Op {
+    Join {
+        who: u8,
+        sku: usize,
+    },
+    Confirm {
+        who: u8,
+        sku: usize,
+    },
+    Cancel {
+        who: u8,
+        sku: usize,
+    },
+    OptOut {
+        who: u8,
+    },
+    /// The shop reports a level at one location, taken `secs_old` seconds
+    /// ago (0: this second, so it may tie with the last one).
+    Stock {
+        sku: usize,
+        location: usize,
+        level: u32,
+        secs_old: u8,
+    },
+    /// One of the last deliveries arrives again.
+    Redeliver {
+        back: u8,
+    },
+    /// The shopper taps their newest reserve link.
+    Click {
+        who: u8,
+        sku: usize,
+    },
+    /// An order uses the shopper's hold, placed `secs_ago` seconds ago.
+    Buy {
+        who: u8,
+        sku: usize,
+        secs_ago: u8,
+    },
+    /// The last units sell: the shop reports `level - 1` now and the order
+    /// for a hold arrives, in either order.
+    SellOne {
+        who: u8,
+        sku: usize,
+        webhook_first: bool,
+    },
+    RaiseShards {
+        sku: usize,
+    },
+    Pump,
+    Sweep,
+    Advance {
+        minutes: u8,
+    },
+}
+
+pub fn op() -> impl Strategy<Value = Op> {
+    let who = 0..SHOPPERS;
+    let sku = 0..SKUS.len();
+    prop_oneof![
+        4 => (who.clone(), sku.clone()).prop_map(|(who, sku)| Op::Join { who, sku }),
+        3 => (who.clone(), sku.clone()).prop_map(|(who, sku)| Op::Confirm { who, sku }),
+        1 => (who.clone(), sku.clone()).prop_map(|(who, sku)| Op::Cancel { who, sku }),
+        1 => who.clone().prop_map(|who| Op::OptOut { who }),
+        4 => (sku.clone(), 0..LOCATIONS.len(), 0u32..5, 0u8..4).prop_map(|(sku, location, level, secs_old)| Op::Stock { sku, location, level, secs_old }),
+        1 => (0u8..4).prop_map(|back| Op::Redeliver { back }),
+        3 => (who.clone(), sku.clone()).prop_map(|(who, sku)| Op::Click { who, sku }),
+        2 => (who.clone(), sku.clone(), 0u8..3).prop_map(|(who, sku, secs_ago)| Op::Buy { who, sku, secs_ago }),
+        2 => (who.clone(), sku.clone(), any::<bool>()).prop_map(|(who, sku, webhook_first)| Op::SellOne { who, sku, webhook_first }),
+        1 => sku.clone().prop_map(|sku| Op::RaiseShards { sku }),
+        3 => Just(Op::Pump),
+        2 => Just(Op::Sweep),
+        1 => (1u8..25).prop_map(|minutes| Op::Advance { minutes }),
+    ]
+}
+
+fn sku(i: usize) -> Sku {
+    Sku::try_from(SKUS[i]).expect("sku")
+}
+
+fn rfc3339(ms: i64) -> String {
+    time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
+        .expect("time")
+        .format(&time::format_description::well_known::Rfc3339)
+        .expect("format")
+}
+
+/// One world and what the history remembers of it.
+struct Side {
+    world: World,
+    outbox: Arc<Outbox>,
+    requests: std::collections::HashMap<(u8, usize), RequestId>,
+    tokens: std::collections::HashMap<RequestId, String>,
+    deliveries: Vec<(String, String)>,
+    outbox_seen: usize,
+}
+
+impl Side {
+    fn new(world: World, outbox: Arc<Outbox>) -> Self {
+        Self {
+            world,
+            outbox,
+            requests: Default::default(),
+            tokens: Default::default(),
+            deliveries: Vec::new(),
+            outbox_seen: 0,
+        }
+    }
+
+    fn email(&self, who: u8) -> String {
+        self.world.email(&format!("shopper{who}"))
+    }
+
+    fn who(&self, address: &str) -> Option<u8> {
+        (0..SHOPPERS).find(|w| self.email(*w) == address)
+    }
+
+    /// The newest link under `/{prefix}/` sent to `who` for request `id`.
+    fn newest_link(&self, who: u8, prefix: &str, item: usize) -> Option<String> {
+        let address = self.email(who);
+        let want = format!("{}~", SKUS[item]);
+        self.outbox
+            .sent()
+            .into_iter()
+            .rev()
+            .filter(|n| n.to() == address)
+            .find_map(|n| n.link(prefix).filter(|l| l.contains(&want)))
+    }
+
+    async fn hold_of(&self, who: u8, item: usize) -> Option<String> {
+        let id = self.requests.get(&(who, item))?;
+        match self.world.store.request(id).await.ok()??.state {
+            RequestState::Held { hold, .. } => Some(hold.to_string()),
+            _ => None,
+        }
+    }
+
+    async fn deliver_stock(&mut self, body: String, id: String) -> u16 {
+        let reply = self
+            .world
+            .call(Api::Detect, self.world.stock_request(&id, &body))
+            .await;
+        self.deliveries.push((id, body));
+        reply.status.as_u16()
+    }
+
+    async fn order(&self, hold: &str, placed_at: i64, id: &str) -> u16 {
+        let body = serde_json::json!({ "hold": hold, "at": rfc3339(placed_at) }).to_string();
+        let reply = self
+            .world
+            .call(
+                Api::Detect,
+                self.world.signed_request("/webhooks/orders", id, &body),
+            )
+            .await;
+        reply.status.as_u16()
+    }
+
+    /// Takes one step; answers what the step's replies said (statuses and
+    /// the fields a person reads), for comparison.
+    async fn step(&mut self, op: &Op, n: usize) -> Result<Vec<String>, String> {
+        let w = &self.world;
+        let mut said = Vec::new();
+        match *op {
+            Op::Join { who, sku: s } => {
+                let reply = w
+                    .capture_json(
+                        "POST",
+                        "/requests",
+                        serde_json::json!({ "sku": SKUS[s], "name": format!("Shopper {who}"), "email": self.email(who), "consent": true }),
+                    )
+                    .await;
+                let body = reply.json();
+                said.push(format!(
+                    "join {} {} {}",
+                    reply.status, body["status"], body["position"]
+                ));
+                if reply.status == 201 {
+                    let id: RequestId = body["request_id"]
+                        .as_str()
+                        .and_then(|s| s.parse().ok())
+                        .ok_or("no request id")?;
+                    self.requests.insert((who, s), id);
+                    if let Some(t) = body["manage_token"].as_str() {
+                        self.tokens.insert(id, t.to_owned());
+                    }
+                }
+            }
+            Op::Confirm { who, sku: s } => {
+                if let Some(link) = self.newest_link(who, "c", s) {
+                    let reply = w.capture("POST", &path_of(&link)).await;
+                    said.push(format!("confirm {}", reply.status));
+                }
+            }
+            Op::Cancel { who, sku: s } => {
+                let token = self
+                    .requests
+                    .get(&(who, s))
+                    .and_then(|id| self.tokens.get(id));
+                if let Some(token) = token {
+                    let reply = w.manage("DELETE", token).await;
+                    said.push(format!("cancel by the browser {}", reply.status));
+                }
+                if let Some(link) = self.newest_link(who, "m", s) {
+                    let reply = w.capture("POST", &path_of(&link)).await;
+                    said.push(format!("leave by the inbox link {}", reply.status));
+                }
+            }
+            Op::OptOut { who } => {
+                let address = self.email(who);
+                let link = self
+                    .outbox
+                    .sent()
+                    .into_iter()
+                    .rev()
+                    .filter(|n| n.to() == address)
+                    .find_map(|n| n.link("o"));
+                if let Some(link) = link {
+                    let reply = w.capture("POST", &path_of(&link)).await;
+                    said.push(format!("opt out {}", reply.status));
+                }
+            }
+            Op::Stock {
+                sku: s,
+                location,
+                level,
+                secs_old,
+            } => {
+                let at = w.clock.now_ms() - i64::from(secs_old) * 1_000;
+                let body = serde_json::json!({ "sku": SKUS[s], "level": level, "at": rfc3339(at), "location": LOCATIONS[location] }).to_string();
+                let status = self.deliver_stock(body, format!("msg_{n}")).await;
+                said.push(format!("stock {status}"));
+            }
+            Op::Redeliver { back } => {
+                let i = self.deliveries.len().checked_sub(1 + usize::from(back));
+                if let Some((id, body)) = i.map(|i| self.deliveries[i].clone()) {
+                    let reply = w.call(Api::Detect, w.stock_request(&id, &body)).await;
+                    said.push(format!("redelivery {}", reply.status));
+                }
+            }
+            Op::Click { who, sku: s } => {
+                if let Some(link) = self.newest_link(who, "r", s) {
+                    let reply = w.capture("POST", &path_of(&link)).await;
+                    said.push(format!("click {}", reply.status));
+                }
+            }
+            Op::Buy {
+                who,
+                sku: s,
+                secs_ago,
+            } => {
+                if let Some(hold) = self.hold_of(who, s).await {
+                    let at = w.clock.now_ms() - i64::from(secs_ago) * 1_000;
+                    let status = self.order(&hold, at, &format!("order_{n}")).await;
+                    said.push(format!("order {status}"));
+                }
+            }
+            Op::SellOne {
+                who,
+                sku: s,
+                webhook_first,
+            } => {
+                if let Some(hold) = self.hold_of(who, s).await {
+                    let now = w.clock.now_ms();
+                    let level = w
+                        .store
+                        .snapshot(&sku(s))
+                        .await
+                        .map_err(|e| e.to_string())?
+                        .stock
+                        .locations
+                        .get(LOCATIONS[0])
+                        .map_or(0, |r| r.level.units())
+                        .saturating_sub(1);
+                    // The shop takes the unit at checkout (the order's
+                    // time) and reports the level a second later.
+                    let body = serde_json::json!({ "sku": SKUS[s], "level": level, "at": rfc3339(now + 1_000), "location": LOCATIONS[0] }).to_string();
+                    let (stock, order) = if webhook_first {
+                        let stock = self.deliver_stock(body, format!("msg_{n}")).await;
+                        (stock, self.order(&hold, now, &format!("order_{n}")).await)
+                    } else {
+                        let order = self.order(&hold, now, &format!("order_{n}")).await;
+                        (self.deliver_stock(body, format!("msg_{n}")).await, order)
+                    };
+                    said.push(format!("sale: stock {stock}, order {order}"));
+                }
+            }
+            Op::RaiseShards { sku: s } => {
+                let mut entry = w
+                    .store
+                    .catalog_entry(&sku(s))
+                    .await
+                    .map_err(|e| e.to_string())?
+                    .ok_or("no entry")?;
+                if entry.shards < 4 {
+                    entry.shards += 1;
+                    w.store
+                        .put_catalog_entry(&entry)
+                        .await
+                        .map_err(|e| e.to_string())?;
+                }
+            }
+            Op::Pump => {
+                for i in 0..SKUS.len() {
+                    let report = restock_app::notify::notify_sku(&w.services, &sku(i))
+                        .await
+                        .map_err(|e| e.to_string())?;
+                    said.push(format!("pass {} offers", report.offers));
+                }
+            }
+            Op::Sweep => {
+                // The index has caught up, as it has a minute after the last
+                // write: the sweep sees the same due items on both stores.
+                w.settle().await;
+                let r = restock_app::sweep::run(&w.services, restock_app::sweep::DEFAULT_LIMIT)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                said.push(format!(
+                    "sweep lapsed {} released {} stale {} corrected {}",
+                    r.lapsed, r.released, r.stale, r.corrected
+                ));
+            }
+            Op::Advance { minutes } => {
+                w.advance(i64::from(minutes) * 60_000);
+                w.settle().await;
+            }
+        }
+        // Time moves on between steps, so two joins never share a
+        // millisecond (their order would then rest on random ids).
+        self.world.advance(1_000);
+        Ok(said)
+    }
+
+    /// Everything a person can observe now, in words.
+    async fn observe(&mut self) -> Result<Vec<String>, String> {
+        let w = &self.world;
+        let mut seen = Vec::new();
+        let sent = self.outbox.sent();
+        for n in &sent[self.outbox_seen..] {
+            let who = self.who(n.to()).map_or("?".into(), |w| w.to_string());
+            let kind = if n.confirm_link().is_some() {
+                "confirmation"
+            } else {
+                "notice"
+            };
+            let item = SKUS
+                .iter()
+                .find(|s| {
+                    n.link("r")
+                        .or(n.link("c"))
+                        .is_some_and(|l| l.contains(&format!("{s}~")))
+                })
+                .unwrap_or(&"?");
+            seen.push(format!("sent shopper {who} a {kind} for {item}"));
+        }
+        self.outbox_seen = sent.len();
+        let mut keys: Vec<_> = self.requests.keys().copied().collect();
+        keys.sort_unstable();
+        for (who, s) in keys {
+            let id = self.requests[&(who, s)];
+            let Some(r) = w.store.request(&id).await.map_err(|e| e.to_string())? else {
+                seen.push(format!("shopper {who} on {}: gone", SKUS[s]));
+                continue;
+            };
+            let shards = w
+                .store
+                .catalog_entry(&r.sku)
+                .await
+                .map_err(|e| e.to_string())?
+                .map_or(1, |e| e.shards);
+            let position = w
+                .store
+                .position(&r, shards)
+                .await
+                .map_err(|e| e.to_string())?;
+            let episode = match r.state {
+                RequestState::Offered { episode, .. } | RequestState::Held { episode, .. } => {
+                    Some(episode)
+                }
+                _ => None,
+            };
+            seen.push(format!(
+                "shopper {who} on {}: {} episode {episode:?} position {position:?}",
+                SKUS[s],
+                r.state.status().as_str()
+            ));
+        }
+        for (i, name) in SKUS.iter().enumerate() {
+            let snap = w.store.snapshot(&sku(i)).await.map_err(|e| e.to_string())?;
+            seen.push(format!(
+                "{name}: stock {} counters {:?} bought {}",
+                serde_json::to_string(&snap.stock).expect("json"),
+                snap.counters,
+                snap.bought
+            ));
+            let shards = w
+                .store
+                .catalog_entry(&sku(i))
+                .await
+                .map_err(|e| e.to_string())?
+                .map_or(1, |e| e.shards);
+            let stats = w
+                .store
+                .stats(&sku(i), shards)
+                .await
+                .map_err(|e| e.to_string())?;
+            seen.push(format!("{name}: stats {stats:?}"));
+        }
+        Ok(seen)
+    }
+}
+
+/// Runs `ops` on both stores; the first difference is the error.
+async fn run(memory: &mut Side, dynamo: &mut Side, ops: &[Op]) -> Result<usize, String> {
+    let mut compared = 0;
+    for (n, op) in ops.iter().enumerate() {
+        let a = memory.step(op, n).await?;
+        let b = dynamo.step(op, n).await?;
+        if a != b {
+            return Err(format!(
+                "step {n} {op:?} answered differently:\n  memory:   {a:?}\n  DynamoDB: {b:?}"
+            ));
+        }
+        let a = memory.observe().await?;
+        let b = dynamo.observe().await?;
+        for (x, y) in a.iter().zip(&b) {
+            if x != y {
+                return Err(format!(
+                    "after step {n} {op:?} the stores differ:\n  memory:   {x}\n  DynamoDB: {y}"
+                ));
+            }
+        }
+        if a.len() != b.len() {
+            return Err(format!(
+                "after step {n} {op:?} the stores differ:\n  memory:   {a:?}\n  DynamoDB: {b:?}"
+            ));
+        }
+        compared += a.len();
+    }
+    Ok(compared)
+}
+
+/// Both worlds with double opt-in on or off.
+async fn worlds(confirming: bool) -> (Side, Side) {
+    let (mw, mo) = World::memory().await;
+    let (dw, doo) = dynamo_world().await;
+    for w in [&mw, &dw] {
+        let mut settings = settings();
+        settings.confirm = confirming;
+        w.store.put_settings(&settings).await.expect("settings");
+    }
+    (Side::new(mw, mo), Side::new(dw, doo))
+}
+
+/// `RESTOCK_DIFFERENTIAL_HISTORIES` histories in all (default 40;
+/// `scripts/test.sh` runs more), split over four tests that run side by
+/// side, each history on a fresh pair of worlds, on whichever DynamoDB
+/// endpoint `RESTOCK_DYNAMODB_ENDPOINT` names.
+fn differential(part: u32) {
+    let total: u32 = std::env::var("RESTOCK_DIFFERENTIAL_HISTORIES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(40);
+    let cases = total / 4 + u32::from(part < total % 4);
+    let config = ProptestConfig {
+        cases,
+        failure_persistence: None,
+        max_shrink_iters: 300,
+        ..ProptestConfig::default()
+    };
+    let steps = std::sync::atomic::AtomicUsize::new(0);
+    proptest!(config, |(ops in proptest::collection::vec(op(), 1..24), confirming in any::<bool>())| {
+        let result = runtime().block_on(async {
+            let (mut memory, mut dynamo) = worlds(confirming).await;
+            run(&mut memory, &mut dynamo, &ops).await
+        });
+        match result {
+            Ok(compared) => {
+                steps.fetch_add(compared, std::sync::atomic::Ordering::Relaxed);
+            }
+            Err(e) => prop_assert!(false, "{}", e),
+        }
+    });
+    println!(
+        "differential part {part}: {cases} histories, {} observations compared, no difference",
+        steps.load(std::sync::atomic::Ordering::Relaxed)
+    );
+}
+
+#[test]
+fn memory_and_dynamodb_agree_on_random_histories_part_1() {
+    differential(0);
+}
+
+#[test]
+fn memory_and_dynamodb_agree_on_random_histories_part_2() {
+    differential(1);
+}
+
+#[test]
+fn memory_and_dynamodb_agree_on_random_histories_part_3() {
+    differential(2);
+}
+
+#[test]
+fn memory_and_dynamodb_agree_on_random_histories_part_4() {
+    differential(3);
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
