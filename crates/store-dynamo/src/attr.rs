@@ -74,12 +74,8 @@ pub const PRESENCE_BLOCK: &str = "b";
 pub const DUE_PK: &str = "dpk";
 /// `due` index sort key: the deadline.
 pub const DUE: &str = "due";
-/// `units` index partition: the SKU.
-pub const UNITS_PK: &str = "upk";
-/// `units` index sort key: `0#id` unsent offer, `1#id` claimed offer or hold.
-pub const UNITS_SK: &str = "usk";
 /// Every sparse index attribute: removed together when a request ends.
-pub const INDEX_KEYS: [&str; 4] = [DUE_PK, DUE, UNITS_PK, UNITS_SK];
+pub const INDEX_KEYS: [&str; 2] = [DUE_PK, DUE];
 
 // --- SKU state ----------------------------------------------------------------
 

@@ -188,7 +188,6 @@ impl CaptureStore for DynamoStore {
                     .set(EXPIRES, n(hold_expires))
                     .set(HOLD, s(hold.to_string()))
                     .set(DUE, n(hold_expires))
-                    .set(UNITS_SK, s(units_sk(&id, false)))
                     .when(format!(
                         "{STATUS} = :offered AND {RESERVE_HASH} = :h AND {SKU} = :sku AND {EXPIRES} > :now"
                     ))

@@ -80,13 +80,6 @@ pub(crate) fn presence_key(sku: &Sku, shard: u16) -> Item {
 pub(crate) fn hold_slot_key(sku: &Sku, slot: usize) -> Item {
     key(format!("HS#{sku}#{slot}"), ONE_SK)
 }
-pub(crate) fn units_pk(sku: &Sku) -> String {
-    format!("U#{sku}")
-}
-/// The `units` index sort key: unsent offers sort under `0#`, the rest `1#`.
-pub(crate) fn units_sk(id: &RequestId, unsent: bool) -> String {
-    format!("{}#{id}", if unsent { 0 } else { 1 })
-}
 /// Which marker a live unit has under `UNITS#<sku>` (see [`unit_key`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Marker {
@@ -313,14 +306,6 @@ pub(crate) fn index_attrs(r: &Request) -> Vec<(&'static str, AttributeValue)> {
     if let Some(due) = r.due() {
         attrs.push((attr::DUE_PK, s(due_pk(&r.id))));
         attrs.push((attr::DUE, n(due)));
-    }
-    if matches!(
-        r.state,
-        RequestState::Offered { .. } | RequestState::Held { .. }
-    ) {
-        attrs.push((attr::UNITS_PK, s(units_pk(&r.sku))));
-        let unsent = matches!(r.state, RequestState::Offered { .. }) && r.notice.is_none();
-        attrs.push((attr::UNITS_SK, s(units_sk(&r.id, unsent))));
     }
     attrs
 }

@@ -164,7 +164,6 @@ pub(crate) fn requeue(
                 .set(STATUS, s("waiting"))
                 .set_all(index_attrs(&back))
                 .remove_all([EPISODE, EXPIRES, RESERVE_HASH, LAST_EPISODE, NOTICE])
-                .remove_all([UNITS_PK, UNITS_SK])
                 .when(format!("{STATUS} = :offered AND {EXPIRES} = :exp"))
                 .value(":offered", s("offered"))
                 .value(":exp", n(expires_ms)),

@@ -139,8 +139,6 @@ impl DynamoStore {
                         .add(OPTOUT_HASH, hash_set(&[optout.secret_hash()]))
                         .add(INBOX_HASH, hash_set(&[manage.secret_hash()]))
                         .set(DUE, n(expires_ms))
-                        .set(UNITS_PK, s(units_pk(sku)))
-                        .set(UNITS_SK, s(units_sk(&r.id, true)))
                         .remove(NOTICE)
                         .when(format!(
                             "{STATUS} = :waiting AND (attribute_not_exists({LAST_EPISODE}) OR {LAST_EPISODE} <> :e)"
@@ -362,7 +360,6 @@ impl NotifyStore for DynamoStore {
             "claim",
             Change::on(key(request_pk(id), REQUEST_SK))
                 .set(NOTICE, s(notice_json(&NoticeOutcome::Sending)))
-                .set(UNITS_SK, s(units_sk(id, false)))
                 .when(format!(
                     "{STATUS} = :offered AND {EPISODE} = :e AND attribute_not_exists({NOTICE}) AND {RESERVE_HASH} = :rh"
                 ))
@@ -414,7 +411,6 @@ impl NotifyStore for DynamoStore {
             "release",
             Change::on(key(request_pk(id), REQUEST_SK))
                 .remove(NOTICE)
-                .set(UNITS_SK, s(units_sk(id, true)))
                 .when(format!(
                     "{STATUS} = :offered AND {EPISODE} = :e AND {NOTICE} = :sending"
                 ))

@@ -1,6 +1,6 @@
 //! sweep's operations: deadlines from the sparse `due` index (sharded, so a
 //! drop's writes spread), each ended once by a conditional transaction, and
-//! counters recounted from the `units` index.
+//! counters recounted from the unit markers (base table, read strongly consistent).
 
 use async_trait::async_trait;
 use restock_core::allowance::{self, Guard, SlotChange};

@@ -2,12 +2,10 @@
 //! and `template.yaml` all agree with [`TABLE`] (a test checks the template).
 //!
 //! One table, generic keys `pk`/`sk` (a SKU's queue is base-table entries
-//! `Q#<sku>#<shard>` sorted by join key, read strongly consistent), two
-//! sparse indexes:
-//! - `due`: live requests by deadline, over [`DUE_SHARDS`] partitions (`dpk`, `due`);
-//! - `units`: live offers and holds per SKU (`upk`, `usk`): `usk` is `0#<id>`
-//!   while an offer's notice is unsent and `1#<id>` once claimed or held, so
-//!   re-arming unsent offers reads only those, and reconcile reads them all.
+//! `Q#<sku>#<shard>` sorted by join key, read strongly consistent; a SKU's
+//! live offers and holds are base-table unit markers `UNITS#<sku>`, read
+//! the same way), one sparse index:
+//! - `due`: live requests by deadline, over [`DUE_SHARDS`] partitions (`dpk`, `due`).
 //!
 //! See `docs/TABLE.md` for every item and which operation touches it.
 
@@ -70,20 +68,12 @@ pub const TABLE: TableDef = TableDef {
         (attr::SK, "S"),
         (attr::DUE_PK, "S"),
         (attr::DUE, "N"),
-        (attr::UNITS_PK, "S"),
-        (attr::UNITS_SK, "S"),
     ],
     indexes: &[
         IndexDef {
             name: "due",
             partition_key: attr::DUE_PK,
             sort_key: attr::DUE,
-            projection: "ALL",
-        },
-        IndexDef {
-            name: "units",
-            partition_key: attr::UNITS_PK,
-            sort_key: attr::UNITS_SK,
             projection: "ALL",
         },
     ],
