@@ -69,14 +69,12 @@ pub const TABLE: TableDef = TableDef {
         (attr::DUE_PK, "S"),
         (attr::DUE, "N"),
     ],
-    indexes: &[
-        IndexDef {
-            name: "due",
-            partition_key: attr::DUE_PK,
-            sort_key: attr::DUE,
-            projection: "ALL",
-        },
-    ],
+    indexes: &[IndexDef {
+        name: "due",
+        partition_key: attr::DUE_PK,
+        sort_key: attr::DUE,
+        projection: "ALL",
+    }],
     stream_view: "NEW_IMAGE",
     ttl_attribute: attr::TTL,
 };
