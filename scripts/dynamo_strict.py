@@ -26,12 +26,27 @@ correct. This adds them:
   larger than DynamoDB's count, so pages are cut earlier, never later), with
   the LastEvaluatedKey DynamoDB would give.
 
+- Transactions that really contend (RESTOCK_TX_INFLIGHT_MS, default 0:
+  off). Requests still apply one at a time underneath; this decides who
+  loses, as DynamoDB would. Each TransactWriteItems, TransactGetItems and
+  single-item write is in flight for that long after it is applied. Another
+  TransactWriteItems or TransactGetItems naming one of its items in that
+  time is cancelled (TransactionCanceledException, TransactionConflict at
+  that item, None elsewhere); a PutItem, UpdateItem or DeleteItem on an
+  item a transaction has in flight is refused with
+  TransactionConflictException. Two single-item writes never conflict
+  (DynamoDB serialises them), and plain reads are never blocked.
+- A partition's throughput: writes to one partition key beyond 1,000 write
+  units in a second (an item write 1 unit, 2 in a transaction) answer
+  ThrottlingException.
+
 It also keeps a test run's memory bounded: a table no request has named for
 RESTOCK_STRICT_IDLE_TABLE_S seconds (default 300; every test uses a table
 of its own) is deleted, here and on the replica.
 
 Settings (environment): RESTOCK_INDEX_LAG_MS (default 0),
-RESTOCK_FAULT_RATE (default 0), RESTOCK_FAULT_SEED (default 1).
+RESTOCK_FAULT_RATE (default 0), RESTOCK_FAULT_SEED (default 1),
+RESTOCK_TX_INFLIGHT_MS (default 0), RESTOCK_PARTITION_WCU (default 1000).
 GET /_restock/strict/stats answers what was injected and replayed, and
 what was read: requests, items read (a Query's ScannedCount, a GetItem's or
 BatchGetItem's items found) and read units as DynamoDB bills them (per item
@@ -75,8 +90,14 @@ class StrictDynamo:
     """The middleware. `lock` is the lock moto_serial.py applies every
     request under; all of this runs inside it."""
 
-    def __init__(self, app, lag_ms=0, fault_rate=0.0, seed=1):
+    def __init__(self, app, lag_ms=0, fault_rate=0.0, seed=1, inflight_ms=0.0,
+                 partition_wcu=1000):
         self.app = app
+        self.inflight = inflight_ms / 1000.0
+        self.partition_wcu = partition_wcu
+        self.busy = {}  # (table, pk, sk) -> (until, request number, whether a transaction)
+        self.marking = None  # the items the request being applied will hold
+        self.partition_writes = {}  # (table, pk) -> [(when, units)] in the last second
         self.lag = lag_ms / 1000.0
         self.fault_rate = fault_rate
         self.rng = random.Random(seed)
@@ -88,6 +109,7 @@ class StrictDynamo:
         self.stats = {"replicated": 0, "index_reads": 0, "tokens_replayed": 0,
                       "token_mismatches": 0, "conflicts": 0, "throttles": 0,
                       "pages_cut": 0, "tables_dropped": 0, "requests": 0,
+                      "contended": 0, "partition_throttles": 0,
                       "items_read": 0, "read_units": 0.0}
         self.last_used = {}  # (region, table) -> when a request last named it
         self.counter_writes = {}  # table -> {"pk|sk": writes}, for counter items
@@ -294,6 +316,85 @@ class StrictDynamo:
         return _error("ThrottlingException", "Rate of requests exceeds the allowed throughput.",
                       prefix="com.amazon.coral.availability#")
 
+    # --- contention -------------------------------------------------------------------
+
+    CONTENDED = ("TransactWriteItems", "TransactGetItems", "PutItem", "UpdateItem", "DeleteItem")
+
+    def items_named(self, region, target, body):
+        """(table, pk, sk) of each item a write or transactional read names,
+        in the request's order."""
+        def ident(table, key_or_item):
+            return (table, json.dumps(key_or_item.get("pk")), json.dumps(key_or_item.get("sk")))
+        if target in ("TransactWriteItems", "TransactGetItems"):
+            return [ident(op.get("TableName"), op.get("Key") or op.get("Item") or {})
+                    for item in body.get("TransactItems", []) for op in item.values()]
+        return [ident(body.get("TableName"), body.get("Key") or body.get("Item") or {})]
+
+    def contend(self, target, body, now):
+        """Whether the request loses to one in flight on its items (its
+        error), else None; a winner is marked in flight on its items."""
+        if target not in self.CONTENDED:
+            return None
+        names = self.items_named(None, target, body)
+        throttled = self.partition_throttle(target, names, now)
+        if throttled:
+            return throttled
+        if self.inflight <= 0:
+            return None
+        for k in [k for k, (until, _, _) in self.busy.items() if until <= now]:
+            del self.busy[k]
+        transactional = target.startswith("Transact")
+        conflicts = [name in self.busy and (transactional or self.busy[name][2])
+                     for name in names]
+        if any(conflicts):
+            self.stats["contended"] += 1
+            if not transactional:
+                return _error("TransactionConflictException", "Transaction is ongoing for the item")
+            reasons = [{"Code": "TransactionConflict", "Message": "Transaction is ongoing for the item"}
+                       if c else {"Code": "None"} for c in conflicts]
+            codes = ", ".join(r["Code"] for r in reasons)
+            return _error("TransactionCanceledException",
+                          "Transaction cancelled, please refer cancellation reasons for specific reasons [%s]" % codes,
+                          {"CancellationReasons": reasons})
+        self.marking = (names, transactional)
+        return None
+
+    def mark_in_flight(self, environ):
+        """Marks the request just applied as in flight on its items for the
+        window from now, and asks moto_serial.py to hold its answer that
+        long (outside the lock): its client cannot send again before the
+        window ends, as with DynamoDB's own latency."""
+        marking, self.marking = self.marking, None
+        if not marking:
+            return
+        names, transactional = marking
+        until = time.monotonic() + self.inflight
+        self.seq += 1
+        for name in names:
+            self.busy[name] = (until, self.seq, transactional)
+        environ["restock.inflight_s"] = self.inflight
+
+    def partition_throttle(self, target, names, now):
+        """ThrottlingException once a partition's writes pass its units a
+        second; else counts this request's."""
+        if target == "TransactGetItems":
+            return None
+        units = 2 if target == "TransactWriteItems" else 1
+        parts = {}
+        for table, pk, _ in names:
+            parts[(table, pk)] = parts.get((table, pk), 0) + units
+        for part, add in parts.items():
+            window = [(w, u) for w, u in self.partition_writes.get(part, []) if now - w < 1.0]
+            self.partition_writes[part] = window
+            if sum(u for _, u in window) + add > self.partition_wcu:
+                self.stats["partition_throttles"] += 1
+                return _error("ThrottlingException",
+                              "Throughput exceeds the current capacity of your table or index.",
+                              prefix="com.amazon.coral.availability#")
+        for part, add in parts.items():
+            self.partition_writes[part].append((now, add))
+        return None
+
     # --- tokens ---------------------------------------------------------------------
 
     def token_check(self, body, raw, now):
@@ -369,6 +470,7 @@ class StrictDynamo:
         auth = environ.get("HTTP_AUTHORIZATION", "")
         region = auth.split("Credential=")[1].split("/")[2] if "Credential=" in auth else "us-east-1"
         now = time.monotonic()
+        self.marking = None
         self.apply_due(now)
         self.stats["requests"] += 1
         for table in self.tables_in(body):
@@ -394,6 +496,10 @@ class StrictDynamo:
         if injected:
             return self.respond(start_response, *injected)
 
+        contended = self.contend(target, body, now)
+        if contended:
+            return self.respond(start_response, *contended)
+
         if target in READS:
             stale = body.get("IndexName") or not body.get("ConsistentRead")
             if target in ("BatchGetItem", "TransactGetItems"):
@@ -407,6 +513,7 @@ class StrictDynamo:
             if code == 200:
                 self.account_read(self.replica(region) if stale else region,
                                   target, body, answer, not stale)
+            self.mark_in_flight(environ)
             return self.respond(start_response, code, answer)
 
         token, digest = (None, None)
@@ -430,6 +537,7 @@ class StrictDynamo:
         if code == 200:
             self.replicate(region, target, body, now)
             self.count_counter_writes(target, body)
+        self.mark_in_flight(environ)
         return self.respond(start_response, code, answer)
 
     # --- what writes cost (metered tables only: POST /_restock/strict/meter) -------
@@ -513,4 +621,6 @@ def from_env(app):
         lag_ms=float(os.environ.get("RESTOCK_INDEX_LAG_MS", "0")),
         fault_rate=float(os.environ.get("RESTOCK_FAULT_RATE", "0")),
         seed=int(os.environ.get("RESTOCK_FAULT_SEED", "1")),
+        inflight_ms=float(os.environ.get("RESTOCK_TX_INFLIGHT_MS", "0")),
+        partition_wcu=int(os.environ.get("RESTOCK_PARTITION_WCU", "1000")),
     )

@@ -34,6 +34,7 @@ conflicts and throttles at RESTOCK_FAULT_RATE, and 1 MB query pages.
 import json
 import sys
 import threading
+import time
 
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
 from werkzeug.serving import run_simple
@@ -121,9 +122,15 @@ def main() -> None:
             return [body]
         with lock:
             # Materialise the body inside the lock so the whole request is atomic.
-            if strict is not None:
-                return list(strict.handle(environ, start_response))
-            return list(app(environ, start_response))
+            if strict is None:
+                return list(app(environ, start_response))
+            out = list(strict.handle(environ, start_response))
+        # A request the contention model holds in flight answers after its
+        # window, outside the lock (scripts/dynamo_strict.py).
+        held = environ.get("restock.inflight_s")
+        if held:
+            time.sleep(held)
+        return out
 
     run_simple(host, port, serialised, threaded=True, use_reloader=False)
 

@@ -55,6 +55,10 @@ start_moto RESTOCK_DYNAMODB_ENDPOINT 0 0
 # conflicts and throttles on 2% of requests (tests/store/lag.rs and the
 # other tests that name it).
 start_moto RESTOCK_DYNAMODB_LAGGING_ENDPOINT 250 0.02
+# The contended endpoint: each transaction and single-item write in flight
+# for 5 ms, overlapping transactions on an item cancelled as DynamoDB
+# cancels them (crates/store-dynamo/tests/store/contention.rs runs on it).
+start_moto RESTOCK_DYNAMODB_CONTENDED_ENDPOINT 0 0 5
 
 # --tests as well, so the functions are built with the same dependency
 # features as the tests (dev-dependencies' features count only when a test is
@@ -88,7 +92,7 @@ if [ $# -eq 0 ]; then
 fi
 
 step "what the strict DynamoDB doubles did"
-for var in RESTOCK_DYNAMODB_ENDPOINT RESTOCK_DYNAMODB_LAGGING_ENDPOINT RESTOCK_DYNAMODB_SLOW_INDEX_ENDPOINT; do
+for var in RESTOCK_DYNAMODB_ENDPOINT RESTOCK_DYNAMODB_LAGGING_ENDPOINT RESTOCK_DYNAMODB_CONTENDED_ENDPOINT RESTOCK_DYNAMODB_SLOW_INDEX_ENDPOINT; do
   [ -n "${!var:-}" ] || continue
   printf '%s: %s\n' "$var" "$(curl -fsS "${!var}/_restock/strict/stats" || echo unavailable)"
 done

@@ -223,7 +223,18 @@
       else payload.phone = value;
       submit.disabled = true;
       say("Adding you to the list\u2026");
-      request("POST", "/requests", payload, null, function (code, body, xhr) {
+      var retried = false;
+      function answered(code, body, xhr) {
+        // Busy for a moment (a drop): nothing was saved; try once more on
+        // our own after the wait the shop asks for, before saying so.
+        if (code === 503 && !retried) {
+          retried = true;
+          var pause = Math.min(parseInt(xhr.getResponseHeader("Retry-After") || "1", 10) || 1, 10);
+          say("Lots of people are signing up right now \u2014 trying again\u2026");
+          return window.setTimeout(function () {
+            request("POST", "/requests", payload, null, answered);
+          }, pause * 1000 + Math.floor(Math.random() * 500));
+        }
         submit.disabled = false;
         if (code === 200 || code === 201) return joined(body);
         if (code === 429) {
@@ -240,8 +251,10 @@
         if (code === 409) return say("This contact asked not to be told about restocks, so nothing was saved.", true);
         if (code === 404) return say("Alerts aren\u2019t available for this item.", true);
         if (code === 0) return say("We couldn\u2019t reach the shop. Check your connection and try again.", true);
+        if (code === 503) return say("The shop is very busy right now and nothing was saved. Please try again in a moment.", true);
         say("Something went wrong on our side. Please try again in a minute.", true);
-      });
+      }
+      request("POST", "/requests", payload, null, answered);
     });
   }
 

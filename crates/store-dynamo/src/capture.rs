@@ -25,6 +25,14 @@ use crate::tx::{Change, MAX_ATTEMPTS, Outcome, backoff};
 /// How many times a click re-reads the hold slots after losing a unit to
 /// another click before it gives up with `Contention`.
 const DRY_ATTEMPTS: u32 = 64;
+/// How long a join keeps dealing again after losing its shard's ticket to
+/// another join (capture's timeout is 10 s): then 503 with `Retry-After`,
+/// nothing written.
+const JOIN_BUDGET: std::time::Duration = std::time::Duration::from_secs(6);
+/// How long a click keeps trying while it loses races (each loss is another
+/// shopper's hold, so the units run out or it gets one): a click ends in a
+/// hold or "sold out again", not an error, while the function has time.
+const CLICK_BUDGET: std::time::Duration = std::time::Duration::from_secs(8);
 
 impl DynamoStore {
     /// A click found every hold slot empty (`held = level`): the shop sold
@@ -64,7 +72,13 @@ impl CaptureStore for DynamoStore {
         let shards = new.shards;
         let now = new.now;
         let joining = new.into_request();
-        for attempt in 0..MAX_ATTEMPTS {
+        let started = std::time::Instant::now();
+        let mut attempt = 0;
+        // Each lost ticket is another sign-up getting in, so a join keeps
+        // dealing again for a while rather than a fixed count.
+        while attempt < MAX_ATTEMPTS || started.elapsed() < JOIN_BUDGET {
+            attempt += 1;
+            let attempt = attempt - 1;
             let mut request = joining.clone();
             let mut tx = self.tx();
             self.deal_ticket(&mut tx, &mut request, shards, now).await?;
@@ -179,7 +193,8 @@ impl CaptureStore for DynamoStore {
         let own = usize::from(id.shard(shards));
         let mut from = Refill { from: own, take: 1 };
         let (mut attempt, mut dry) = (0, 0);
-        while attempt < MAX_ATTEMPTS && dry < DRY_ATTEMPTS {
+        let started = std::time::Instant::now();
+        while (attempt < MAX_ATTEMPTS && dry < DRY_ATTEMPTS) || started.elapsed() < CLICK_BUDGET {
             let mut tx = self.tx();
             tx.update(
                 "request",
@@ -228,14 +243,21 @@ impl CaptureStore for DynamoStore {
                 unit_marker(token.sku(), &token.request(), Marker::Claimed),
                 false,
             )?;
-            let cancelled = match self.transact(tx).await? {
-                Outcome::Done => {
+            let cancelled = match self.transact(tx).await {
+                Ok(Outcome::Done) => {
                     return Ok(HoldOutcome::Held {
                         hold,
                         expires: hold_expires,
                     });
                 }
-                Outcome::Cancelled(cancelled) => cancelled,
+                Ok(Outcome::Cancelled(cancelled)) => cancelled,
+                // Lost every race in a row to other clicks on the slot: each
+                // of those was someone's hold, so go on while time allows.
+                Err(StoreError::Contention(_)) if started.elapsed() < CLICK_BUDGET => {
+                    attempt += 1;
+                    continue;
+                }
+                Err(e) => return Err(e),
             };
             if cancelled.failed("request") {
                 let item = match cancelled.item("request") {
@@ -273,7 +295,11 @@ impl CaptureStore for DynamoStore {
                 if dry > 2 {
                     backoff((dry / 4).min(3)).await;
                 }
-                let slots = self.slots_at_once(sku, usize::from(shards)).await?;
+                // Pick from a plain read; only a snapshot may say none is left.
+                let mut slots = self.slots_now(sku, usize::from(shards)).await?;
+                if allowance::refill(&slots, own).is_none() {
+                    slots = self.slots_at_once(sku, usize::from(shards)).await?;
+                }
                 match allowance::refill(&slots, own) {
                     Some(refill) if own < slots.len() && dry == 1 => from = refill,
                     Some(refill) => {

@@ -23,7 +23,7 @@ use restock_store::port::Result;
 use crate::DynamoStore;
 use crate::attr::*;
 use crate::codec::*;
-use crate::tx::{Change, MAX_ATTEMPTS, Tx, backoff};
+use crate::tx::{Change, Tx, backoff};
 
 /// The update that applies `change` to one of `sku`'s slots. A slot never
 /// written holds 0.
@@ -81,6 +81,10 @@ fn slot_of(item: &Item) -> Result<usize> {
         .ok_or_else(|| corrupt(item, "not a hold slot"))
 }
 
+/// How often a click's snapshot of the slots is tried before the click
+/// gives up with `Contention` (each after a wait of up to 80 ms).
+const SNAPSHOT_ATTEMPTS: u32 = 48;
+
 impl DynamoStore {
     /// Slots `range` of `sku`, strongly consistent (one `BatchGetItem`);
     /// not one snapshot across slots.
@@ -98,13 +102,41 @@ impl DynamoStore {
         Ok(slots)
     }
 
+    /// The state item's `hs` and every slot in use, each read strongly
+    /// consistent (`BatchGetItem`), but not one snapshot: a refill may move
+    /// units between slots while they are read. Good for picking a slot to
+    /// take from (the hold's guard `fr ≥ k` keeps that exact); only
+    /// [`Self::slots_at_once`] may say none is left. Never refused by a
+    /// transaction in flight, unlike a snapshot.
+    pub(crate) async fn slots_now(&self, sku: &Sku, guess: usize) -> Result<Vec<i64>> {
+        let guess = guess.max(1);
+        let mut keys = vec![key(sku_pk(sku), STATE_SK)];
+        keys.extend((0..guess).map(|slot| hold_slot_key(sku, slot)));
+        let (mut in_use, mut slots) = (1, vec![0; guess]);
+        for item in self.get_consistent(keys).await? {
+            if get_s(&item, SK)? == STATE_SK {
+                in_use = hold_slots(Some(&item))?;
+            } else if let Some(value) = slots.get_mut(slot_of(&item)?) {
+                *value = allowance_of(&item)?;
+            }
+        }
+        if in_use > guess {
+            slots.extend(self.slots(sku, guess..in_use).await?);
+        }
+        slots.truncate(in_use);
+        Ok(slots)
+    }
+
     /// The state item's `hs` and every slot in use, as one snapshot
     /// (`TransactGetItems`): what a click whose slot ran dry decides on.
     /// `guess` is how many slots to read first (the caller's shards).
     pub(crate) async fn slots_at_once(&self, sku: &Sku, guess: usize) -> Result<Vec<i64>> {
         use aws_sdk_dynamodb::types::{Get, TransactGetItem};
         let mut count = guess.max(1);
-        for attempt in 0..MAX_ATTEMPTS {
+        // Refused while a write is in flight on any of them (a drop's clicks
+        // landing): read again, with short waits, for a while (it is needed
+        // only when every slot looks empty, near the end of the units).
+        for attempt in 0..SNAPSHOT_ATTEMPTS {
             let mut gets = vec![key(sku_pk(sku), STATE_SK)];
             gets.extend((0..count).map(|slot| hold_slot_key(sku, slot)));
             let items = gets
@@ -134,7 +166,7 @@ impl DynamoStore {
                     }) =>
                 {
                     // A write in flight on one of them: read again.
-                    backoff(attempt).await;
+                    backoff(attempt.min(3)).await;
                     continue;
                 }
                 Err(e) => return Err(StoreError::backend("TransactGetItems", e)),

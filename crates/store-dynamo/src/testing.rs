@@ -57,6 +57,30 @@ pub fn lagging_endpoint() -> String {
     endpoint_in(LAGGING_ENDPOINT_VAR)
 }
 
+/// The endpoint whose transactions really contend (the strict double's
+/// contention model, `RESTOCK_TX_INFLIGHT_MS`).
+///
+/// # Panics
+/// When the variable is not set (as [`endpoint`]).
+pub fn contended_endpoint() -> String {
+    endpoint_in("RESTOCK_DYNAMODB_CONTENDED_ENDPOINT")
+}
+
+/// A DynamoDB store on a new table of its own at the contended endpoint, and
+/// a client for that endpoint.
+///
+/// # Panics
+/// When the endpoint is unset or the table cannot be created.
+pub async fn contended_dynamo_store() -> (DynamoStore, aws_sdk_dynamodb::Client) {
+    let client = aws_sdk_dynamodb::Client::from_conf(config_at(&contended_endpoint()).build());
+    let store = DynamoStore::new(client.clone(), unique_table("restock-contended"));
+    store
+        .create_table()
+        .await
+        .unwrap_or_else(|e| panic!("creating test table at {}: {e:?}", contended_endpoint()));
+    (store, client)
+}
+
 fn endpoint_in(var: &str) -> String {
     std::env::var(var).unwrap_or_else(|_| {
         panic!("{var} is not set: run `bash scripts/test.sh`, which starts the local DynamoDB APIs (moto behind the strict double) and sets it")

@@ -16,8 +16,14 @@ use restock_store::port::Result;
 use crate::DynamoStore;
 use crate::codec::Item;
 
-/// How many times a lost race is retried before giving up with `Contention`.
+/// How many times a lost race is retried before giving up with `Contention`
+/// (a transaction keeps trying for [`CONFLICT_BUDGET`] as well).
 pub(crate) const MAX_ATTEMPTS: u32 = 8;
+
+/// How long a transaction keeps retrying lost races (`TransactionConflict`)
+/// before answering `Contention`: well inside a function's timeout, long
+/// enough for a burst of writes on one item to drain.
+pub(crate) const CONFLICT_BUDGET: Duration = Duration::from_secs(4);
 
 /// One `UpdateItem`: what it sets and removes, and the conditions it needs.
 ///
@@ -136,27 +142,44 @@ impl Change {
     /// an `ADD` of zero is no change to report under `UPDATED_NEW`); `None`
     /// when its condition failed.
     pub async fn apply_returning(self, store: &DynamoStore) -> Result<Option<Item>> {
-        let sent = store
-            .client
-            .update_item()
-            .table_name(&store.table)
-            .set_key(Some(self.key.clone()))
-            .update_expression(self.expression())
-            .set_condition_expression(self.condition())
-            .set_expression_attribute_values(self.values())
-            .return_values(ReturnValue::AllNew)
-            .send()
-            .await;
-        match sent {
-            Ok(out) => Ok(Some(out.attributes.unwrap_or_default())),
-            Err(e)
-                if e.as_service_error()
-                    .is_some_and(|e| e.is_conditional_check_failed_exception()) =>
-            {
-                Ok(None)
+        for attempt in 0..MAX_ATTEMPTS {
+            let sent = store
+                .client
+                .update_item()
+                .table_name(&store.table)
+                .set_key(Some(self.key.clone()))
+                .update_expression(self.expression())
+                .set_condition_expression(self.condition())
+                .set_expression_attribute_values(self.values())
+                .return_values(ReturnValue::AllNew)
+                .send()
+                .await;
+            let conflict = match &sent {
+                Ok(_) => false,
+                Err(e) => e
+                    .as_service_error()
+                    .is_some_and(|e| e.is_transaction_conflict_exception()),
+            };
+            match sent {
+                Ok(out) => return Ok(Some(out.attributes.unwrap_or_default())),
+                Err(e)
+                    if e.as_service_error()
+                        .is_some_and(|e| e.is_conditional_check_failed_exception()) =>
+                {
+                    return Ok(None);
+                }
+                // A transaction in flight on the item refused it: again, later.
+                Err(_) if conflict && attempt + 1 < MAX_ATTEMPTS => backoff(attempt).await,
+                Err(e) if conflict => {
+                    return Err(StoreError::Contention(format!(
+                        "UpdateItem lost {MAX_ATTEMPTS} races with transactions: {}",
+                        aws_smithy_types::error::display::DisplayErrorContext(&e)
+                    )));
+                }
+                Err(e) => return Err(StoreError::backend("UpdateItem", e)),
             }
-            Err(e) => Err(StoreError::backend("UpdateItem", e)),
         }
+        unreachable!("the loop returns on its last attempt")
     }
 }
 
@@ -325,7 +348,9 @@ impl DynamoStore {
     /// Runs a transaction. Conflicts with concurrent transactions are retried
     /// here; failed conditions come back as [`Cancelled`].
     pub(crate) async fn transact(&self, tx: Tx<'_>) -> Result<Outcome> {
-        for attempt in 0..MAX_ATTEMPTS {
+        let started = std::time::Instant::now();
+        let mut attempt = 0;
+        loop {
             let result = self
                 .client
                 .transact_write_items()
@@ -358,20 +383,41 @@ impl DynamoStore {
                 Some(TransactWriteItemsError::TransactionInProgressException(_)) => true,
                 _ => false,
             };
-            if !retry_conflict || attempt + 1 == MAX_ATTEMPTS {
+            if !retry_conflict {
                 return Err(StoreError::backend("TransactWriteItems", err));
             }
-            backoff(attempt).await;
+            attempt += 1;
+            // Every race lost is another writer's progress on the same
+            // items, so keep going for a while, not a fixed count (a drop's
+            // writes on one item come in bursts).
+            if attempt >= MAX_ATTEMPTS && started.elapsed() >= CONFLICT_BUDGET {
+                // Nothing was written; the caller may try again.
+                return Err(StoreError::Contention(format!(
+                    "TransactWriteItems lost {attempt} races in {} ms: {}",
+                    started.elapsed().as_millis(),
+                    aws_smithy_types::error::display::DisplayErrorContext(&err)
+                )));
+            }
+            backoff(attempt - 1).await;
         }
-        unreachable!("the loop returns on its last attempt")
     }
 }
 
-/// Waits a little longer after each lost race.
+/// Waits after a lost race: "full jitter" (a uniformly random wait up to a
+/// ceiling that doubles with each attempt, 10 ms to 160 ms), drawn from the
+/// operating system's random source, so clients that collided once (every
+/// Lambda sandbox has the same process id) do not collide again in step. The
+/// ceiling stays low: a writer that has lost many times must not wait far
+/// longer than one that just arrived, or it starves (measured: with 640 ms
+/// a join from eight clients on one shard could lose for 6 s).
 pub(crate) async fn backoff(attempt: u32) {
-    let jitter = u64::from(std::process::id() % 7) + u64::from(attempt) * 3;
-    tokio::time::sleep(Duration::from_millis(5 * (1 << attempt.min(6)) + jitter)).await;
+    let ceiling = BACKOFF_BASE_MS << attempt.min(4);
+    let wait = getrandom::u64().unwrap_or(u64::from(attempt)) % (ceiling + 1);
+    tokio::time::sleep(Duration::from_millis(wait)).await;
 }
+
+/// The first backoff ceiling.
+const BACKOFF_BASE_MS: u64 = 10;
 
 /// A stable 64-bit hash for key discriminators (two wakes of one millisecond).
 pub(crate) fn fnv(text: &str) -> u64 {

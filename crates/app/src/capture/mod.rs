@@ -77,10 +77,22 @@ fn field_errors(errors: Vec<FieldError>) -> Response {
 
 fn unavailable(e: &AppError) -> Response {
     tracing::error!(error = %e, retryable = e.is_retryable(), "capture could not complete a request");
-    error(
-        StatusCode::SERVICE_UNAVAILABLE,
-        "restock is unavailable for a moment; please try again shortly",
-    )
+    // Nothing was written. Too many at once on one item: a second is
+    // enough; anything else: a few.
+    let (message, secs) = match e {
+        AppError::Store(restock_store::StoreError::Contention(_)) => (
+            "very busy right now; nothing was saved, please try again in a second",
+            1u32,
+        ),
+        _ => (
+            "restock is unavailable for a moment; nothing was saved, please try again shortly",
+            5,
+        ),
+    };
+    let mut r = error(StatusCode::SERVICE_UNAVAILABLE, message);
+    r.headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+    r
 }
 
 fn too_many(retry_after_ms: i64) -> Response {

@@ -2,6 +2,8 @@
 //!
 //! - [`conformance`]: one suite, run on the in-memory and the DynamoDB store;
 //! - [`concurrency`]: real parallel requests against the DynamoDB API;
+//! - [`contention`]: the same where transactions really contend
+//!   (`RESTOCK_DYNAMODB_CONTENDED_ENDPOINT`);
 //! - [`lag`]: the DynamoDB store where index reads lag the table, client
 //!   tokens are enforced and conflicts and throttles are injected;
 //! - [`round_trips`]: DynamoDB requests per operation, held to budgets;
@@ -13,6 +15,7 @@
 
 mod concurrency;
 mod conformance;
+mod contention;
 mod lag;
 mod round_trips;
 mod support;
