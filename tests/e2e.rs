@@ -12,7 +12,7 @@
 //! - [`pull`]: the stock pull against Shopify and WooCommerce API fakes, and
 //!   the webhook-silence alert;
 //! - [`reliability`]: randomised histories, fault injection, security checks;
-//! - [`template`]: `template.yaml`, the README and the code agree.
+//! - [`template`]: `template.yaml`, the README, the docs and the code agree.
 //!
 //! Shared fixtures are in the `restock-e2e` library (`lib.rs`).
 

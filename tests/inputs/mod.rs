@@ -837,6 +837,11 @@ async fn an_order_without_the_hold_s_item_leaves_the_hold_and_tells_the_team_onc
             .call(Api::Detect, shopify_order("orders/paid", delivery, &paid))
             .await;
         assert_eq!(reply.status, 202, "{}", reply.body);
+        assert!(
+            reply.body.contains("does not have the hold's item"),
+            "{}",
+            reply.body
+        );
     }
     let after = w.store.snapshot(&chair).await.unwrap();
     assert_eq!(

@@ -18,6 +18,18 @@ async fn pulling_world() -> (World, Arc<restock_app::ports::Outbox>, PlatformFak
     (w, outbox, fake)
 }
 
+/// `name` waits for the linen throw (a WooCommerce product).
+async fn join_throw(w: &World, name: &str) {
+    let reply = w
+        .capture_json(
+            "POST",
+            "/requests",
+            serde_json::json!({ "sku": "THROW-OAT", "name": name, "email": w.email(name), "consent": true }),
+        )
+        .await;
+    assert_eq!(reply.status, 201, "{}", reply.body);
+}
+
 fn chair() -> Sku {
     Sku::try_from(CHAIR).unwrap()
 }
@@ -67,14 +79,7 @@ async fn a_restock_no_webhook_reported_is_found_by_the_pull_and_offered() {
 #[tokio::test]
 async fn woocommerce_products_are_pulled_over_rest() {
     let (w, outbox, fake) = pulling_world().await;
-    let reply = w
-        .capture_json(
-            "POST",
-            "/requests",
-            serde_json::json!({ "sku": "THROW-OAT", "name": "Ann", "email": w.email("Ann"), "consent": true }),
-        )
-        .await;
-    assert_eq!(reply.status, 201, "{}", reply.body);
+    join_throw(&w, "Ann").await;
     fake.woocommerce.lock().unwrap().insert(812, Some(3));
     let report = pull::run(&w.services).await.unwrap();
     assert_eq!(
@@ -228,14 +233,7 @@ async fn the_sweep_binary_runs_the_pull_on_its_rule_input() {
 #[tokio::test]
 async fn a_woocommerce_restock_in_the_sell_out_s_second_is_settled_by_asking_the_shop() {
     let (w, outbox, fake) = pulling_world().await;
-    let reply = w
-        .capture_json(
-            "POST",
-            "/requests",
-            serde_json::json!({ "sku": "THROW-OAT", "name": "Ann", "email": w.email("Ann"), "consent": true }),
-        )
-        .await;
-    assert_eq!(reply.status, 201, "{}", reply.body);
+    join_throw(&w, "Ann").await;
     let product = |qty: u32| {
         format!(
             r#"{{"id":812,"sku":"THROW-OAT","manage_stock":true,"stock_quantity":{qty},"date_modified_gmt":"2026-12-04T00:00:05"}}"#

@@ -477,7 +477,7 @@ fn every_alarm_tells_the_team_and_the_cost_model_counts_them() {
         };
     }
     assert_eq!(alarms.len(), 3);
-    // The README's cost model prices five alarm metrics.
+    // The cost model (docs/DEPLOY.md) prices five alarm metrics.
     assert_eq!(metrics, 5);
 }
 

@@ -136,7 +136,7 @@ pub fn missed_restock(entry: &CatalogEntry, platform: &str, level: u32) -> Alert
              What happened: the scheduled stock pull read the level from {platform} and found the item \
              back in stock, but no {platform} webhook had said so. The restock has been applied \
              (the queue is being told in order).\n\
-             What to do: check the {platform} webhook subscriptions (README, platform set-up) and \
+             What to do: check the {platform} webhook subscriptions (docs/DEPLOY.md, After deploying) and \
              detect's logs for refused deliveries; a subscription that kept failing may have been \
              removed by the platform.",
             name = entry.name,

@@ -197,7 +197,7 @@ async fn buy(
 ) -> Response {
     let order_id = sale.order_id;
     let mut bought = Vec::new();
-    let mut duplicate = false;
+    let (mut duplicate, mut not_in_order) = (false, false);
     for hold in holds {
         let now = s.clock.now_ms();
         match s.store.mark_bought(hold, &sale.order, now).await {
@@ -211,6 +211,7 @@ async fn buy(
             Ok(BuyOutcome::AlreadyBought) => duplicate = true,
             Ok(BuyOutcome::NotHeld) => {}
             Ok(BuyOutcome::NotInOrder(sku)) => {
+                not_in_order = true;
                 tracing::warn!(source, %sku, order = ?order_id, "a hold was used on an order without its item; left alone");
                 let once = format!("not-in-order:{hold}:{}", order_id.unwrap_or("-"));
                 match s.store.first_time(&once, now).await {
@@ -228,6 +229,11 @@ async fn buy(
     match (bought.as_slice(), duplicate) {
         ([sku], _) => Json(json!({ "status": Status::Bought, "sku": sku })).into_response(),
         ([], true) => Json(json!({ "status": "duplicate" })).into_response(),
+        ([], false) if not_in_order => (
+            StatusCode::ACCEPTED,
+            Json(json!({ "status": "the order does not have the hold's item; the hold is left as it is and the team is told" })),
+        )
+            .into_response(),
         ([], false) => (
             StatusCode::ACCEPTED,
             Json(json!({ "status": "no live hold with that id" })),

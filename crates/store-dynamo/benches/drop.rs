@@ -60,7 +60,7 @@ async fn meter(table: &str) -> Meter {
     }
 }
 
-/// DynamoDB on-demand list prices (us-east-1; the README's cost model).
+/// DynamoDB on-demand list prices (us-east-1; the cost model in docs/DEPLOY.md).
 const DOLLARS_PER_WRITE_UNIT: f64 = 0.625 / 1e6;
 const DOLLARS_PER_READ_UNIT: f64 = 0.125 / 1e6;
 

@@ -9,7 +9,7 @@
 //!
 //! Orders (`order.created`, `order.updated`) end the holds they carry once
 //! paid (`processing` or `completed`): the hold is the order's `hold` meta
-//! field, which the checkout snippet in the README puts there.
+//! field, which the checkout snippet in docs/DEPLOY.md puts there.
 
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
