@@ -73,12 +73,12 @@ impl CaptureStore for DynamoStore {
         let now = new.now;
         let joining = new.into_request();
         let started = std::time::Instant::now();
-        let mut attempt = 0;
         // Each lost ticket is another sign-up getting in, so a join keeps
         // dealing again for a while rather than a fixed count.
-        while attempt < MAX_ATTEMPTS || started.elapsed() < JOIN_BUDGET {
-            attempt += 1;
-            let attempt = attempt - 1;
+        for attempt in 0.. {
+            if attempt >= MAX_ATTEMPTS && started.elapsed() >= JOIN_BUDGET {
+                break;
+            }
             let mut request = joining.clone();
             let mut tx = self.tx();
             self.deal_ticket(&mut tx, &mut request, shards, now).await?;
@@ -358,10 +358,7 @@ impl CaptureStore for DynamoStore {
             tx.update(
                 "counter",
                 crate::detect::versioned(&r.sku, current.version)
-                    .set(
-                        STOCK,
-                        s(serde_json::to_string(&sold.next).expect("stock state serialises")),
-                    )
+                    .set(STOCK, s(crate::detect::stock_json(&sold.next)))
                     .set(LEVEL, n(after))
                     .set_expr(format!(
                         "{OUT} = {OUT} - :one, {BOUGHT} = if_not_exists({BOUGHT}, :zero) + :one"

@@ -24,7 +24,7 @@ pub(crate) fn versioned(sku: &Sku, version: Option<u64>) -> Change {
     }
 }
 
-fn stock_json(state: &restock_core::StockState) -> String {
+pub(crate) fn stock_json(state: &restock_core::StockState) -> String {
     serde_json::to_string(state).expect("stock state serialises")
 }
 
