@@ -792,20 +792,25 @@ async fn a_paid_woocommerce_order_ends_the_hold_in_its_meta_data() {
 
 #[tokio::test]
 async fn sign_webhook_makes_order_deliveries_detect_accepts() {
-    use restock_app::admin::webhooks::{Hook, sign};
-    for (hook, key) in [("shopify", SHOPIFY_KEY), ("woocommerce", WOO_KEY)] {
+    use restock_app::admin::webhooks::{TestEvent, sign};
+    use restock_core::Platform;
+    for (platform, key) in [
+        (Platform::Shopify, SHOPIFY_KEY),
+        (Platform::WooCommerce, WOO_KEY),
+    ] {
         let (w, hold) = ann_holds_the_chair().await;
-        let order = match hook {
-            "shopify" => Hook::ShopifyOrder {
-                hold,
-                sku: Some(CHAIR.into()),
-            },
-            _ => Hook::WooCommerceOrder {
-                hold,
-                sku: Some(CHAIR.into()),
-            },
+        let order = TestEvent::Order {
+            hold,
+            sku: Some(CHAIR.into()),
         };
-        let delivery = sign(&order, key, "msg_order_1", w.clock.now().unix_timestamp()).unwrap();
+        let delivery = sign(
+            platform,
+            &order,
+            key,
+            "msg_order_1",
+            w.clock.now().unix_timestamp(),
+        )
+        .unwrap();
         let mut request = Request::builder().method("POST").uri(delivery.path);
         for (name, value) in &delivery.headers {
             request = request.header(*name, value);
@@ -816,8 +821,8 @@ async fn sign_webhook_makes_order_deliveries_detect_accepts() {
                 request.body(Body::from(delivery.body.clone())).unwrap(),
             )
             .await;
-        assert_eq!(reply.status, 200, "{hook}: {}", reply.body);
-        assert_eq!(reply.json()["status"], "bought", "{hook}");
+        assert_eq!(reply.status, 200, "{platform}: {}", reply.body);
+        assert_eq!(reply.json()["status"], "bought", "{platform}");
     }
 }
 

@@ -17,10 +17,10 @@ use restock_core::feedback::MailDay;
 use restock_core::notice::{EmailNotice, SmsNotice};
 use restock_core::webhook::ItemRef;
 use restock_core::{
-    CatalogEntry, ContactKey, Email, HoldId, OptOutToken, Phone, RequestId, ReserveToken, Rules,
+    CatalogEntry, Contact, ContactKey, Email, HoldId, OptOutToken, RequestId, ReserveToken, Rules,
     Settings, Sku, StockEvent, StockOutcome, Window,
 };
-use restock_core::{Millis, TokenHash};
+use restock_core::{Message, Millis, TokenHash};
 use restock_e2e::*;
 use restock_store::port::Random;
 use restock_store::*;
@@ -192,34 +192,12 @@ pub struct FaultySender {
 
 #[async_trait]
 impl Sender for FaultySender {
-    async fn send_email(
-        &self,
-        from: &str,
-        to: &Email,
-        notice: &EmailNotice,
-    ) -> Result<String, SendError> {
+    async fn send(&self, to: &Contact, message: &Message) -> Result<String, SendError> {
         let n = self
             .plan
             .before()
             .map_err(|()| SendError::Transient("injected".into()))?;
-        let out = self.inner.send_email(from, to, notice).await;
-        self.plan
-            .after(n)
-            .map_err(|()| SendError::Unknown("injected after sending".into()))?;
-        out
-    }
-
-    async fn send_sms(
-        &self,
-        sender_id: Option<&str>,
-        to: &Phone,
-        notice: &SmsNotice,
-    ) -> Result<String, SendError> {
-        let n = self
-            .plan
-            .before()
-            .map_err(|()| SendError::Transient("injected".into()))?;
-        let out = self.inner.send_sms(sender_id, to, notice).await;
+        let out = self.inner.send(to, message).await;
         self.plan
             .after(n)
             .map_err(|()| SendError::Unknown("injected after sending".into()))?;
@@ -539,6 +517,13 @@ fn a_notice() -> EmailNotice {
     }
 }
 
+fn from_the_shop(notice: EmailNotice) -> Message {
+    Message::Email {
+        from: "Shop <shop@example.com>".into(),
+        notice,
+    }
+}
+
 #[tokio::test]
 async fn a_dropped_connection_is_an_unknown_outcome_not_a_retry() {
     // Nothing listens on this port: the SDK's request may not have left, but
@@ -552,7 +537,7 @@ async fn a_dropped_connection_is_an_unknown_outcome_not_a_retry() {
     let notice = a_notice();
     let to = Email::try_from("ann@example.com").unwrap();
     let outcome = sender
-        .send_email("Shop <shop@example.com>", &to, &notice)
+        .send(&Contact::Email(to), &from_the_shop(notice))
         .await;
     assert!(matches!(outcome, Err(SendError::Unknown(_))), "{outcome:?}");
 }
@@ -612,7 +597,7 @@ async fn the_deployed_sender_never_retries_a_send_on_its_own() {
     let notice = a_notice();
     let to = Email::try_from("ann@example.com").unwrap();
     let outcome = sender
-        .send_email("Shop <shop@example.com>", &to, &notice)
+        .send(&Contact::Email(to), &from_the_shop(notice))
         .await;
     assert!(outcome.is_err(), "{outcome:?}");
     assert_eq!(hits.load(Ordering::SeqCst), 1, "one attempt, no SDK retry");
@@ -622,7 +607,11 @@ async fn the_deployed_sender_never_retries_a_send_on_its_own() {
         encoding: restock_core::notice::SmsEncoding::Gsm7,
         segments: 1,
     };
-    let outcome = sender.send_sms(None, &phone, &sms).await;
+    let sms = Message::Sms {
+        sender_id: None,
+        notice: sms,
+    };
+    let outcome = sender.send(&Contact::Sms(phone), &sms).await;
     assert!(outcome.is_err(), "{outcome:?}");
     assert_eq!(hits.load(Ordering::SeqCst), 2, "one attempt, no SDK retry");
 }
@@ -690,7 +679,7 @@ async fn a_provider_that_never_answers_costs_one_attempt_timeout_not_the_functio
     let started = std::time::Instant::now();
     let outcome = tokio::time::timeout(
         std::time::Duration::from_secs(30),
-        sender.send_email("Shop <shop@example.com>", &to, &notice),
+        sender.send(&Contact::Email(to), &from_the_shop(notice)),
     )
     .await
     .expect("the SDK's own timeout ends the call");

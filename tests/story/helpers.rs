@@ -5,8 +5,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use restock_app::ports::{Clock, Secrets, SendError, Sender};
 use restock_aws::{AwsSender, BedrockPhraser, SecretsKeyring};
-use restock_core::notice::{EmailNotice, SmsNotice};
-use restock_core::{Contact, Email, Phone, Sku};
+use restock_core::{Contact, Email, Message, Sku};
 use restock_e2e::*;
 
 pub fn chair() -> Sku {
@@ -105,26 +104,16 @@ pub struct FailFor {
 
 #[async_trait]
 impl Sender for FailFor {
-    async fn send_email(
-        &self,
-        from: &str,
-        to: &Email,
-        notice: &EmailNotice,
-    ) -> Result<String, SendError> {
-        if to.as_str().starts_with(&format!("{}.", self.local_part)) {
+    async fn send(&self, to: &Contact, message: &Message) -> Result<String, SendError> {
+        if let Contact::Email(address) = to
+            && address
+                .as_str()
+                .starts_with(&format!("{}.", self.local_part))
+        {
             return Err(SendError::Permanent(
                 "MessageRejected: address does not exist".into(),
             ));
         }
-        self.inner.send_email(from, to, notice).await
-    }
-
-    async fn send_sms(
-        &self,
-        sender_id: Option<&str>,
-        to: &Phone,
-        notice: &SmsNotice,
-    ) -> Result<String, SendError> {
-        self.inner.send_sms(sender_id, to, notice).await
+        self.inner.send(to, message).await
     }
 }

@@ -124,7 +124,7 @@ pub fn drift(sku: &Sku, drift: &Drift) -> Alert {
 }
 
 /// The stock pull found a restock the platform's webhooks never reported.
-pub fn missed_restock(entry: &CatalogEntry, platform: &str, level: u32) -> Alert {
+pub fn missed_restock(entry: &CatalogEntry, platform: restock_core::Platform, level: u32) -> Alert {
     Alert {
         subject: format!(
             "restock: {} ({}) restock found by the stock pull, not by a webhook",

@@ -21,10 +21,8 @@ use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Json, Response};
 use axum::routing::post;
-use restock_core::webhook::{
-    Headers, OrderDelivery, StockEvent, WebhookError, shopify, standard, woocommerce,
-};
-use restock_core::{Status, StockOutcome};
+use restock_core::webhook::{Headers, StockEvent, WebhookError};
+use restock_core::{Delivery, Platform, Purchase, Status, StockOutcome};
 use restock_store::{ApplyOutcome, BuyOutcome, Order};
 use serde_json::json;
 
@@ -33,13 +31,18 @@ use crate::{AppError, Services, alerts};
 /// The largest webhook body read.
 pub const MAX_WEBHOOK_BYTES: usize = 256 * 1024;
 
-/// The detect router.
+/// The detect router: each platform's routes ([`Platform::routes`]).
 pub fn router(services: Arc<Services>) -> Router {
-    Router::new()
-        .route("/webhooks/shopify", post(shopify_hook))
-        .route("/webhooks/woocommerce", post(woocommerce_hook))
-        .route("/webhooks/stock", post(stock_hook))
-        .route("/webhooks/orders", post(orders_hook))
+    let mut router = Router::new();
+    for platform in Platform::ALL {
+        for &route in platform.routes() {
+            let handler = move |State(s): Shared, headers: HeaderMap, body: Bytes| async move {
+                hook(&s, platform, route, &headers, &body).await
+            };
+            router = router.route(route, post(handler));
+        }
+    }
+    router
         .fallback(|| async {
             (
                 StatusCode::NOT_FOUND,
@@ -79,75 +82,36 @@ fn unavailable(e: &AppError) -> Response {
         .into_response()
 }
 
-async fn shopify_hook(State(s): Shared, headers: HeaderMap, body: Bytes) -> Response {
-    let keys = match s.keyring.keys().await {
-        Ok(k) => k.webhooks.shopify_keys(),
+/// One delivery on `route`: verified with the platform's keys, then
+/// applied (stock), bought (a paid order) or acknowledged.
+async fn hook(
+    s: &Services,
+    platform: Platform,
+    route: &'static str,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Response {
+    // The route's last segment names the source in logs, alerts and dedup keys.
+    let source = route.rsplit('/').next().unwrap_or(route);
+    let keys = match s.keyring.keys().await.map(|k| platform.keys(&k.webhooks)) {
+        Ok(Ok(k)) => k,
+        Ok(Err(e)) => return refuse(source, &e),
         Err(e) => return unavailable(&e.into()),
     };
-    if shopify::is_order(&HeaderView(&headers)) {
-        return match shopify::parse_order(&keys, &HeaderView(&headers), &body) {
-            Ok(order) => buy_order(&s, "shopify", order).await,
-            Err(e) => refuse("shopify", &e),
-        };
-    }
-    match shopify::parse(&keys, &HeaderView(&headers), &body) {
-        Ok(event) => apply(&s, "shopify", vec![event]).await,
-        Err(e) => refuse("shopify", &e),
-    }
-}
-
-async fn woocommerce_hook(State(s): Shared, headers: HeaderMap, body: Bytes) -> Response {
-    let keys = match s.keyring.keys().await {
-        Ok(k) => k.webhooks.woocommerce_keys(),
-        Err(e) => return unavailable(&e.into()),
-    };
-    if woocommerce::is_order(&HeaderView(&headers)) {
-        return match woocommerce::parse_order(&keys, &HeaderView(&headers), &body) {
-            Ok(order) => buy_order(&s, "woocommerce", order).await,
-            Err(e) => refuse("woocommerce", &e),
-        };
-    }
-    match woocommerce::parse(&keys, &HeaderView(&headers), &body, s.clock.now()) {
-        Ok(woocommerce::Delivery::Ping { webhook_id }) => {
-            tracing::info!(webhook_id, "WooCommerce webhook ping");
+    match platform.parse(&keys, route, &HeaderView(headers), body, s.clock.now()) {
+        Ok(Delivery::Stock(events)) => apply(s, source, events).await,
+        Ok(Delivery::Paid(purchase)) => buy_order(s, source, purchase).await,
+        Ok(Delivery::NotPaid) => (
+            StatusCode::ACCEPTED,
+            Json(json!({ "status": "not paid yet; the hold ends when it is" })),
+        )
+            .into_response(),
+        Ok(Delivery::Ping { webhook_id }) => {
+            tracing::info!(webhook_id, platform = platform.name(), "webhook ping");
             Json(json!({ "status": "ok", "webhook_id": webhook_id })).into_response()
         }
-        Ok(woocommerce::Delivery::Stock(event)) => apply(&s, "woocommerce", vec![event]).await,
-        Err(e) => refuse("woocommerce", &e),
+        Err(e) => refuse(source, &e),
     }
-}
-
-async fn stock_hook(State(s): Shared, headers: HeaderMap, body: Bytes) -> Response {
-    let keys = match s.keyring.keys().await.map(|k| k.webhooks.stock_keys()) {
-        Ok(Ok(k)) => k,
-        Ok(Err(e)) => return refuse("stock", &e),
-        Err(e) => return unavailable(&e.into()),
-    };
-    match standard::parse_stock(&keys, &HeaderView(&headers), &body, s.clock.now()) {
-        Ok(events) => apply(&s, "stock", events).await,
-        Err(e) => refuse("stock", &e),
-    }
-}
-
-async fn orders_hook(State(s): Shared, headers: HeaderMap, body: Bytes) -> Response {
-    let keys = match s.keyring.keys().await.map(|k| k.webhooks.stock_keys()) {
-        Ok(Ok(k)) => k,
-        Ok(Err(e)) => return refuse("orders", &e),
-        Err(e) => return unavailable(&e.into()),
-    };
-    let order = match standard::parse_order(&keys, &HeaderView(&headers), &body, s.clock.now()) {
-        Ok(order) => order,
-        Err(e) => return refuse("orders", &e),
-    };
-    let placed_at = order.placed_at.unwrap_or_else(|| s.clock.now());
-    let sale = Sale {
-        order_id: order.order_id.as_deref(),
-        order: Order {
-            placed_at: millis(placed_at),
-            items: None,
-        },
-    };
-    buy(&s, "orders", &[order.hold], &sale).await
 }
 
 /// An order that used holds, as `buy` needs it.
@@ -160,29 +124,18 @@ fn millis(at: time::OffsetDateTime) -> restock_core::Millis {
     (at.unix_timestamp_nanos() / 1_000_000) as restock_core::Millis
 }
 
-/// A platform's order: a paid one ends its holds; one not paid yet waits for
-/// the delivery that says it is.
-async fn buy_order(s: &Services, source: &str, order: OrderDelivery) -> Response {
-    match order {
-        OrderDelivery::Paid(order) => {
-            let order_id = order.order_id.to_string();
-            let placed_at = order.placed_at.unwrap_or_else(|| s.clock.now());
-            let sale = Sale {
-                order_id: Some(&order_id),
-                order: Order {
-                    placed_at: millis(placed_at),
-                    // A format that lists line items: the hold's item must be one.
-                    items: Some(order.skus),
-                },
-            };
-            buy(s, source, &order.holds, &sale).await
-        }
-        OrderDelivery::NotPaid => (
-            StatusCode::ACCEPTED,
-            Json(json!({ "status": "not paid yet; the hold ends when it is" })),
-        )
-            .into_response(),
-    }
+/// A paid order ends the holds it used.
+async fn buy_order(s: &Services, source: &str, purchase: Purchase) -> Response {
+    let placed_at = purchase.placed_at.unwrap_or_else(|| s.clock.now());
+    let sale = Sale {
+        order_id: purchase.order_id.as_deref(),
+        order: Order {
+            placed_at: millis(placed_at),
+            // A format that lists line items: the hold's item must be one.
+            items: purchase.skus,
+        },
+    };
+    buy(s, source, &purchase.holds, &sale).await
 }
 
 /// Ends each hold an order used as bought (a redelivery is a no-op). A hold

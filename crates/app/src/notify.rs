@@ -16,8 +16,8 @@ use std::collections::hash_map::Entry;
 use std::time::{Duration, Instant};
 
 use restock_core::feedback::{MailDay, day_of};
-use restock_core::notice::{NoticeInput, Phrase, phrase_prompt, render_email, render_sms};
-use restock_core::{CatalogEntry, Contact, RequestState, Settings, Sku, Window};
+use restock_core::notice::{NoticeInput, Phrase, phrase_prompt};
+use restock_core::{CatalogEntry, Message, RequestState, Settings, Sku, Window};
 use restock_store::{Claim, NoticeOutcome, Offer, WaveParams};
 
 use crate::ports::SendError;
@@ -419,14 +419,8 @@ async fn send_confirmation(
         optout_url: &optout_url,
         window: left,
     };
-    let sent = deliver(
-        s,
-        settings,
-        &r.contact,
-        || restock_core::confirm::render_confirm_email(&input),
-        || restock_core::confirm::render_confirm_sms(&input),
-    )
-    .await;
+    let message = Message::confirmation(r.contact.channel(), settings, &input);
+    let sent = s.sender.send(&r.contact, &message).await;
     match sent {
         Ok(_) => {
             tracing::info!(sku = %r.sku, contact = %r.contact.masked(), "confirmation sent");
@@ -464,29 +458,6 @@ async fn send_confirmation(
         }
     }
     Ok(())
-}
-
-/// Sends one message by the contact's channel: the email or the text that
-/// `email` or `sms` renders (only the one needed is rendered).
-async fn deliver(
-    s: &Services,
-    settings: &Settings,
-    contact: &Contact,
-    email: impl FnOnce() -> restock_core::notice::EmailNotice,
-    sms: impl FnOnce() -> restock_core::notice::SmsNotice,
-) -> Result<String, SendError> {
-    match contact {
-        Contact::Email(to) => {
-            s.sender
-                .send_email(&settings.email_from, to, &email())
-                .await
-        }
-        Contact::Sms(to) => {
-            s.sender
-                .send_sms(settings.sms_sender_id.as_deref(), to, &sms())
-                .await
-        }
-    }
 }
 
 /// Opens the sender's pause (once) and tells the team the first time.
@@ -565,19 +536,10 @@ async fn send_one(
         manage_url: &manage_url,
         window: left,
     };
-    let sent = deliver(
-        s,
-        settings,
-        &r.contact,
-        || {
-            // Tagged, so the provider's bounces and complaints name the offer.
-            let mut notice = render_email(&input);
-            notice.tags = restock_core::feedback::tags(&r.id, episode, &r.contact_key);
-            notice
-        },
-        || render_sms(&input),
-    )
-    .await;
+    // An email is tagged, so the provider's bounces and complaints name the offer.
+    let tags = restock_core::feedback::tags(&r.id, episode, &r.contact_key);
+    let message = Message::notice(r.contact.channel(), settings, &input, tags);
+    let sent = s.sender.send(&r.contact, &message).await;
     match sent {
         Ok(message_id) => {
             tracing::info!(sku = %r.sku, contact = %r.contact.masked(), channel = r.contact.channel().as_str(), "notice sent");

@@ -3,13 +3,14 @@
 //! static keyring, recorded alerts, a system or manual clock, OS entropy.
 //! The AWS adapters live in `restock-aws`.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use restock_core::notice::{EmailNotice, SmsNotice};
 use restock_core::webhook::WebhookKeys;
-use restock_core::{Email, Phone};
+use restock_core::{Contact, Message, Platform};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
@@ -38,23 +39,22 @@ pub enum SendError {
     Unknown(String),
 }
 
-/// Sends notices: SES v2 and SNS in production, an outbox locally.
+/// Sends messages: SES v2 and SNS in production, an outbox locally.
 #[async_trait]
 pub trait Sender: Send + Sync {
-    /// Sends an email from `from` (the settings' sender); gives the provider's message id.
-    async fn send_email(
-        &self,
-        from: &str,
-        to: &Email,
-        notice: &EmailNotice,
-    ) -> Result<String, SendError>;
-    /// Sends an SMS under `sender_id`, if any; gives the provider's message id.
-    async fn send_sms(
-        &self,
-        sender_id: Option<&str>,
-        to: &Phone,
-        notice: &SmsNotice,
-    ) -> Result<String, SendError>;
+    /// Sends `message` to `to` by its channel; gives the provider's message
+    /// id. A message for another channel than the contact's is refused
+    /// ([`SendError::Permanent`]).
+    async fn send(&self, to: &Contact, message: &Message) -> Result<String, SendError>;
+}
+
+/// The refusal for a message whose channel is not the contact's.
+pub fn wrong_channel(to: &Contact, message: &Message) -> SendError {
+    SendError::Permanent(format!(
+        "a {} message cannot go to a {} contact",
+        message.channel().as_str(),
+        to.channel().as_str()
+    ))
 }
 
 /// Why the model gave no words.
@@ -81,39 +81,18 @@ pub trait Keyring: Send + Sync {
     async fn keys(&self) -> Result<Arc<Secrets>, KeyError>;
 }
 
-/// The secret's contents: webhook keys per source, and the pepper that keys
-/// contact hashes.
+/// The secret's contents: webhook keys per platform, the pepper that keys
+/// contact hashes, and each platform's Admin API access for the stock pull.
 #[derive(Clone)]
 pub struct Secrets {
     /// Webhook keys, current first.
     pub webhooks: WebhookKeys,
     /// The key for contact hashes (never changes once shoppers have joined).
     pub contact_pepper: Vec<u8>,
-    /// Shopify Admin API access for the stock pull (`shopify_admin`).
-    pub shopify_admin: Option<ShopifyAdmin>,
-    /// WooCommerce REST API access for the stock pull (`woocommerce_api`).
-    pub woocommerce_api: Option<WooCommerceApi>,
-}
-
-/// Shopify Admin API access: the shop and a custom app's Admin API access
-/// token with `read_inventory`.
-#[derive(Clone, Deserialize)]
-pub struct ShopifyAdmin {
-    /// `your-shop.myshopify.com` (or a full base URL, as the tests' fake has).
-    pub shop: String,
-    /// The Admin API access token (`shpat_…`).
-    pub access_token: String,
-}
-
-/// WooCommerce REST API access: the site and a read-only key pair.
-#[derive(Clone, Deserialize)]
-pub struct WooCommerceApi {
-    /// The site's base URL, `https://shop.example`.
-    pub url: String,
-    /// `ck_…`.
-    pub consumer_key: String,
-    /// `cs_…`.
-    pub consumer_secret: String,
+    /// Admin API access per platform, as the secret has it under
+    /// [`Platform::api_secret_key`] (`shopify_admin`, `woocommerce_api`);
+    /// the platform's API adapter reads it.
+    pub platform_api: BTreeMap<Platform, serde_json::Value>,
 }
 
 /// Why a platform's level could not be read.
@@ -121,20 +100,20 @@ pub struct WooCommerceApi {
 pub enum PlatformError {
     /// No API access for this platform in the keys secret.
     #[error("no {0} API access in the keys secret")]
-    NotConfigured(&'static str),
+    NotConfigured(Platform),
     /// The platform could not be reached or answered with an error.
     #[error("{platform} API: {reason}")]
     Failed {
-        /// `shopify` or `woocommerce`.
-        platform: &'static str,
+        /// The platform.
+        platform: Platform,
         /// What went wrong (never a credential).
         reason: String,
     },
     /// The platform does not know the item.
     #[error("{platform} has no item {id}")]
     NotFound {
-        /// `shopify` or `woocommerce`.
-        platform: &'static str,
+        /// The platform.
+        platform: Platform,
         /// The platform's id.
         id: u64,
     },
@@ -152,19 +131,14 @@ pub struct PulledLevel {
 /// The shop platforms' Admin APIs, read for the stock pull.
 #[async_trait]
 pub trait Platforms: Send + Sync {
-    /// An inventory item's available level at each location (Shopify Admin
-    /// GraphQL `inventoryItem.inventoryLevels`).
-    async fn shopify_levels(
+    /// The item's level at each of the platform's locations, read with
+    /// `access` (the platform's entry in the keys secret).
+    async fn levels(
         &self,
-        api: &ShopifyAdmin,
-        inventory_item_id: u64,
+        platform: Platform,
+        access: &serde_json::Value,
+        id: u64,
     ) -> Result<Vec<PulledLevel>, PlatformError>;
-    /// A product's level (WooCommerce REST `products/{id}`).
-    async fn woocommerce_level(
-        &self,
-        api: &WooCommerceApi,
-        product_id: u64,
-    ) -> Result<PulledLevel, PlatformError>;
 }
 
 /// No platform APIs (the functions that do not pull, local mode without
@@ -173,19 +147,13 @@ pub struct NoPlatforms;
 
 #[async_trait]
 impl Platforms for NoPlatforms {
-    async fn shopify_levels(
+    async fn levels(
         &self,
-        _: &ShopifyAdmin,
+        platform: Platform,
+        _: &serde_json::Value,
         _: u64,
     ) -> Result<Vec<PulledLevel>, PlatformError> {
-        Err(PlatformError::NotConfigured("Shopify"))
-    }
-    async fn woocommerce_level(
-        &self,
-        _: &WooCommerceApi,
-        _: u64,
-    ) -> Result<PulledLevel, PlatformError> {
-        Err(PlatformError::NotConfigured("WooCommerce"))
+        Err(PlatformError::NotConfigured(platform))
     }
 }
 
@@ -197,48 +165,37 @@ impl Secrets {
     /// [`KeyError`] naming what is wrong, never echoing a key.
     pub fn from_json(json: &str) -> Result<Self, KeyError> {
         let webhooks = WebhookKeys::from_json(json).map_err(|e| KeyError(e.to_string()))?;
-        #[derive(Deserialize)]
-        struct Pepper {
-            contact_pepper: Option<String>,
-            #[serde(default)]
-            shopify_admin: Option<ShopifyAdmin>,
-            #[serde(default)]
-            woocommerce_api: Option<WooCommerceApi>,
-        }
-        let pepper: Pepper =
+        let secret: serde_json::Map<String, serde_json::Value> =
             serde_json::from_str(json).map_err(|_| KeyError("the secret is not JSON".into()))?;
-        let (shopify_admin, woocommerce_api) = (pepper.shopify_admin, pepper.woocommerce_api);
-        let contact_pepper = pepper
-            .contact_pepper
+        let contact_pepper = secret
+            .get("contact_pepper")
+            .and_then(serde_json::Value::as_str)
             .filter(|p| p.len() >= 16)
             .ok_or_else(|| {
                 KeyError("the secret needs a contact_pepper of at least 16 characters".into())
             })?;
+        let platform_api = Platform::ALL
+            .into_iter()
+            .filter_map(|p| {
+                let access = secret.get(p.api_secret_key()?)?;
+                (!access.is_null()).then(|| (p, access.clone()))
+            })
+            .collect();
         Ok(Self {
             webhooks,
-            contact_pepper: contact_pepper.into_bytes(),
-            shopify_admin,
-            woocommerce_api,
+            contact_pepper: contact_pepper.as_bytes().to_vec(),
+            platform_api,
         })
     }
 }
 
 impl std::fmt::Debug for Secrets {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let api: Vec<_> = self.platform_api.keys().map(|p| p.name()).collect();
         write!(
             f,
-            "Secrets {{ webhooks: {:?}, contact_pepper: redacted, shopify_admin: {}, woocommerce_api: {} }}",
+            "Secrets {{ webhooks: {:?}, contact_pepper: redacted, platform_api: {api:?} }}",
             self.webhooks,
-            if self.shopify_admin.is_some() {
-                "set"
-            } else {
-                "unset"
-            },
-            if self.woocommerce_api.is_some() {
-                "set"
-            } else {
-                "unset"
-            },
         )
     }
 }
@@ -434,33 +391,21 @@ fn mask(to: &str) -> String {
 
 #[async_trait]
 impl Sender for Outbox {
-    async fn send_email(
-        &self,
-        _from: &str,
-        to: &Email,
-        notice: &EmailNotice,
-    ) -> Result<String, SendError> {
-        self.refuse(to.as_str())?;
+    async fn send(&self, to: &Contact, message: &Message) -> Result<String, SendError> {
+        let kept = match (to, message) {
+            (Contact::Email(address), Message::Email { notice, .. }) => Sent::Email {
+                to: address.as_str().to_owned(),
+                notice: notice.clone(),
+            },
+            (Contact::Sms(number), Message::Sms { notice, .. }) => Sent::Sms {
+                to: number.as_str().to_owned(),
+                notice: notice.clone(),
+            },
+            _ => return Err(wrong_channel(to, message)),
+        };
+        self.refuse(kept.to())?;
         let mut sent = self.sent.lock().expect("outbox lock");
-        sent.push(Sent::Email {
-            to: to.as_str().to_owned(),
-            notice: notice.clone(),
-        });
-        Ok(format!("outbox-{}", sent.len()))
-    }
-
-    async fn send_sms(
-        &self,
-        _sender_id: Option<&str>,
-        to: &Phone,
-        notice: &SmsNotice,
-    ) -> Result<String, SendError> {
-        self.refuse(to.as_str())?;
-        let mut sent = self.sent.lock().expect("outbox lock");
-        sent.push(Sent::Sms {
-            to: to.as_str().to_owned(),
-            notice: notice.clone(),
-        });
+        sent.push(kept);
         Ok(format!("outbox-{}", sent.len()))
     }
 }
@@ -513,17 +458,7 @@ pub struct Disabled;
 
 #[async_trait]
 impl Sender for Disabled {
-    async fn send_email(&self, _: &str, _: &Email, _: &EmailNotice) -> Result<String, SendError> {
-        Err(SendError::Permanent(
-            "this function does not send notices".into(),
-        ))
-    }
-    async fn send_sms(
-        &self,
-        _: Option<&str>,
-        _: &Phone,
-        _: &SmsNotice,
-    ) -> Result<String, SendError> {
+    async fn send(&self, _: &Contact, _: &Message) -> Result<String, SendError> {
         Err(SendError::Permanent(
             "this function does not send notices".into(),
         ))

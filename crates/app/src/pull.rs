@@ -8,7 +8,7 @@
 //! silence.
 
 use restock_core::webhook::ItemRef;
-use restock_core::{CatalogEntry, Millis, StockEvent, StockOutcome};
+use restock_core::{CatalogEntry, Millis, Platform, StockEvent, StockOutcome};
 use serde::Serialize;
 use time::OffsetDateTime;
 
@@ -86,7 +86,7 @@ pub async fn run(s: &Services) -> Result<PullReport, AppError> {
                 }
                 if let Some(level) = restocked {
                     report.missed_restocks += 1;
-                    tracing::warn!(sku = %entry.sku, platform, level, "stock pull found a restock no webhook reported");
+                    tracing::warn!(sku = %entry.sku, %platform, level, "stock pull found a restock no webhook reported");
                     s.alert(alerts::missed_restock(entry, platform, level))
                         .await;
                 }
@@ -108,7 +108,7 @@ pub enum Pulled {
     /// Read and applied like a webhook.
     Read {
         /// The platform asked.
-        platform: &'static str,
+        platform: Platform,
         /// The level differed from the last one known.
         differed: bool,
         /// A restock no webhook had reported, at this level.
@@ -135,7 +135,7 @@ pub async fn pull_one(
     let levels = match read {
         Ok(levels) => levels,
         Err(e) => {
-            tracing::warn!(sku = %entry.sku, platform, error = %e, "stock pull: level not read");
+            tracing::warn!(sku = %entry.sku, %platform, error = %e, "stock pull: level not read");
             return Ok(Pulled::Failed(e));
         }
     };
@@ -158,7 +158,7 @@ pub async fn pull_one(
     }
     let after = s.store.snapshot(&entry.sku).await?.stock.level();
     if after != before {
-        tracing::warn!(sku = %entry.sku, platform, ?before, ?after, "stock pull: the platform's level differs from the last one known");
+        tracing::warn!(sku = %entry.sku, %platform, ?before, ?after, "stock pull: the platform's level differs from the last one known");
     }
     Ok(Pulled::Read {
         platform,
@@ -173,15 +173,12 @@ async fn read_levels(
     s: &Services,
     keys: &Secrets,
     entry: &CatalogEntry,
-) -> Option<(&'static str, Result<Vec<PulledLevel>, PlatformError>)> {
-    if let (Some(id), Some(api)) = (entry.shopify_inventory_item_id, &keys.shopify_admin) {
-        return Some(("shopify", s.platforms.shopify_levels(api, id).await));
-    }
-    if let (Some(id), Some(api)) = (entry.woocommerce_product_id, &keys.woocommerce_api) {
-        let read = s.platforms.woocommerce_level(api, id).await;
-        return Some(("woocommerce", read.map(|l| vec![l])));
-    }
-    None
+) -> Option<(Platform, Result<Vec<PulledLevel>, PlatformError>)> {
+    let (platform, id, access) = entry
+        .ids
+        .iter()
+        .find_map(|(p, id)| Some((p, id, keys.platform_api.get(&p)?)))?;
+    Some((platform, s.platforms.levels(platform, access, id).await))
 }
 
 /// Reports each source that used to deliver and has been quiet longer than
@@ -200,9 +197,9 @@ async fn check_silence(
         }
         let items = waiting_on
             .iter()
-            .filter(|e| match heard.source.as_str() {
-                "shopify" => e.shopify_inventory_item_id.is_some(),
-                "woocommerce" => e.woocommerce_product_id.is_some(),
+            .filter(|e| match Platform::from_name(&heard.source) {
+                // A platform that names items by id delivers for the items that have one.
+                Some(p) if p.id_column().is_some() => e.ids.get(p).is_some(),
                 _ => true,
             })
             .count();

@@ -16,6 +16,7 @@
 //! - [`stream`]: notify's DynamoDB stream records decoded into woken SKUs.
 //! - [`wiring`]: each function's typed configuration and services.
 
+mod channels;
 pub mod http;
 pub mod logs;
 pub mod platforms;
@@ -30,58 +31,12 @@ use aws_sdk_bedrockruntime::types::{
     ContentBlock, ConversationRole, ConverseOutput, InferenceConfiguration,
     Message as ModelMessage, SystemContentBlock,
 };
-use aws_sdk_sesv2::operation::send_email::SendEmailError;
-use aws_sdk_sesv2::types::{Body, Content, Destination, EmailContent, Message, MessageHeader};
-use aws_sdk_sns::operation::publish::PublishError;
-use aws_sdk_sns::types::MessageAttributeValue;
 use restock_app::ports::{
     Alert, AlertError, Alerts, KeyError, Keyring, PhraseError, Phraser, Secrets, SendError, Sender,
+    wrong_channel,
 };
-use restock_core::notice::{EmailNotice, LIST_UNSUBSCRIBE_POST, SmsNotice};
-use restock_core::{Email, Phone};
+use restock_core::{Contact, Message};
 use tokio::sync::Mutex;
-
-/// Whether SES refused the *sender* rather than this recipient: the account
-/// is paused or suspended, in the sandbox (an unverified address, sender or
-/// recipient), the sender's domain is not verified, a sending quota or rate
-/// is used up, or the configuration set is gone. Sending to anyone else would fail the same way.
-fn ses_refuses_the_sender(e: &SendEmailError) -> bool {
-    match e {
-        SendEmailError::AccountSuspendedException(_)
-        | SendEmailError::SendingPausedException(_)
-        | SendEmailError::MailFromDomainNotVerifiedException(_)
-        | SendEmailError::LimitExceededException(_)
-        | SendEmailError::TooManyRequestsException(_)
-        // What SendEmail names is the configuration set: every notice
-        // goes through it, so every send would fail alike.
-        | SendEmailError::NotFoundException(_) => true,
-        // In the sandbox SES rejects every unverified address: "Email
-        // address is not verified. The following identities failed the check".
-        SendEmailError::MessageRejected(m) => m
-            .message()
-            .is_some_and(|m| m.contains("not verified") || m.contains("sandbox")),
-        _ => false,
-    }
-}
-
-/// Whether SNS refused the *sender*: not authorised, a KMS key it cannot
-/// use, or throttled (the account's SMS rate or monthly spending limit).
-fn sns_refuses_the_sender(e: &PublishError) -> bool {
-    use aws_sdk_sns::error::ProvideErrorMetadata;
-    let throttled = matches!(e.code(), Some("Throttling" | "ThrottledException"));
-    throttled
-        || matches!(
-            e,
-            PublishError::AuthorizationErrorException(_)
-                | PublishError::InvalidSecurityException(_)
-                | PublishError::KmsAccessDeniedException(_)
-                | PublishError::KmsDisabledException(_)
-                | PublishError::KmsInvalidStateException(_)
-                | PublishError::KmsNotFoundException(_)
-                | PublishError::KmsOptInRequired(_)
-                | PublishError::KmsThrottlingException(_)
-        )
-}
 
 /// How long webhook keys are kept before Secrets Manager is asked again.
 pub const KEY_CACHE: Duration = Duration::from_secs(300);
@@ -114,151 +69,24 @@ impl AwsSender {
     }
 }
 
-fn content(text: &str) -> Result<Content, SendError> {
-    Content::builder()
-        .data(text)
-        .charset("UTF-8")
-        .build()
-        .map_err(|e| SendError::Permanent(e.to_string()))
-}
-
-fn header(name: &str, value: &str) -> Result<MessageHeader, SendError> {
-    MessageHeader::builder()
-        .name(name)
-        .value(value)
-        .build()
-        .map_err(|e| SendError::Permanent(e.to_string()))
-}
-
 #[async_trait]
 impl Sender for AwsSender {
-    async fn send_email(
-        &self,
-        from: &str,
-        to: &Email,
-        notice: &EmailNotice,
-    ) -> Result<String, SendError> {
-        let message = Message::builder()
-            .subject(content(&notice.subject)?)
-            .body(
-                Body::builder()
-                    .text(content(&notice.text)?)
-                    .html(content(&notice.html)?)
-                    .build(),
-            )
-            .headers(header("List-Unsubscribe", &notice.list_unsubscribe)?)
-            .headers(header("List-Unsubscribe-Post", LIST_UNSUBSCRIBE_POST)?)
-            .build();
-        let result = self
-            .ses
-            .send_email()
-            .from_email_address(from)
-            .set_configuration_set_name(self.configuration_set.clone())
-            .set_email_tags(Some(
-                notice
-                    .tags
-                    .iter()
-                    .map(|(name, value)| {
-                        aws_sdk_sesv2::types::MessageTag::builder()
-                            .name(name)
-                            .value(value)
-                            .build()
-                            .map_err(|e| SendError::Permanent(e.to_string()))
-                    })
-                    .collect::<Result<Vec<_>, _>>()?,
-            ))
-            .destination(Destination::builder().to_addresses(to.as_str()).build())
-            .content(EmailContent::builder().simple(message).build())
-            .send()
-            .await;
-        match result {
-            Ok(out) => Ok(out.message_id.unwrap_or_default()),
-            Err(err) => Err(match err.as_service_error() {
-                Some(e) if ses_refuses_the_sender(e) => SendError::Sender(format!("SES: {e}")),
-                Some(
-                    SendEmailError::MessageRejected(_) | SendEmailError::BadRequestException(_),
-                ) => SendError::Permanent(format!(
-                    "SES refused the message: {}",
-                    err.as_service_error()
-                        .map_or(String::new(), |e| e.to_string())
-                )),
-                _ if ambiguous(&err) => SendError::Unknown(format!(
-                    "SES: {}",
-                    aws_sdk_sesv2::error::DisplayErrorContext(&err)
-                )),
-                _ => SendError::Transient(format!(
-                    "SES: {}",
-                    aws_sdk_sesv2::error::DisplayErrorContext(&err)
-                )),
-            }),
-        }
-    }
-
-    async fn send_sms(
-        &self,
-        sender_id: Option<&str>,
-        to: &Phone,
-        notice: &SmsNotice,
-    ) -> Result<String, SendError> {
-        let opted_out = self
-            .sns
-            .check_if_phone_number_is_opted_out()
-            .phone_number(to.as_str())
-            .send()
-            .await
-            .map_err(|e| {
-                use aws_sdk_sns::operation::check_if_phone_number_is_opted_out::CheckIfPhoneNumberIsOptedOutError as Check;
-                match e.as_service_error() {
-                    // Throttled (the account's SMS rate) or not authorised:
-                    // every number would fail the same way.
-                    Some(Check::ThrottledException(_) | Check::AuthorizationErrorException(_)) => {
-                        SendError::Sender(format!("SNS: {}", e.as_service_error().map_or(String::new(), ToString::to_string)))
-                    }
-                    Some(Check::InvalidParameterException(_)) => {
-                        SendError::Permanent("SNS refused the number".into())
-                    }
-                    _ => SendError::Transient(format!(
-                        "SNS: {}",
-                        aws_sdk_sns::error::DisplayErrorContext(&e)
-                    )),
-                }
-            })?;
-        if opted_out.is_opted_out {
-            return Err(SendError::OptedOut);
-        }
-        let attribute = |value: &str| {
-            MessageAttributeValue::builder()
-                .data_type("String")
-                .string_value(value)
-                .build()
-                .map_err(|e| SendError::Permanent(e.to_string()))
-        };
-        let mut publish = self
-            .sns
-            .publish()
-            .phone_number(to.as_str())
-            .message(&notice.text)
-            .message_attributes("AWS.SNS.SMS.SMSType", attribute("Transactional")?);
-        if let Some(id) = sender_id {
-            publish = publish.message_attributes("AWS.SNS.SMS.SenderID", attribute(id)?);
-        }
-        match publish.send().await {
-            Ok(out) => Ok(out.message_id.unwrap_or_default()),
-            Err(err) => Err(match err.as_service_error() {
-                Some(e) if sns_refuses_the_sender(e) => SendError::Sender(format!("SNS: {e}")),
-                Some(
-                    PublishError::InvalidParameterException(_)
-                    | PublishError::InvalidParameterValueException(_),
-                ) => SendError::Permanent("SNS refused the number or message".into()),
-                _ if ambiguous(&err) => SendError::Unknown(format!(
-                    "SNS: {}",
-                    aws_sdk_sns::error::DisplayErrorContext(&err)
-                )),
-                _ => SendError::Transient(format!(
-                    "SNS: {}",
-                    aws_sdk_sns::error::DisplayErrorContext(&err)
-                )),
-            }),
+    async fn send(&self, to: &Contact, message: &Message) -> Result<String, SendError> {
+        match (to, message) {
+            (Contact::Email(to), Message::Email { from, notice }) => {
+                channels::email::send(
+                    &self.ses,
+                    self.configuration_set.as_deref(),
+                    from,
+                    to,
+                    notice,
+                )
+                .await
+            }
+            (Contact::Sms(to), Message::Sms { sender_id, notice }) => {
+                channels::sms::send(&self.sns, sender_id.as_deref(), to, notice).await
+            }
+            _ => Err(wrong_channel(to, message)),
         }
     }
 }
@@ -323,7 +151,7 @@ impl Phraser for BedrockPhraser {
 /// Whether a failed call may still have reached the provider: a timeout, a
 /// dropped connection, or an answer that could not be read. A refusal the
 /// provider answered (throttling, a service error) was not accepted.
-fn ambiguous<E, R>(err: &aws_sdk_sesv2::error::SdkError<E, R>) -> bool {
+pub(crate) fn ambiguous<E, R>(err: &aws_sdk_sesv2::error::SdkError<E, R>) -> bool {
     use aws_sdk_sesv2::error::SdkError;
     match err {
         SdkError::TimeoutError(_) | SdkError::ResponseError(_) => true,
@@ -423,11 +251,14 @@ impl Alerts for SnsAlerts {
 
 #[cfg(test)]
 mod sender_classes {
-    use super::*;
+    use crate::channels::email::ses_refuses_the_sender;
+    use crate::channels::sms::sns_refuses_the_sender;
+    use aws_sdk_sesv2::operation::send_email::SendEmailError;
     use aws_sdk_sesv2::types::error::{
         AccountSuspendedException, LimitExceededException, MailFromDomainNotVerifiedException,
         MessageRejected, SendingPausedException, TooManyRequestsException,
     };
+    use aws_sdk_sns::operation::publish::PublishError;
 
     #[test]
     fn ses_errors_about_the_account_pause_sending_and_the_rest_are_the_recipients() {

@@ -6,15 +6,15 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
-use restock_app::admin::webhooks::{Hook, delivery_id, sign};
+use restock_app::admin::webhooks::{TestEvent, curl, delivery_id, sign};
 use restock_app::admin::{Admin, Command, Output, dev_key};
 use restock_app::ports::Keyring;
 use restock_app::ports::{Entropy, OsEntropy};
 use restock_aws::SecretsKeyring;
-use restock_core::Sku;
 use restock_core::catalog::parse_csv;
+use restock_core::{Platform, Sku};
 use restock_store_dynamo::DynamoStore;
 
 #[derive(Parser)]
@@ -87,7 +87,10 @@ enum Cmd {
     Forget { contact: String },
     /// Print a correctly signed test webhook as a curl command.
     SignWebhook {
-        #[arg(value_enum)]
+        /// A platform's name (`shopify`, `woocommerce`, `stock`) for a stock
+        /// level; with `-order` (`shopify-order`, `woocommerce-order`, or
+        /// `order` for the generic format) for a paid order that used a hold.
+        #[arg(value_parser = parse_format)]
         format: Format,
         /// The signing key (default: the local server's).
         #[arg(long)]
@@ -137,14 +140,26 @@ enum OptoutCmd {
     Remove { contact: String },
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-enum Format {
-    Shopify,
-    Woocommerce,
-    Stock,
-    Order,
-    ShopifyOrder,
-    WoocommerceOrder,
+/// What `sign-webhook` signs: a platform's stock level or paid order.
+#[derive(Debug, Clone, Copy)]
+struct Format {
+    platform: Platform,
+    order: bool,
+}
+
+fn parse_format(text: &str) -> Result<Format, String> {
+    let (name, order) = match text {
+        "order" => (Platform::Standard.name(), true),
+        _ => match text.strip_suffix("-order") {
+            Some(name) => (name, true),
+            None => (text, false),
+        },
+    };
+    let platform = Platform::from_name(name).ok_or_else(|| {
+        let names: Vec<_> = Platform::ALL.iter().map(|p| p.name()).collect();
+        format!("expected one of {} (or NAME-order)", names.join(", "))
+    })?;
+    Ok(Format { platform, order })
 }
 
 /// Where commands run.
@@ -319,71 +334,31 @@ fn sign_webhook(cmd: &Cmd, local: &str) -> Result<String, String> {
     else {
         unreachable!("called for sign-webhook only")
     };
-    let need = |v: &Option<String>, what: &str| {
-        v.clone()
-            .ok_or_else(|| format!("--{what} is required for this format"))
+    let event = if format.order {
+        TestEvent::Order {
+            hold: hold
+                .clone()
+                .ok_or("--hold is required for an order (the hold id from the checkout URL)")?,
+            sku: sku.clone(),
+        }
+    } else {
+        TestEvent::Stock {
+            id: *id,
+            sku: sku.clone(),
+            level: *level,
+            location: location.clone(),
+        }
     };
-    let (hook, source) = match format {
-        Format::Shopify => (
-            Hook::Shopify {
-                inventory_item_id: id
-                    .ok_or("--id (the inventory item id) is required for shopify")?,
-                location_id: location
-                    .as_deref()
-                    .unwrap_or("1")
-                    .parse()
-                    .map_err(|_| "--location must be a number for shopify")?,
-                available: *level,
-            },
-            "shopify",
-        ),
-        Format::Woocommerce => (
-            Hook::WooCommerce {
-                product_id: id.ok_or("--id (the product id) is required for woocommerce")?,
-                sku: sku.clone(),
-                stock: *level,
-            },
-            "woocommerce",
-        ),
-        Format::Stock => (
-            Hook::Stock {
-                sku: need(sku, "sku")?,
-                level: *level,
-                location: location.clone(),
-            },
-            "stock",
-        ),
-        Format::Order => (
-            Hook::Order {
-                hold: need(hold, "hold")?,
-                order_id: None,
-            },
-            "stock",
-        ),
-        Format::ShopifyOrder => (
-            Hook::ShopifyOrder {
-                hold: need(hold, "hold")?,
-                sku: sku.clone(),
-            },
-            "shopify",
-        ),
-        Format::WoocommerceOrder => (
-            Hook::WooCommerceOrder {
-                hold: need(hold, "hold")?,
-                sku: sku.clone(),
-            },
-            "woocommerce",
-        ),
-    };
-    let key = key.clone().unwrap_or_else(|| dev_key(source));
+    let key = key.clone().unwrap_or_else(|| dev_key(format.platform));
     let delivery = sign(
-        &hook,
+        format.platform,
+        &event,
         &key,
         &delivery_id(OsEntropy.bytes16()),
         now_ms() / 1000,
     )
     .map_err(|e| e.to_string())?;
-    Ok(delivery.curl(url.as_deref().unwrap_or(local)))
+    Ok(curl(&delivery, url.as_deref().unwrap_or(local)))
 }
 
 #[tokio::main(flavor = "current_thread")]

@@ -4,9 +4,16 @@ use serde::{Deserialize, Serialize};
 use url::Url;
 
 use crate::ids::{HoldId, Sku};
+use crate::platform::{Platform, PlatformIds};
 
-/// The CSV header, in order.
-pub const CSV_HEADER: &str = "sku,name,product_url,checkout_url,threshold,shopify_inventory_item_id,woocommerce_product_id,shards";
+/// The CSV columns, in order: the entry's own, each platform's id column
+/// ([`Platform::id_column`]), then `shards`.
+pub fn csv_header() -> String {
+    let mut columns = vec!["sku", "name", "product_url", "checkout_url", "threshold"];
+    columns.extend(Platform::ALL.iter().filter_map(|p| p.id_column()));
+    columns.push("shards");
+    columns.join(",")
+}
 
 /// The most queue shards a SKU may have.
 pub const MAX_SHARDS: u16 = 64;
@@ -24,10 +31,11 @@ pub struct CatalogEntry {
     pub checkout_url: Option<String>,
     /// Overrides the settings' default threshold.
     pub threshold: Option<u32>,
-    /// Shopify's inventory item id.
-    pub shopify_inventory_item_id: Option<u64>,
-    /// WooCommerce's product (or variation) id.
-    pub woocommerce_product_id: Option<u64>,
+    /// The item's id on each platform that names items by id (Shopify's
+    /// inventory item, WooCommerce's product or variation), stored as the
+    /// platforms' id columns.
+    #[serde(flatten)]
+    pub ids: PlatformIds,
     /// Queue partitions (1 unless the SKU is expected to be hyped).
     pub shards: u16,
 }
@@ -51,8 +59,6 @@ struct Row {
     product_url: Option<String>,
     checkout_url: Option<String>,
     threshold: Option<String>,
-    shopify_inventory_item_id: Option<String>,
-    woocommerce_product_id: Option<String>,
     shards: Option<String>,
 }
 
@@ -65,8 +71,7 @@ impl CatalogEntry {
             product_url: None,
             checkout_url: None,
             threshold: None,
-            shopify_inventory_item_id: None,
-            woocommerce_product_id: None,
+            ids: PlatformIds::default(),
             shards: 1,
         }
     }
@@ -97,14 +102,25 @@ pub fn parse_csv(text: &str) -> Result<Vec<CatalogEntry>, CatalogError> {
         .from_reader(text.as_bytes());
     let mut entries = Vec::new();
     let mut seen = std::collections::HashSet::new();
-    for (i, row) in reader.deserialize::<Row>().enumerate() {
+    let header = reader
+        .headers()
+        .map_err(|e| CatalogError {
+            line: 1,
+            field: "header",
+            reason: e.to_string(),
+        })?
+        .clone();
+    for (i, record) in reader.records().enumerate() {
         let line = i as u64 + 2;
         let err = |field, reason: String| CatalogError {
             line,
             field,
             reason,
         };
-        let row = row.map_err(|e| err("row", e.to_string()))?;
+        let record = record.map_err(|e| err("row", e.to_string()))?;
+        let row: Row = record
+            .deserialize(Some(&header))
+            .map_err(|e| err("row", e.to_string()))?;
         let sku = Sku::try_from(row.sku.as_str()).map_err(|e| err("sku", e.to_string()))?;
         if !seen.insert(sku.clone()) {
             return Err(err("sku", format!("{sku} appears twice")));
@@ -148,17 +164,25 @@ pub fn parse_csv(text: &str) -> Result<Vec<CatalogEntry>, CatalogError> {
         if shards == 0 || shards > u64::from(MAX_SHARDS) {
             return Err(err("shards", format!("1 to {MAX_SHARDS}")));
         }
+        let mut ids = PlatformIds::default();
+        for platform in Platform::ALL {
+            let Some(column) = platform.id_column() else {
+                continue;
+            };
+            let cell = header
+                .iter()
+                .position(|h| h == column)
+                .and_then(|at| record.get(at))
+                .map(str::to_owned);
+            ids.set(platform, number(column, cell)?);
+        }
         entries.push(CatalogEntry {
             sku,
             name: name.to_owned(),
             product_url,
             checkout_url,
             threshold: threshold.map(|t| t as u32),
-            shopify_inventory_item_id: number(
-                "shopify_inventory_item_id",
-                row.shopify_inventory_item_id,
-            )?,
-            woocommerce_product_id: number("woocommerce_product_id", row.woocommerce_product_id)?,
+            ids,
             shards: shards as u16,
         });
     }
@@ -172,14 +196,16 @@ mod tests {
     #[test]
     fn a_full_catalogue_reads() {
         let csv = format!(
-            "{CSV_HEADER}\nCHAIR-WAL,Walnut dining chair,https://loomandlast.co.uk/p/chair,https://loomandlast.co.uk/cart/4242:1?attributes[hold]={{hold}},2,271878346596884015,799,4\nTHROW-OAT,Linen throw,,,,,,\n"
+            "{}\nCHAIR-WAL,Walnut dining chair,https://loomandlast.co.uk/p/chair,https://loomandlast.co.uk/cart/4242:1?attributes[hold]={{hold}},2,271878346596884015,799,4\nTHROW-OAT,Linen throw,,,,,,\n",
+            csv_header()
         );
         let entries = parse_csv(&csv).unwrap();
         assert_eq!(entries.len(), 2);
         assert_eq!(
-            entries[0].shopify_inventory_item_id,
+            entries[0].ids.get(Platform::Shopify),
             Some(271_878_346_596_884_015)
         );
+        assert_eq!(entries[0].ids.get(Platform::WooCommerce), Some(799));
         assert_eq!(entries[0].shards, 4);
         assert_eq!(entries[1].shards, 1);
         let hold = HoldId::from_random([1; 16]);

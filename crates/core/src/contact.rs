@@ -215,6 +215,17 @@ pub enum Contact {
 }
 
 impl Contact {
+    /// The contact at `address` on `channel`, checked as capture checks it.
+    ///
+    /// # Errors
+    /// [`ContactError`] when the address is not one the channel can reach.
+    pub fn on(channel: Channel, address: &str) -> Result<Self, ContactError> {
+        match channel {
+            Channel::Email => Email::try_from(address).map(Self::Email),
+            Channel::Sms => Phone::parse(address).map(Self::Sms),
+        }
+    }
+
     /// The channel this contact is reached on.
     pub fn channel(&self) -> Channel {
         match self {

@@ -18,12 +18,15 @@
 //! - [`allocate`]: the unit accounting and the capped, oldest-first batch.
 //! - [`allowance`]: the hold allowance split over slots, kept exact.
 //! - [`lifecycle`]: the request's state machine.
+//! - [`platform`]: the shop platforms as one type: their keys, routes, ids
+//!   and deliveries.
 //! - [`webhook`]: Shopify, WooCommerce and Standard Webhooks verification and
 //!   parsing into one stock event type.
 //! - [`settings`] and [`catalog`]: the operator's documents.
 //! - [`client`]: which address a caller has (the platform's, or the one
 //!   trusted proxies report).
 //! - [`notice`]: rendering notices and checking the model's sentence.
+//! - [`message`]: a notice or confirmation rendered for its channel.
 //! - [`join`]: capture's notify-me form.
 #![warn(missing_docs)]
 
@@ -37,7 +40,9 @@ pub mod feedback;
 pub mod ids;
 pub mod join;
 pub mod lifecycle;
+pub mod message;
 pub mod notice;
+pub mod platform;
 pub mod queue;
 pub mod settings;
 pub mod stock;
@@ -53,6 +58,8 @@ pub use catalog::CatalogEntry;
 pub use contact::{Channel, Contact, ContactKey, Email, Phone, ShopperName, SmsRefusal};
 pub use ids::{HoldId, LinkToken, OptOutToken, RequestId, ReserveToken, Sku, TokenHash};
 pub use lifecycle::{Freed, HoldRefused, HoldTaken, RequestState, Status, TransitionError};
+pub use message::Message;
+pub use platform::{Delivery, Platform, PlatformIds, Purchase};
 pub use queue::{JoinKey, merge_oldest_first};
 pub use settings::{Limits, Settings};
 pub use stock::{Applied, Escalation, Level, Reading, Rules, Sale, StockOutcome, StockState};

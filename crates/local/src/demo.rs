@@ -10,8 +10,9 @@ use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use restock_app::admin::Command;
-use restock_app::admin::webhooks::{Hook, delivery_id, sign};
+use restock_app::admin::webhooks::{TestEvent, delivery_id, sign};
 use restock_app::ports::Sent;
+use restock_core::Platform;
 use restock_core::Sku;
 use restock_core::notice::escape_html as esc;
 use serde::Deserialize;
@@ -153,12 +154,13 @@ struct StockForm {
 async fn deliver(
     local: &Local,
     detect: &Router,
-    hook: &Hook,
+    hook: &TestEvent,
 ) -> Result<(StatusCode, String), String> {
     let now = local.services.clock.now_ms() / 1000;
     let delivery = sign(
+        Platform::Standard,
         hook,
-        &restock_app::admin::dev_key("stock"),
+        &restock_app::admin::dev_key(Platform::Standard),
         &delivery_id(local.services.random()),
         now,
     )
@@ -174,8 +176,9 @@ async fn deliver(
 }
 
 async fn post_stock(State((local, detect)): Shared, Form(form): Form<StockForm>) -> Response {
-    let hook = Hook::Stock {
-        sku: form.sku.clone(),
+    let hook = TestEvent::Stock {
+        id: None,
+        sku: Some(form.sku.clone()),
         level: form.level,
         location: None,
     };
@@ -288,9 +291,9 @@ struct BuyForm {
 }
 
 async fn buy(State((local, detect)): Shared, Form(form): Form<BuyForm>) -> Response {
-    let hook = Hook::Order {
+    let hook = TestEvent::Order {
         hold: form.hold.clone(),
-        order_id: None,
+        sku: None,
     };
     match deliver(&local, &detect, &hook).await {
         Ok((status, _)) if status.is_success() => page(

@@ -20,8 +20,7 @@ use restock_app::ports::{
     Sender, Sent, StaticKeyring, SystemClock,
 };
 use restock_core::catalog::CatalogEntry;
-use restock_core::notice::{EmailNotice, SmsNotice};
-use restock_core::{Email, Phone, Settings, Sku};
+use restock_core::{Contact, Message, Platform, Settings, Sku};
 use restock_store::Store;
 use restock_store_memory::MemoryStore;
 
@@ -91,24 +90,8 @@ impl LocalOutbox {
 
 #[async_trait]
 impl Sender for LocalOutbox {
-    async fn send_email(
-        &self,
-        from: &str,
-        to: &Email,
-        notice: &EmailNotice,
-    ) -> Result<String, SendError> {
-        let id = self.inner.send_email(from, to, notice).await?;
-        self.keep();
-        Ok(id)
-    }
-
-    async fn send_sms(
-        &self,
-        sender_id: Option<&str>,
-        to: &Phone,
-        notice: &SmsNotice,
-    ) -> Result<String, SendError> {
-        let id = self.inner.send_sms(sender_id, to, notice).await?;
+    async fn send(&self, to: &Contact, message: &Message) -> Result<String, SendError> {
+        let id = self.inner.send(to, message).await?;
         self.keep();
         Ok(id)
     }
@@ -154,9 +137,9 @@ pub fn demo_catalog(port: u16) -> Vec<CatalogEntry> {
         e
     };
     let mut chair = entry("CHAIR-WAL", "Walnut lounge chair", 1);
-    chair.shopify_inventory_item_id = Some(44_120_133_468_435);
+    chair.ids.set(Platform::Shopify, Some(44_120_133_468_435));
     let mut lamp = entry("LAMP-BRASS", "Brass desk lamp", 1);
-    lamp.woocommerce_product_id = Some(381);
+    lamp.ids.set(Platform::WooCommerce, Some(381));
     vec![chair, lamp, entry("SNEAKER-DROP", "Limited runner", 16)]
 }
 

@@ -8,7 +8,8 @@ use std::time::Duration;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use restock_app::admin::Command;
-use restock_app::admin::webhooks::{Hook, sign};
+use restock_app::admin::webhooks::{TestEvent, curl, sign};
+use restock_core::Platform;
 use restock_core::Sku;
 use restock_local::{Options, app, build, memory_store, seed, webhook_request};
 use tower::ServiceExt;
@@ -206,38 +207,47 @@ async fn signed_test_deliveries_are_accepted_and_tampered_ones_refused() {
     let now_s = now() / 1000;
     let hooks = [
         (
-            Hook::Shopify {
-                inventory_item_id: 44_120_133_468_435,
-                location_id: 1,
-                available: 2,
-            },
-            key("shopify"),
-        ),
-        (
-            Hook::WooCommerce {
-                product_id: 381,
+            Platform::Shopify,
+            TestEvent::Stock {
+                id: Some(44_120_133_468_435),
                 sku: None,
-                stock: 4,
+                level: 2,
+                location: Some("1".into()),
             },
-            key("woocommerce"),
         ),
         (
-            Hook::Stock {
-                sku: "SNEAKER-DROP".into(),
+            Platform::WooCommerce,
+            TestEvent::Stock {
+                id: Some(381),
+                sku: None,
+                level: 4,
+                location: None,
+            },
+        ),
+        (
+            Platform::Standard,
+            TestEvent::Stock {
+                id: None,
+                sku: Some("SNEAKER-DROP".into()),
                 level: 7,
                 location: Some("warehouse".into()),
             },
-            key("stock"),
         ),
     ];
-    for (i, (hook, key)) in hooks.iter().enumerate() {
-        let delivery = sign(hook, key, &format!("msg_test_{i}"), now_s).unwrap();
+    for (i, (platform, hook)) in hooks.iter().enumerate() {
+        let delivery = sign(
+            *platform,
+            hook,
+            &key(*platform),
+            &format!("msg_test_{i}"),
+            now_s,
+        )
+        .unwrap();
         let (status, body) = call(&router, webhook_request(&delivery, delivery.body.clone())).await;
         assert_eq!(status, StatusCode::OK, "{hook:?}: {body}");
         assert!(body.contains("restock"), "{hook:?} is a restock: {body}");
         assert!(
-            delivery
-                .curl("http://127.0.0.1:3000")
+            curl(&delivery, "http://127.0.0.1:3000")
                 .starts_with("curl -sS -X POST 'http://127.0.0.1:3000/webhooks/")
         );
 

@@ -5,7 +5,7 @@
 
 use async_trait::async_trait;
 use restock_core::webhook::ItemRef;
-use restock_core::{CatalogEntry, Settings, Sku};
+use restock_core::{CatalogEntry, Platform, Settings, Sku};
 use restock_store::port::Result;
 use restock_store::{CatalogueStore, StoreError};
 
@@ -14,12 +14,14 @@ use crate::attr::*;
 use crate::codec::*;
 use crate::tx::Outcome;
 
-fn shopify_pk(id: u64) -> String {
-    format!("SHOPIFY#{id}")
-}
-
-fn woo_pk(id: u64) -> String {
-    format!("WOO#{id}")
+/// The item mapped to a platform's id. Shopify's and WooCommerce's keep the
+/// prefixes they were first written with.
+fn platform_pk(platform: Platform, id: u64) -> String {
+    match platform {
+        Platform::Shopify => format!("SHOPIFY#{id}"),
+        Platform::WooCommerce => format!("WOO#{id}"),
+        other => format!("ID#{}#{id}", other.name()),
+    }
 }
 
 pub(crate) fn read_entry(item: &Item) -> Result<CatalogEntry> {
@@ -67,19 +69,13 @@ impl CatalogueStore for DynamoStore {
             m.insert(SKU.into(), s(entry.sku.as_str()));
             m
         };
-        let old_shopify = old.as_ref().and_then(|o| o.shopify_inventory_item_id);
-        let old_woo = old.as_ref().and_then(|o| o.woocommerce_product_id);
-        if let Some(id) = old_shopify.filter(|id| Some(*id) != entry.shopify_inventory_item_id) {
-            tx.delete("old shopify id", key(shopify_pk(id), ONE_SK))?;
+        for (platform, id) in old.iter().flat_map(|o| o.ids.iter()) {
+            if entry.ids.get(platform) != Some(id) {
+                tx.delete("old platform id", key(platform_pk(platform, id), ONE_SK))?;
+            }
         }
-        if let Some(id) = old_woo.filter(|id| Some(*id) != entry.woocommerce_product_id) {
-            tx.delete("old woocommerce id", key(woo_pk(id), ONE_SK))?;
-        }
-        if let Some(id) = entry.shopify_inventory_item_id {
-            tx.put("shopify id", mapping(shopify_pk(id)), false)?;
-        }
-        if let Some(id) = entry.woocommerce_product_id {
-            tx.put("woocommerce id", mapping(woo_pk(id)), false)?;
+        for (platform, id) in entry.ids.iter() {
+            tx.put("platform id", mapping(platform_pk(platform, id)), false)?;
         }
         match self.transact(tx).await? {
             Outcome::Done => Ok(()),
@@ -114,16 +110,13 @@ impl CatalogueStore for DynamoStore {
         };
         let sku = match item {
             ItemRef::Sku { sku } => Some(sku.clone()),
-            ItemRef::Shopify { inventory_item_id } => {
-                mapped(shopify_pk(*inventory_item_id)).await?
-            }
-            ItemRef::WooCommerce { product_id, sku } => {
+            ItemRef::Platform { platform, id, sku } => {
                 if let Some(sku) = sku
                     && let Some(entry) = self.catalog_entry(sku).await?
                 {
                     return Ok(Some(entry));
                 }
-                mapped(woo_pk(*product_id)).await?
+                mapped(platform_pk(*platform, *id)).await?
             }
         };
         match sku {

@@ -6,7 +6,7 @@ use std::str::FromStr;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use restock_core::{
-    Contact, ContactKey, Counters, Email, HoldId, Phone, RequestId, RequestState, ShopperName, Sku,
+    Channel, Contact, ContactKey, Counters, HoldId, RequestId, RequestState, ShopperName, Sku,
     Status, StockState, TokenHash,
 };
 
@@ -356,11 +356,11 @@ pub(crate) fn read_request(item: &Item) -> Result<Request, StoreError> {
         Status::Undeliverable => RequestState::Undeliverable,
     };
     let addr = get_s(item, attr::ADDRESS)?;
-    let contact = match get_s(item, attr::CHANNEL)? {
-        "email" => Contact::Email(Email::try_from(addr).map_err(|e| corrupt(item, e))?),
-        "sms" => Contact::Sms(Phone::parse(addr).map_err(|e| corrupt(item, e))?),
-        other => return Err(corrupt(item, format!("unknown channel {other}"))),
-    };
+    let channel = get_s(item, attr::CHANNEL)?;
+    let channel: Channel = channel
+        .parse()
+        .map_err(|_| corrupt(item, format!("unknown channel {channel}")))?;
+    let contact = Contact::on(channel, addr).map_err(|e| corrupt(item, e))?;
     let hash = |name: &str| {
         opt_s(item, name)
             .map(|h| TokenHash::from_hex(h).map_err(|e| corrupt(item, e)))

@@ -25,18 +25,12 @@ impl CatalogueStore for MemoryStore {
             ));
         }
         if let Some(old) = s.catalog.get(&entry.sku).cloned() {
-            if let Some(id) = old.shopify_inventory_item_id {
-                s.shopify.remove(&id);
-            }
-            if let Some(id) = old.woocommerce_product_id {
-                s.woocommerce.remove(&id);
+            for id in old.ids.iter() {
+                s.platform_ids.remove(&id);
             }
         }
-        if let Some(id) = entry.shopify_inventory_item_id {
-            s.shopify.insert(id, entry.sku.clone());
-        }
-        if let Some(id) = entry.woocommerce_product_id {
-            s.woocommerce.insert(id, entry.sku.clone());
+        for id in entry.ids.iter() {
+            s.platform_ids.insert(id, entry.sku.clone());
         }
         s.catalog.insert(entry.sku.clone(), entry.clone());
         Ok(())
@@ -51,10 +45,9 @@ impl CatalogueStore for MemoryStore {
         let s = self.lock();
         let sku = match item {
             ItemRef::Sku { sku } => Some(sku.clone()),
-            ItemRef::Shopify { inventory_item_id } => s.shopify.get(inventory_item_id).cloned(),
-            ItemRef::WooCommerce { product_id, sku } => match sku {
+            ItemRef::Platform { platform, id, sku } => match sku {
                 Some(sku) if s.catalog.contains_key(sku) => Some(sku.clone()),
-                _ => s.woocommerce.get(product_id).cloned(),
+                _ => s.platform_ids.get(&(*platform, *id)).cloned(),
             },
         };
         Ok(sku.and_then(|sku| s.catalog.get(&sku).cloned()))

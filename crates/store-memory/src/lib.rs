@@ -45,8 +45,7 @@ struct SkuRecord {
 struct State {
     settings: Option<Settings>,
     catalog: BTreeMap<Sku, CatalogEntry>,
-    shopify: HashMap<u64, Sku>,
-    woocommerce: HashMap<u64, Sku>,
+    platform_ids: HashMap<(restock_core::Platform, u64), Sku>,
     requests: HashMap<RequestId, Request>,
     /// Waiting requests per SKU, in queue order (shards do not matter here),
     /// in an order-statistic tree: a position is a rank, O(log n).

@@ -24,11 +24,13 @@ use serde_json::{Value, json};
 /// Secrets Manager secret.
 pub const DEV_SECRETS_JSON: &str = r#"{"shopify": ["shpss_restock_local_key"], "woocommerce": ["wc_restock_local_key"], "stock": ["whsec_cmVzdG9jay1sb2NhbC1zdG9jay1rZXk="], "contact_pepper": "restock-local-contact-pepper"}"#;
 
-/// The local server's current key for `source` (`shopify`, `woocommerce`,
-/// `stock`).
-pub fn dev_key(source: &str) -> String {
+/// The local server's current key for `platform`.
+pub fn dev_key(platform: restock_core::Platform) -> String {
     let keys: Value = serde_json::from_str(DEV_SECRETS_JSON).expect("the dev keys are JSON");
-    keys[source][0].as_str().unwrap_or_default().to_owned()
+    keys[platform.name()][0]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
 }
 
 /// One operator command.
@@ -263,21 +265,25 @@ impl Admin {
                 let entry = self.entry(&sku).await?;
                 let snapshot = self.store.snapshot(&sku).await?;
                 let level = snapshot.stock.level();
-                let rows = vec![
+                let mut rows = vec![
                     vec!["sku".into(), entry.sku.to_string()],
                     vec!["name".into(), entry.name.clone()],
                     vec!["product url".into(), entry.product_url.as_ref().map_or(String::new(), ToString::to_string)],
                     vec!["checkout url".into(), entry.checkout_url.clone().unwrap_or_default()],
                     vec!["threshold".into(), entry.threshold.map_or("default".into(), |t| t.to_string())],
-                    vec!["shopify inventory item".into(), entry.shopify_inventory_item_id.map_or(String::new(), |i| i.to_string())],
-                    vec!["woocommerce product".into(), entry.woocommerce_product_id.map_or(String::new(), |i| i.to_string())],
+                ];
+                for platform in restock_core::Platform::ALL.into_iter().filter(|p| p.id_column().is_some()) {
+                    let id = entry.ids.get(platform).map_or(String::new(), |i| i.to_string());
+                    rows.push(vec![format!("{platform} {}", platform.id_noun()), id]);
+                }
+                rows.extend([
                     vec!["queue shards".into(), entry.shards.to_string()],
                     vec!["level".into(), level.to_string()],
                     vec!["in stock".into(), snapshot.stock.in_stock.to_string()],
                     vec!["restocks".into(), snapshot.stock.episode.to_string()],
                     vec!["paused for the team".into(), snapshot.stock.paused.to_string()],
                     vec!["offered / held / bought".into(), format!("{} / {} / {}", snapshot.counters.offered, snapshot.counters.held, snapshot.bought)],
-                ];
+                ]);
                 Ok(Output::table(
                     "",
                     &["field", "value"],

@@ -13,6 +13,7 @@ pub mod shopify;
 pub mod standard;
 pub mod woocommerce;
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 use base64::Engine;
@@ -23,6 +24,7 @@ use sha2::Sha256;
 use time::OffsetDateTime;
 
 use crate::ids::{HoldId, Sku};
+use crate::platform::Platform;
 use crate::stock::Level;
 
 /// How a delivery names the item whose level changed.
@@ -34,16 +36,15 @@ pub enum ItemRef {
         /// The SKU.
         sku: Sku,
     },
-    /// By Shopify's inventory item id.
-    Shopify {
-        /// `inventory_item_id`.
-        inventory_item_id: u64,
-    },
-    /// By WooCommerce's product (or variation) id, with its SKU when set.
-    WooCommerce {
-        /// The product or variation id.
-        product_id: u64,
-        /// The product's SKU, when the shop filled it in.
+    /// By a platform's id for it (Shopify's inventory item id,
+    /// WooCommerce's product or variation id), with the SKU when the
+    /// platform sends one: a catalogued SKU is looked up first.
+    Platform {
+        /// The platform.
+        platform: Platform,
+        /// Its id there.
+        id: u64,
+        /// The item's SKU, when the delivery has one.
         sku: Option<Sku>,
     },
 }
@@ -52,17 +53,13 @@ impl fmt::Display for ItemRef {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Sku { sku } => write!(f, "SKU {sku}"),
-            Self::Shopify { inventory_item_id } => {
-                write!(f, "Shopify inventory item {inventory_item_id}")
+            Self::Platform { platform, id, sku } => {
+                write!(f, "{} {} {id}", platform.label(), platform.id_noun())?;
+                match sku {
+                    Some(sku) => write!(f, " (SKU {sku})"),
+                    None => Ok(()),
+                }
             }
-            Self::WooCommerce {
-                product_id,
-                sku: Some(sku),
-            } => write!(f, "WooCommerce product {product_id} (SKU {sku})"),
-            Self::WooCommerce {
-                product_id,
-                sku: None,
-            } => write!(f, "WooCommerce product {product_id}"),
         }
     }
 }
@@ -209,6 +206,11 @@ impl Keys {
     fn iter(&self) -> impl Iterator<Item = &[u8]> {
         self.0.iter().map(Vec::as_slice)
     }
+
+    /// The current key.
+    pub(crate) fn first(&self) -> Option<&[u8]> {
+        self.0.first().map(Vec::as_slice)
+    }
 }
 
 impl fmt::Debug for Keys {
@@ -217,67 +219,58 @@ impl fmt::Debug for Keys {
     }
 }
 
-/// The webhook keys secret: one list per source, current key first.
-#[derive(Clone, Default, Deserialize)]
-pub struct WebhookKeys {
-    /// Shopify app secrets.
-    #[serde(default)]
-    pub shopify: Vec<String>,
-    /// WooCommerce webhook secrets.
-    #[serde(default)]
-    pub woocommerce: Vec<String>,
-    /// Standard Webhooks keys (`whsec_` + base64) for the stock and orders endpoints.
-    #[serde(default)]
-    pub stock: Vec<String>,
-}
+/// The webhook keys secret: one list per platform, under its
+/// [`Platform::name`], current key first.
+#[derive(Clone, Default)]
+pub struct WebhookKeys(BTreeMap<Platform, Vec<String>>);
 
 impl fmt::Debug for WebhookKeys {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "WebhookKeys {{ shopify: {}, woocommerce: {}, stock: {} }}",
-            self.shopify.len(),
-            self.woocommerce.len(),
-            self.stock.len()
-        )
+        let mut map = f.debug_map();
+        for platform in Platform::ALL {
+            map.entry(&platform.name(), &self.listed(platform).len());
+        }
+        map.finish()
     }
 }
 
 impl WebhookKeys {
-    /// Reads the secret's JSON value.
+    /// Reads the secret's JSON value (other keys in it are left alone).
     ///
     /// # Errors
-    /// [`WebhookError::Malformed`] for bad JSON or a `stock` key that is not
-    /// `whsec_` followed by base64 (the message never contains a key).
+    /// [`WebhookError::Malformed`] for bad JSON, a list that is not of
+    /// strings, or a generic-format key that is not `whsec_` followed by
+    /// base64 (the message never contains a key).
     pub fn from_json(json: &str) -> Result<Self, WebhookError> {
-        let keys: Self = serde_json::from_str(json).map_err(|e| {
-            WebhookError::Malformed(format!("webhook keys secret: {}", e.classify_name()))
-        })?;
-        keys.stock_keys()?;
+        let secret: serde_json::Map<String, serde_json::Value> = serde_json::from_str(json)
+            .map_err(|e| {
+                WebhookError::Malformed(format!("webhook keys secret: {}", e.classify_name()))
+            })?;
+        let mut keys = Self::default();
+        for platform in Platform::ALL {
+            let Some(listed) = secret.get(platform.name()) else {
+                continue;
+            };
+            let listed: Vec<String> = serde_json::from_value(listed.clone()).map_err(|_| {
+                WebhookError::Malformed(format!(
+                    "webhook keys secret: `{}` must be a list of keys",
+                    platform.name()
+                ))
+            })?;
+            platform.decode_keys(&listed)?;
+            keys.0.insert(platform, listed);
+        }
         Ok(keys)
     }
 
-    /// Shopify's keys.
-    pub fn shopify_keys(&self) -> Keys {
-        Keys::raw(&self.shopify)
+    /// The keys listed for `platform`, as the secret has them.
+    pub fn listed(&self, platform: Platform) -> &[String] {
+        self.0.get(&platform).map_or(&[], Vec::as_slice)
     }
 
-    /// WooCommerce's keys.
-    pub fn woocommerce_keys(&self) -> Keys {
-        Keys::raw(&self.woocommerce)
-    }
-
-    /// The Standard Webhooks keys, decoded.
-    ///
-    /// # Errors
-    /// [`WebhookError::Malformed`] when a key is not `whsec_` + base64.
-    pub fn stock_keys(&self) -> Result<Keys, WebhookError> {
-        let decoded = self
-            .stock
-            .iter()
-            .map(|k| standard::decode_key(k))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Keys(decoded))
+    /// Sets `platform`'s keys (local mode and tests).
+    pub fn set(&mut self, platform: Platform, keys: Vec<String>) {
+        self.0.insert(platform, keys);
     }
 }
 
@@ -292,9 +285,7 @@ impl ClassifyName for serde_json::Error {
             serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
                 "not valid JSON"
             }
-            serde_json::error::Category::Data => {
-                "expected {\"shopify\": [..], \"woocommerce\": [..], \"stock\": [..]}"
-            }
+            serde_json::error::Category::Data => "expected a JSON object",
         }
     }
 }
@@ -369,7 +360,7 @@ mod tests {
             WebhookKeys::from_json(r#"{"shopify":["shpss_topsecret"],"stock":["whsec_c2VjcmV0"]}"#)
                 .unwrap();
         assert!(!format!("{keys:?}").contains("topsecret"));
-        assert!(!format!("{:?}", keys.shopify_keys()).contains("topsecret"));
+        assert!(!format!("{:?}", Platform::Shopify.keys(&keys).unwrap()).contains("topsecret"));
         let err = WebhookKeys::from_json(r#"{"stock":["not-a-whsec-topsecret"]}"#).unwrap_err();
         assert!(!err.to_string().contains("topsecret"));
         assert!(WebhookKeys::from_json("[").is_err());

@@ -19,6 +19,9 @@ use super::{
     Headers, ItemRef, Keys, OrderDelivery, PaidOrder, StockEvent, WebhookError, hmac_b64, required,
     verify_b64,
 };
+use crate::platform::{
+    Platform, SignError, SignedDelivery, TestEvent, json_headers, needs, order_number, rfc3339,
+};
 use crate::stock::Level;
 
 /// The signature header.
@@ -128,12 +131,63 @@ pub fn parse(
         .map_err(|_| WebhookError::Malformed("updated_at is not an RFC 3339 time".into()))?;
     Ok(StockEvent {
         delivery_id,
-        item: ItemRef::Shopify {
-            inventory_item_id: level.inventory_item_id,
+        item: ItemRef::Platform {
+            platform: crate::platform::Platform::Shopify,
+            id: level.inventory_item_id,
+            sku: None,
         },
         location: level.location_id.to_string(),
         level: Level::from_reported(level.available),
         at,
+    })
+}
+
+/// A signed test delivery: `inventory_levels/update`, or `orders/paid` for
+/// an order that used a hold.
+pub(crate) fn test_delivery(
+    event: &TestEvent,
+    key: &[u8],
+    id: &str,
+    now: i64,
+) -> Result<SignedDelivery, SignError> {
+    let (topic, body) = match event {
+        TestEvent::Stock {
+            id: item,
+            level,
+            location,
+            ..
+        } => {
+            let item =
+                item.ok_or_else(|| needs("id (the inventory item id)", Platform::Shopify))?;
+            let location: u64 = location
+                .as_deref()
+                .unwrap_or("1")
+                .parse()
+                .map_err(|_| SignError("--location must be a number for shopify".into()))?;
+            let body = serde_json::json!({
+                "inventory_item_id": item, "location_id": location,
+                "available": level, "updated_at": rfc3339(now),
+            });
+            ("inventory_levels/update", body)
+        }
+        TestEvent::Order { hold, sku } => {
+            let body = serde_json::json!({
+                "id": order_number(id), "financial_status": "paid",
+                "note_attributes": [{ "name": "hold", "value": hold }],
+                "line_items": [{ "sku": sku, "quantity": 1 }],
+            });
+            ("orders/paid", body)
+        }
+    };
+    let body = body.to_string();
+    Ok(SignedDelivery {
+        path: Platform::Shopify.routes()[0],
+        headers: json_headers(vec![
+            ("x-shopify-topic", topic.into()),
+            ("x-shopify-webhook-id", id.to_owned()),
+            ("x-shopify-hmac-sha256", sign(key, body.as_bytes())),
+        ]),
+        body,
     })
 }
 
@@ -218,8 +272,10 @@ mod tests {
         .unwrap();
         assert_eq!(
             event.item,
-            ItemRef::Shopify {
-                inventory_item_id: 271_878_346_596_884_015
+            ItemRef::Platform {
+                platform: crate::platform::Platform::Shopify,
+                id: 271_878_346_596_884_015,
+                sku: None,
             }
         );
         assert_eq!(event.location, "24826418");

@@ -18,6 +18,9 @@ use super::{
     Headers, ItemRef, Keys, OrderEvent, StockEvent, WebhookError, hmac_b64, required, verify_b64,
 };
 use crate::ids::{HoldId, Sku};
+use crate::platform::{
+    Platform, SignError, SignedDelivery, TestEvent, json_headers, needs, rfc3339,
+};
 use crate::stock::Level;
 
 /// The delivery id header.
@@ -205,6 +208,44 @@ pub fn parse_order(
         hold,
         order_id: order.order_id,
         placed_at: order.at,
+    })
+}
+
+/// A signed test delivery: a stock level for a SKU, or a purchase that
+/// used a hold.
+pub(crate) fn test_delivery(
+    event: &TestEvent,
+    key: &[u8],
+    id: &str,
+    now: i64,
+) -> Result<SignedDelivery, SignError> {
+    let (route, body) = match event {
+        TestEvent::Stock {
+            sku,
+            level,
+            location,
+            ..
+        } => {
+            let sku = sku
+                .as_deref()
+                .ok_or_else(|| needs("sku", Platform::Standard))?;
+            let mut entry = serde_json::json!({ "sku": sku, "level": level, "at": rfc3339(now) });
+            if let Some(location) = location {
+                entry["location"] = serde_json::json!(location);
+            }
+            (0, entry)
+        }
+        TestEvent::Order { hold, .. } => (1, serde_json::json!({ "hold": hold })),
+    };
+    let body = body.to_string();
+    Ok(SignedDelivery {
+        path: Platform::Standard.routes()[route],
+        headers: json_headers(vec![
+            (ID, id.to_owned()),
+            (TIMESTAMP, now.to_string()),
+            (SIGNATURE, sign(key, id, now, body.as_bytes())),
+        ]),
+        body,
     })
 }
 

@@ -20,6 +20,9 @@ use super::{
     verify_b64,
 };
 use crate::ids::{Sku, hex};
+use crate::platform::{
+    Platform, SignError, SignedDelivery, TestEvent, json_headers, needs, order_number, rfc3339,
+};
 use crate::stock::Level;
 
 /// The signature header.
@@ -184,8 +187,9 @@ pub fn parse(
     };
     Ok(Delivery::Stock(StockEvent {
         delivery_id,
-        item: ItemRef::WooCommerce {
-            product_id: product.id,
+        item: ItemRef::Platform {
+            platform: crate::platform::Platform::WooCommerce,
+            id: product.id,
             sku,
         },
         location: "default".to_owned(),
@@ -206,6 +210,52 @@ fn ping_id(body: &[u8]) -> Option<u64> {
         [(name, id)] if name == "webhook_id" => id.parse().ok(),
         _ => None,
     }
+}
+
+/// A signed test delivery: `product.updated`, or `order.updated` (paid,
+/// `processing`) for an order that used a hold.
+pub(crate) fn test_delivery(
+    event: &TestEvent,
+    key: &[u8],
+    id: &str,
+    now: i64,
+) -> Result<SignedDelivery, SignError> {
+    let (topic, body) = match event {
+        TestEvent::Stock {
+            id: product,
+            sku,
+            level,
+            ..
+        } => {
+            let product =
+                product.ok_or_else(|| needs("id (the product id)", Platform::WooCommerce))?;
+            let modified = rfc3339(now);
+            let body = serde_json::json!({
+                "id": product, "sku": sku.clone().unwrap_or_default(), "manage_stock": true,
+                "stock_quantity": level, "stock_status": if *level > 0 { "instock" } else { "outofstock" },
+                "date_modified_gmt": modified.trim_end_matches('Z'),
+            });
+            ("product.updated", body)
+        }
+        TestEvent::Order { hold, sku } => {
+            let body = serde_json::json!({
+                "id": order_number(id), "status": "processing",
+                "meta_data": [{ "id": 1, "key": "hold", "value": hold }],
+                "line_items": [{ "sku": sku, "quantity": 1 }],
+            });
+            ("order.updated", body)
+        }
+    };
+    let body = body.to_string();
+    Ok(SignedDelivery {
+        path: Platform::WooCommerce.routes()[0],
+        headers: json_headers(vec![
+            ("x-wc-webhook-topic", topic.into()),
+            ("x-wc-webhook-delivery-id", id.to_owned()),
+            ("x-wc-webhook-signature", sign(key, body.as_bytes())),
+        ]),
+        body,
+    })
 }
 
 #[cfg(test)]
@@ -277,9 +327,10 @@ mod tests {
         };
         assert_eq!(
             e.item,
-            ItemRef::WooCommerce {
-                product_id: 799,
-                sku: Some(Sku::try_from("CHAIR-WAL").unwrap())
+            ItemRef::Platform {
+                platform: crate::platform::Platform::WooCommerce,
+                id: 799,
+                sku: Some(Sku::try_from("CHAIR-WAL").unwrap()),
             }
         );
         assert_eq!(e.level, Level::Tracked(4));
@@ -300,9 +351,10 @@ mod tests {
         };
         assert_eq!(
             e.item,
-            ItemRef::WooCommerce {
-                product_id: 812,
-                sku: Some(Sku::try_from("THROW-OAT").unwrap())
+            ItemRef::Platform {
+                platform: crate::platform::Platform::WooCommerce,
+                id: 812,
+                sku: Some(Sku::try_from("THROW-OAT").unwrap()),
             }
         );
         assert_eq!(e.level, Level::Tracked(12));
@@ -325,9 +377,10 @@ mod tests {
             assert_eq!(e.level, Level::Untracked);
             assert_eq!(
                 e.item,
-                ItemRef::WooCommerce {
-                    product_id: 5,
-                    sku: None
+                ItemRef::Platform {
+                    platform: crate::platform::Platform::WooCommerce,
+                    id: 5,
+                    sku: None,
                 }
             );
             assert_eq!(e.at, NOW);

@@ -8,6 +8,7 @@
 mod helpers;
 
 use helpers::*;
+use restock_core::Platform;
 use restock_core::webhook::ItemRef;
 use restock_core::{
     CatalogEntry, HoldId, HoldRefused, LinkToken, RequestState, Settings, SkipReason, Status,
@@ -872,8 +873,10 @@ async fn reconcile_finds_no_drift_in_consistent_counters(app: App) {
 
 async fn catalogue_entries_resolve_from_every_platform_id(app: App) {
     let mut entry = CatalogEntry::new(sku(CHAIR), "Walnut dining chair");
-    entry.shopify_inventory_item_id = Some(271_878_346_596_884_015);
-    entry.woocommerce_product_id = Some(799);
+    entry
+        .ids
+        .set(Platform::Shopify, Some(271_878_346_596_884_015));
+    entry.ids.set(Platform::WooCommerce, Some(799));
     app.store.put_catalog_entry(&entry).await.unwrap();
     assert_eq!(
         app.store.catalog_entry(&sku(CHAIR)).await.unwrap(),
@@ -884,23 +887,27 @@ async fn catalogue_entries_resolve_from_every_platform_id(app: App) {
         async move { store.resolve_item(&item).await.unwrap().map(|e| e.sku) }
     };
     assert_eq!(
-        by(ItemRef::Shopify {
-            inventory_item_id: 271_878_346_596_884_015
-        })
-        .await,
-        Some(sku(CHAIR))
-    );
-    assert_eq!(
-        by(ItemRef::WooCommerce {
-            product_id: 799,
+        by(ItemRef::Platform {
+            platform: Platform::Shopify,
+            id: 271_878_346_596_884_015,
             sku: None
         })
         .await,
         Some(sku(CHAIR))
     );
     assert_eq!(
-        by(ItemRef::WooCommerce {
-            product_id: 1,
+        by(ItemRef::Platform {
+            platform: Platform::WooCommerce,
+            id: 799,
+            sku: None
+        })
+        .await,
+        Some(sku(CHAIR))
+    );
+    assert_eq!(
+        by(ItemRef::Platform {
+            platform: Platform::WooCommerce,
+            id: 1,
             sku: Some(sku(CHAIR))
         })
         .await,
@@ -913,19 +920,23 @@ async fn catalogue_entries_resolve_from_every_platform_id(app: App) {
         .await,
         None
     );
-    entry.shopify_inventory_item_id = Some(5);
+    entry.ids.set(Platform::Shopify, Some(5));
     app.store.put_catalog_entry(&entry).await.unwrap();
     assert_eq!(
-        by(ItemRef::Shopify {
-            inventory_item_id: 271_878_346_596_884_015
+        by(ItemRef::Platform {
+            platform: Platform::Shopify,
+            id: 271_878_346_596_884_015,
+            sku: None
         })
         .await,
         None,
         "the old id is unmapped"
     );
     assert_eq!(
-        by(ItemRef::Shopify {
-            inventory_item_id: 5
+        by(ItemRef::Platform {
+            platform: Platform::Shopify,
+            id: 5,
+            sku: None
         })
         .await,
         Some(sku(CHAIR))
