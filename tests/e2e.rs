@@ -14,7 +14,8 @@
 //! - [`reliability`]: randomised histories, fault injection, security checks;
 //! - [`template`]: `template.yaml`, the README, the docs and the code agree.
 //!
-//! Shared fixtures are in the `restock-e2e` library (`lib.rs`).
+//! Shared support is in the `restock-e2e` library, under `support/`: the
+//! fixtures, the world, the runtime emulator, the deployment, one file per fake.
 
 mod binaries;
 mod breaker;

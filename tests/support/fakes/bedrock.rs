@@ -1,0 +1,95 @@
+//! A local HTTP server that speaks Bedrock's Converse API.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Router;
+use axum::http::StatusCode;
+
+/// What the Bedrock fake does.
+#[derive(Debug, Clone)]
+pub enum ModelMode {
+    /// Answers with this text.
+    Answer(String),
+    /// Answers 500.
+    Fail,
+    /// Answers after this long.
+    Slow(Duration),
+}
+
+/// A local HTTP server that speaks Bedrock's Converse API.
+pub struct BedrockFake {
+    /// Its base URL.
+    pub url: String,
+    /// Converse calls received.
+    pub calls: Arc<AtomicUsize>,
+    /// What it does next.
+    pub mode: Arc<Mutex<ModelMode>>,
+}
+
+impl BedrockFake {
+    /// Starts the fake on a free loopback port.
+    pub async fn start(mode: ModelMode) -> Self {
+        use axum::extract::{Path, State};
+        use axum::response::IntoResponse;
+        let calls = Arc::new(AtomicUsize::new(0));
+        let mode = Arc::new(Mutex::new(mode));
+        type Shared = (Arc<AtomicUsize>, Arc<Mutex<ModelMode>>);
+        async fn converse(
+            State((calls, mode)): State<Shared>,
+            Path(_model): Path<String>,
+            body: String,
+        ) -> axum::response::Response {
+            let request: serde_json::Value = serde_json::from_str(&body).unwrap_or_default();
+            if !request["messages"][0]["content"][0]["text"].is_string() {
+                return (
+                    StatusCode::BAD_REQUEST,
+                    axum::Json(serde_json::json!({"message": "not a Converse request"})),
+                )
+                    .into_response();
+            }
+            calls.fetch_add(1, Ordering::SeqCst);
+            let mode = mode.lock().expect("lock").clone();
+            match mode {
+                ModelMode::Fail => (
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    axum::Json(serde_json::json!({"message": "model down"})),
+                )
+                    .into_response(),
+                ModelMode::Slow(d) => {
+                    tokio::time::sleep(d).await;
+                    axum::Json(reply("Too late to matter.")).into_response()
+                }
+                ModelMode::Answer(text) => axum::Json(reply(&text)).into_response(),
+            }
+        }
+        fn reply(text: &str) -> serde_json::Value {
+            serde_json::json!({
+                "output": {"message": {"role": "assistant", "content": [{"text": text}]}},
+                "stopReason": "end_turn",
+                "usage": {"inputTokens": 40, "outputTokens": 14, "totalTokens": 54},
+                "metrics": {"latencyMs": 120}
+            })
+        }
+        let app = Router::new()
+            .route("/model/{model}/converse", axum::routing::post(converse))
+            .with_state((calls.clone(), mode.clone()));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let url = format!("http://{}", listener.local_addr().expect("addr"));
+        tokio::spawn(async move { axum::serve(listener, app).await.expect("fake serves") });
+        Self { url, calls, mode }
+    }
+
+    /// Converse calls received so far.
+    pub fn calls(&self) -> usize {
+        self.calls.load(Ordering::SeqCst)
+    }
+
+    /// Changes what it does next.
+    pub fn set(&self, mode: ModelMode) {
+        *self.mode.lock().expect("lock") = mode;
+    }
+}

@@ -1,0 +1,9 @@
+//! One file per fake of a service restock calls but cannot reach here.
+
+pub mod bedrock;
+pub mod platform;
+pub mod provider;
+
+pub use bedrock::*;
+pub use platform::*;
+pub use provider::*;
