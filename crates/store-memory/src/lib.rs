@@ -5,8 +5,8 @@
 //!
 //! One mutex guards the whole state, so every operation is trivially atomic;
 //! no lock is held across an await. The DynamoDB store must behave exactly
-//! like this one (the conformance suite in `restock-store-dynamo` checks
-//! it), with conditional writes standing in for the mutex.
+//! like this one (both run the conformance suite of `restock-store`'s
+//! `conformance` feature), with conditional writes standing in for the mutex.
 //!
 //! ## Layout
 //! One file per section of the port, each an `impl` of that section:

@@ -12,11 +12,15 @@
 //!   with; a lost race is an outcome, never an error.
 //! - [`error`]: [`StoreError`], for what no caller can decide around.
 //! - [`prelude`]: the port's traits, for callers of a `dyn Store`.
+//! - `conformance` (with the `conformance` feature): the cases every adapter
+//!   must pass, run by each adapter's own tests.
 //!
 //! The decisions themselves (order, caps, transitions) come from
 //! `restock-core`; the adapters only apply them atomically.
 #![warn(missing_docs)]
 
+#[cfg(feature = "conformance")]
+pub mod conformance;
 pub mod error;
 pub mod model;
 pub mod port;

@@ -5,7 +5,7 @@
 //! of its own; [`Store`] is all of them together, and every type that
 //! implements the seven sections is a `Store`. Two adapters implement it:
 //! `restock-store-memory` and `restock-store-dynamo`, held to one conformance
-//! suite. Every time is an argument (`now`, [`Millis`]) and every random
+//! suite (`conformance`, behind the feature of that name). Every time is an argument (`now`, [`Millis`]) and every random
 //! value comes from the caller, so tests control both.
 //!
 //! Callers bring the sections into scope with `use restock_store::prelude::*`.

@@ -1,6 +1,7 @@
 //! The stores' tests, in one binary so the AWS SDK is linked once:
 //!
-//! - [`conformance`]: one suite, run on the in-memory and the DynamoDB store;
+//! - [`conformance`]: `restock_store`'s conformance suite on the DynamoDB
+//!   store (the in-memory store runs it in its own tests);
 //! - [`concurrency`]: real parallel requests against the DynamoDB API;
 //! - [`contention`]: the same where transactions really contend
 //!   (`RESTOCK_DYNAMODB_CONTENDED_ENDPOINT`);

@@ -1,17 +1,18 @@
-//! Fixtures for the conformance suite: a store under test and verbs on it.
+//! The conformance suite's fixtures: a store under test with the verbs the
+//! cases speak in, and the [`Harness`] an adapter gives for what only it
+//! can do (let its indexes catch up, make its counters wrong).
 
 use std::sync::{Arc, Mutex};
 
+use crate::{
+    ApplyOutcome, Claim, ConfirmLinks, Consent, JoinOutcome, NewRequest, Request, Store, Wave,
+    WaveParams,
+};
 use restock_core::Millis;
 use restock_core::{
     CatalogEntry, Contact, Email, Level, LinkToken, ListShare, RequestId, Rules, Sku, StockEvent,
     TokenHash, Window,
 };
-use restock_store::{
-    ApplyOutcome, Claim, ConfirmLinks, Consent, JoinOutcome, NewRequest, Request, Store, Wave,
-    WaveParams,
-};
-use restock_store_dynamo::testing;
 use time::OffsetDateTime;
 
 pub const MIN: Millis = 60_000;
@@ -27,50 +28,38 @@ pub const RULES: Rules = Rules {
 pub const WINDOW: Window = Window::from_mins(15);
 pub const LIFETIME: Window = Window::from_secs(90 * 86_400);
 
+/// What only the store's adapter can do for a test.
+#[async_trait::async_trait]
+pub trait Harness: Send + Sync {
+    /// Lets the indexes catch up (a no-op for a store whose reads are never
+    /// behind).
+    async fn settle(&self);
+    /// Makes the stored counters of `sku` say `offered` and `held`, as a
+    /// drift would.
+    async fn set_counters(&self, sku: &Sku, offered: u32, held: u32);
+}
+
 /// A store under test with the verbs the tests speak in.
 pub struct App {
     pub store: Arc<dyn Store>,
-    lag: Lag,
-    drift: Drifter,
+    harness: Box<dyn Harness>,
     random: Mutex<Box<dyn FnMut() -> [u8; 16] + Send>>,
 }
 
-/// How a test makes the stored counters wrong.
-enum Drifter {
-    Memory(Arc<restock_store_memory::MemoryStore>),
-    Dynamo(Arc<restock_store_dynamo::DynamoStore>),
-}
-
-/// How the store's index reads trail its writes.
-enum Lag {
-    None,
-    /// The in-memory store's lagging knob.
-    Memory(Arc<restock_store_memory::MemoryStore>),
-    /// The endpoint's (`RESTOCK_INDEX_LAG_MS`).
-    Dynamo(std::time::Duration),
-}
-
-pub async fn memory() -> App {
-    let store = Arc::new(restock_store_memory::MemoryStore::new());
-    App::new(store.clone(), Lag::None, Drifter::Memory(store))
-}
-
-pub async fn memory_lagging() -> App {
-    let store = Arc::new(restock_store_memory::MemoryStore::lagging());
-    App::new(
-        store.clone(),
-        Lag::Memory(store.clone()),
-        Drifter::Memory(store),
-    )
-}
-
-pub async fn dynamo() -> App {
-    let store = Arc::new(testing::dynamo_store().await);
-    App::new(
-        store.clone(),
-        Lag::Dynamo(testing::index_lag()),
-        Drifter::Dynamo(store),
-    )
+/// 16 bytes at a time from a seeded xorshift: ids and link secrets that are
+/// the same on every run.
+pub fn random(seed: u64) -> impl FnMut() -> [u8; 16] + Send {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    move || {
+        let mut out = [0u8; 16];
+        for chunk in out.chunks_mut(8) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            chunk.copy_from_slice(&x.to_be_bytes());
+        }
+        out
+    }
 }
 
 pub fn sku(s: &str) -> Sku {
@@ -91,12 +80,12 @@ pub fn params(shards: u16) -> WaveParams {
 }
 
 impl App {
-    fn new(store: Arc<dyn Store>, lag: Lag, drift: Drifter) -> Self {
+    /// `store` under test, with its adapter's `harness`.
+    pub fn new(store: Arc<dyn Store>, harness: impl Harness + 'static) -> Self {
         Self {
             store,
-            lag,
-            drift,
-            random: Mutex::new(Box::new(testing::random(7))),
+            harness: Box::new(harness),
+            random: Mutex::new(Box::new(random(7))),
         }
     }
 
@@ -107,19 +96,12 @@ impl App {
     /// sweep's due listing, re-arming unsent offers, reconcile) and never
     /// before the queue reads, which must be right at once.
     pub async fn settle(&self) {
-        match &self.lag {
-            Lag::None => {}
-            Lag::Memory(store) => store.catch_up(),
-            Lag::Dynamo(lag) => tokio::time::sleep(*lag * 2).await,
-        }
+        self.harness.settle().await;
     }
 
     /// Makes the stored counters of `s` say `offered` and `held`.
     pub async fn set_counters(&self, s: &str, offered: u32, held: u32) {
-        match &self.drift {
-            Drifter::Memory(store) => store.set_counters(&sku(s), offered, held),
-            Drifter::Dynamo(store) => testing::set_counters(store, &sku(s), offered, held).await,
-        }
+        self.harness.set_counters(&sku(s), offered, held).await;
     }
 
     pub fn bytes(&self) -> [u8; 16] {
@@ -239,7 +221,7 @@ impl App {
     }
 
     pub async fn wave_sharded(&self, s: &str, now: Millis, shards: u16) -> Wave {
-        let mut random = testing::random(self.bytes()[0] as u64 + now as u64);
+        let mut random = random(self.bytes()[0] as u64 + now as u64);
         self.store
             .create_offers(&sku(s), &params(shards), now, &mut random)
             .await
@@ -278,7 +260,7 @@ impl App {
     }
 
     /// Sweeps everything due at `now`; returns the outcomes.
-    pub async fn sweep(&self, now: Millis) -> Vec<restock_store::ExpireOutcome> {
+    pub async fn sweep(&self, now: Millis) -> Vec<crate::ExpireOutcome> {
         self.settle().await;
         let mut outcomes = Vec::new();
         for due in self.store.due(now, 1_000).await.unwrap() {
@@ -295,8 +277,8 @@ impl App {
 }
 
 /// An order placed at `at` that lists no line items (the generic format).
-pub fn order_at(at: Millis) -> restock_store::Order {
-    restock_store::Order {
+pub fn order_at(at: Millis) -> crate::Order {
+    crate::Order {
         placed_at: at,
         items: None,
     }
