@@ -14,30 +14,72 @@ use restock_app::sweep::{self, DEFAULT_LIMIT};
 use restock_app::{AppError, Services, feedback, pull};
 use restock_aws::logs;
 use restock_aws::wiring::{Config, Function, services};
+use serde::Deserialize;
 
-/// Which task an invocation asks for: the pull rule's constant input, or
-/// anything else (the minute rule's scheduled event) for the sweep.
-fn wants_pull(event: &serde_json::Value) -> bool {
-    event.get("restock").and_then(serde_json::Value::as_str) == Some("pull")
+/// What one invocation carries, and so which job it is.
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(from = "Wire")]
+enum SweepEvent {
+    /// The minute rule's scheduled event (or anything else): the sweep.
+    Sweep,
+    /// The pull rule's constant input `{"restock": "pull"}`: the stock pull
+    /// and the webhook-silence check.
+    Pull,
+    /// SES's bounce or complaint (EventBridge, `source: aws.ses`): its `detail`.
+    Ses(serde_json::Value),
+    /// SNS's failed-text log entries from a CloudWatch Logs subscription
+    /// (`{"awslogs": {"data": …}}`).
+    Logs(serde_json::Value),
 }
 
-/// Whether the event is SES's (bounces, complaints).
-fn from_ses(event: &serde_json::Value) -> bool {
-    event.get("source").and_then(serde_json::Value::as_str) == Some("aws.ses")
+/// The shapes the four sources send, told apart by their fields.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Wire {
+    Logs {
+        awslogs: serde_json::Value,
+    },
+    Ses {
+        #[serde(rename = "source")]
+        _source: SesSource,
+        detail: serde_json::Value,
+    },
+    Pull {
+        #[serde(rename = "restock")]
+        _restock: PullInput,
+    },
+    Other(serde::de::IgnoredAny),
 }
 
-async fn handle(
-    services: &Services,
-    event: &serde_json::Value,
-) -> Result<serde_json::Value, AppError> {
-    let report = if logs::is_logs_event(event) {
-        serde_json::to_value(logs::handle(services, event.clone()).await?)
-    } else if from_ses(event) {
-        serde_json::to_value(feedback::handle(services, &event["detail"]).await?)
-    } else if wants_pull(event) {
-        serde_json::to_value(pull::run(services).await?)
-    } else {
-        serde_json::to_value(sweep::run(services, DEFAULT_LIMIT).await?)
+#[derive(Deserialize)]
+enum SesSource {
+    #[serde(rename = "aws.ses")]
+    Ses,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum PullInput {
+    Pull,
+}
+
+impl From<Wire> for SweepEvent {
+    fn from(wire: Wire) -> Self {
+        match wire {
+            Wire::Logs { awslogs } => Self::Logs(serde_json::json!({ "awslogs": awslogs })),
+            Wire::Ses { detail, .. } => Self::Ses(detail),
+            Wire::Pull { .. } => Self::Pull,
+            Wire::Other(_) => Self::Sweep,
+        }
+    }
+}
+
+async fn handle(services: &Services, event: SweepEvent) -> Result<serde_json::Value, AppError> {
+    let report = match event {
+        SweepEvent::Logs(event) => serde_json::to_value(logs::handle(services, event).await?),
+        SweepEvent::Ses(detail) => serde_json::to_value(feedback::handle(services, &detail).await?),
+        SweepEvent::Pull => serde_json::to_value(pull::run(services).await?),
+        SweepEvent::Sweep => serde_json::to_value(sweep::run(services, DEFAULT_LIMIT).await?),
     };
     Ok(report.expect("reports serialise"))
 }
@@ -47,10 +89,10 @@ async fn main() -> Result<(), lambda_runtime::Error> {
     lambda_runtime::tracing::init_default_subscriber();
     let config = Config::from_env(Function::Sweep)?;
     let services = Arc::new(services(&config).await);
-    lambda_runtime::run(service_fn(move |event: LambdaEvent<serde_json::Value>| {
+    lambda_runtime::run(service_fn(move |event: LambdaEvent<SweepEvent>| {
         let services = services.clone();
         async move {
-            handle(&services, &event.payload)
+            handle(&services, event.payload)
                 .await
                 .map_err(lambda_runtime::Error::from)
         }
@@ -62,18 +104,31 @@ async fn main() -> Result<(), lambda_runtime::Error> {
 mod tests {
     use super::*;
 
+    fn read(json: &str) -> SweepEvent {
+        serde_json::from_str(json).unwrap()
+    }
+
     #[test]
-    fn the_pull_rule_input_asks_for_the_pull_and_the_minute_event_for_the_sweep() {
-        assert!(wants_pull(&serde_json::json!({"restock": "pull"})));
-        let scheduled: serde_json::Value =
-            serde_json::from_str(include_str!("../../../events/sweep-schedule.json")).unwrap();
-        assert!(!wants_pull(&scheduled));
-        assert!(!from_ses(&scheduled));
-        let bounce: serde_json::Value =
-            serde_json::from_str(include_str!("../../../events/sweep-ses-bounce.json")).unwrap();
-        assert!(from_ses(&bounce));
-        let texts: serde_json::Value =
-            serde_json::from_str(include_str!("../../../events/sweep-sms-failure.json")).unwrap();
-        assert!(logs::is_logs_event(&texts) && !from_ses(&texts) && !wants_pull(&texts));
+    fn each_source_s_event_is_its_own_job() {
+        assert_eq!(read(r#"{"restock": "pull"}"#), SweepEvent::Pull);
+        assert_eq!(
+            read(include_str!("../../../events/sweep-schedule.json")),
+            SweepEvent::Sweep
+        );
+        assert!(matches!(
+            read(include_str!("../../../events/sweep-ses-bounce.json")),
+            SweepEvent::Ses(detail) if detail["eventType"] == "Bounce"
+        ));
+        let SweepEvent::Logs(texts) = read(include_str!("../../../events/sweep-sms-failure.json"))
+        else {
+            panic!("a logs delivery")
+        };
+        assert!(logs::is_logs_event(&texts));
+        // Another input to the pull rule, or another source: the sweep.
+        assert_eq!(read(r#"{"restock": "other"}"#), SweepEvent::Sweep);
+        assert_eq!(
+            read(r#"{"source": "aws.events", "detail": {}}"#),
+            SweepEvent::Sweep
+        );
     }
 }
