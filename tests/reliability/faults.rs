@@ -88,6 +88,7 @@ impl Plan {
 
 fn injected() -> StoreError {
     StoreError::Backend {
+        service: "the faulty store",
         operation: "injected",
         source: "injected fault".into(),
     }

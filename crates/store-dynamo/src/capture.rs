@@ -521,7 +521,7 @@ impl CaptureStore for DynamoStore {
                 .set_exclusive_start_key(start)
                 .send()
                 .await
-                .map_err(|e| StoreError::backend("Scan", e))?;
+                .map_err(|e| StoreError::backend(crate::DYNAMODB, "Scan", e))?;
             for item in page.items.unwrap_or_default() {
                 let r = read_request(&item)?;
                 if r.state.status().is_live() {
@@ -536,7 +536,7 @@ impl CaptureStore for DynamoStore {
                     .set_key(Some(key(request_pk(&r.id), REQUEST_SK)))
                     .send()
                     .await
-                    .map_err(|e| StoreError::backend("DeleteItem", e))?;
+                    .map_err(|e| StoreError::backend(crate::DYNAMODB, "DeleteItem", e))?;
                 forgotten.erased += 1;
             }
             start = page.last_evaluated_key;
@@ -557,7 +557,7 @@ impl CaptureStore for DynamoStore {
             .return_values(aws_sdk_dynamodb::types::ReturnValue::AllOld)
             .send()
             .await
-            .map_err(|e| StoreError::backend("DeleteItem", e))?;
+            .map_err(|e| StoreError::backend(crate::DYNAMODB, "DeleteItem", e))?;
         Ok(out.attributes.is_some_and(|a| !a.is_empty()))
     }
 

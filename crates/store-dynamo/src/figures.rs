@@ -76,7 +76,7 @@ impl FiguresStore for DynamoStore {
                 .limit(1)
                 .send()
                 .await
-                .map_err(|e| StoreError::backend("Query", e))?;
+                .map_err(|e| StoreError::backend(crate::DYNAMODB, "Query", e))?;
             if page.count > 0 {
                 return Ok(true);
             }

@@ -24,6 +24,9 @@
 //! - [`testing`]: a store on a fresh table for tests (moto in CI).
 #![warn(missing_docs)]
 
+/// The service this adapter names in its errors.
+pub(crate) const DYNAMODB: &str = "DynamoDB";
+
 pub mod attr;
 mod codec;
 mod lifecycle;
@@ -127,7 +130,7 @@ impl DynamoStore {
             let put = PutRequest::builder()
                 .set_item(Some(item))
                 .build()
-                .map_err(|e| StoreError::backend("BatchWriteItem", e))?;
+                .map_err(|e| StoreError::backend(crate::DYNAMODB, "BatchWriteItem", e))?;
             writes.push(WriteRequest::builder().put_request(put).build());
         }
         for chunk in writes.chunks(25) {
@@ -139,7 +142,7 @@ impl DynamoStore {
                     .request_items(&self.table, pending.clone())
                     .send()
                     .await
-                    .map_err(|e| StoreError::backend("BatchWriteItem", e))?;
+                    .map_err(|e| StoreError::backend(crate::DYNAMODB, "BatchWriteItem", e))?;
                 pending = out
                     .unprocessed_items
                     .and_then(|mut u| u.remove(&self.table))
@@ -165,7 +168,7 @@ impl DynamoStore {
             .set_item(Some(item))
             .send()
             .await
-            .map_err(|e| StoreError::backend("PutItem", e))?;
+            .map_err(|e| StoreError::backend(crate::DYNAMODB, "PutItem", e))?;
         Ok(())
     }
 
@@ -181,7 +184,7 @@ impl DynamoStore {
             .consistent_read(true)
             .send()
             .await
-            .map_err(|e| StoreError::backend("GetItem", e))?;
+            .map_err(|e| StoreError::backend(crate::DYNAMODB, "GetItem", e))?;
         Ok(out.item)
     }
 
@@ -198,14 +201,14 @@ impl DynamoStore {
                     .set_keys(Some(pending))
                     .consistent_read(true)
                     .build()
-                    .map_err(|e| StoreError::backend("BatchGetItem", e))?;
+                    .map_err(|e| StoreError::backend(crate::DYNAMODB, "BatchGetItem", e))?;
                 let out = self
                     .client
                     .batch_get_item()
                     .request_items(&self.table, request)
                     .send()
                     .await
-                    .map_err(|e| StoreError::backend("BatchGetItem", e))?;
+                    .map_err(|e| StoreError::backend(crate::DYNAMODB, "BatchGetItem", e))?;
                 found.extend(
                     out.responses
                         .and_then(|mut r| r.remove(&self.table))
@@ -243,7 +246,7 @@ impl DynamoStore {
                 .set_exclusive_start_key(start)
                 .send()
                 .await
-                .map_err(|e| StoreError::backend("Query", e))?;
+                .map_err(|e| StoreError::backend(crate::DYNAMODB, "Query", e))?;
             items.extend(page.items.unwrap_or_default());
             start = page.last_evaluated_key;
             if start.is_none() {

@@ -277,7 +277,7 @@ impl NotifyStore for DynamoStore {
             .limit(limit.clamp(1, 1000) as i32)
             .send()
             .await
-            .map_err(|e| StoreError::backend("Query", e))?
+            .map_err(|e| StoreError::backend(crate::DYNAMODB, "Query", e))?
             .items
             .unwrap_or_default();
         let mut keys = Vec::with_capacity(markers.len());
@@ -564,7 +564,7 @@ impl NotifyStore for DynamoStore {
             .return_values(aws_sdk_dynamodb::types::ReturnValue::AllOld)
             .send()
             .await
-            .map_err(|e| StoreError::backend("DeleteItem", e))?;
+            .map_err(|e| StoreError::backend(crate::DYNAMODB, "DeleteItem", e))?;
         old.attributes
             .as_ref()
             .map(|item| read_pause(item).map(|p| p.skus))

@@ -66,7 +66,7 @@ impl QueueReader {
                         .limit(self.page)
                         .send()
                         .await
-                        .map_err(|e| StoreError::backend("Query", e))?;
+                        .map_err(|e| StoreError::backend(crate::DYNAMODB, "Query", e))?;
                     for item in page.items() {
                         cursor.buffer.push_back(read_request(item)?);
                     }
@@ -118,7 +118,7 @@ impl DynamoStore {
                 let out = q
                     .send()
                     .await
-                    .map_err(|e| StoreError::backend("Query", e))?;
+                    .map_err(|e| StoreError::backend(crate::DYNAMODB, "Query", e))?;
                 total += out.count as usize;
                 start = out.last_evaluated_key;
                 if start.is_none() {

@@ -148,7 +148,7 @@ impl DynamoStore {
                         .projection_expression(format!("{PK}, {HOLD_SLOTS}, {ALLOWANCE}"))
                         .build()
                         .map(|get| TransactGetItem::builder().get(get).build())
-                        .map_err(|e| StoreError::backend("TransactGetItems", e))
+                        .map_err(|e| StoreError::backend(crate::DYNAMODB, "TransactGetItems", e))
                 })
                 .collect::<Result<Vec<_>>>()?;
             let out = match self
@@ -169,7 +169,7 @@ impl DynamoStore {
                     backoff(attempt.min(3)).await;
                     continue;
                 }
-                Err(e) => return Err(StoreError::backend("TransactGetItems", e)),
+                Err(e) => return Err(StoreError::backend(crate::DYNAMODB, "TransactGetItems", e)),
             };
             let mut responses = out.responses.unwrap_or_default().into_iter();
             let in_use = hold_slots(responses.next().and_then(|r| r.item).as_ref())?;

@@ -32,7 +32,7 @@ impl DynamoStore {
                 .limit(limit.clamp(1, 1000) as i32)
                 .send()
                 .await
-                .map_err(|e| StoreError::backend("Query", e))?;
+                .map_err(|e| StoreError::backend(crate::DYNAMODB, "Query", e))?;
             for item in page.items() {
                 match read_due(item) {
                     Ok(due) => found.push(due),

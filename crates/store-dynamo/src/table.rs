@@ -84,7 +84,7 @@ fn key_element(name: &str, kind: KeyType) -> Result<KeySchemaElement, StoreError
         .attribute_name(name)
         .key_type(kind)
         .build()
-        .map_err(|e| StoreError::backend("CreateTable", e))
+        .map_err(|e| StoreError::backend(crate::DYNAMODB, "CreateTable", e))
 }
 
 /// Creates the table as [`TABLE`] describes it (on-demand, encrypted, with
@@ -104,7 +104,7 @@ pub async fn create_table(client: &Client, name: &str) -> Result<(), StoreError>
                 .stream_enabled(true)
                 .stream_view_type(StreamViewType::from(TABLE.stream_view))
                 .build()
-                .map_err(|e| StoreError::backend("CreateTable", e))?,
+                .map_err(|e| StoreError::backend(crate::DYNAMODB, "CreateTable", e))?,
         )
         .sse_specification(SseSpecification::builder().enabled(true).build());
     for (attr, kind) in TABLE.attributes {
@@ -113,7 +113,7 @@ pub async fn create_table(client: &Client, name: &str) -> Result<(), StoreError>
                 .attribute_name(*attr)
                 .attribute_type(ScalarAttributeType::from(*kind))
                 .build()
-                .map_err(|e| StoreError::backend("CreateTable", e))?,
+                .map_err(|e| StoreError::backend(crate::DYNAMODB, "CreateTable", e))?,
         );
     }
     for index in TABLE.indexes {
@@ -128,12 +128,12 @@ pub async fn create_table(client: &Client, name: &str) -> Result<(), StoreError>
                         .build(),
                 )
                 .build()
-                .map_err(|e| StoreError::backend("CreateTable", e))?,
+                .map_err(|e| StoreError::backend(crate::DYNAMODB, "CreateTable", e))?,
         );
     }
     req.send()
         .await
-        .map_err(|e| StoreError::backend("CreateTable", e))?;
+        .map_err(|e| StoreError::backend(crate::DYNAMODB, "CreateTable", e))?;
     client
         .update_time_to_live()
         .table_name(name)
@@ -142,18 +142,18 @@ pub async fn create_table(client: &Client, name: &str) -> Result<(), StoreError>
                 .enabled(true)
                 .attribute_name(TABLE.ttl_attribute)
                 .build()
-                .map_err(|e| StoreError::backend("UpdateTimeToLive", e))?,
+                .map_err(|e| StoreError::backend(crate::DYNAMODB, "UpdateTimeToLive", e))?,
         )
         .send()
         .await
-        .map_err(|e| StoreError::backend("UpdateTimeToLive", e))?;
+        .map_err(|e| StoreError::backend(crate::DYNAMODB, "UpdateTimeToLive", e))?;
     for _ in 0..100 {
         let described = client
             .describe_table()
             .table_name(name)
             .send()
             .await
-            .map_err(|e| StoreError::backend("DescribeTable", e))?;
+            .map_err(|e| StoreError::backend(crate::DYNAMODB, "DescribeTable", e))?;
         let active = described
             .table()
             .and_then(|t| t.table_status())

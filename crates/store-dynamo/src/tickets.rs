@@ -358,7 +358,7 @@ impl DynamoStore {
                 .limit(16)
                 .send()
                 .await
-                .map_err(|e| StoreError::backend("Query", e))?;
+                .map_err(|e| StoreError::backend(crate::DYNAMODB, "Query", e))?;
             for item in page.items() {
                 let theirs: JoinKey = get_s(item, JOIN_KEY)?
                     .parse()

@@ -176,7 +176,7 @@ impl Change {
                         aws_smithy_types::error::display::DisplayErrorContext(&e)
                     )));
                 }
-                Err(e) => return Err(StoreError::backend("UpdateItem", e)),
+                Err(e) => return Err(StoreError::backend(crate::DYNAMODB, "UpdateItem", e)),
             }
         }
         unreachable!("the loop returns on its last attempt")
@@ -194,7 +194,7 @@ pub(crate) struct Tx<'a> {
 fn built<T, E: std::error::Error + Send + Sync + 'static>(
     r: std::result::Result<T, E>,
 ) -> Result<T> {
-    r.map_err(|e| StoreError::backend("TransactWriteItems", e))
+    r.map_err(|e| StoreError::backend(crate::DYNAMODB, "TransactWriteItems", e))
 }
 
 impl<'a> Tx<'a> {
@@ -384,7 +384,11 @@ impl DynamoStore {
                 _ => false,
             };
             if !retry_conflict {
-                return Err(StoreError::backend("TransactWriteItems", err));
+                return Err(StoreError::backend(
+                    crate::DYNAMODB,
+                    "TransactWriteItems",
+                    err,
+                ));
             }
             attempt += 1;
             // Every race lost is another writer's progress on the same

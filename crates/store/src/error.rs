@@ -5,10 +5,13 @@ use std::error::Error as StdError;
 /// A store failure. Lost races are outcomes, not errors (see [`crate::model`]).
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    /// DynamoDB could not be reached or refused the call; the source says why.
-    #[error("DynamoDB {operation} failed")]
+    /// The storage service could not be reached or refused the call; the
+    /// source says why.
+    #[error("{service} {operation} failed")]
     Backend {
-        /// The API operation.
+        /// The service behind the adapter (`DynamoDB`).
+        service: &'static str,
+        /// The service's operation.
         operation: &'static str,
         /// The SDK's error, kept whole.
         #[source]
@@ -46,9 +49,14 @@ impl StoreError {
         ))
     }
 
-    /// A backend failure of `operation`, keeping the SDK's error whole.
-    pub fn backend(operation: &'static str, source: impl StdError + Send + Sync + 'static) -> Self {
+    /// A failure of `service`'s `operation`, keeping the client's error whole.
+    pub fn backend(
+        service: &'static str,
+        operation: &'static str,
+        source: impl StdError + Send + Sync + 'static,
+    ) -> Self {
         Self::Backend {
+            service,
             operation,
             source: Box::new(source),
         }
