@@ -162,6 +162,52 @@ fn parse_format(text: &str) -> Result<Format, String> {
     Ok(Format { platform, order })
 }
 
+/// Why a command did not run, as the operator reads it (after `restock: `).
+#[derive(Debug, thiserror::Error)]
+enum CliError {
+    /// A SKU argument that is not one.
+    #[error("`{text}` is not a SKU: {reason}")]
+    Sku { text: String, reason: String },
+    /// A file that could not be read.
+    #[error("cannot read {file}: {source}")]
+    Read {
+        file: String,
+        source: std::io::Error,
+    },
+    /// A catalogue CSV with a bad row.
+    #[error("{file}: {source}")]
+    Catalogue {
+        file: String,
+        source: restock_core::catalog::CatalogError,
+    },
+    /// An import cut short; the entries before it are in.
+    #[error("stopped after {done} entries: {source}")]
+    Import { done: u64, source: Box<CliError> },
+    /// The command's arguments do not fit together.
+    #[error("{0}")]
+    Usage(String),
+    /// The local server could not be reached.
+    #[error(
+        "the local server at {base} did not answer ({reason}); start it with `cargo run -p restock-local`, or pass --table for a deployed stack"
+    )]
+    LocalUnreachable { base: String, reason: String },
+    /// The local server answered with something that is not an answer.
+    #[error("the local server's answer is not JSON: {0}")]
+    LocalAnswer(String),
+    /// The local server refused the command; its message says why.
+    #[error("{0}")]
+    LocalRefused(String),
+    /// The command failed on the stack's store, with every cause.
+    #[error("{}", with_causes(.0))]
+    Admin(#[from] restock_app::admin::AdminError),
+    /// The keys secret could not be read, with every cause.
+    #[error("{}", with_causes(.0))]
+    Keys(#[from] restock_app::ports::KeyError),
+    /// A test delivery that could not be signed.
+    #[error(transparent)]
+    Sign(#[from] restock_app::admin::webhooks::SignError),
+}
+
 /// Where commands run.
 enum Target {
     Dynamo(Admin),
@@ -169,12 +215,9 @@ enum Target {
 }
 
 impl Target {
-    async fn run(&self, command: Command) -> Result<Output, String> {
+    async fn run(&self, command: Command) -> Result<Output, CliError> {
         match self {
-            Self::Dynamo(admin) => admin
-                .run(command, now_ms())
-                .await
-                .map_err(|e| with_causes(&e)),
+            Self::Dynamo(admin) => Ok(admin.run(command, now_ms()).await?),
             Self::Local(base) => {
                 let url = format!("{}/_admin/run", base.trim_end_matches('/'));
                 let base = base.clone();
@@ -184,24 +227,29 @@ impl Target {
                         .http_status_as_error(false)
                         .build()
                         .send_json(&command)
-                        .map_err(|e| {
-                            format!(
-                                "the local server at {base} did not answer ({e}); start it with `cargo run -p restock-local`, or pass --table for a deployed stack"
-                            )
+                        .map_err(|e| CliError::LocalUnreachable {
+                            base,
+                            reason: e.to_string(),
                         })?;
                     let ok = response.status().is_success();
                     let value: serde_json::Value = response
                         .body_mut()
                         .read_json()
-                        .map_err(|e| format!("the local server's answer is not JSON: {e}"))?;
+                        .map_err(|e| CliError::LocalAnswer(e.to_string()))?;
                     if ok {
-                        serde_json::from_value(value).map_err(|e| e.to_string())
+                        serde_json::from_value(value)
+                            .map_err(|e| CliError::LocalAnswer(e.to_string()))
                     } else {
-                        Err(value["error"].as_str().unwrap_or("the local server refused").to_owned())
+                        Err(CliError::LocalRefused(
+                            value["error"]
+                                .as_str()
+                                .unwrap_or("the local server refused")
+                                .to_owned(),
+                        ))
                     }
                 })
                 .await
-                .map_err(|e| e.to_string())?
+                .map_err(|e| CliError::LocalAnswer(e.to_string()))?
             }
         }
     }
@@ -251,19 +299,25 @@ fn now_ms() -> i64 {
     i64::try_from(now.unix_timestamp_nanos() / 1_000_000).unwrap_or(i64::MAX)
 }
 
-fn sku(text: &str) -> Result<Sku, String> {
-    Sku::try_from(text).map_err(|e| format!("`{text}` is not a SKU: {e}"))
+fn sku(text: &str) -> Result<Sku, CliError> {
+    Sku::try_from(text).map_err(|e| CliError::Sku {
+        text: text.to_owned(),
+        reason: e.to_string(),
+    })
 }
 
-fn skus(texts: &[String]) -> Result<Vec<Sku>, String> {
+fn skus(texts: &[String]) -> Result<Vec<Sku>, CliError> {
     texts.iter().map(|s| sku(s)).collect()
 }
 
-fn read(file: &str) -> Result<String, String> {
-    std::fs::read_to_string(file).map_err(|e| format!("cannot read {file}: {e}"))
+fn read(file: &str) -> Result<String, CliError> {
+    std::fs::read_to_string(file).map_err(|source| CliError::Read {
+        file: file.to_owned(),
+        source,
+    })
 }
 
-async fn target(cli: &Cli) -> Result<Target, String> {
+async fn target(cli: &Cli) -> Result<Target, CliError> {
     let Some(table) = &cli.table else {
         return Ok(Target::Local(cli.local.clone()));
     };
@@ -273,22 +327,18 @@ async fn target(cli: &Cli) -> Result<Target, String> {
         Some(id) => {
             let keyring =
                 SecretsKeyring::new(aws_sdk_secretsmanager::Client::new(&sdk), id.clone());
-            Some(
-                keyring
-                    .keys()
-                    .await
-                    .map_err(|e| with_causes(&e))?
-                    .contact_pepper
-                    .clone(),
-            )
+            Some(keyring.keys().await?.contact_pepper.clone())
         }
         None => None,
     };
     Ok(Target::Dynamo(Admin { store, pepper }))
 }
 
-async fn import(target: &Target, file: &str, json: bool) -> Result<Output, String> {
-    let entries = parse_csv(&read(file)?).map_err(|e| format!("{file}: {e}"))?;
+async fn import(target: &Target, file: &str, json: bool) -> Result<Output, CliError> {
+    let entries = parse_csv(&read(file)?).map_err(|source| CliError::Catalogue {
+        file: file.to_owned(),
+        source,
+    })?;
     let bar = if json {
         ProgressBar::hidden()
     } else {
@@ -308,7 +358,10 @@ async fn import(target: &Target, file: &str, json: bool) -> Result<Output, Strin
                 entries: chunk.to_vec(),
             })
             .await
-            .map_err(|e| format!("stopped after {} entries: {e}", bar.position()))?;
+            .map_err(|e| CliError::Import {
+                done: bar.position(),
+                source: Box::new(e),
+            })?;
         bar.inc(chunk.len() as u64);
     }
     bar.finish_and_clear();
@@ -320,7 +373,7 @@ async fn import(target: &Target, file: &str, json: bool) -> Result<Output, Strin
 
 /// `restock sign-webhook`: posts to `--url` when given, else to the local
 /// server the other commands talk to (`--local` / `RESTOCK_LOCAL_URL`).
-fn sign_webhook(cmd: &Cmd, local: &str) -> Result<String, String> {
+fn sign_webhook(cmd: &Cmd, local: &str) -> Result<String, CliError> {
     let Cmd::SignWebhook {
         format,
         key,
@@ -336,9 +389,11 @@ fn sign_webhook(cmd: &Cmd, local: &str) -> Result<String, String> {
     };
     let event = if format.order {
         TestEvent::Order {
-            hold: hold
-                .clone()
-                .ok_or("--hold is required for an order (the hold id from the checkout URL)")?,
+            hold: hold.clone().ok_or_else(|| {
+                CliError::Usage(
+                    "--hold is required for an order (the hold id from the checkout URL)".into(),
+                )
+            })?,
             sku: sku.clone(),
         }
     } else {
@@ -356,8 +411,7 @@ fn sign_webhook(cmd: &Cmd, local: &str) -> Result<String, String> {
         &key,
         &delivery_id(OsEntropy.bytes16()),
         now_ms() / 1000,
-    )
-    .map_err(|e| e.to_string())?;
+    )?;
     Ok(curl(&delivery, url.as_deref().unwrap_or(local)))
 }
 
@@ -376,7 +430,7 @@ async fn main() -> ExitCode {
     }
 }
 
-async fn run(cli: &Cli) -> Result<String, String> {
+async fn run(cli: &Cli) -> Result<String, CliError> {
     if matches!(cli.command, Cmd::SignWebhook { .. }) {
         return sign_webhook(&cli.command, &cli.local).map(|c| c + "\n");
     }
@@ -394,7 +448,7 @@ async fn run(cli: &Cli) -> Result<String, String> {
     })
 }
 
-fn command(cmd: &Cmd) -> Result<Command, String> {
+fn command(cmd: &Cmd) -> Result<Command, CliError> {
     Ok(match cmd {
         Cmd::Settings {
             action: SettingsCmd::Show,
