@@ -50,15 +50,10 @@ pub fn note(s: &str) -> String {
 }
 
 /// A one-button form posting to `action` (a path of ours, escaped here).
-pub fn button(action: &str, label: &str, secondary: bool) -> String {
+pub fn button(action: &str, label: &str) -> String {
     format!(
-        "<form method=\"post\" action=\"{}\"><button type=\"submit\"{}>{}</button></form>",
+        "<form method=\"post\" action=\"{}\"><button type=\"submit\">{}</button></form>",
         escape_html(action),
-        if secondary {
-            " class=\"secondary\""
-        } else {
-            ""
-        },
         escape_html(label)
     )
 }

@@ -20,7 +20,7 @@ use crate::codec::*;
 use crate::lifecycle::{Ended, finish, requeue, wake};
 use crate::slots::{give_back, slot_update, write_slots};
 use crate::tickets::Presence;
-use crate::tx::{Change, MAX_ATTEMPTS, Outcome, backoff};
+use crate::tx::{Change, MAX_ATTEMPTS, Outcome, PutIf, backoff};
 
 /// How many times a click re-reads the hold slots after losing a unit to
 /// another click before it gives up with `Contention`.
@@ -83,12 +83,16 @@ impl CaptureStore for DynamoStore {
             let mut tx = self.tx();
             self.deal_ticket(&mut tx, &mut request, shards, now).await?;
             tx.check_absent("opt-out", key(optout_pk(&request.contact_key), ONE_SK))?;
-            tx.put("place", place_item(&request), true)?;
-            tx.put("request", request_item(&request), true)?;
+            tx.put("place", place_item(&request), PutIf::Absent)?;
+            tx.put("request", request_item(&request), PutIf::Absent)?;
             if request.state == RequestState::Unconfirmed {
                 // Not in the queue until confirmed: notify, woken through
                 // the stream, sends the confirmation.
-                tx.put("confirm", confirm_marker(&request.sku, &request.id), false)?;
+                tx.put(
+                    "confirm",
+                    confirm_marker(&request.sku, &request.id),
+                    PutIf::Always,
+                )?;
                 wake(
                     &mut tx,
                     &request.sku,
@@ -98,7 +102,7 @@ impl CaptureStore for DynamoStore {
                     &request.id.to_string(),
                 )?;
             } else {
-                tx.put("entry", queue_entry(&request), false)?;
+                tx.put("entry", queue_entry(&request), PutIf::Always)?;
                 Presence::arriving(&request).write(&mut tx, &request.sku)?;
             }
             let cancelled = match self.transact(tx).await? {
@@ -233,7 +237,7 @@ impl CaptureStore for DynamoStore {
                     }],
                 )?;
             }
-            tx.put("hold", pointer.clone(), true)?;
+            tx.put("hold", pointer.clone(), PutIf::Absent)?;
             tx.delete(
                 "unsent",
                 unit_key(token.sku(), &token.request(), Marker::Unsent),
@@ -241,7 +245,7 @@ impl CaptureStore for DynamoStore {
             tx.put(
                 "claimed",
                 unit_marker(token.sku(), &token.request(), Marker::Claimed),
-                false,
+                PutIf::Always,
             )?;
             let cancelled = match self.transact(tx).await {
                 Ok(Outcome::Done) => {
@@ -450,7 +454,7 @@ impl CaptureStore for DynamoStore {
             }
             let mut tx = self.tx();
             tx.update("request", change)?;
-            tx.put("entry", queue_entry(&confirmed), false)?;
+            tx.put("entry", queue_entry(&confirmed), PutIf::Always)?;
             Presence::arriving(&confirmed).write(&mut tx, &confirmed.sku)?;
             // Units may be free now: notify looks.
             wake(

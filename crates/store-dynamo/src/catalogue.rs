@@ -12,7 +12,7 @@ use restock_store::{CatalogueStore, StoreError};
 use crate::DynamoStore;
 use crate::attr::*;
 use crate::codec::*;
-use crate::tx::Outcome;
+use crate::tx::{Outcome, PutIf};
 
 /// The item mapped to a platform's id. Shopify's and WooCommerce's keep the
 /// prefixes they were first written with.
@@ -62,8 +62,8 @@ impl CatalogueStore for DynamoStore {
         let mut listed = key(CATALOG_PK.to_owned(), entry.sku.as_str());
         listed.insert(ENTRY.into(), ent);
         let mut tx = self.tx();
-        tx.put("entry", item, false)?;
-        tx.put("listing", listed, false)?;
+        tx.put("entry", item, PutIf::Always)?;
+        tx.put("listing", listed, PutIf::Always)?;
         let mapping = |pk: String| {
             let mut m = key(pk, ONE_SK);
             m.insert(SKU.into(), s(entry.sku.as_str()));
@@ -75,7 +75,11 @@ impl CatalogueStore for DynamoStore {
             }
         }
         for (platform, id) in entry.ids.iter() {
-            tx.put("platform id", mapping(platform_pk(platform, id)), false)?;
+            tx.put(
+                "platform id",
+                mapping(platform_pk(platform, id)),
+                PutIf::Always,
+            )?;
         }
         match self.transact(tx).await? {
             Outcome::Done => Ok(()),

@@ -12,7 +12,7 @@ use crate::attr::*;
 use crate::codec::*;
 use crate::lifecycle::wake;
 use crate::slots::write_slots;
-use crate::tx::{Change, MAX_ATTEMPTS, Outcome, backoff, fnv};
+use crate::tx::{Change, MAX_ATTEMPTS, Outcome, PutIf, backoff, fnv};
 
 /// The state item's update to `version + 1`, guarded by the version read
 /// (or by there being none yet).
@@ -74,7 +74,7 @@ impl DetectStore for DynamoStore {
                     .stock
                     .apply_reading(&event.location, event.reading(), rules);
             let mut tx = self.tx();
-            tx.put("delivery", delivery.clone(), true)?;
+            tx.put("delivery", delivery.clone(), PutIf::Absent)?;
             // The newest reading is kept whatever it meant (a later, older
             // delivery must meet it); only a stale one changes nothing.
             if applied.next != current.snapshot.stock {
@@ -157,7 +157,7 @@ impl DetectStore for DynamoStore {
         let mut item = key(delivery_pk(&format!("once:{once}")), ONE_SK);
         item.insert(TTL.into(), ttl(now, DELIVERY_TTL_SECS));
         let mut tx = self.tx();
-        tx.put("once", item, true)?;
+        tx.put("once", item, PutIf::Absent)?;
         Ok(matches!(self.transact(tx).await?, Outcome::Done))
     }
 

@@ -11,7 +11,7 @@ use crate::attr::*;
 use crate::codec::*;
 use crate::slots::give_back;
 use crate::tickets::Presence;
-use crate::tx::{Change, MAX_ATTEMPTS, Outcome, Tx, backoff};
+use crate::tx::{Change, MAX_ATTEMPTS, Outcome, PutIf, Tx, backoff};
 
 /// What ending a request came to.
 pub(crate) enum Ended {
@@ -56,7 +56,7 @@ pub(crate) fn wake(
     tx.put(
         "wake",
         wake_item(sku, kind, episode, now, discriminator),
-        false,
+        PutIf::Always,
     )
 }
 
@@ -169,7 +169,7 @@ pub(crate) fn requeue(
                 .value(":exp", n(expires_ms)),
         ),
     )?;
-    tx.put("entry", queue_entry(&back), false)?;
+    tx.put("entry", queue_entry(&back), PutIf::Always)?;
     Presence::arriving(&back).write(tx, &r.sku)?;
     unit_gone(tx, r)?;
     tx.update(

@@ -24,7 +24,7 @@ use crate::codec::*;
 use crate::lifecycle::{Ended, wake_item};
 use crate::queue::QueueReader;
 use crate::tickets::{Presence, offers_per_tx};
-use crate::tx::{Change, MAX_ATTEMPTS, Outcome, backoff};
+use crate::tx::{Change, MAX_ATTEMPTS, Outcome, PutIf, backoff};
 
 fn read_pause(item: &Item) -> Result<SenderPause> {
     let skus = match item.get(HELD_SKUS) {
@@ -148,7 +148,11 @@ impl DynamoStore {
                 )?;
                 tx.delete("entry", queue_entry_key(r))?;
                 presence.leave(r);
-                tx.put("unsent", unit_marker(sku, &r.id, Marker::Unsent), false)?;
+                tx.put(
+                    "unsent",
+                    unit_marker(sku, &r.id, Marker::Unsent),
+                    PutIf::Always,
+                )?;
                 offered.push(Offer {
                     request: Request {
                         state,
@@ -341,7 +345,7 @@ impl NotifyStore for DynamoStore {
                 .value(":unconfirmed", s("unconfirmed"))
                 .value(":h", s(confirm.to_hex())),
         )?;
-        tx.put("confirm", confirm_marker(sku, id), false)?;
+        tx.put("confirm", confirm_marker(sku, id), PutIf::Always)?;
         // Cancelled: confirmed, ended or given back meanwhile; nothing to do.
         self.transact(tx).await.map(drop)
     }
@@ -368,7 +372,11 @@ impl NotifyStore for DynamoStore {
                 .value(":rh", s(reserve.to_hex())),
         )?;
         tx.delete("unsent", unit_key(sku, id, Marker::Unsent))?;
-        tx.put("claimed", unit_marker(sku, id, Marker::Claimed), false)?;
+        tx.put(
+            "claimed",
+            unit_marker(sku, id, Marker::Claimed),
+            PutIf::Always,
+        )?;
         Ok(match self.transact(tx).await? {
             Outcome::Done => Claim::Claimed,
             Outcome::Cancelled(c) if c.failed("opt-out") => Claim::OptedOut,
@@ -418,7 +426,11 @@ impl NotifyStore for DynamoStore {
                 .value(":offered", s("offered"))
                 .value(":e", n(episode)),
         )?;
-        tx.put("unsent", unit_marker(sku, id, Marker::Unsent), false)?;
+        tx.put(
+            "unsent",
+            unit_marker(sku, id, Marker::Unsent),
+            PutIf::Always,
+        )?;
         tx.delete("claimed", unit_key(sku, id, Marker::Claimed))?;
         // Cancelled: the offer moved on (clicked, ended), nothing to give back.
         self.transact(tx).await.map(drop)

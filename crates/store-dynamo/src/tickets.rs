@@ -30,7 +30,7 @@ use restock_store::{Request, ShardMark, StoreError, Ticket};
 use crate::DynamoStore;
 use crate::attr::*;
 use crate::codec::*;
-use crate::tx::{Change, Tx};
+use crate::tx::{Change, PutIf, Tx};
 
 /// Tickets per presence bitmap (one DynamoDB number holds 64 bits exactly).
 const BLOCK: u64 = 64;
@@ -213,7 +213,7 @@ impl DynamoStore {
                     .value(":dealt", n(own.next))
             },
         )?;
-        tx.put("ticket-log", log_item_at(r, now), false)?;
+        tx.put("ticket-log", log_item_at(r, now), PutIf::Always)?;
         Ok(())
     }
 

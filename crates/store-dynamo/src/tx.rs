@@ -25,6 +25,15 @@ pub(crate) const MAX_ATTEMPTS: u32 = 8;
 /// enough for a burst of writes on one item to drain.
 pub(crate) const CONFLICT_BUDGET: Duration = Duration::from_secs(4);
 
+/// When a put may go ahead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PutIf {
+    /// Only where no item is at its key: the transaction is cancelled otherwise.
+    Absent,
+    /// Whatever is there is replaced.
+    Always,
+}
+
 /// One `UpdateItem`: what it sets and removes, and the conditions it needs.
 ///
 /// `set(attr, value)` writes `attr = :new_attr`; `set_expr` takes an
@@ -230,8 +239,9 @@ impl<'a> Tx<'a> {
         Ok(())
     }
 
-    /// A put, unconditional or only where no item is (`new_only`).
-    pub fn put(&mut self, label: &'static str, item: Item, new_only: bool) -> Result<()> {
+    /// A put: only where no item is, or over whatever is there.
+    pub fn put(&mut self, label: &'static str, item: Item, when: PutIf) -> Result<()> {
+        let new_only = when == PutIf::Absent;
         let put = built(
             Put::builder()
                 .table_name(self.table)

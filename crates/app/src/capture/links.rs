@@ -5,12 +5,7 @@
 use super::*;
 
 fn gone(token: &str, what: &str) -> Response {
-    let body = text(what)
-        + &button(
-            &format!("/r/{token}/rejoin"),
-            "Put me back in the queue",
-            false,
-        );
+    let body = text(what) + &button(&format!("/r/{token}/rejoin"), "Put me back in the queue");
     page(StatusCode::GONE, "This reserve link has ended", &body)
 }
 
@@ -47,18 +42,14 @@ pub(super) async fn reserve_page(State(s): Shared, Path(token_text): Path<String
                         "This link holds one for {} more.",
                         time_left(expires_ms - now)
                     ))
-                    + &button(
-                        &format!("/r/{token_text}"),
-                        "Hold mine and go to checkout",
-                        false,
-                    );
+                    + &button(&format!("/r/{token_text}"), "Hold mine and go to checkout");
                 page(StatusCode::OK, &format!("Reserve your {name}"), &body)
             }
             RequestState::Held { expires_ms, .. } if now < expires_ms => {
                 let body = text(&format!(
                     "One {name} is held for you for {} more.",
                     time_left(expires_ms - now)
-                )) + &button(&format!("/r/{token_text}"), "Go to checkout", false);
+                )) + &button(&format!("/r/{token_text}"), "Go to checkout");
                 page(StatusCode::OK, "It's held for you", &body)
             }
             RequestState::Bought { .. } => gone(&token_text, "This link was already used to buy."),
@@ -186,7 +177,7 @@ pub(super) async fn rejoin(State(s): Shared, Path(token_text): Path<String>) -> 
 pub(super) async fn optout_page(Path(token_text): Path<String>) -> Response {
     let body = text(
         "You won't get any more messages from us, about any product, on this address or number.",
-    ) + &button(&format!("/o/{token_text}"), "Stop all messages", false);
+    ) + &button(&format!("/o/{token_text}"), "Stop all messages");
     page(StatusCode::OK, "Stop messages?", &body)
 }
 
@@ -219,11 +210,7 @@ pub(super) async fn optout(State(s): Shared, Path(token_text): Path<String>) -> 
 /// open links too, and only a person's tap should confirm.
 pub(super) async fn confirm_page(Path(token_text): Path<String>) -> Response {
     let body = text("One tap to confirm it was you, and to keep your place in line.")
-        + &button(
-            &format!("/c/{token_text}"),
-            "Yes, tell me when it's back",
-            false,
-        );
+        + &button(&format!("/c/{token_text}"), "Yes, tell me when it's back");
     page(StatusCode::OK, "Confirm your place", &body)
 }
 
@@ -342,7 +329,7 @@ pub(super) async fn manage_page(State(s): Shared, Path(token_text): Path<String>
             _ => text(&format!("This sign-up for {name} has ended ({status}).")),
         };
         if status.is_live() {
-            body += &button(&format!("/m/{token_text}"), "Leave the list", false);
+            body += &button(&format!("/m/{token_text}"), "Leave the list");
         }
         Ok::<_, AppError>(page(StatusCode::OK, "Your place in line", &body))
     };
