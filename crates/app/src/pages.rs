@@ -11,7 +11,7 @@ p{margin:0 0 1rem}.muted{color:#555;font-size:.95rem}\
 button,.button{display:inline-block;width:100%;box-sizing:border-box;padding:.9rem 1rem;font:inherit;font-weight:600;text-align:center;\
 color:#fff;background:#1a1a1a;border:0;border-radius:.4rem;cursor:pointer;text-decoration:none}\
 button:focus-visible,.button:focus-visible,a:focus-visible{outline:3px solid #f2b705;outline-offset:2px}\
-.secondary{background:#fff;color:#1a1a1a;border:2px solid #1a1a1a}form{margin:0 0 1rem}";
+form{margin:0 0 1rem}";
 
 /// A whole page: `title` is escaped here; `body` must already be safe HTML
 /// (build it with [`text`] and [`escape_html`]).
