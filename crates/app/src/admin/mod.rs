@@ -211,257 +211,349 @@ impl Admin {
     /// [`AdminError`] with a message that says what to do.
     pub async fn run(&self, command: Command, now: Millis) -> Result<Output, AdminError> {
         match command {
-            Command::SettingsShow => match self.store.settings().await? {
-                Some(settings) => Ok(Output::message(
-                    settings.to_toml(),
-                    serde_json::to_value(&settings).unwrap_or_default(),
-                )),
-                None => Err(AdminError::NotFound(
-                    "no settings yet: restock settings put FILE.toml (examples/settings.toml is a start)".into(),
-                )),
-            },
-            Command::SettingsPut { toml } => {
-                let settings =
-                    Settings::from_toml(&toml).map_err(|e| AdminError::Invalid(e.to_string()))?;
-                self.store.put_settings(&settings).await?;
-                Ok(Output::message(
-                    format!(
-                        "settings saved for {} (the functions pick them up within 30 s)",
-                        settings.store_name
-                    ),
-                    json!({ "saved": true }),
-                ))
-            }
-            Command::CatalogPut { entries } => {
-                for entry in &entries {
-                    self.store.put_catalog_entry(entry).await?;
-                }
-                Ok(Output::message(
-                    format!("{} catalogue entries saved", entries.len()),
-                    json!({ "saved": entries.len() }),
-                ))
-            }
-            Command::CatalogList => {
-                let entries = self.store.catalog().await?;
-                let rows = entries
-                    .iter()
-                    .map(|e| {
-                        vec![
-                            e.sku.to_string(),
-                            e.name.clone(),
-                            e.threshold.map_or("default".into(), |t| t.to_string()),
-                            e.shards.to_string(),
-                        ]
-                    })
-                    .collect();
-                Ok(Output::table(
-                    format!("{} entries", entries.len()),
-                    &["sku", "name", "threshold", "shards"],
-                    rows,
-                    serde_json::to_value(&entries).unwrap_or_default(),
-                ))
-            }
-            Command::CatalogShow { sku } => {
-                let entry = self.entry(&sku).await?;
-                let snapshot = self.store.snapshot(&sku).await?;
-                let level = snapshot.stock.level();
-                let mut rows = vec![
-                    vec!["sku".into(), entry.sku.to_string()],
-                    vec!["name".into(), entry.name.clone()],
-                    vec!["product url".into(), entry.product_url.as_ref().map_or(String::new(), ToString::to_string)],
-                    vec!["checkout url".into(), entry.checkout_url.clone().unwrap_or_default()],
-                    vec!["threshold".into(), entry.threshold.map_or("default".into(), |t| t.to_string())],
-                ];
-                for platform in restock_core::Platform::ALL.into_iter().filter(|p| p.id_column().is_some()) {
-                    let id = entry.ids.get(platform).map_or(String::new(), |i| i.to_string());
-                    rows.push(vec![format!("{platform} {}", platform.id_noun()), id]);
-                }
-                rows.extend([
-                    vec!["queue shards".into(), entry.shards.to_string()],
-                    vec!["level".into(), level.to_string()],
-                    vec!["in stock".into(), snapshot.stock.in_stock.to_string()],
-                    vec!["restocks".into(), snapshot.stock.episode.to_string()],
-                    vec!["paused for the team".into(), snapshot.stock.paused.to_string()],
-                    vec!["offered / held / bought".into(), format!("{} / {} / {}", snapshot.counters.offered, snapshot.counters.held, snapshot.bought)],
-                ]);
-                Ok(Output::table(
-                    "",
-                    &["field", "value"],
-                    rows,
-                    json!({ "entry": entry, "stock": snapshot.stock, "counters": snapshot.counters, "bought": snapshot.bought }),
-                ))
-            }
-            Command::Queue { sku, limit } => {
-                let entry = self.entry(&sku).await?;
-                let waiting = self.store.queue(&sku, entry.shards, limit).await?;
-                let rows: Vec<Vec<String>> = waiting
-                    .iter()
-                    .enumerate()
-                    .map(|(i, r)| {
-                        vec![
-                            (i + 1).to_string(),
-                            r.id.to_string(),
-                            r.contact.masked(),
-                            time(r.key.joined_ms),
-                            r.state.status().to_string(),
-                        ]
-                    })
-                    .collect();
-                let json = waiting
-                    .iter()
-                    .enumerate()
-                    .map(|(i, r)| {
-                        json!({
-                            "position": i + 1, "request_id": r.id, "contact": r.contact.masked(),
-                            "channel": r.contact.channel().as_str(), "joined_ms": r.key.joined_ms,
-                            "status": r.state.status().to_string(),
-                        })
-                    })
-                    .collect();
-                Ok(Output::table(
-                    format!("{} waiting for {sku} (showing at most {limit})", waiting.len()),
-                    &["position", "request", "contact", "joined", "status"],
-                    rows,
-                    Value::Array(json),
-                ))
-            }
-            Command::Release { sku } => {
-                self.entry(&sku).await?;
-                match self.store.release_paused(&sku, now).await? {
-                    Some(outcome) => Ok(Output::message(
-                        format!("{sku}: released ({outcome}); notify offers its units now"),
-                        json!({ "released": true, "outcome": outcome }),
-                    )),
-                    None => Ok(Output::message(
-                        format!("{sku}: nothing is paused, nothing changed"),
-                        json!({ "released": false }),
-                    )),
-                }
-            }
-            Command::Resume => match crate::notify::resume_sending(self.store.as_ref(), now).await? {
-                Some(skus) => Ok(Output::message(
-                    format!(
-                        "sending resumed; {} woken: {}",
-                        skus.len(),
-                        skus.iter().map(Sku::as_str).collect::<Vec<_>>().join(", ")
-                    ),
-                    json!({ "resumed": true, "woken": skus }),
-                )),
-                None => Ok(Output::message(
-                    "sending was not paused; nothing changed",
-                    json!({ "resumed": false }),
-                )),
-            },
-            Command::Stats { skus } => {
-                let mut rows = Vec::new();
-                let mut json = Vec::new();
-                for entry in self.skus(skus).await? {
-                    let s = self.store.stats(&entry.sku, entry.shards).await?;
-                    // Of the offers decided so far, the share somebody clicked.
-                    let decided = s.held + s.bought + s.lapsed;
-                    let claim = (decided > 0).then(|| f64::from(s.held + s.bought) / f64::from(decided));
-                    rows.push(vec![
-                        entry.sku.to_string(),
-                        s.waiting.to_string(),
-                        s.offered.to_string(),
-                        s.held.to_string(),
-                        s.bought.to_string(),
-                        s.lapsed.to_string(),
-                        claim.map_or("-".into(), |c| format!("{:.0}%", c * 100.0)),
-                    ]);
-                    json.push(json!({ "sku": entry.sku, "stats": s, "claim_rate": claim }));
-                }
-                let day = restock_core::feedback::day_of(now);
-                let mail = self.store.mail_day(&day).await?;
-                let percent =
-                    |r: Option<f64>| r.map_or("-".to_owned(), |r| format!("{:.2}%", r * 100.0));
-                Ok(Output::table(
-                    format!(
-                        "claim rate: offers clicked (held or bought) among offers decided\n\
-                         mail on {day} (UTC): {} sent, bounce rate {} (SES reviews near 5%), complaint rate {} (near 0.1%)\n\
-                         sign-ups on {day}: {} confirmations sent, {} confirmed, {} ran out unconfirmed",
-                        mail.sent,
-                        percent(mail.bounce_rate()),
-                        percent(mail.complaint_rate()),
-                        mail.confirm_sent,
-                        mail.confirmed,
-                        mail.confirm_expired,
-                    ),
-                    &["sku", "waiting", "offered", "held", "bought", "lapsed", "claim rate"],
-                    rows,
-                    json!({
-                        "skus": json,
-                        "mail": {
-                            "day": day,
-                            "sent": mail.sent,
-                            "bounced": mail.bounced,
-                            "complained": mail.complained,
-                            "soft_bounced": mail.soft_bounced,
-                            "confirmations_sent": mail.confirm_sent,
-                            "confirmed": mail.confirmed,
-                            "unconfirmed_expired": mail.confirm_expired,
-                            "bounce_rate": mail.bounce_rate(),
-                            "complaint_rate": mail.complaint_rate(),
-                        },
-                    }),
-                ))
-            }
-            Command::Reconcile { skus } => {
-                let mut rows = Vec::new();
-                let mut json = Vec::new();
-                for entry in self.skus(skus).await? {
-                    let drift = self.store.reconcile(&entry.sku, now).await?;
-                    let line = match &drift {
-                        None => "counters match".to_owned(),
-                        Some(d) => format!(
-                            "fixed: offered {} -> {}, held {} -> {}",
-                            d.stored.offered, d.counted.offered, d.stored.held, d.counted.held
-                        ),
-                    };
-                    rows.push(vec![entry.sku.to_string(), line]);
-                    json.push(json!({ "sku": entry.sku, "drift": drift }));
-                }
-                Ok(Output::table("", &["sku", "result"], rows, Value::Array(json)))
-            }
-            Command::OptOutAdd { contact: text } => {
-                let pepper = self.pepper.as_deref().ok_or(AdminError::NoPepper)?;
-                let contact = contact(&text)?;
-                let ended = self.store.opt_out_contact(&contact.key(pepper), now).await?;
-                Ok(Output::message(
-                    format!("{} opted out for good; {ended} live requests ended", contact.masked()),
-                    json!({ "opted_out": true, "ended": ended }),
-                ))
-            }
-            Command::Forget { contact: text } => {
-                let pepper = self.pepper.as_deref().ok_or(AdminError::NoPepper)?;
-                let contact = contact(&text)?;
-                let f = self.store.forget_contact(&contact.key(pepper), now).await?;
-                let kept = if f.opt_out_kept {
-                    "kept: their opt-out, as a keyed hash (so they are never mailed)"
-                } else {
-                    "nothing is kept"
-                };
-                Ok(Output::message(
-                    format!(
-                        "{}: erased {} requests (name, address or number, consent record, links); {} live ones ended first, their units passed on; {kept}",
-                        contact.masked(),
-                        f.erased,
-                        f.ended
-                    ),
-                    json!({ "erased": f.erased, "ended": f.ended, "opt_out_kept": f.opt_out_kept }),
-                ))
-            }
-            Command::OptOutRemove { contact: text } => {
-                let pepper = self.pepper.as_deref().ok_or(AdminError::NoPepper)?;
-                let contact = contact(&text)?;
-                let removed = self.store.remove_opt_out(&contact.key(pepper)).await?;
-                let message = if removed {
-                    format!("{}'s opt-out lifted: they may join again", contact.masked())
-                } else {
-                    format!("{} had not opted out", contact.masked())
-                };
-                Ok(Output::message(message, json!({ "removed": removed })))
-            }
+            Command::SettingsShow => self.settings_show().await,
+            Command::SettingsPut { toml } => self.settings_put(toml).await,
+            Command::CatalogPut { entries } => self.catalog_put(entries).await,
+            Command::CatalogList => self.catalog_list().await,
+            Command::CatalogShow { sku } => self.catalog_show(sku).await,
+            Command::Queue { sku, limit } => self.queue(sku, limit).await,
+            Command::Release { sku } => self.release(sku, now).await,
+            Command::Resume => self.resume(now).await,
+            Command::Stats { skus } => self.stats(skus, now).await,
+            Command::Reconcile { skus } => self.reconcile(skus, now).await,
+            Command::OptOutAdd { contact } => self.opt_out_add(contact, now).await,
+            Command::Forget { contact } => self.forget(contact, now).await,
+            Command::OptOutRemove { contact } => self.opt_out_remove(contact).await,
         }
+    }
+
+    /// The settings document, as TOML.
+    async fn settings_show(&self) -> Result<Output, AdminError> {
+        let Some(settings) = self.store.settings().await? else {
+            return Err(AdminError::NotFound(
+                "no settings yet: restock settings put FILE.toml (examples/settings.toml is a start)"
+                    .into(),
+            ));
+        };
+        Ok(Output::message(
+            settings.to_toml(),
+            serde_json::to_value(&settings).unwrap_or_default(),
+        ))
+    }
+
+    /// Validates and stores a settings document.
+    async fn settings_put(&self, toml: String) -> Result<Output, AdminError> {
+        let settings =
+            Settings::from_toml(&toml).map_err(|e| AdminError::Invalid(e.to_string()))?;
+        self.store.put_settings(&settings).await?;
+        Ok(Output::message(
+            format!(
+                "settings saved for {} (the functions pick them up within 30 s)",
+                settings.store_name
+            ),
+            json!({ "saved": true }),
+        ))
+    }
+
+    /// Adds or replaces catalogue entries.
+    async fn catalog_put(&self, entries: Vec<CatalogEntry>) -> Result<Output, AdminError> {
+        for entry in &entries {
+            self.store.put_catalog_entry(entry).await?;
+        }
+        Ok(Output::message(
+            format!("{} catalogue entries saved", entries.len()),
+            json!({ "saved": entries.len() }),
+        ))
+    }
+
+    /// Every catalogue entry.
+    async fn catalog_list(&self) -> Result<Output, AdminError> {
+        let entries = self.store.catalog().await?;
+        let rows = entries
+            .iter()
+            .map(|e| {
+                vec![
+                    e.sku.to_string(),
+                    e.name.clone(),
+                    e.threshold.map_or("default".into(), |t| t.to_string()),
+                    e.shards.to_string(),
+                ]
+            })
+            .collect();
+        Ok(Output::table(
+            format!("{} entries", entries.len()),
+            &["sku", "name", "threshold", "shards"],
+            rows,
+            serde_json::to_value(&entries).unwrap_or_default(),
+        ))
+    }
+
+    /// One entry, with its stock and counters.
+    async fn catalog_show(&self, sku: Sku) -> Result<Output, AdminError> {
+        let entry = self.entry(&sku).await?;
+        let snapshot = self.store.snapshot(&sku).await?;
+        let level = snapshot.stock.level();
+        let mut rows = vec![
+            vec!["sku".into(), entry.sku.to_string()],
+            vec!["name".into(), entry.name.clone()],
+            vec![
+                "product url".into(),
+                entry
+                    .product_url
+                    .as_ref()
+                    .map_or(String::new(), ToString::to_string),
+            ],
+            vec![
+                "checkout url".into(),
+                entry.checkout_url.clone().unwrap_or_default(),
+            ],
+            vec![
+                "threshold".into(),
+                entry.threshold.map_or("default".into(), |t| t.to_string()),
+            ],
+        ];
+        for platform in restock_core::Platform::ALL
+            .into_iter()
+            .filter(|p| p.id_column().is_some())
+        {
+            let id = entry
+                .ids
+                .get(platform)
+                .map_or(String::new(), |i| i.to_string());
+            rows.push(vec![format!("{platform} {}", platform.id_noun()), id]);
+        }
+        rows.extend([
+            vec!["queue shards".into(), entry.shards.to_string()],
+            vec!["level".into(), level.to_string()],
+            vec!["in stock".into(), snapshot.stock.in_stock.to_string()],
+            vec!["restocks".into(), snapshot.stock.episode.to_string()],
+            vec![
+                "paused for the team".into(),
+                snapshot.stock.paused.to_string(),
+            ],
+            vec![
+                "offered / held / bought".into(),
+                format!(
+                    "{} / {} / {}",
+                    snapshot.counters.offered, snapshot.counters.held, snapshot.bought
+                ),
+            ],
+        ]);
+        Ok(Output::table(
+            "",
+            &["field", "value"],
+            rows,
+            json!({ "entry": entry, "stock": snapshot.stock, "counters": snapshot.counters, "bought": snapshot.bought }),
+        ))
+    }
+
+    /// The waiting list, oldest first.
+    async fn queue(&self, sku: Sku, limit: usize) -> Result<Output, AdminError> {
+        let entry = self.entry(&sku).await?;
+        let waiting = self.store.queue(&sku, entry.shards, limit).await?;
+        let rows: Vec<Vec<String>> = waiting
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                vec![
+                    (i + 1).to_string(),
+                    r.id.to_string(),
+                    r.contact.masked(),
+                    time(r.key.joined_ms),
+                    r.state.status().to_string(),
+                ]
+            })
+            .collect();
+        let json = waiting
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                json!({
+                    "position": i + 1, "request_id": r.id, "contact": r.contact.masked(),
+                    "channel": r.contact.channel().as_str(), "joined_ms": r.key.joined_ms,
+                    "status": r.state.status().to_string(),
+                })
+            })
+            .collect();
+        Ok(Output::table(
+            format!(
+                "{} waiting for {sku} (showing at most {limit})",
+                waiting.len()
+            ),
+            &["position", "request", "contact", "joined", "status"],
+            rows,
+            Value::Array(json),
+        ))
+    }
+
+    /// Releases a restock paused for review.
+    async fn release(&self, sku: Sku, now: Millis) -> Result<Output, AdminError> {
+        self.entry(&sku).await?;
+        match self.store.release_paused(&sku, now).await? {
+            Some(outcome) => Ok(Output::message(
+                format!("{sku}: released ({outcome}); notify offers its units now"),
+                json!({ "released": true, "outcome": outcome }),
+            )),
+            None => Ok(Output::message(
+                format!("{sku}: nothing is paused, nothing changed"),
+                json!({ "released": false }),
+            )),
+        }
+    }
+
+    /// Ends the sender's pause.
+    async fn resume(&self, now: Millis) -> Result<Output, AdminError> {
+        match crate::notify::resume_sending(self.store.as_ref(), now).await? {
+            Some(skus) => Ok(Output::message(
+                format!(
+                    "sending resumed; {} woken: {}",
+                    skus.len(),
+                    skus.iter().map(Sku::as_str).collect::<Vec<_>>().join(", ")
+                ),
+                json!({ "resumed": true, "woken": skus }),
+            )),
+            None => Ok(Output::message(
+                "sending was not paused; nothing changed",
+                json!({ "resumed": false }),
+            )),
+        }
+    }
+
+    /// Figures per SKU.
+    async fn stats(&self, skus: Vec<Sku>, now: Millis) -> Result<Output, AdminError> {
+        let mut rows = Vec::new();
+        let mut json = Vec::new();
+        for entry in self.skus(skus).await? {
+            let s = self.store.stats(&entry.sku, entry.shards).await?;
+            // Of the offers decided so far, the share somebody clicked.
+            let decided = s.held + s.bought + s.lapsed;
+            let claim = (decided > 0).then(|| f64::from(s.held + s.bought) / f64::from(decided));
+            rows.push(vec![
+                entry.sku.to_string(),
+                s.waiting.to_string(),
+                s.offered.to_string(),
+                s.held.to_string(),
+                s.bought.to_string(),
+                s.lapsed.to_string(),
+                claim.map_or("-".into(), |c| format!("{:.0}%", c * 100.0)),
+            ]);
+            json.push(json!({ "sku": entry.sku, "stats": s, "claim_rate": claim }));
+        }
+        let day = restock_core::feedback::day_of(now);
+        let mail = self.store.mail_day(&day).await?;
+        let percent = |r: Option<f64>| r.map_or("-".to_owned(), |r| format!("{:.2}%", r * 100.0));
+        Ok(Output::table(
+            format!(
+                "claim rate: offers clicked (held or bought) among offers decided\n\
+                 mail on {day} (UTC): {} sent, bounce rate {} (SES reviews near 5%), complaint rate {} (near 0.1%)\n\
+                 sign-ups on {day}: {} confirmations sent, {} confirmed, {} ran out unconfirmed",
+                mail.sent,
+                percent(mail.bounce_rate()),
+                percent(mail.complaint_rate()),
+                mail.confirm_sent,
+                mail.confirmed,
+                mail.confirm_expired,
+            ),
+            &[
+                "sku",
+                "waiting",
+                "offered",
+                "held",
+                "bought",
+                "lapsed",
+                "claim rate",
+            ],
+            rows,
+            json!({
+                "skus": json,
+                "mail": {
+                    "day": day,
+                    "sent": mail.sent,
+                    "bounced": mail.bounced,
+                    "complained": mail.complained,
+                    "soft_bounced": mail.soft_bounced,
+                    "confirmations_sent": mail.confirm_sent,
+                    "confirmed": mail.confirmed,
+                    "unconfirmed_expired": mail.confirm_expired,
+                    "bounce_rate": mail.bounce_rate(),
+                    "complaint_rate": mail.complaint_rate(),
+                },
+            }),
+        ))
+    }
+
+    /// Recounts the counters from the unit markers and corrects drift.
+    async fn reconcile(&self, skus: Vec<Sku>, now: Millis) -> Result<Output, AdminError> {
+        let mut rows = Vec::new();
+        let mut json = Vec::new();
+        for entry in self.skus(skus).await? {
+            let drift = self.store.reconcile(&entry.sku, now).await?;
+            let line = match &drift {
+                None => "counters match".to_owned(),
+                Some(d) => format!(
+                    "fixed: offered {} -> {}, held {} -> {}",
+                    d.stored.offered, d.counted.offered, d.stored.held, d.counted.held
+                ),
+            };
+            rows.push(vec![entry.sku.to_string(), line]);
+            json.push(json!({ "sku": entry.sku, "drift": drift }));
+        }
+        Ok(Output::table(
+            "",
+            &["sku", "result"],
+            rows,
+            Value::Array(json),
+        ))
+    }
+
+    /// Opts a contact out for good.
+    async fn opt_out_add(&self, text: String, now: Millis) -> Result<Output, AdminError> {
+        let pepper = self.pepper.as_deref().ok_or(AdminError::NoPepper)?;
+        let contact = contact(&text)?;
+        let ended = self
+            .store
+            .opt_out_contact(&contact.key(pepper), now)
+            .await?;
+        Ok(Output::message(
+            format!(
+                "{} opted out for good; {ended} live requests ended",
+                contact.masked()
+            ),
+            json!({ "opted_out": true, "ended": ended }),
+        ))
+    }
+
+    /// Erases everything held about a contact but its opt-out.
+    async fn forget(&self, text: String, now: Millis) -> Result<Output, AdminError> {
+        let pepper = self.pepper.as_deref().ok_or(AdminError::NoPepper)?;
+        let contact = contact(&text)?;
+        let f = self.store.forget_contact(&contact.key(pepper), now).await?;
+        let kept = if f.opt_out_kept {
+            "kept: their opt-out, as a keyed hash (so they are never mailed)"
+        } else {
+            "nothing is kept"
+        };
+        Ok(Output::message(
+            format!(
+                "{}: erased {} requests (name, address or number, consent record, links); {} live ones ended first, their units passed on; {kept}",
+                contact.masked(),
+                f.erased,
+                f.ended
+            ),
+            json!({ "erased": f.erased, "ended": f.ended, "opt_out_kept": f.opt_out_kept }),
+        ))
+    }
+
+    /// Lifts a contact's opt-out.
+    async fn opt_out_remove(&self, text: String) -> Result<Output, AdminError> {
+        let pepper = self.pepper.as_deref().ok_or(AdminError::NoPepper)?;
+        let contact = contact(&text)?;
+        let removed = self.store.remove_opt_out(&contact.key(pepper)).await?;
+        let message = if removed {
+            format!("{}'s opt-out lifted: they may join again", contact.masked())
+        } else {
+            format!("{} had not opted out", contact.masked())
+        };
+        Ok(Output::message(message, json!({ "removed": removed })))
     }
 }
