@@ -540,6 +540,22 @@ async fn send_one(
     let tags = restock_core::feedback::tags(&r.id, episode, &r.contact_key);
     let message = Message::notice(r.contact.channel(), settings, &input, tags);
     let sent = s.sender.send(&r.contact, &message).await;
+    record_notice_sent(s, entry, r, episode, sent, now, report).await
+}
+
+/// What a notice's send came to, on record: sent; given back to be sent
+/// again (a transient failure, or the sender refused and sending pauses);
+/// kept claimed and never resent (an unknown outcome); an opt-out for good;
+/// or failed for good, the unit passing on and the team told.
+async fn record_notice_sent(
+    s: &Services,
+    entry: &CatalogEntry,
+    r: &restock_store::Request,
+    episode: u32,
+    sent: Result<String, SendError>,
+    now: restock_core::Millis,
+    report: &mut NotifyReport,
+) -> Result<(), AppError> {
     match sent {
         Ok(message_id) => {
             tracing::info!(sku = %r.sku, contact = %r.contact.masked(), channel = r.contact.channel().as_str(), "notice sent");
