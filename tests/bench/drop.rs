@@ -11,7 +11,7 @@
 use std::time::Instant;
 
 use restock_app::notify;
-use restock_core::{CatalogEntry, Sku};
+use restock_core::{CatalogueEntry, Sku};
 use restock_e2e::*;
 
 #[tokio::main]
@@ -33,9 +33,9 @@ async fn main() {
     s.escalation.max_level = u32::MAX;
     w.store.put_settings(&s).await.unwrap();
     let sku = Sku::try_from("SNEAKER-DROP").unwrap();
-    let mut entry = CatalogEntry::new(sku.clone(), "Limited runner");
+    let mut entry = CatalogueEntry::new(sku.clone(), "Limited runner");
     entry.shards = shards;
-    w.store.put_catalog_entry(&entry).await.unwrap();
+    w.store.put_catalogue_entry(&entry).await.unwrap();
     println!(
         "the hyped drop, in memory through the real routers and notify: {signups} sign-ups over {shards} shards, {units} units"
     );

@@ -323,7 +323,7 @@ async fn an_unknown_item_is_accepted_and_put_before_the_team() {
     let alerts = w.alerts.all();
     assert_eq!(alerts.len(), 1);
     assert!(
-        alerts[0].body.contains("MYSTERY-1") && alerts[0].body.contains("restock catalog import")
+        alerts[0].body.contains("MYSTERY-1") && alerts[0].body.contains("restock catalogue import")
     );
 }
 

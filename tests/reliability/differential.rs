@@ -317,14 +317,14 @@ impl Side {
             Op::RaiseShards { sku: s } => {
                 let mut entry = w
                     .store
-                    .catalog_entry(&sku(s))
+                    .catalogue_entry(&sku(s))
                     .await
                     .map_err(|e| e.to_string())?
                     .ok_or("no entry")?;
                 if entry.shards < 4 {
                     entry.shards += 1;
                     w.store
-                        .put_catalog_entry(&entry)
+                        .put_catalogue_entry(&entry)
                         .await
                         .map_err(|e| e.to_string())?;
                 }
@@ -393,7 +393,7 @@ impl Side {
             };
             let shards = w
                 .store
-                .catalog_entry(&r.sku)
+                .catalogue_entry(&r.sku)
                 .await
                 .map_err(|e| e.to_string())?
                 .map_or(1, |e| e.shards);
@@ -424,7 +424,7 @@ impl Side {
             ));
             let shards = w
                 .store
-                .catalog_entry(&sku(i))
+                .catalogue_entry(&sku(i))
                 .await
                 .map_err(|e| e.to_string())?
                 .map_or(1, |e| e.shards);

@@ -17,8 +17,8 @@ use restock_core::feedback::MailDay;
 use restock_core::notice::{EmailNotice, SmsNotice};
 use restock_core::webhook::ItemRef;
 use restock_core::{
-    CatalogEntry, Contact, ContactKey, Email, HoldId, OptOutToken, RequestId, ReserveToken, Rules,
-    Settings, Sku, StockEvent, StockOutcome, Window,
+    CatalogueEntry, Contact, ContactKey, Email, HoldId, OptOutToken, RequestId, ReserveToken,
+    Rules, Settings, Sku, StockEvent, StockOutcome, Window,
 };
 use restock_core::{Message, Millis, TokenHash};
 use restock_e2e::*;
@@ -122,10 +122,10 @@ faulty! {
     impl CatalogueStore {
     fn put_settings(&self, settings: &Settings) -> ();
     fn settings(&self) -> Option<Settings>;
-    fn put_catalog_entry(&self, entry: &CatalogEntry) -> ();
-    fn catalog(&self) -> Vec<CatalogEntry>;
-    fn catalog_entry(&self, sku: &Sku) -> Option<CatalogEntry>;
-    fn resolve_item(&self, item: &ItemRef) -> Option<CatalogEntry>;
+    fn put_catalogue_entry(&self, entry: &CatalogueEntry) -> ();
+    fn catalogue(&self) -> Vec<CatalogueEntry>;
+    fn catalogue_entry(&self, sku: &Sku) -> Option<CatalogueEntry>;
+    fn resolve_item(&self, item: &ItemRef) -> Option<CatalogueEntry>;
     }
     impl CaptureStore {
     fn join(&self, request: NewRequest) -> JoinOutcome;

@@ -113,7 +113,7 @@ impl Deployment {
             .expect("settings stored");
         for entry in catalogue() {
             store
-                .put_catalog_entry(&entry)
+                .put_catalogue_entry(&entry)
                 .await
                 .expect("catalogue stored");
         }

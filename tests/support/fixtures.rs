@@ -1,7 +1,7 @@
 //! The fixtures every test starts from: the clock's start, the documented
 //! test keys, the keys secret, the settings and the catalogue.
 
-use restock_core::{CatalogEntry, Settings};
+use restock_core::{CatalogueEntry, Settings};
 
 /// 2026-11-29T09:00:00Z: every world's clock starts here.
 pub const T0: i64 = 1_796_374_800_000;
@@ -51,11 +51,11 @@ confirm = false
 }
 
 /// The chair and a throw, as the catalogue CSV would give them.
-pub fn catalogue() -> Vec<CatalogEntry> {
+pub fn catalogue() -> Vec<CatalogueEntry> {
     let csv = format!(
         "sku,name,product_url,checkout_url,threshold,shopify_inventory_item_id,woocommerce_product_id,shards\n\
          {CHAIR},Walnut dining chair,https://loomandlast.co.uk/products/walnut-chair,https://loomandlast.co.uk/cart/4242:1?attributes[hold]={{hold}},,{CHAIR_SHOPIFY_ID},799,2\n\
          THROW-OAT,Linen throw,https://loomandlast.co.uk/products/linen-throw,,,,812,\n"
     );
-    restock_core::catalog::parse_csv(&csv).expect("test catalogue is valid")
+    restock_core::catalogue::parse_csv(&csv).expect("test catalogue is valid")
 }

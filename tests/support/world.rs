@@ -117,7 +117,7 @@ impl World {
             .expect("settings stored");
         for entry in catalogue() {
             store
-                .put_catalog_entry(&entry)
+                .put_catalogue_entry(&entry)
                 .await
                 .expect("catalogue stored");
         }

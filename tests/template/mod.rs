@@ -485,8 +485,8 @@ fn every_alarm_tells_the_team_and_the_cost_model_counts_them() {
 fn the_example_settings_and_catalogue_are_valid() {
     let settings = std::fs::read_to_string(root().join("examples/settings.toml")).unwrap();
     restock_core::Settings::from_toml(&settings).expect("examples/settings.toml");
-    let catalog = std::fs::read_to_string(root().join("examples/catalog.csv")).unwrap();
-    let entries = restock_core::catalog::parse_csv(&catalog).expect("examples/catalog.csv");
+    let catalogue = std::fs::read_to_string(root().join("examples/catalogue.csv")).unwrap();
+    let entries = restock_core::catalogue::parse_csv(&catalogue).expect("examples/catalogue.csv");
     assert_eq!(entries.len(), 3);
 }
 

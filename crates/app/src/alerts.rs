@@ -2,7 +2,7 @@
 //! Contacts appear masked, links and keys never.
 
 use restock_core::webhook::ItemRef;
-use restock_core::{CatalogEntry, Escalation, Sku};
+use restock_core::{CatalogueEntry, Escalation, Sku};
 use restock_store::Drift;
 
 use crate::ports::Alert;
@@ -15,14 +15,14 @@ pub fn unknown_item(item: &ItemRef, source: &str) -> Alert {
             "What happened: a {source} inventory webhook reported a level for {item}, which is not in the catalogue. \
              Nothing was recorded and nobody was told.\n\
              What to do: if shoppers should be able to wait for this item, add it to the catalogue CSV \
-             (with its platform id) and run `restock catalog import catalogue.csv`. Otherwise ignore this."
+             (with its platform id) and run `restock catalogue import catalogue.csv`. Otherwise ignore this."
         ),
     }
 }
 
 /// A restock too large to trust waits for the team.
 pub fn paused_restock(
-    entry: &CatalogEntry,
+    entry: &CatalogueEntry,
     level: u32,
     jump: u32,
     reason: Escalation,
@@ -55,7 +55,7 @@ pub fn paused_restock(
 
 /// A notice could not be delivered; its unit passed to the next person.
 pub fn undeliverable(
-    entry: &CatalogEntry,
+    entry: &CatalogueEntry,
     masked_contact: &str,
     reason: &str,
     waiting: u32,
@@ -124,7 +124,11 @@ pub fn drift(sku: &Sku, drift: &Drift) -> Alert {
 }
 
 /// The stock pull found a restock the platform's webhooks never reported.
-pub fn missed_restock(entry: &CatalogEntry, platform: restock_core::Platform, level: u32) -> Alert {
+pub fn missed_restock(
+    entry: &CatalogueEntry,
+    platform: restock_core::Platform,
+    level: u32,
+) -> Alert {
     Alert {
         subject: format!(
             "restock: {} ({}) restock found by the stock pull, not by a webhook",
@@ -179,7 +183,7 @@ pub fn sender_paused(reason: &str, held_sku: &Sku, resumes_in: &str) -> Alert {
 }
 
 /// Sign-ups for one item burst past the settings' `signup_burst`.
-pub fn signup_burst(entry: &CatalogEntry, burst: u32, window: restock_core::Window) -> Alert {
+pub fn signup_burst(entry: &CatalogueEntry, burst: u32, window: restock_core::Window) -> Alert {
     Alert {
         subject: format!(
             "restock: {} ({}) more than {burst} sign-ups in {window}",

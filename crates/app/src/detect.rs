@@ -202,7 +202,7 @@ async fn buy(
 /// through the stock pull's code path. An item with no platform API to ask
 /// keeps the lower level until its next report.
 async fn settle(s: &Services, sku: &restock_core::Sku) -> Result<(), AppError> {
-    let Some(entry) = s.store.catalog_entry(sku).await? else {
+    let Some(entry) = s.store.catalogue_entry(sku).await? else {
         return Ok(());
     };
     let settings = s.settings().await?;
@@ -229,7 +229,7 @@ pub(crate) async fn apply_one(
     s: &Services,
     settings: &restock_core::Settings,
     source: &str,
-    entry: &restock_core::CatalogEntry,
+    entry: &restock_core::CatalogueEntry,
     event: &StockEvent,
     now: restock_core::Millis,
 ) -> Result<ApplyOutcome, AppError> {

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use restock_core::feedback::{MailDay, day_of};
 use restock_core::notice::{NoticeInput, Phrase, phrase_prompt};
-use restock_core::{CatalogEntry, Message, RequestState, Settings, Sku, Window};
+use restock_core::{CatalogueEntry, Message, RequestState, Settings, Sku, Window};
 use restock_store::{Claim, NoticeOutcome, Offer, WaveParams};
 
 use crate::ports::SendError;
@@ -158,7 +158,7 @@ pub async fn notify_sku_until(
 ) -> Result<NotifyReport, AppError> {
     let settings = s.settings().await?;
     let mut report = NotifyReport::default();
-    let Some(entry) = s.store.catalog_entry(sku).await? else {
+    let Some(entry) = s.store.catalogue_entry(sku).await? else {
         tracing::warn!(%sku, "woken for an item no longer in the catalogue");
         return Ok(report);
     };
@@ -334,7 +334,7 @@ impl<'a> Pacer<'a> {
 async fn phrase_for(
     s: &Services,
     settings: &Settings,
-    entry: &CatalogEntry,
+    entry: &CatalogueEntry,
     episode: u32,
 ) -> Result<(Phrase, bool), AppError> {
     if let Some(stored) = s.store.restock_phrase(&entry.sku, episode).await?
@@ -376,7 +376,7 @@ async fn phrase_for(
 async fn send_confirmation(
     s: &Services,
     settings: &Settings,
-    entry: &CatalogEntry,
+    entry: &CatalogueEntry,
     r: &restock_store::Request,
     random: &mut (dyn FnMut() -> [u8; 16] + Send),
     report: &mut NotifyReport,
@@ -482,7 +482,7 @@ async fn pause_sending(
 async fn send_one(
     s: &Services,
     settings: &Settings,
-    entry: &CatalogEntry,
+    entry: &CatalogueEntry,
     offer: &Offer,
     episode: u32,
     phrase: &Phrase,
@@ -549,7 +549,7 @@ async fn send_one(
 /// or failed for good, the unit passing on and the team told.
 async fn record_notice_sent(
     s: &Services,
-    entry: &CatalogEntry,
+    entry: &CatalogueEntry,
     r: &restock_store::Request,
     episode: u32,
     sent: Result<String, SendError>,

@@ -8,7 +8,7 @@
 //! silence.
 
 use restock_core::webhook::ItemRef;
-use restock_core::{CatalogEntry, Millis, Platform, StockEvent, StockOutcome};
+use restock_core::{CatalogueEntry, Millis, Platform, StockEvent, StockOutcome};
 use serde::Serialize;
 use time::OffsetDateTime;
 
@@ -50,7 +50,7 @@ pub async fn run(s: &Services) -> Result<PullReport, AppError> {
     let now = s.clock.now_ms();
     let mut report = PullReport::default();
     let mut waiting_on = Vec::new();
-    for entry in s.store.catalog().await? {
+    for entry in s.store.catalogue().await? {
         if s.store.anyone_waiting(&entry.sku, entry.shards).await? {
             waiting_on.push(entry);
         }
@@ -126,7 +126,7 @@ pub async fn pull_one(
     s: &Services,
     settings: &restock_core::Settings,
     keys: &Secrets,
-    entry: &CatalogEntry,
+    entry: &CatalogueEntry,
     now: Millis,
 ) -> Result<Pulled, AppError> {
     let Some((platform, read)) = read_levels(s, keys, entry).await else {
@@ -172,7 +172,7 @@ pub async fn pull_one(
 async fn read_levels(
     s: &Services,
     keys: &Secrets,
-    entry: &CatalogEntry,
+    entry: &CatalogueEntry,
 ) -> Option<(Platform, Result<Vec<PulledLevel>, PlatformError>)> {
     let (platform, id, access) = entry
         .ids
@@ -186,7 +186,7 @@ async fn read_levels(
 async fn check_silence(
     s: &Services,
     settings: &restock_core::Settings,
-    waiting_on: &[CatalogEntry],
+    waiting_on: &[CatalogueEntry],
     now: Millis,
     report: &mut PullReport,
 ) -> Result<(), AppError> {

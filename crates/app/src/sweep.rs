@@ -99,7 +99,7 @@ pub async fn run(s: &Services, limit: usize) -> Result<SweepReport, AppError> {
     // Besides the items it just freed units of, every catalogued item gets
     // a recount once every `RECONCILE_EVERY` (each in its own minute of the
     // cycle, so the work spreads), so a drift on a busy item is found too.
-    for entry in s.store.catalog().await? {
+    for entry in s.store.catalogue().await? {
         if reconcile_due(&entry.sku, now) {
             touched.insert(entry.sku);
         }

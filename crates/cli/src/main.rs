@@ -13,7 +13,7 @@ use restock_app::admin::{Admin, Command, Output, dev_key};
 use restock_app::ports::Keyring;
 use restock_app::ports::{Entropy, OsEntropy};
 use restock_aws::SecretsKeyring;
-use restock_core::catalog::parse_csv;
+use restock_core::catalogue::parse_csv;
 use restock_core::{Platform, Sku};
 use restock_store_dynamo::DynamoStore;
 
@@ -57,9 +57,10 @@ enum Cmd {
         action: SettingsCmd,
     },
     /// Import or show the catalogue.
-    Catalog {
+    #[command(alias = "catalog")]
+    Catalogue {
         #[command(subcommand)]
-        action: CatalogCmd,
+        action: CatalogueCmd,
     },
     /// The waiting list for a SKU, oldest first, contacts masked.
     Queue {
@@ -125,7 +126,7 @@ enum SettingsCmd {
 }
 
 #[derive(Subcommand)]
-enum CatalogCmd {
+enum CatalogueCmd {
     /// Import a CSV file (sku,name,product_url,checkout_url,threshold,shopify_inventory_item_id,woocommerce_product_id,shards).
     Import { file: String },
     /// One entry with its stock and counters; every entry without a SKU.
@@ -178,7 +179,7 @@ enum CliError {
     #[error("{file}: {source}")]
     Catalogue {
         file: String,
-        source: restock_core::catalog::CatalogError,
+        source: restock_core::catalogue::CatalogueError,
     },
     /// An import cut short; the entries before it are in.
     #[error("stopped after {done} entries: {source}")]
@@ -354,7 +355,7 @@ async fn import(target: &Target, file: &str, json: bool) -> Result<Output, CliEr
     bar.enable_steady_tick(Duration::from_millis(120));
     for chunk in entries.chunks(25) {
         target
-            .run(Command::CatalogPut {
+            .run(Command::CataloguePut {
                 entries: chunk.to_vec(),
             })
             .await
@@ -436,8 +437,8 @@ async fn run(cli: &Cli) -> Result<String, CliError> {
     }
     let target = target(cli).await?;
     let output = match &cli.command {
-        Cmd::Catalog {
-            action: CatalogCmd::Import { file },
+        Cmd::Catalogue {
+            action: CatalogueCmd::Import { file },
         } => import(&target, file, cli.json).await?,
         other => target.run(command(other)?).await?,
     };
@@ -456,12 +457,12 @@ fn command(cmd: &Cmd) -> Result<Command, CliError> {
         Cmd::Settings {
             action: SettingsCmd::Put { file },
         } => Command::SettingsPut { toml: read(file)? },
-        Cmd::Catalog {
-            action: CatalogCmd::Show { sku: Some(s) },
-        } => Command::CatalogShow { sku: sku(s)? },
-        Cmd::Catalog {
-            action: CatalogCmd::Show { sku: None },
-        } => Command::CatalogList,
+        Cmd::Catalogue {
+            action: CatalogueCmd::Show { sku: Some(s) },
+        } => Command::CatalogueShow { sku: sku(s)? },
+        Cmd::Catalogue {
+            action: CatalogueCmd::Show { sku: None },
+        } => Command::CatalogueList,
         Cmd::Queue { sku: s, limit } => Command::Queue {
             sku: sku(s)?,
             limit: *limit,
@@ -483,8 +484,8 @@ fn command(cmd: &Cmd) -> Result<Command, CliError> {
         Cmd::Forget { contact } => Command::Forget {
             contact: contact.clone(),
         },
-        Cmd::Catalog {
-            action: CatalogCmd::Import { .. },
+        Cmd::Catalogue {
+            action: CatalogueCmd::Import { .. },
         }
         | Cmd::SignWebhook { .. } => {
             unreachable!("handled before")

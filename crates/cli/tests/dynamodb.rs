@@ -42,7 +42,7 @@ async fn an_operator_sets_up_a_stack_from_the_command_line() {
 
     let imported = ok(&restock(
         &table,
-        &["catalog", "import", "examples/catalog.csv"],
+        &["catalogue", "import", "examples/catalogue.csv"],
     ));
     assert!(
         imported.contains("3 catalogue entries imported"),
@@ -136,7 +136,7 @@ async fn an_operator_sets_up_a_stack_from_the_command_line() {
     assert!(said.contains("DynamoDB Query failed"), "{said}");
     assert!(said.contains("ResourceNotFoundException"), "{said}");
     assert!(!said.contains("Backend {"), "{said}");
-    let bad = restock(&table, &["settings", "put", "examples/catalog.csv"]);
+    let bad = restock(&table, &["settings", "put", "examples/catalogue.csv"]);
     assert_eq!(bad.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("settings are not valid"));
 }

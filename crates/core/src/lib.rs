@@ -22,7 +22,7 @@
 //!   and deliveries.
 //! - [`webhook`]: Shopify, WooCommerce and Standard Webhooks verification and
 //!   parsing into one stock event type.
-//! - [`settings`] and [`catalog`]: the operator's documents.
+//! - [`settings`] and [`catalogue`]: the operator's documents.
 //! - [`client`]: which address a caller has (the platform's, or the one
 //!   trusted proxies report).
 //! - [`notice`]: rendering notices and checking the model's sentence.
@@ -32,7 +32,7 @@
 
 pub mod allocate;
 pub mod allowance;
-pub mod catalog;
+pub mod catalogue;
 pub mod client;
 pub mod confirm;
 pub mod contact;
@@ -54,7 +54,7 @@ pub mod window;
 pub type Millis = i64;
 
 pub use allocate::{Candidate, Counters, ListShare, Plan, SkipReason, plan_offers};
-pub use catalog::CatalogEntry;
+pub use catalogue::CatalogueEntry;
 pub use contact::{Channel, Contact, ContactKey, Email, Phone, ShopperName, SmsRefusal};
 pub use ids::{HoldId, LinkToken, OptOutToken, RequestId, ReserveToken, Sku, TokenHash};
 pub use lifecycle::{Freed, HoldRefused, HoldTaken, RequestState, Status, TransitionError};

@@ -86,10 +86,10 @@ async fn widget() -> Response {
 }
 
 async fn index(State((local, _)): Shared) -> Response {
-    let Ok(catalog) = local.services.store.catalog().await else {
+    let Ok(catalogue) = local.services.store.catalogue().await else {
         return problem(StatusCode::SERVICE_UNAVAILABLE, "the store is unreachable");
     };
-    let items: String = catalog
+    let items: String = catalogue
         .iter()
         .map(|e| {
             format!(
@@ -113,9 +113,10 @@ async fn product(State((local, _)): Shared, Path(sku): Path<String>) -> Response
         return problem(StatusCode::NOT_FOUND, "no such product");
     };
     let store = &local.services.store;
-    let (Ok(Some(entry)), Ok(snapshot)) =
-        (store.catalog_entry(&sku).await, store.snapshot(&sku).await)
-    else {
+    let (Ok(Some(entry)), Ok(snapshot)) = (
+        store.catalogue_entry(&sku).await,
+        store.snapshot(&sku).await,
+    ) else {
         return problem(StatusCode::NOT_FOUND, "no such product");
     };
     let level = snapshot.counters.level;
@@ -255,7 +256,7 @@ async fn checkout(State((local, _)): Shared, Query(q): Query<CheckoutQuery>) -> 
         Ok(s) => local
             .services
             .store
-            .catalog_entry(&s)
+            .catalogue_entry(&s)
             .await
             .ok()
             .flatten()

@@ -19,7 +19,7 @@ use restock_app::ports::{
     Alert, AlertError, Alerts, Disabled, Keyring, OsEntropy, Outbox, Phraser, Secrets, SendError,
     Sender, Sent, StaticKeyring, SystemClock,
 };
-use restock_core::catalog::CatalogEntry;
+use restock_core::catalogue::CatalogueEntry;
 use restock_core::{Contact, Message, Platform, Settings, Sku};
 use restock_store::Store;
 use restock_store_memory::MemoryStore;
@@ -127,10 +127,10 @@ sms_countries = ["GB", "GG", "JE", "IM", "IE"]
 }
 
 /// The demo catalogue, with checkout pointing at the stand-in page.
-pub fn demo_catalog(port: u16) -> Vec<CatalogEntry> {
+pub fn demo_catalogue(port: u16) -> Vec<CatalogueEntry> {
     let origin = format!("http://127.0.0.1:{port}");
     let entry = |sku: &str, name: &str, shards: u16| {
-        let mut e = CatalogEntry::new(Sku::try_from(sku).expect("demo SKU"), name);
+        let mut e = CatalogueEntry::new(Sku::try_from(sku).expect("demo SKU"), name);
         e.product_url = format!("{origin}/products/{sku}").parse().ok();
         e.checkout_url = Some(format!("{origin}/checkout?sku={sku}&hold={{hold}}"));
         e.shards = shards;
@@ -170,9 +170,9 @@ pub async fn seed(store: &dyn Store, port: u16) -> Result<(), restock_store::Sto
     if store.settings().await?.is_none() {
         store.put_settings(&demo_settings(port)).await?;
     }
-    for entry in demo_catalog(port) {
-        if store.catalog_entry(&entry.sku).await?.is_none() {
-            store.put_catalog_entry(&entry).await?;
+    for entry in demo_catalogue(port) {
+        if store.catalogue_entry(&entry.sku).await?.is_none() {
+            store.put_catalogue_entry(&entry).await?;
         }
     }
     Ok(())
@@ -251,10 +251,10 @@ pub async fn notifier(local: Arc<Local>, every: Duration) {
     let mut tick = tokio::time::interval(every);
     loop {
         tick.tick().await;
-        let Ok(catalog) = local.services.store.catalog().await else {
+        let Ok(catalogue) = local.services.store.catalogue().await else {
             continue;
         };
-        for entry in catalog {
+        for entry in catalogue {
             let Ok(wakes) = local.services.store.wakes(&entry.sku).await else {
                 continue;
             };

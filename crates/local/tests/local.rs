@@ -73,7 +73,11 @@ async fn admin_commands_run_on_the_servers_store() {
     let router = app(local.clone());
     let run = |command: serde_json::Value| post_json("/_admin/run", command);
 
-    let (status, body) = call(&router, run(serde_json::json!({"command": "catalog_list"}))).await;
+    let (status, body) = call(
+        &router,
+        run(serde_json::json!({"command": "catalogue_list"})),
+    )
+    .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert!(body.contains("CHAIR-WAL") && body.contains("SNEAKER-DROP"));
 

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use restock_core::{
-    CatalogEntry, Contact, Email, HoldId, ItemRef, Level, ListShare, RequestId, RequestState,
+    CatalogueEntry, Contact, Email, HoldId, ItemRef, Level, ListShare, RequestId, RequestState,
     Rules, Sku, StockEvent, Window,
 };
 use restock_store::prelude::*;
@@ -108,9 +108,9 @@ async fn main() {
         _ => Arc::new(MemoryStore::new()),
     };
     let sku = Sku::try_from("SNEAKER-DROP").unwrap();
-    let mut entry = CatalogEntry::new(sku.clone(), "Limited runner");
+    let mut entry = CatalogueEntry::new(sku.clone(), "Limited runner");
     entry.shards = shards;
-    store.put_catalog_entry(&entry).await.unwrap();
+    store.put_catalogue_entry(&entry).await.unwrap();
     println!(
         "hyped drop on the {kind} store: {signups} sign-ups over {shards} shards, {units} units"
     );

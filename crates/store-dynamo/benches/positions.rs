@@ -24,7 +24,7 @@
 
 use std::time::Instant;
 
-use restock_core::{CatalogEntry, Sku};
+use restock_core::{CatalogueEntry, Sku};
 use restock_store::prelude::*;
 use restock_store::{JoinOutcome, NewRequest, Request};
 use restock_store_dynamo::DynamoStore;
@@ -158,9 +158,9 @@ async fn main() {
         let store = DynamoStore::new(client, testing::unique_table("restock-positions"));
         store.create_table().await.expect("table");
         let sku = Sku::try_from("SNEAKER-DROP").unwrap();
-        let mut entry = CatalogEntry::new(sku.clone(), "Limited runner");
+        let mut entry = CatalogueEntry::new(sku.clone(), "Limited runner");
         entry.shards = SHARDS;
-        store.put_catalog_entry(&entry).await.unwrap();
+        store.put_catalogue_entry(&entry).await.unwrap();
 
         let started = Instant::now();
         let queue: Vec<Request> = (0..depth).map(|i| shopper(i, &sku)).collect();

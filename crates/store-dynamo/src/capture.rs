@@ -20,7 +20,7 @@ use crate::codec::*;
 use crate::lifecycle::{Ended, finish, requeue, wake};
 use crate::slots::{give_back, slot_update, write_slots};
 use crate::tickets::Presence;
-use crate::tx::{Change, MAX_ATTEMPTS, Outcome, PutIf, backoff};
+use crate::tx::{Cancelled, Change, MAX_ATTEMPTS, Outcome, PutIf, Tx, backoff};
 
 /// How many times a click re-reads the hold slots after losing a unit to
 /// another click before it gives up with `Contention`.
@@ -186,12 +186,7 @@ impl CaptureStore for DynamoStore {
         window: Window,
     ) -> Result<HoldOutcome> {
         let id = token.request();
-        let sku = token.sku();
         let hold_expires = now + window.as_millis();
-        let mut pointer = key(hold_pk(&hold), ONE_SK);
-        pointer.insert(REQUEST_ID.into(), s(id.to_string()));
-        pointer.insert(SKU.into(), s(sku.as_str()));
-        pointer.insert(TTL.into(), ttl(now, FINISHED_TTL_SECS));
         // The unit comes out of the click's own hold slot while it has any;
         // a dry one refills from the fullest (see `restock_core::allowance`).
         let own = usize::from(id.shard(shards));
@@ -199,54 +194,7 @@ impl CaptureStore for DynamoStore {
         let (mut attempt, mut dry) = (0, 0);
         let started = std::time::Instant::now();
         while (attempt < MAX_ATTEMPTS && dry < DRY_ATTEMPTS) || started.elapsed() < CLICK_BUDGET {
-            let mut tx = self.tx();
-            tx.update(
-                "request",
-                Change::on(key(request_pk(&id), REQUEST_SK))
-                    .set(STATUS, s("held"))
-                    .set(EXPIRES, n(hold_expires))
-                    .set(HOLD, s(hold.to_string()))
-                    .set(DUE, n(hold_expires))
-                    .when(format!(
-                        "{STATUS} = :offered AND {RESERVE_HASH} = :h AND {SKU} = :sku AND {EXPIRES} > :now"
-                    ))
-                    .value(":offered", s("offered"))
-                    .value(":h", s(token.secret_hash().to_hex()))
-                    .value(":sku", s(sku.as_str()))
-                    .value(":now", n(now)),
-            )?;
-            tx.update(
-                "counter",
-                slot_update(
-                    sku,
-                    SlotChange {
-                        slot: from.from,
-                        add: -from.take,
-                        guard: Guard::AtLeast(from.take),
-                    },
-                ),
-            )?;
-            if from.take > 1 {
-                write_slots(
-                    &mut tx,
-                    sku,
-                    &[SlotChange {
-                        slot: own,
-                        add: from.take - 1,
-                        guard: Guard::None,
-                    }],
-                )?;
-            }
-            tx.put("hold", pointer.clone(), PutIf::Absent)?;
-            tx.delete(
-                "unsent",
-                unit_key(token.sku(), &token.request(), Marker::Unsent),
-            )?;
-            tx.put(
-                "claimed",
-                unit_marker(token.sku(), &token.request(), Marker::Claimed),
-                PutIf::Always,
-            )?;
+            let tx = self.hold_tx(token, hold, own, from, now, hold_expires)?;
             let cancelled = match self.transact(tx).await {
                 Ok(Outcome::Done) => {
                     return Ok(HoldOutcome::Held {
@@ -263,65 +211,25 @@ impl CaptureStore for DynamoStore {
                 }
                 Err(e) => return Err(e),
             };
-            if cancelled.failed("request") {
-                let item = match cancelled.item("request") {
-                    Some(item) => Some(item),
-                    None => self.request_item(&id).await?,
-                };
-                let Some(item) = item else {
-                    return Ok(HoldOutcome::Refused(HoldRefused::Expired));
-                };
-                let r = read_request(&item)?;
-                if !r.reserve_link_is(token) {
-                    return Ok(HoldOutcome::Refused(HoldRefused::Expired));
+            let next = if cancelled.failed("request") {
+                let next = self
+                    .request_moved(&cancelled, token, hold, now, window)
+                    .await?;
+                if matches!(next, Retry::Again(_)) {
+                    backoff(attempt).await;
+                    attempt += 1;
                 }
-                match r.state.hold(now, hold, window) {
-                    Err(refused) => return Ok(HoldOutcome::Refused(refused)),
-                    Ok(HoldTaken::Existing { hold, expires_ms }) => {
-                        return Ok(HoldOutcome::AlreadyHeld {
-                            hold,
-                            expires: expires_ms,
-                        });
-                    }
-                    // It changed under us and is takeable again: retry.
-                    Ok(HoldTaken::New(_)) => {
-                        backoff(attempt).await;
-                        attempt += 1;
-                    }
-                }
+                next
             } else if cancelled.failed("counter") {
-                // The slot ran dry, or another click took from it first
-                // (every such loss is someone else's hold, so this always
-                // progresses): read every slot at once and take from the
-                // fullest, half of it the first time, one unit after a loss;
-                // none left means the shop's units are spoken for.
                 dry += 1;
-                if dry > 2 {
-                    backoff((dry / 4).min(3)).await;
-                }
-                // Pick from a plain read; only a snapshot may say none is left.
-                let mut slots = self.slots_now(sku, usize::from(shards)).await?;
-                if allowance::refill(&slots, own).is_none() {
-                    slots = self.slots_at_once(sku, usize::from(shards)).await?;
-                }
-                match allowance::refill(&slots, own) {
-                    Some(refill) if own < slots.len() && dry == 1 => from = refill,
-                    Some(refill) => {
-                        from = Refill {
-                            from: refill.from,
-                            take: 1,
-                        }
-                    }
-                    None => {
-                        if let Some(outcome) = self.sold_out_again(token, now).await? {
-                            return Ok(outcome);
-                        }
-                        from = Refill { from: own, take: 1 };
-                    }
-                }
+                self.slot_dry(token, own, shards, dry, now).await?
             } else {
                 // The hold id collided (128 random bits: practically never); nothing to retry with.
                 return Err(StoreError::Contention(hold_pk(&hold)));
+            };
+            match next {
+                Retry::Again(refill) => from = refill.unwrap_or(from),
+                Retry::Answer(outcome) => return Ok(outcome),
             }
         }
         Err(StoreError::Contention(request_pk(&id)))
@@ -567,5 +475,150 @@ impl CaptureStore for DynamoStore {
 
     async fn is_opted_out(&self, contact: &ContactKey) -> Result<bool> {
         Ok(self.get(optout_pk(contact), ONE_SK).await?.is_some())
+    }
+}
+
+/// What a hold transaction that was cancelled leads to.
+enum Retry {
+    /// Try again, taking from this slot (or the same as before).
+    Again(Option<Refill>),
+    /// The click's answer.
+    Answer(HoldOutcome),
+}
+
+impl DynamoStore {
+    /// One click's transaction: the offer becomes a hold, a unit comes out
+    /// of slot `from` (the rest of a refill moves into the click's own slot
+    /// `own`), the hold's pointer is created, and the unit's marker moves
+    /// from unsent to claimed.
+    fn hold_tx(
+        &self,
+        token: &ReserveToken,
+        hold: HoldId,
+        own: usize,
+        from: Refill,
+        now: Millis,
+        hold_expires: Millis,
+    ) -> Result<Tx<'_>> {
+        let (id, sku) = (token.request(), token.sku());
+        let mut pointer = key(hold_pk(&hold), ONE_SK);
+        pointer.insert(REQUEST_ID.into(), s(id.to_string()));
+        pointer.insert(SKU.into(), s(sku.as_str()));
+        pointer.insert(TTL.into(), ttl(now, FINISHED_TTL_SECS));
+        let mut tx = self.tx();
+        tx.update(
+            "request",
+            Change::on(key(request_pk(&id), REQUEST_SK))
+                .set(STATUS, s("held"))
+                .set(EXPIRES, n(hold_expires))
+                .set(HOLD, s(hold.to_string()))
+                .set(DUE, n(hold_expires))
+                .when(format!(
+                    "{STATUS} = :offered AND {RESERVE_HASH} = :h AND {SKU} = :sku AND {EXPIRES} > :now"
+                ))
+                .value(":offered", s("offered"))
+                .value(":h", s(token.secret_hash().to_hex()))
+                .value(":sku", s(sku.as_str()))
+                .value(":now", n(now)),
+        )?;
+        tx.update(
+            "counter",
+            slot_update(
+                sku,
+                SlotChange {
+                    slot: from.from,
+                    add: -from.take,
+                    guard: Guard::AtLeast(from.take),
+                },
+            ),
+        )?;
+        if from.take > 1 {
+            write_slots(
+                &mut tx,
+                sku,
+                &[SlotChange {
+                    slot: own,
+                    add: from.take - 1,
+                    guard: Guard::None,
+                }],
+            )?;
+        }
+        tx.put("hold", pointer, PutIf::Absent)?;
+        tx.delete("unsent", unit_key(sku, &id, Marker::Unsent))?;
+        tx.put(
+            "claimed",
+            unit_marker(sku, &id, Marker::Claimed),
+            PutIf::Always,
+        )?;
+        Ok(tx)
+    }
+
+    /// The request was not the offer the link was for when the transaction
+    /// ran: a second tap gets its hold back, an ended offer its refusal, and
+    /// an offer that changed under the click and is takeable again is tried
+    /// again.
+    async fn request_moved(
+        &self,
+        cancelled: &Cancelled,
+        token: &ReserveToken,
+        hold: HoldId,
+        now: Millis,
+        window: Window,
+    ) -> Result<Retry> {
+        let item = match cancelled.item("request") {
+            Some(item) => Some(item.clone()),
+            None => self.request_item(&token.request()).await?,
+        };
+        let Some(item) = item else {
+            return Ok(Retry::Answer(HoldOutcome::Refused(HoldRefused::Expired)));
+        };
+        let r = read_request(&item)?;
+        if !r.reserve_link_is(token) {
+            return Ok(Retry::Answer(HoldOutcome::Refused(HoldRefused::Expired)));
+        }
+        Ok(match r.state.hold(now, hold, window) {
+            Err(refused) => Retry::Answer(HoldOutcome::Refused(refused)),
+            Ok(HoldTaken::Existing { hold, expires_ms }) => {
+                Retry::Answer(HoldOutcome::AlreadyHeld {
+                    hold,
+                    expires: expires_ms,
+                })
+            }
+            Ok(HoldTaken::New(_)) => Retry::Again(None),
+        })
+    }
+
+    /// The slot ran dry, or another click took from it first (every such
+    /// loss is someone else's hold, so this always progresses): read every
+    /// slot and take from the fullest, half of it the first time (`dry` 1),
+    /// one unit after a loss. Only a snapshot may say no unit is left, and
+    /// then the offer goes back to the front of the queue.
+    async fn slot_dry(
+        &self,
+        token: &ReserveToken,
+        own: usize,
+        shards: u16,
+        dry: u32,
+        now: Millis,
+    ) -> Result<Retry> {
+        if dry > 2 {
+            backoff((dry / 4).min(3)).await;
+        }
+        let sku = token.sku();
+        let mut slots = self.slots_now(sku, usize::from(shards)).await?;
+        if allowance::refill(&slots, own).is_none() {
+            slots = self.slots_at_once(sku, usize::from(shards)).await?;
+        }
+        Ok(match allowance::refill(&slots, own) {
+            Some(refill) if own < slots.len() && dry == 1 => Retry::Again(Some(refill)),
+            Some(refill) => Retry::Again(Some(Refill {
+                from: refill.from,
+                take: 1,
+            })),
+            None => match self.sold_out_again(token, now).await? {
+                Some(outcome) => Retry::Answer(outcome),
+                None => Retry::Again(Some(Refill { from: own, take: 1 })),
+            },
+        })
     }
 }

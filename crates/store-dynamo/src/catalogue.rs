@@ -5,7 +5,7 @@
 
 use async_trait::async_trait;
 use restock_core::webhook::ItemRef;
-use restock_core::{CatalogEntry, Platform, Settings, Sku};
+use restock_core::{CatalogueEntry, Platform, Settings, Sku};
 use restock_store::port::Result;
 use restock_store::{CatalogueStore, StoreError};
 
@@ -24,7 +24,7 @@ fn platform_pk(platform: Platform, id: u64) -> String {
     }
 }
 
-pub(crate) fn read_entry(item: &Item) -> Result<CatalogEntry> {
+pub(crate) fn read_entry(item: &Item) -> Result<CatalogueEntry> {
     serde_json::from_str(get_s(item, ENTRY)?).map_err(|e| corrupt(item, e))
 }
 
@@ -45,8 +45,8 @@ impl CatalogueStore for DynamoStore {
             .map_err(|e| corrupt(&item, e))
     }
 
-    async fn put_catalog_entry(&self, entry: &CatalogEntry) -> Result<()> {
-        let old = self.catalog_entry(&entry.sku).await?;
+    async fn put_catalogue_entry(&self, entry: &CatalogueEntry) -> Result<()> {
+        let old = self.catalogue_entry(&entry.sku).await?;
         if let Some(old) = &old
             && entry.shards < old.shards
         {
@@ -87,7 +87,7 @@ impl CatalogueStore for DynamoStore {
         }
     }
 
-    async fn catalog(&self) -> Result<Vec<CatalogEntry>> {
+    async fn catalogue(&self) -> Result<Vec<CatalogueEntry>> {
         self.partition(CATALOG_PK.into())
             .await?
             .iter()
@@ -95,7 +95,7 @@ impl CatalogueStore for DynamoStore {
             .collect()
     }
 
-    async fn catalog_entry(&self, sku: &Sku) -> Result<Option<CatalogEntry>> {
+    async fn catalogue_entry(&self, sku: &Sku) -> Result<Option<CatalogueEntry>> {
         self.get(sku_pk(sku), CATALOG_SK)
             .await?
             .as_ref()
@@ -103,7 +103,7 @@ impl CatalogueStore for DynamoStore {
             .transpose()
     }
 
-    async fn resolve_item(&self, item: &ItemRef) -> Result<Option<CatalogEntry>> {
+    async fn resolve_item(&self, item: &ItemRef) -> Result<Option<CatalogueEntry>> {
         let mapped = |pk: String| async move {
             match self.get(pk, ONE_SK).await? {
                 Some(m) => Ok::<_, StoreError>(Some(
@@ -116,7 +116,7 @@ impl CatalogueStore for DynamoStore {
             ItemRef::Sku { sku } => Some(sku.clone()),
             ItemRef::Platform { platform, id, sku } => {
                 if let Some(sku) = sku
-                    && let Some(entry) = self.catalog_entry(sku).await?
+                    && let Some(entry) = self.catalogue_entry(sku).await?
                 {
                     return Ok(Some(entry));
                 }
@@ -124,7 +124,7 @@ impl CatalogueStore for DynamoStore {
             }
         };
         match sku {
-            Some(sku) => self.catalog_entry(&sku).await,
+            Some(sku) => self.catalogue_entry(&sku).await,
             None => Ok(None),
         }
     }

@@ -13,9 +13,9 @@ impl CatalogueStore for MemoryStore {
     async fn settings(&self) -> Result<Option<Settings>> {
         Ok(self.lock().settings.clone())
     }
-    async fn put_catalog_entry(&self, entry: &CatalogEntry) -> Result<()> {
+    async fn put_catalogue_entry(&self, entry: &CatalogueEntry) -> Result<()> {
         let mut s = self.lock();
-        if let Some(old) = s.catalog.get(&entry.sku)
+        if let Some(old) = s.catalogue.get(&entry.sku)
             && entry.shards < old.shards
         {
             return Err(crate::StoreError::shards_lowered(
@@ -24,7 +24,7 @@ impl CatalogueStore for MemoryStore {
                 entry.shards,
             ));
         }
-        if let Some(old) = s.catalog.get(&entry.sku).cloned() {
+        if let Some(old) = s.catalogue.get(&entry.sku).cloned() {
             for id in old.ids.iter() {
                 s.platform_ids.remove(&id);
             }
@@ -32,24 +32,24 @@ impl CatalogueStore for MemoryStore {
         for id in entry.ids.iter() {
             s.platform_ids.insert(id, entry.sku.clone());
         }
-        s.catalog.insert(entry.sku.clone(), entry.clone());
+        s.catalogue.insert(entry.sku.clone(), entry.clone());
         Ok(())
     }
-    async fn catalog(&self) -> Result<Vec<CatalogEntry>> {
-        Ok(self.lock().catalog.values().cloned().collect())
+    async fn catalogue(&self) -> Result<Vec<CatalogueEntry>> {
+        Ok(self.lock().catalogue.values().cloned().collect())
     }
-    async fn catalog_entry(&self, sku: &Sku) -> Result<Option<CatalogEntry>> {
-        Ok(self.lock().catalog.get(sku).cloned())
+    async fn catalogue_entry(&self, sku: &Sku) -> Result<Option<CatalogueEntry>> {
+        Ok(self.lock().catalogue.get(sku).cloned())
     }
-    async fn resolve_item(&self, item: &ItemRef) -> Result<Option<CatalogEntry>> {
+    async fn resolve_item(&self, item: &ItemRef) -> Result<Option<CatalogueEntry>> {
         let s = self.lock();
         let sku = match item {
             ItemRef::Sku { sku } => Some(sku.clone()),
             ItemRef::Platform { platform, id, sku } => match sku {
-                Some(sku) if s.catalog.contains_key(sku) => Some(sku.clone()),
+                Some(sku) if s.catalogue.contains_key(sku) => Some(sku.clone()),
                 _ => s.platform_ids.get(&(*platform, *id)).cloned(),
             },
         };
-        Ok(sku.and_then(|sku| s.catalog.get(&sku).cloned()))
+        Ok(sku.and_then(|sku| s.catalogue.get(&sku).cloned()))
     }
 }

@@ -27,7 +27,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use restock_core::webhook::ItemRef;
 use restock_core::{
-    Candidate, CatalogEntry, ContactKey, Freed, HoldId, HoldTaken, JoinKey, LinkToken, Millis,
+    Candidate, CatalogueEntry, ContactKey, Freed, HoldId, HoldTaken, JoinKey, LinkToken, Millis,
     OptOutToken, RequestId, RequestState, ReserveToken, Rules, Settings, SkipReason, Sku,
     StockEvent, StockOutcome, TokenHash, Window, plan_offers,
 };
@@ -44,7 +44,7 @@ struct SkuRecord {
 #[derive(Default)]
 struct State {
     settings: Option<Settings>,
-    catalog: BTreeMap<Sku, CatalogEntry>,
+    catalogue: BTreeMap<Sku, CatalogueEntry>,
     platform_ids: HashMap<(restock_core::Platform, u64), Sku>,
     requests: HashMap<RequestId, Request>,
     /// Waiting requests per SKU, in queue order (shards do not matter here),

@@ -14,7 +14,7 @@ use async_trait::async_trait;
 use restock_core::feedback::MailDay;
 use restock_core::webhook::ItemRef;
 use restock_core::{
-    CatalogEntry, ContactKey, HoldId, Millis, OptOutToken, RequestId, ReserveToken, Rules,
+    CatalogueEntry, ContactKey, HoldId, Millis, OptOutToken, RequestId, ReserveToken, Rules,
     Settings, Sku, StockEvent, StockOutcome, TokenHash, Window,
 };
 
@@ -35,13 +35,13 @@ pub trait CatalogueStore: Send + Sync {
     /// The settings document, if one was stored.
     async fn settings(&self) -> Result<Option<Settings>>;
     /// Adds or replaces a catalogue entry (and its platform id mappings).
-    async fn put_catalog_entry(&self, entry: &CatalogEntry) -> Result<()>;
+    async fn put_catalogue_entry(&self, entry: &CatalogueEntry) -> Result<()>;
     /// Every catalogue entry, in SKU order.
-    async fn catalog(&self) -> Result<Vec<CatalogEntry>>;
+    async fn catalogue(&self) -> Result<Vec<CatalogueEntry>>;
     /// One catalogue entry.
-    async fn catalog_entry(&self, sku: &Sku) -> Result<Option<CatalogEntry>>;
+    async fn catalogue_entry(&self, sku: &Sku) -> Result<Option<CatalogueEntry>>;
     /// The catalogue entry a webhook's item reference maps to.
-    async fn resolve_item(&self, item: &ItemRef) -> Result<Option<CatalogEntry>>;
+    async fn resolve_item(&self, item: &ItemRef) -> Result<Option<CatalogueEntry>>;
 }
 
 /// capture: joining, leaving, holding, buying, opting out.

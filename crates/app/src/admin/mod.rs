@@ -14,7 +14,7 @@ pub mod webhooks;
 
 use std::sync::Arc;
 
-use restock_core::{CatalogEntry, Contact, Email, Millis, Phone, Settings, Sku};
+use restock_core::{CatalogueEntry, Contact, Email, Millis, Phone, Settings, Sku};
 use restock_store::{Store, StoreError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -45,14 +45,14 @@ pub enum Command {
         toml: String,
     },
     /// Adds or replaces catalogue entries.
-    CatalogPut {
+    CataloguePut {
         /// The entries.
-        entries: Vec<CatalogEntry>,
+        entries: Vec<CatalogueEntry>,
     },
     /// Every catalogue entry.
-    CatalogList,
+    CatalogueList,
     /// One entry, with its stock and counters.
-    CatalogShow {
+    CatalogueShow {
         /// The SKU.
         sku: Sku,
     },
@@ -186,17 +186,17 @@ fn time(ms: Millis) -> String {
 }
 
 impl Admin {
-    async fn entry(&self, sku: &Sku) -> Result<CatalogEntry, AdminError> {
-        self.store.catalog_entry(sku).await?.ok_or_else(|| {
+    async fn entry(&self, sku: &Sku) -> Result<CatalogueEntry, AdminError> {
+        self.store.catalogue_entry(sku).await?.ok_or_else(|| {
             AdminError::NotFound(format!(
-                "{sku} is not in the catalogue (restock catalog import FILE.csv adds it)"
+                "{sku} is not in the catalogue (restock catalogue import FILE.csv adds it)"
             ))
         })
     }
 
-    async fn skus(&self, skus: Vec<Sku>) -> Result<Vec<CatalogEntry>, AdminError> {
+    async fn skus(&self, skus: Vec<Sku>) -> Result<Vec<CatalogueEntry>, AdminError> {
         if skus.is_empty() {
-            return Ok(self.store.catalog().await?);
+            return Ok(self.store.catalogue().await?);
         }
         let mut entries = Vec::with_capacity(skus.len());
         for sku in &skus {
@@ -213,9 +213,9 @@ impl Admin {
         match command {
             Command::SettingsShow => self.settings_show().await,
             Command::SettingsPut { toml } => self.settings_put(toml).await,
-            Command::CatalogPut { entries } => self.catalog_put(entries).await,
-            Command::CatalogList => self.catalog_list().await,
-            Command::CatalogShow { sku } => self.catalog_show(sku).await,
+            Command::CataloguePut { entries } => self.catalogue_put(entries).await,
+            Command::CatalogueList => self.catalogue_list().await,
+            Command::CatalogueShow { sku } => self.catalogue_show(sku).await,
             Command::Queue { sku, limit } => self.queue(sku, limit).await,
             Command::Release { sku } => self.release(sku, now).await,
             Command::Resume => self.resume(now).await,
@@ -256,9 +256,9 @@ impl Admin {
     }
 
     /// Adds or replaces catalogue entries.
-    async fn catalog_put(&self, entries: Vec<CatalogEntry>) -> Result<Output, AdminError> {
+    async fn catalogue_put(&self, entries: Vec<CatalogueEntry>) -> Result<Output, AdminError> {
         for entry in &entries {
-            self.store.put_catalog_entry(entry).await?;
+            self.store.put_catalogue_entry(entry).await?;
         }
         Ok(Output::message(
             format!("{} catalogue entries saved", entries.len()),
@@ -267,8 +267,8 @@ impl Admin {
     }
 
     /// Every catalogue entry.
-    async fn catalog_list(&self) -> Result<Output, AdminError> {
-        let entries = self.store.catalog().await?;
+    async fn catalogue_list(&self) -> Result<Output, AdminError> {
+        let entries = self.store.catalogue().await?;
         let rows = entries
             .iter()
             .map(|e| {
@@ -289,7 +289,7 @@ impl Admin {
     }
 
     /// One entry, with its stock and counters.
-    async fn catalog_show(&self, sku: Sku) -> Result<Output, AdminError> {
+    async fn catalogue_show(&self, sku: Sku) -> Result<Output, AdminError> {
         let entry = self.entry(&sku).await?;
         let snapshot = self.store.snapshot(&sku).await?;
         let level = snapshot.stock.level();

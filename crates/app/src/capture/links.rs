@@ -31,7 +31,7 @@ pub(super) async fn reserve_page(State(s): Shared, Path(token_text): Path<String
         }
         let name = s
             .store
-            .catalog_entry(&r.sku)
+            .catalogue_entry(&r.sku)
             .await?
             .map_or_else(|| r.sku.to_string(), |e| e.name);
         let now = s.clock.now_ms();
@@ -67,7 +67,7 @@ pub(super) async fn reserve(State(s): Shared, Path(token_text): Path<String>) ->
     let result = async {
         let settings = s.settings().await?;
         let now = s.clock.now_ms();
-        let entry = s.store.catalog_entry(token.sku()).await?;
+        let entry = s.store.catalogue_entry(token.sku()).await?;
         let outcome = s
             .store
             .take_hold(
@@ -134,7 +134,7 @@ pub(super) async fn rejoin(State(s): Shared, Path(token_text): Path<String>) -> 
             return Ok(invalid());
         }
         let settings = s.settings().await?;
-        let Some(entry) = s.store.catalog_entry(&r.sku).await? else {
+        let Some(entry) = s.store.catalogue_entry(&r.sku).await? else {
             return Ok(invalid());
         };
         let request = NewRequest {
@@ -259,7 +259,7 @@ pub(super) async fn confirm(State(s): Shared, Path(token_text): Path<String>) ->
             ConfirmOutcome::AlreadyConfirmed(r) => r,
             ConfirmOutcome::Refused => return Ok(invalid()),
         };
-        let entry = s.store.catalog_entry(&r.sku).await?;
+        let entry = s.store.catalogue_entry(&r.sku).await?;
         let name = entry
             .as_ref()
             .map_or_else(|| r.sku.to_string(), |e| e.name.clone());
@@ -313,7 +313,7 @@ pub(super) async fn manage_page(State(s): Shared, Path(token_text): Path<String>
         let Some(r) = managed_by_link(&s, &token_text).await? else {
             return Ok(unknown_manage_link());
         };
-        let entry = s.store.catalog_entry(&r.sku).await?;
+        let entry = s.store.catalogue_entry(&r.sku).await?;
         let name = entry
             .as_ref()
             .map_or_else(|| r.sku.to_string(), |e| e.name.clone());

@@ -304,7 +304,7 @@ async fn join(
 /// when an item's sign-ups burst past `signup_burst`.
 async fn note_signup(
     s: &Services,
-    entry: &restock_core::CatalogEntry,
+    entry: &restock_core::CatalogueEntry,
     request: &restock_store::Request,
     settings: &restock_core::Settings,
     now: restock_core::Millis,
@@ -360,7 +360,7 @@ async fn join_request(
     {
         return Ok(too_many(retry_after_ms));
     }
-    let Some(entry) = s.store.catalog_entry(&new.sku).await? else {
+    let Some(entry) = s.store.catalogue_entry(&new.sku).await? else {
         return Ok(error(
             StatusCode::NOT_FOUND,
             "this product is not one you can wait for here",
@@ -520,7 +520,11 @@ async fn status(State(s): Shared, Path(id): Path<String>, headers: HeaderMap) ->
         let Some(r) = managed(&s, &id, &headers).await? else {
             return Ok(error(StatusCode::NOT_FOUND, "no such request"));
         };
-        let shards = s.store.catalog_entry(&r.sku).await?.map_or(1, |e| e.shards);
+        let shards = s
+            .store
+            .catalogue_entry(&r.sku)
+            .await?
+            .map_or(1, |e| e.shards);
         let position = s.store.position(&r, shards).await?;
         Ok::<_, AppError>(Json(status_json(&r, position)).into_response())
     };

@@ -231,9 +231,9 @@ fn holds_in(outcomes: &[HoldOutcome]) -> HashSet<HoldId> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn clicks_over_sixteen_hold_slots_hold_exactly_the_units_left_however_the_level_moves() {
     let store = Arc::new(dynamo_store().await);
-    let mut entry = restock_core::CatalogEntry::new(sku(), "Runner");
+    let mut entry = restock_core::CatalogueEntry::new(sku(), "Runner");
     entry.shards = 16;
-    store.put_catalog_entry(&entry).await.unwrap();
+    store.put_catalogue_entry(&entry).await.unwrap();
     for i in 0..96 {
         let mut r = new_request(i, 5_000 + i as u64, T0 + i as i64);
         r.shards = 16;

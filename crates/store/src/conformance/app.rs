@@ -10,7 +10,7 @@ use crate::{
 };
 use restock_core::Millis;
 use restock_core::{
-    CatalogEntry, Contact, Email, Level, LinkToken, ListShare, RequestId, Rules, Sku, StockEvent,
+    CatalogueEntry, Contact, Email, Level, LinkToken, ListShare, RequestId, Rules, Sku, StockEvent,
     TokenHash, Window,
 };
 use time::OffsetDateTime;
@@ -108,10 +108,10 @@ impl App {
         (self.random.lock().unwrap())()
     }
 
-    pub async fn catalog(&self, s: &str, shards: u16) {
-        let mut entry = CatalogEntry::new(sku(s), format!("Product {s}"));
+    pub async fn catalogue(&self, s: &str, shards: u16) {
+        let mut entry = CatalogueEntry::new(sku(s), format!("Product {s}"));
         entry.shards = shards;
-        self.store.put_catalog_entry(&entry).await.unwrap();
+        self.store.put_catalogue_entry(&entry).await.unwrap();
     }
 
     pub async fn join_as(

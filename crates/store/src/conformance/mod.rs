@@ -12,7 +12,7 @@ pub use app::*;
 use restock_core::Platform;
 use restock_core::webhook::ItemRef;
 use restock_core::{
-    CatalogEntry, HoldId, HoldRefused, LinkToken, RequestState, Settings, SkipReason, Status,
+    CatalogueEntry, HoldId, HoldRefused, LinkToken, RequestState, Settings, SkipReason, Status,
     StockOutcome,
 };
 
@@ -127,7 +127,7 @@ pub async fn opted_out_contacts_are_refused_until_lifted(app: App) {
 /// DESIGN §1: thirteen join, three leave, four come back, Della holds one,
 /// one offer lapses and Marcus is told next.
 pub async fn the_walnut_chair_story(app: App) {
-    app.catalog(CHAIR, 1).await;
+    app.catalogue(CHAIR, 1).await;
     let mut shoppers = Vec::new();
     for i in 0..13 {
         // Stagger joins over two weeks; the third shopper joined long ago and goes stale.
@@ -755,7 +755,7 @@ pub async fn a_purchase_ends_the_hold_and_takes_the_unit_off_the_level(app: App)
 }
 
 pub async fn sharded_queues_read_back_in_join_order(app: App) {
-    app.catalog(CHAIR, 4).await;
+    app.catalogue(CHAIR, 4).await;
     let mut joined = Vec::new();
     for i in 0..40 {
         // Several per millisecond, so the tie-break matters too.
@@ -874,14 +874,14 @@ pub async fn reconcile_finds_no_drift_in_consistent_counters(app: App) {
 }
 
 pub async fn catalogue_entries_resolve_from_every_platform_id(app: App) {
-    let mut entry = CatalogEntry::new(sku(CHAIR), "Walnut dining chair");
+    let mut entry = CatalogueEntry::new(sku(CHAIR), "Walnut dining chair");
     entry
         .ids
         .set(Platform::Shopify, Some(271_878_346_596_884_015));
     entry.ids.set(Platform::WooCommerce, Some(799));
-    app.store.put_catalog_entry(&entry).await.unwrap();
+    app.store.put_catalogue_entry(&entry).await.unwrap();
     assert_eq!(
-        app.store.catalog_entry(&sku(CHAIR)).await.unwrap(),
+        app.store.catalogue_entry(&sku(CHAIR)).await.unwrap(),
         Some(entry.clone())
     );
     let by = |item: ItemRef| {
@@ -923,7 +923,7 @@ pub async fn catalogue_entries_resolve_from_every_platform_id(app: App) {
         None
     );
     entry.ids.set(Platform::Shopify, Some(5));
-    app.store.put_catalog_entry(&entry).await.unwrap();
+    app.store.put_catalogue_entry(&entry).await.unwrap();
     assert_eq!(
         by(ItemRef::Platform {
             platform: Platform::Shopify,
@@ -1087,21 +1087,21 @@ pub async fn rate_limits_count_per_key_and_window(app: App) {
 }
 
 pub async fn the_catalogue_lists_every_entry_once_in_sku_order(app: App) {
-    assert!(app.store.catalog().await.unwrap().is_empty());
+    assert!(app.store.catalogue().await.unwrap().is_empty());
     for (code, name) in [
         ("LAMP-BRASS", "Brass lamp"),
         (CHAIR, "Walnut chair"),
         ("B-1", "Bench"),
     ] {
         app.store
-            .put_catalog_entry(&CatalogEntry::new(sku(code), name))
+            .put_catalogue_entry(&CatalogueEntry::new(sku(code), name))
             .await
             .unwrap();
     }
-    let mut renamed = CatalogEntry::new(sku(CHAIR), "Walnut dining chair");
+    let mut renamed = CatalogueEntry::new(sku(CHAIR), "Walnut dining chair");
     renamed.threshold = Some(2);
-    app.store.put_catalog_entry(&renamed).await.unwrap();
-    let listed = app.store.catalog().await.unwrap();
+    app.store.put_catalogue_entry(&renamed).await.unwrap();
+    let listed = app.store.catalogue().await.unwrap();
     let skus: Vec<&str> = listed.iter().map(|e| e.sku.as_str()).collect();
     assert_eq!(skus, ["B-1", CHAIR, "LAMP-BRASS"]);
     assert_eq!(listed[1], renamed);
@@ -1247,7 +1247,7 @@ pub async fn deliveries_heard_and_each_silence_claimed_once(app: App) {
 }
 
 pub async fn anyone_waiting_follows_the_queue(app: App) {
-    app.catalog(CHAIR, 4).await;
+    app.catalogue(CHAIR, 4).await;
     assert!(!app.store.anyone_waiting(&sku(CHAIR), 4).await.unwrap());
     let r = app.join_as(CHAIR, email(1), T0, 4).await;
     let JoinOutcome::Joined(r) = r else {
@@ -1394,7 +1394,7 @@ pub async fn send_slots_are_shared_and_never_overlap(app: App) {
 pub async fn an_unconfirmed_sign_up_keeps_its_place_but_is_offered_nothing_until_confirmed(
     app: App,
 ) {
-    app.catalog(CHAIR, 2).await;
+    app.catalogue(CHAIR, 2).await;
     let ann = app.sign_up(CHAIR, 1, T0).await;
     assert_eq!(ann.state, RequestState::Unconfirmed);
     assert!(
@@ -1469,7 +1469,7 @@ pub async fn an_unconfirmed_sign_up_keeps_its_place_but_is_offered_nothing_until
 }
 
 pub async fn a_confirmation_is_claimed_once_and_a_claim_given_back_is_pending_again(app: App) {
-    app.catalog(CHAIR, 2).await;
+    app.catalogue(CHAIR, 2).await;
     let ann = app.sign_up(CHAIR, 1, T0).await;
     let (claim, link) = app.claim_confirmation(&ann).await;
     assert_eq!(claim, Claim::Claimed);
@@ -1539,7 +1539,7 @@ pub async fn a_confirmation_is_claimed_once_and_a_claim_given_back_is_pending_ag
 }
 
 pub async fn an_unconfirmed_sign_up_ends_with_its_window_and_is_forgotten(app: App) {
-    app.catalog(CHAIR, 2).await;
+    app.catalogue(CHAIR, 2).await;
     let ann = app.sign_up(CHAIR, 1, T0).await;
     let (_, link) = app.claim_confirmation(&ann).await;
     assert!(
@@ -1564,8 +1564,8 @@ pub async fn an_unconfirmed_sign_up_ends_with_its_window_and_is_forgotten(app: A
 }
 
 pub async fn forgetting_a_contact_erases_its_requests_and_keeps_only_the_opt_out(app: App) {
-    app.catalog(CHAIR, 1).await;
-    app.catalog("THROW-OAT", 1).await;
+    app.catalogue(CHAIR, 1).await;
+    app.catalogue("THROW-OAT", 1).await;
     let offered = app.join(CHAIR, 1, T0).await;
     let finished = app.join("THROW-OAT", 1, T0).await;
     app.store.cancel(&finished.id, T0 + 1).await.unwrap();

@@ -20,7 +20,7 @@ pub const MAX_SHARDS: u16 = 64;
 
 /// One product the shop lets shoppers wait for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CatalogEntry {
+pub struct CatalogueEntry {
     /// The SKU.
     pub sku: Sku,
     /// The product's name, as notices say it.
@@ -43,7 +43,7 @@ pub struct CatalogEntry {
 /// A catalogue row that could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("catalogue line {line}, `{field}`: {reason}")]
-pub struct CatalogError {
+pub struct CatalogueError {
     /// 1-based line in the file (the header is line 1).
     pub line: u64,
     /// The column at fault.
@@ -62,7 +62,7 @@ struct Row {
     shards: Option<String>,
 }
 
-impl CatalogEntry {
+impl CatalogueEntry {
     /// An entry with only the required fields.
     pub fn new(sku: Sku, name: impl Into<String>) -> Self {
         Self {
@@ -95,7 +95,7 @@ impl CatalogEntry {
 ///
 /// # Errors
 /// The first bad row, with its line and column.
-pub fn parse_csv(text: &str) -> Result<Vec<CatalogEntry>, CatalogError> {
+pub fn parse_csv(text: &str) -> Result<Vec<CatalogueEntry>, CatalogueError> {
     let mut reader = csv::ReaderBuilder::new()
         .trim(csv::Trim::All)
         .flexible(false)
@@ -104,7 +104,7 @@ pub fn parse_csv(text: &str) -> Result<Vec<CatalogEntry>, CatalogError> {
     let mut seen = std::collections::HashSet::new();
     let header = reader
         .headers()
-        .map_err(|e| CatalogError {
+        .map_err(|e| CatalogueError {
             line: 1,
             field: "header",
             reason: e.to_string(),
@@ -112,7 +112,7 @@ pub fn parse_csv(text: &str) -> Result<Vec<CatalogEntry>, CatalogError> {
         .clone();
     for (i, record) in reader.records().enumerate() {
         let line = i as u64 + 2;
-        let err = |field, reason: String| CatalogError {
+        let err = |field, reason: String| CatalogueError {
             line,
             field,
             reason,
@@ -176,7 +176,7 @@ pub fn parse_csv(text: &str) -> Result<Vec<CatalogEntry>, CatalogError> {
                 .map(str::to_owned);
             ids.set(platform, number(column, cell)?);
         }
-        entries.push(CatalogEntry {
+        entries.push(CatalogueEntry {
             sku,
             name: name.to_owned(),
             product_url,
@@ -221,7 +221,7 @@ mod tests {
     #[test]
     fn a_product_url_alone_still_carries_the_hold_to_the_shop() {
         let hold = HoldId::from_random([7; 16]);
-        let mut entry = CatalogEntry::new(Sku::try_from("LAMP-BRASS").unwrap(), "Lamp");
+        let mut entry = CatalogueEntry::new(Sku::try_from("LAMP-BRASS").unwrap(), "Lamp");
         entry.product_url = Some(Url::parse("https://shop.example/p/lamp").unwrap());
         assert_eq!(
             entry.checkout_for(&hold).unwrap(),
@@ -240,7 +240,7 @@ mod tests {
         let entries = parse_csv("sku,name\nA-1,Thing\n").unwrap();
         assert_eq!(
             entries[0],
-            CatalogEntry::new(Sku::try_from("A-1").unwrap(), "Thing")
+            CatalogueEntry::new(Sku::try_from("A-1").unwrap(), "Thing")
         );
     }
 
