@@ -8,7 +8,7 @@ use restock_store::Drift;
 use crate::ports::Alert;
 
 /// A webhook named an item the catalogue does not know.
-pub fn unknown_item(item: &ItemRef, source: &str) -> Alert {
+pub(crate) fn unknown_item(item: &ItemRef, source: &str) -> Alert {
     Alert {
         subject: format!("restock: unknown item from {source}: {item}"),
         body: format!(
@@ -89,7 +89,7 @@ pub fn unreadable(sku: &Sku, reason: &str) -> Alert {
 }
 
 /// An order carried a hold for an item the order does not have.
-pub fn hold_not_in_order(
+pub(crate) fn hold_not_in_order(
     sku: &Sku,
     hold: &restock_core::HoldId,
     source: &str,
@@ -124,7 +124,7 @@ pub fn drift(sku: &Sku, drift: &Drift) -> Alert {
 }
 
 /// The stock pull found a restock the platform's webhooks never reported.
-pub fn missed_restock(
+pub(crate) fn missed_restock(
     entry: &CatalogueEntry,
     platform: restock_core::Platform,
     level: u32,
@@ -166,7 +166,7 @@ pub fn webhook_silence(source: &str, silent_for: &str, waiting_items: usize) -> 
 }
 
 /// Sending stopped: the provider refused the sender, not a recipient.
-pub fn sender_paused(reason: &str, held_sku: &Sku, resumes_in: &str) -> Alert {
+pub(crate) fn sender_paused(reason: &str, held_sku: &Sku, resumes_in: &str) -> Alert {
     Alert {
         subject: "restock: sending paused - the mail or SMS provider refused the sender".into(),
         body: format!(
@@ -204,7 +204,7 @@ pub fn signup_burst(entry: &CatalogueEntry, burst: u32, window: restock_core::Wi
 }
 
 /// A day's bounce or complaint rate is near SES's review threshold.
-pub fn mail_health(
+pub(crate) fn mail_health(
     warning: restock_core::feedback::HealthWarning,
     day: &str,
     totals: &restock_core::feedback::MailDay,
@@ -235,7 +235,7 @@ pub fn mail_health(
 }
 
 /// SNS stopped texting because the account's monthly SMS spending limit is reached.
-pub fn sms_spending_limit(day: &str, detail: &str) -> Alert {
+pub(crate) fn sms_spending_limit(day: &str, detail: &str) -> Alert {
     Alert {
         subject: format!("restock: texts are not going out ({detail})"),
         body: format!(

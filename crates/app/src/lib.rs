@@ -13,7 +13,7 @@
 //! - [`admin`]: the operator's commands, shared by the `restock` CLI and the
 //!   local server, and signed test webhooks.
 //! - [`alerts`]: what the team is told, and how it reads.
-//! - [`pages`]: the small HTML pages shoppers see.
+//! - `pages`: the small HTML pages shoppers see.
 //! - [`ports`]: sender, phraser, keyring, alerts, clock, entropy, and the
 //!   adapters that need no cloud.
 #![warn(missing_docs)]
@@ -24,7 +24,7 @@ pub mod capture;
 pub mod detect;
 pub mod feedback;
 pub mod notify;
-pub mod pages;
+pub(crate) mod pages;
 pub mod ports;
 pub mod pull;
 pub mod sweep;

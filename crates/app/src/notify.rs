@@ -63,7 +63,7 @@ pub const SENDER_BACKOFF: Window = Window::from_mins(5);
 ///
 /// # Errors
 /// Store failures.
-pub async fn resume_sending(
+pub(crate) async fn resume_sending(
     store: &dyn restock_store::Store,
     now: restock_core::Millis,
 ) -> Result<Option<Vec<Sku>>, restock_store::StoreError> {
@@ -90,13 +90,9 @@ pub struct Woken {
     pub records: Vec<String>,
 }
 
-/// Runs one notify pass per SKU woken; answers the records whose pass failed
-/// (or met a transient send failure), which the stream should redeliver.
-pub async fn handle_wakes(s: &Services, woken: Vec<Woken>) -> Vec<String> {
-    handle_wakes_until(s, woken, Instant::now() + DEFAULT_BUDGET).await
-}
-
-/// [`handle_wakes`] within the invocation's deadline (the Lambda context's).
+/// Runs one notify pass per SKU woken, within the invocation's deadline (the
+/// Lambda context's); answers the records whose pass failed (or met a
+/// transient send failure), which the stream should redeliver.
 pub async fn handle_wakes_until(s: &Services, woken: Vec<Woken>, deadline: Instant) -> Vec<String> {
     let mut retry = Vec::new();
     for Woken { sku, records } in woken {
@@ -129,7 +125,7 @@ fn wall_clock_ms() -> restock_core::Millis {
 const PACE_BLOCK: usize = 50;
 
 /// Confirmations one pass sends at most (the rest go in the next pass).
-pub const CONFIRMATIONS_PER_PASS: usize = 500;
+pub(crate) const CONFIRMATIONS_PER_PASS: usize = 500;
 
 /// How long before its deadline a pass stops sending and hands on.
 const DEADLINE_MARGIN: Duration = Duration::from_secs(20);

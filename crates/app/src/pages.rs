@@ -58,17 +58,8 @@ pub fn button(action: &str, label: &str) -> String {
     )
 }
 
-/// A link styled as a button.
-pub fn link_button(href: &str, label: &str) -> String {
-    format!(
-        "<p><a class=\"button\" href=\"{}\">{}</a></p>",
-        escape_html(href),
-        escape_html(label)
-    )
-}
-
 /// "14 minutes", "1 minute", "less than a minute".
-pub fn time_left(ms: i64) -> String {
+pub(crate) fn time_left(ms: i64) -> String {
     let minutes = ms / 60_000;
     match minutes {
         m if m <= 0 => "less than a minute".to_owned(),

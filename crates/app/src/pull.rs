@@ -100,7 +100,7 @@ pub async fn run(s: &Services) -> Result<PullReport, AppError> {
 
 /// What asking the platform for one item's level came to.
 #[derive(Debug)]
-pub enum Pulled {
+pub(crate) enum Pulled {
     /// The item names no platform whose API access is in the keys secret.
     NotPullable,
     /// The platform could not be read (logged; the next pull tries again).
@@ -122,7 +122,7 @@ pub enum Pulled {
 ///
 /// # Errors
 /// Store failures; a platform that cannot be read is [`Pulled::Failed`].
-pub async fn pull_one(
+pub(crate) async fn pull_one(
     s: &Services,
     settings: &restock_core::Settings,
     keys: &Secrets,

@@ -118,12 +118,12 @@ pub async fn run(s: &Services, limit: usize) -> Result<SweepReport, AppError> {
 }
 
 /// How often the sweep recounts every item's offers and holds.
-pub const RECONCILE_EVERY_MINUTES: i64 = 15;
+pub(crate) const RECONCILE_EVERY_MINUTES: i64 = 15;
 
 /// Whether `now` falls in `sku`'s minute of the reconcile cycle (the sweep
 /// runs every minute, so each item is recounted every
 /// [`RECONCILE_EVERY_MINUTES`]).
-pub fn reconcile_due(sku: &restock_core::Sku, now: restock_core::Millis) -> bool {
+pub(crate) fn reconcile_due(sku: &restock_core::Sku, now: restock_core::Millis) -> bool {
     let slot = sku
         .as_str()
         .bytes()
