@@ -391,29 +391,19 @@ async fn join_request(
     let id = RequestId::from_random(s.random());
     // Given once, to this browser only: it is what reads or leaves the request.
     let manage = LinkToken::new(new.sku.clone(), id, s.random());
-    let request = NewRequest {
+    let consent_source = restock_core::contact::source_key(
+        &secrets.contact_pepper,
+        &client_key(client, headers, &settings),
+    );
+    let request = Joining {
         id,
-        sku: new.sku,
-        name: new.name,
-        contact: new.contact,
         contact_key,
-        now,
+        manage: &manage,
+        consent_source,
         shards: entry.shards,
-        lifetime_ms: settings.request_lifetime.as_millis(),
-        manage_hash: Some(manage.secret_hash()),
-        confirm_window_ms: settings
-            .confirm
-            .then(|| settings.confirm_window.as_millis()),
-        consent: Some(restock_store::Consent {
-            version: settings.consent_version.clone(),
-            at: now,
-            source: restock_core::contact::source_key(
-                &secrets.contact_pepper,
-                &client_key(client, headers, &settings),
-            ),
-            confirmed_at: None,
-        }),
-    };
+        now,
+    }
+    .request(new, &settings);
     let (status, stored) = match s.store.join(request).await? {
         JoinOutcome::Joined(r) => (StatusCode::CREATED, r),
         JoinOutcome::AlreadyWaiting(r) => (StatusCode::OK, r),
@@ -429,6 +419,60 @@ async fn join_request(
     }
     let position = s.store.position(&stored, entry.shards).await?;
     tracing::info!(sku = %stored.sku, contact = %stored.contact.masked(), new = status == StatusCode::CREATED, ?position, "notify-me");
+    Ok(join_answer(
+        headers, &settings, &entry, &stored, position, status, &manage,
+    ))
+}
+
+/// A new sign-up's own parts, beside what the shopper typed.
+struct Joining<'a> {
+    id: RequestId,
+    contact_key: restock_core::ContactKey,
+    manage: &'a LinkToken,
+    consent_source: String,
+    shards: u16,
+    now: restock_core::Millis,
+}
+
+impl Joining<'_> {
+    /// The request to store: its lifetime and confirmation window from the
+    /// settings, and the consent on record.
+    fn request(self, new: restock_core::join::JoinDetails, settings: &Settings) -> NewRequest {
+        NewRequest {
+            id: self.id,
+            sku: new.sku,
+            name: new.name,
+            contact: new.contact,
+            contact_key: self.contact_key,
+            now: self.now,
+            shards: self.shards,
+            lifetime_ms: settings.request_lifetime.as_millis(),
+            manage_hash: Some(self.manage.secret_hash()),
+            confirm_window_ms: settings
+                .confirm
+                .then(|| settings.confirm_window.as_millis()),
+            consent: Some(restock_store::Consent {
+                version: settings.consent_version.clone(),
+                at: self.now,
+                source: self.consent_source,
+                confirmed_at: None,
+            }),
+        }
+    }
+}
+
+/// What the shopper is told after joining: a page for a form post, JSON
+/// for the widget (the manage token only to the browser that created the
+/// place; a repeat tap learns the place in line and nothing more).
+fn join_answer(
+    headers: &HeaderMap,
+    settings: &Settings,
+    entry: &restock_core::CatalogueEntry,
+    stored: &restock_store::Request,
+    position: Option<usize>,
+    status: StatusCode,
+    manage: &LinkToken,
+) -> Response {
     let unconfirmed = stored.state == RequestState::Unconfirmed;
     if wants_html(headers) {
         let body = match position {
@@ -449,9 +493,9 @@ async fn join_request(
         } else {
             "You're on the list"
         };
-        return Ok(page(status, title, &body));
+        return page(status, title, &body);
     }
-    let mut body = status_json(&stored, position);
+    let mut body = status_json(stored, position);
     if unconfirmed {
         body["confirm_by_ms"] = json!(stored.stale_at);
         body["message"] = json!(format!(
@@ -470,7 +514,7 @@ async fn join_request(
             fields.remove("expires_at_ms");
         }
     }
-    Ok((status, Json(body)).into_response())
+    (status, Json(body)).into_response()
 }
 
 /// The request the caller may manage: `id` from the path, and the manage
