@@ -212,6 +212,14 @@ impl Settings {
     /// # Errors
     /// [`SettingsError::Invalid`] naming the field.
     pub fn validate(&self) -> Result<(), SettingsError> {
+        self.check_shop()?;
+        self.check_pace()?;
+        self.check_reach()?;
+        self.check_consent()
+    }
+
+    /// The shop's name, address, sender and voice.
+    fn check_shop(&self) -> Result<(), SettingsError> {
         let invalid = |field, reason: &str| {
             Err(SettingsError::Invalid {
                 field,
@@ -258,6 +266,17 @@ impl Settings {
                 );
             }
         }
+        Ok(())
+    }
+
+    /// The threshold, the windows and the send rate.
+    fn check_pace(&self) -> Result<(), SettingsError> {
+        let invalid = |field, reason: &str| {
+            Err(SettingsError::Invalid {
+                field,
+                reason: reason.to_owned(),
+            })
+        };
         if self.default_threshold == 0 {
             return invalid("default_threshold", "must be at least 1");
         }
@@ -275,6 +294,17 @@ impl Settings {
         if self.sends_per_second == 0 || self.sends_per_second > 1_000 {
             return invalid("sends_per_second", "between 1 and 1000");
         }
+        Ok(())
+    }
+
+    /// Who may call in, where texts may go, and the limits.
+    fn check_reach(&self) -> Result<(), SettingsError> {
+        let invalid = |field, reason: &str| {
+            Err(SettingsError::Invalid {
+                field,
+                reason: reason.to_owned(),
+            })
+        };
         for origin in &self.storefront_origins {
             let ok = Url::parse(origin).is_ok_and(|u| {
                 matches!(u.scheme(), "https" | "http")
@@ -313,6 +343,17 @@ impl Settings {
         if self.escalation.max_jump == 0 || self.escalation.max_level == 0 {
             return invalid("escalation", "max_jump and max_level must be at least 1");
         }
+        Ok(())
+    }
+
+    /// The confirmation window and the consent version.
+    fn check_consent(&self) -> Result<(), SettingsError> {
+        let invalid = |field, reason: &str| {
+            Err(SettingsError::Invalid {
+                field,
+                reason: reason.to_owned(),
+            })
+        };
         if self.confirm_window.as_secs() < 3_600 || self.confirm_window >= self.request_lifetime {
             return invalid(
                 "confirm_window",
