@@ -220,12 +220,6 @@ impl Settings {
 
     /// The shop's name, address, sender and voice.
     fn check_shop(&self) -> Result<(), SettingsError> {
-        let invalid = |field, reason: &str| {
-            Err(SettingsError::Invalid {
-                field,
-                reason: reason.to_owned(),
-            })
-        };
         if self.store_name.trim().is_empty() || self.store_name.chars().count() > 60 {
             return invalid("store_name", "give the shop's name, 1 to 60 characters");
         }
@@ -271,12 +265,6 @@ impl Settings {
 
     /// The threshold, the windows and the send rate.
     fn check_pace(&self) -> Result<(), SettingsError> {
-        let invalid = |field, reason: &str| {
-            Err(SettingsError::Invalid {
-                field,
-                reason: reason.to_owned(),
-            })
-        };
         if self.default_threshold == 0 {
             return invalid("default_threshold", "must be at least 1");
         }
@@ -299,12 +287,6 @@ impl Settings {
 
     /// Who may call in, where texts may go, and the limits.
     fn check_reach(&self) -> Result<(), SettingsError> {
-        let invalid = |field, reason: &str| {
-            Err(SettingsError::Invalid {
-                field,
-                reason: reason.to_owned(),
-            })
-        };
         for origin in &self.storefront_origins {
             let ok = Url::parse(origin).is_ok_and(|u| {
                 matches!(u.scheme(), "https" | "http")
@@ -348,12 +330,6 @@ impl Settings {
 
     /// The confirmation window and the consent version.
     fn check_consent(&self) -> Result<(), SettingsError> {
-        let invalid = |field, reason: &str| {
-            Err(SettingsError::Invalid {
-                field,
-                reason: reason.to_owned(),
-            })
-        };
         if self.confirm_window.as_secs() < 3_600 || self.confirm_window >= self.request_lifetime {
             return invalid(
                 "confirm_window",
@@ -374,6 +350,14 @@ impl Settings {
         }
         Ok(())
     }
+}
+
+/// A field out of range, and what it should be.
+fn invalid(field: &'static str, reason: &str) -> Result<(), SettingsError> {
+    Err(SettingsError::Invalid {
+        field,
+        reason: reason.to_owned(),
+    })
 }
 
 fn span_hint(text: &str, span: Option<std::ops::Range<usize>>) -> String {
