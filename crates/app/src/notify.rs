@@ -171,9 +171,37 @@ pub async fn notify_sku_until(
         report.paused = true;
         return Ok(report);
     }
-    let mut random = || s.random();
     let mut pacer = Pacer::new(s, &settings, deadline);
-    // Unsent offers first: a fresh wave's offers are unsent too until claimed.
+    let (offers, episode) = gather_offers(s, &settings, &entry, &mut report).await?;
+    if send_notices(
+        s,
+        &settings,
+        &entry,
+        &offers,
+        episode,
+        &mut pacer,
+        &mut report,
+    )
+    .await?
+    {
+        send_confirmations(s, &settings, &entry, &mut pacer, &mut report).await?;
+    }
+    finish_pass(s, report, now).await
+}
+
+/// The offers this pass sends, oldest first, and the wave's restock: the
+/// unsent ones re-armed first (a fresh wave's offers are unsent too until
+/// claimed), then a new wave. A wave stops at the cap so one pass stays
+/// well inside its timeout; the units still free go to the next pass, which
+/// a wake starts.
+async fn gather_offers(
+    s: &Services,
+    settings: &Settings,
+    entry: &CatalogueEntry,
+    report: &mut NotifyReport,
+) -> Result<(Vec<Offer>, u32), AppError> {
+    let sku = &entry.sku;
+    let mut random = || s.random();
     let mut offers = s.store.reissue_unsent(sku, &mut random).await?;
     let params = WaveParams {
         share: settings.list_share,
@@ -188,8 +216,6 @@ pub async fn notify_sku_until(
     for (id, reason) in &wave.skipped {
         tracing::info!(%sku, request = %id, ?reason, "passed over");
     }
-    // A wave stops at the cap so one pass stays well inside its timeout; the
-    // units still free go to the next pass, which this wake starts.
     if wave.offers.len() >= params.max_offers as usize {
         s.store
             .wake_again(sku, wave.episode, s.clock.now_ms())
@@ -200,45 +226,71 @@ pub async fn notify_sku_until(
     offers.extend(wave.offers);
     offers.sort_by_key(|o| o.request.key);
     report.offers = offers.len();
+    Ok((offers, wave.episode))
+}
+
+/// Sends each offer's notice, paced on the account-wide schedule every pass
+/// shares (concurrent passes together keep to `sends_per_second`), one
+/// phrase per restock. A pass that would send past its deadline hands the
+/// rest on; a sender pause leaves them unsent and live. Answers whether the
+/// pass goes on to confirmations.
+async fn send_notices(
+    s: &Services,
+    settings: &Settings,
+    entry: &CatalogueEntry,
+    offers: &[Offer],
+    wave_episode: u32,
+    pacer: &mut Pacer<'_>,
+    report: &mut NotifyReport,
+) -> Result<bool, AppError> {
     let mut phrases: HashMap<u32, Phrase> = HashMap::new();
-    // Paced on the account-wide schedule every pass shares (concurrent
-    // passes together keep to `sends_per_second`); a pass that would send
-    // past its deadline hands the rest on.
     for (i, offer) in offers.iter().enumerate() {
         let RequestState::Offered { episode, .. } = offer.request.state else {
             continue;
         };
         if let Entry::Vacant(slot) = phrases.entry(episode) {
-            let (phrase, by_model) = phrase_for(s, &settings, &entry, episode).await?;
+            let (phrase, by_model) = phrase_for(s, settings, entry, episode).await?;
             report.phrased_by_model |= by_model;
             slot.insert(phrase);
         }
         if !pacer.turn(offers.len() - i).await? {
             s.store
-                .wake_again(sku, wave.episode, s.clock.now_ms())
+                .wake_again(&entry.sku, wave_episode, s.clock.now_ms())
                 .await?;
             report.handed_on = true;
-            tracing::info!(%sku, left = offers.len() - i, "the pass's time is nearly up; the rest handed to the next pass");
-            return finish_pass(s, report, now).await;
+            tracing::info!(sku = %entry.sku, left = offers.len() - i, "the pass's time is nearly up; the rest handed to the next pass");
+            return Ok(false);
         }
         send_one(
             s,
-            &settings,
-            &entry,
+            settings,
+            entry,
             offer,
             episode,
             &phrases[&episode],
-            &mut report,
+            report,
         )
         .await?;
         if report.paused {
             // The rest stay unsent and live; the resume re-arms and sends them.
-            return finish_pass(s, report, now).await;
+            return Ok(false);
         }
     }
-    // Then confirmations (double opt-in), after the notices: a unit waits
-    // on a notice, nothing waits on a confirmation. A bounded batch per
-    // pass; a full batch hands the rest on with a wake.
+    Ok(true)
+}
+
+/// Then confirmations (double opt-in), after the notices: a unit waits on a
+/// notice, nothing waits on a confirmation. A bounded batch per pass; a
+/// full batch hands the rest on with a wake.
+async fn send_confirmations(
+    s: &Services,
+    settings: &Settings,
+    entry: &CatalogueEntry,
+    pacer: &mut Pacer<'_>,
+    report: &mut NotifyReport,
+) -> Result<(), AppError> {
+    let sku = &entry.sku;
+    let mut random = || s.random();
     let pending = s
         .store
         .pending_confirmations(sku, CONFIRMATIONS_PER_PASS)
@@ -254,12 +306,12 @@ pub async fn notify_sku_until(
             tracing::info!(%sku, left = pending.len() - i, "the pass's time is nearly up; the rest handed to the next pass");
             break;
         }
-        send_confirmation(s, &settings, &entry, request, &mut random, &mut report).await?;
+        send_confirmation(s, settings, entry, request, &mut random, report).await?;
         if report.paused {
             break;
         }
     }
-    finish_pass(s, report, now).await
+    Ok(())
 }
 
 /// The pass's figures: the sender's health, one write per pass, not per message.
