@@ -155,17 +155,7 @@ pub async fn lagging_dynamo_store() -> DynamoStore {
 /// Deterministic "random" bytes: distinct on every call, the same sequence
 /// for the same seed.
 pub fn random(seed: u64) -> impl FnMut() -> [u8; 16] + Send {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    move || {
-        let mut out = [0u8; 16];
-        for chunk in out.chunks_mut(8) {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            chunk.copy_from_slice(&x.to_be_bytes());
-        }
-        out
-    }
+    restock_store::port::seeded(seed)
 }
 
 /// Records the operation name of every request sent (an SDK interceptor):

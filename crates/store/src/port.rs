@@ -24,6 +24,22 @@ use crate::model::*;
 /// Draws 16 random bytes for ids and link secrets.
 pub type Random<'a> = &'a mut (dyn FnMut() -> [u8; 16] + Send);
 
+/// The same 16 bytes at a time for the same `seed` (a xorshift): ids and
+/// link secrets for tests and benchmarks that must run alike every time.
+pub fn seeded(seed: u64) -> impl FnMut() -> [u8; 16] + Send {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    move || {
+        let mut out = [0u8; 16];
+        for chunk in out.chunks_mut(8) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            chunk.copy_from_slice(&x.to_be_bytes());
+        }
+        out
+    }
+}
+
 /// Result of a store operation.
 pub type Result<T> = std::result::Result<T, StoreError>;
 

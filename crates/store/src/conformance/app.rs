@@ -46,20 +46,9 @@ pub struct App {
     random: Mutex<Box<dyn FnMut() -> [u8; 16] + Send>>,
 }
 
-/// 16 bytes at a time from a seeded xorshift: ids and link secrets that are
-/// the same on every run.
+/// The suite's random bytes: the same on every run.
 pub fn random(seed: u64) -> impl FnMut() -> [u8; 16] + Send {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    move || {
-        let mut out = [0u8; 16];
-        for chunk in out.chunks_mut(8) {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            chunk.copy_from_slice(&x.to_be_bytes());
-        }
-        out
-    }
+    crate::port::seeded(seed)
 }
 
 pub fn sku(s: &str) -> Sku {
