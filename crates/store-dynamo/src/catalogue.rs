@@ -57,9 +57,9 @@ impl CatalogueStore for DynamoStore {
             ));
         }
         let ent = s(serde_json::to_string(entry).expect("catalogue entries serialise"));
-        let mut item = key(sku_pk(&entry.sku), CATALOG_SK);
+        let mut item = key(sku_pk(&entry.sku), CATALOGUE_SK);
         item.insert(ENTRY.into(), ent.clone());
-        let mut listed = key(CATALOG_PK.to_owned(), entry.sku.as_str());
+        let mut listed = key(CATALOGUE_PK.to_owned(), entry.sku.as_str());
         listed.insert(ENTRY.into(), ent);
         let mut tx = self.tx();
         tx.put("entry", item, PutIf::Always)?;
@@ -88,7 +88,7 @@ impl CatalogueStore for DynamoStore {
     }
 
     async fn catalogue(&self) -> Result<Vec<CatalogueEntry>> {
-        self.partition(CATALOG_PK.into())
+        self.partition(CATALOGUE_PK.into())
             .await?
             .iter()
             .map(read_entry)
@@ -96,7 +96,7 @@ impl CatalogueStore for DynamoStore {
     }
 
     async fn catalogue_entry(&self, sku: &Sku) -> Result<Option<CatalogueEntry>> {
-        self.get(sku_pk(sku), CATALOG_SK)
+        self.get(sku_pk(sku), CATALOGUE_SK)
             .await?
             .as_ref()
             .map(read_entry)

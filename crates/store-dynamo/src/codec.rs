@@ -141,9 +141,9 @@ pub(crate) fn due_pk(id: &RequestId) -> String {
 }
 
 pub(crate) const STATE_SK: &str = "STATE";
-pub(crate) const CATALOG_SK: &str = "CATALOG";
+pub(crate) const CATALOGUE_SK: &str = "CATALOG";
 /// The partition listing every catalogue entry (sort key: the SKU).
-pub(crate) const CATALOG_PK: &str = "CATALOG";
+pub(crate) const CATALOGUE_PK: &str = "CATALOG";
 pub(crate) const REQUEST_SK: &str = "REQ";
 pub(crate) const ONE_SK: &str = "_";
 

@@ -284,14 +284,14 @@ impl DynamoStore {
         for item in self
             .get_consistent([
                 key(sku_pk(sku), STATE_SK),
-                key(sku_pk(sku), CATALOG_SK),
+                key(sku_pk(sku), CATALOGUE_SK),
                 hold_slot_key(sku, 0),
             ])
             .await?
         {
             match get_s(&item, attr::SK)? {
                 STATE_SK => state = Some(item),
-                CATALOG_SK => entry = Some(item),
+                CATALOGUE_SK => entry = Some(item),
                 _ => slot0 = slots::allowance_of(&item)?,
             }
         }
