@@ -110,6 +110,14 @@ pub fn parse_csv(text: &str) -> Result<Vec<CatalogueEntry>, CatalogueError> {
             reason: e.to_string(),
         })?
         .clone();
+    // Each platform's id column and where the header puts it (if anywhere).
+    let id_columns: Vec<_> = Platform::ALL
+        .into_iter()
+        .filter_map(|p| {
+            let column = p.id_column()?;
+            Some((p, column, header.iter().position(|h| h == column)))
+        })
+        .collect();
     for (i, record) in reader.records().enumerate() {
         let line = i as u64 + 2;
         let err = |field, reason: String| CatalogueError {
@@ -165,15 +173,8 @@ pub fn parse_csv(text: &str) -> Result<Vec<CatalogueEntry>, CatalogueError> {
             return Err(err("shards", format!("1 to {MAX_SHARDS}")));
         }
         let mut ids = PlatformIds::default();
-        for platform in Platform::ALL {
-            let Some(column) = platform.id_column() else {
-                continue;
-            };
-            let cell = header
-                .iter()
-                .position(|h| h == column)
-                .and_then(|at| record.get(at))
-                .map(str::to_owned);
+        for &(platform, column, at) in &id_columns {
+            let cell = at.and_then(|at| record.get(at)).map(str::to_owned);
             ids.set(platform, number(column, cell)?);
         }
         entries.push(CatalogueEntry {
