@@ -64,9 +64,15 @@ pub const TICKET: &str = "tk";
 pub const NEXT_TICKET: &str = "nx";
 /// The join key of the shard's last ticket dealt (the ticket counter).
 pub const LAST_KEY: &str = "lk";
-/// Prefix of the presence item's bitmaps: `b<block>` holds one bit per
-/// ticket of the block of 64, set while that ticket's request waits.
-pub const PRESENCE_BLOCK: &str = "b";
+/// Prefix of a presence block's words: `b<w>` holds one bit per ticket of
+/// the block's `w`th run of 64, set while that ticket's request waits.
+pub const PRESENCE_WORD: &str = "b";
+/// A presence block's count of bits set (it is deleted at zero).
+pub const PRESENCE_COUNT: &str = "n";
+/// Import marker: the import's fingerprint (its size, first and last id).
+pub const IMPORT: &str = "imp";
+/// Import marker: how many of the import's requests are in.
+pub const IMPORTED: &str = "done";
 
 // --- sparse index keys (present only while the request is in the index) ------
 

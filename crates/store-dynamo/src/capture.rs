@@ -22,17 +22,7 @@ use crate::slots::{give_back, slot_update, write_slots};
 use crate::tickets::Presence;
 use crate::tx::{Cancelled, Change, MAX_ATTEMPTS, Outcome, PutIf, Tx, backoff};
 
-/// How many times a click re-reads the hold slots after losing a unit to
-/// another click before it gives up with `Contention`.
-const DRY_ATTEMPTS: u32 = 64;
-/// How long a join keeps dealing again after losing its shard's ticket to
-/// another join (capture's timeout is 10 s): then 503 with `Retry-After`,
-/// nothing written.
-const JOIN_BUDGET: std::time::Duration = std::time::Duration::from_secs(6);
-/// How long a click keeps trying while it loses races (each loss is another
-/// shopper's hold, so the units run out or it gets one): a click ends in a
-/// hold or "sold out again", not an error, while the function has time.
-const CLICK_BUDGET: std::time::Duration = std::time::Duration::from_secs(8);
+use restock_store::retry::{CLICK_BUDGET, DRY_ATTEMPTS, JOIN_BUDGET};
 
 impl DynamoStore {
     /// A click found every hold slot empty (`held = level`): the shop sold
@@ -72,7 +62,7 @@ impl CaptureStore for DynamoStore {
         let shards = new.shards;
         let now = new.now;
         let joining = new.into_request();
-        let started = std::time::Instant::now();
+        let started = tokio::time::Instant::now();
         // Each lost ticket is another sign-up getting in, so a join keeps
         // dealing again for a while rather than a fixed count.
         for attempt in 0.. {
@@ -192,7 +182,7 @@ impl CaptureStore for DynamoStore {
         let own = usize::from(id.shard(shards));
         let mut from = Refill { from: own, take: 1 };
         let (mut attempt, mut dry) = (0, 0);
-        let started = std::time::Instant::now();
+        let started = tokio::time::Instant::now();
         while (attempt < MAX_ATTEMPTS && dry < DRY_ATTEMPTS) || started.elapsed() < CLICK_BUDGET {
             let tx = self.hold_tx(token, hold, own, from, now, hold_expires)?;
             let cancelled = match self.transact(tx).await {

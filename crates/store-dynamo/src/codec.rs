@@ -71,10 +71,20 @@ pub(crate) fn ticket_log_pk(sku: &Sku, shard: u16) -> String {
 pub(crate) fn ticket_log_key(sku: &Sku, shard: u16, ticket: u64) -> Item {
     key(ticket_log_pk(sku, shard), format!("{ticket:012}"))
 }
-/// A shard's presence bitmaps: bit `t % 64` of `b<t / 64>` is set while the
-/// request holding ticket `t` waits.
-pub(crate) fn presence_key(sku: &Sku, shard: u16) -> Item {
-    key(format!("QP#{sku}#{shard}"), ONE_SK)
+/// A shard's presence blocks, one item per 1,024 tickets (see
+/// [`presence_block_key`]).
+pub(crate) fn presence_pk(sku: &Sku, shard: u16) -> String {
+    format!("QP#{sku}#{shard}")
+}
+/// Presence block `block` of a shard: bit `t % 64` of word `b<(t % 1024) / 64>`
+/// is set while the request holding ticket `t = 1024 × block + …` waits; `n`
+/// counts the bits set. Sort keys are the block number, zero-padded.
+pub(crate) fn presence_block_key(sku: &Sku, shard: u16, block: u64) -> Item {
+    key(presence_pk(sku, shard), format!("{block:012}"))
+}
+/// A SKU's import marker (see `import`).
+pub(crate) fn import_key(sku: &Sku) -> Item {
+    key(format!("QI#{sku}"), ONE_SK)
 }
 /// One of a SKU's hold slots: `fr`, its share of the hold allowance.
 pub(crate) fn hold_slot_key(sku: &Sku, slot: usize) -> Item {

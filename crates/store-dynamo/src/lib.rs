@@ -41,11 +41,12 @@ mod capture;
 mod catalogue;
 mod detect;
 mod figures;
+mod import;
 mod notify;
 mod sweep;
 mod tickets;
 
-pub use tickets::offers_per_tx;
+pub use import::Imported;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
@@ -99,64 +100,38 @@ impl DynamoStore {
         table::create_table(&self.client, &self.table).await
     }
 
-    /// Bulk-loads waiting requests (a migrated waitlist, a benchmark's queue)
-    /// into SKUs whose queues are empty, with `BatchWriteItem`: each
-    /// request, its place, its queue entry and its ticket (dealt in join
-    /// order per shard), then each shard's ticket counter and presence bits.
-    /// Unlike `join` it checks neither opt-outs nor existing places, so it is
-    /// for trusted, already-deduplicated input only.
+    /// Imports waiting requests (a migrated waitlist, a benchmark's queue)
+    /// into SKUs nobody has joined yet: per SKU, tickets dealt in join order
+    /// per shard, then each request with its place, queue entry, ticket and
+    /// presence bit, a chunk per transaction (see `import`). Idempotent and
+    /// resumable: run again after an interruption, or twice at once, the
+    /// same requests go in once, and a live join during the import comes
+    /// after every imported request. Unlike `join` it checks no opt-outs, so
+    /// it is for trusted, already-deduplicated input only.
     ///
     /// # Errors
     /// [`StoreError::Backend`] when DynamoDB refuses;
-    /// [`StoreError::Contention`] when a SKU's queue has had joins already
-    /// (join those requests instead).
-    pub async fn import_waiting(&self, requests: &[Request], shards: u16) -> Result<()> {
-        let (requests, counters) = self.deal_import(requests, shards).await?;
-        let mut items = Vec::with_capacity(requests.len() * 4);
-        for r in &requests {
-            items.extend([request_item(r), place_item(r), queue_entry(r)]);
-            items.push(tickets::log_item(r));
-        }
-        self.batch_put(items).await?;
-        tickets::write_import_counters(self, counters).await
+    /// [`StoreError::Refused`] when a SKU had joins or another import before
+    /// this one, or a request or its shopper's place is stored already.
+    pub async fn import_waiting(&self, requests: &[Request], shards: u16) -> Result<Imported> {
+        self.import_some(requests, shards, None).await
     }
 
-    /// Writes every item with `BatchWriteItem`, 25 at a time, retrying
-    /// what comes back unprocessed.
-    async fn batch_put(&self, items: Vec<Item>) -> Result<()> {
-        use aws_sdk_dynamodb::types::{PutRequest, WriteRequest};
-        let mut writes = Vec::with_capacity(items.len());
-        for item in items {
-            let put = PutRequest::builder()
-                .set_item(Some(item))
-                .build()
-                .map_err(|e| StoreError::backend(crate::DYNAMODB, "BatchWriteItem", e))?;
-            writes.push(WriteRequest::builder().put_request(put).build());
+    /// [`import_waiting`](Self::import_waiting), stopping after `stop_after`
+    /// chunks per SKU (an import cut short, for tests).
+    pub(crate) async fn import_some(
+        &self,
+        requests: &[Request],
+        shards: u16,
+        stop_after: Option<usize>,
+    ) -> Result<Imported> {
+        let mut total = Imported::default();
+        for (sku, requests) in import::by_sku(requests) {
+            let one = self.import_sku(&sku, requests, shards, stop_after).await?;
+            total.written += one.written;
+            total.already += one.already;
         }
-        for chunk in writes.chunks(25) {
-            let mut pending = chunk.to_vec();
-            for attempt in 0..MAX_ATTEMPTS {
-                let out = self
-                    .client
-                    .batch_write_item()
-                    .request_items(&self.table, pending.clone())
-                    .send()
-                    .await
-                    .map_err(|e| StoreError::backend(crate::DYNAMODB, "BatchWriteItem", e))?;
-                pending = out
-                    .unprocessed_items
-                    .and_then(|mut u| u.remove(&self.table))
-                    .unwrap_or_default();
-                if pending.is_empty() {
-                    break;
-                }
-                backoff(attempt).await;
-            }
-            if !pending.is_empty() {
-                return Err(StoreError::Contention("BatchWriteItem".into()));
-            }
-        }
-        Ok(())
+        Ok(total)
     }
 
     /// Writes `item` whole, unconditionally (documents and markers no one

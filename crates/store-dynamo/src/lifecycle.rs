@@ -95,7 +95,8 @@ pub(crate) fn finish(
     tx.delete("place", key(place_pk(&r.contact_key), sku_pk(&r.sku)))?;
     if r.state == RequestState::Waiting {
         tx.delete("entry", queue_entry_key(r))?;
-        Presence::leaving(r).write(tx, &r.sku)?;
+        let emptier = Presence::leaving(r).write(tx, &r.sku)?;
+        tx.tidy(emptier);
     }
     if r.state == RequestState::Unconfirmed {
         tx.delete("confirm", confirm_key(&r.sku, &r.id))?;

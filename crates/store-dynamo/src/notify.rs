@@ -23,7 +23,7 @@ use crate::attr::*;
 use crate::codec::*;
 use crate::lifecycle::{Ended, wake_item};
 use crate::queue::QueueReader;
-use crate::tickets::{Presence, offers_per_tx};
+use crate::tickets::{Presence, fit};
 use crate::tx::{Change, MAX_ATTEMPTS, Outcome, PutIf, backoff};
 
 fn read_pause(item: &Item) -> Result<SenderPause> {
@@ -54,8 +54,9 @@ type Pending<'a> = (&'a Request, LinkToken, LinkToken, LinkToken);
 
 /// What writing a chunk of offers came to.
 enum Chunk {
-    /// Written (empty when every request dropped out and nothing was).
-    Done(Vec<Offer>),
+    /// Written (empty when every request dropped out and nothing was),
+    /// with the presence blocks it took bits from.
+    Done(Vec<Offer>, Vec<Item>),
     /// The SKU moved (another wave, a level change): start over from a fresh read.
     Moved,
 }
@@ -169,14 +170,14 @@ impl DynamoStore {
                     manage: manage.clone(),
                 });
             }
-            presence.write(&mut tx, sku)?;
+            let left = presence.write(&mut tx, sku)?;
             // No ClientRequestToken of ours: the SDK draws one per call and
             // resends it only with the identical request (its own retries).
             // A token derived from the SKU and version would come back with
             // fresh link secrets or a smaller chunk, which DynamoDB refuses
             // for ten minutes (IdempotentParameterMismatch).
             match self.transact(tx).await? {
-                Outcome::Done => return Ok(Chunk::Done(offered)),
+                Outcome::Done => return Ok(Chunk::Done(offered, left)),
                 Outcome::Cancelled(c) if c.failed("counter") => return Ok(Chunk::Moved),
                 Outcome::Cancelled(c) => {
                     let mut i = 0;
@@ -187,18 +188,20 @@ impl DynamoStore {
                 }
             }
         }
-        Ok(Chunk::Done(Vec::new()))
+        Ok(Chunk::Done(Vec::new(), Vec::new()))
     }
 }
 
-#[async_trait]
-impl NotifyStore for DynamoStore {
-    async fn create_offers(
+impl DynamoStore {
+    /// A wave's offers (see [`NotifyStore::create_offers`]); the presence
+    /// blocks its chunks took bits from go to `emptier`.
+    async fn offer_wave(
         &self,
         sku: &Sku,
         params: &WaveParams,
         now: Millis,
         random: Random<'_>,
+        emptier: &mut Vec<Item>,
     ) -> Result<Wave> {
         let mut wave = Wave::default();
         'attempts: for attempt in 0..MAX_ATTEMPTS {
@@ -231,8 +234,15 @@ impl NotifyStore for DynamoStore {
                     wave.skipped.push((c.request, *reason));
                 }
             }
-            let chosen: Vec<&Request> = plan.offers.iter().map(|c| by_id[&c.request]).collect();
-            for chunk in chosen.chunks(offers_per_tx(params.shards)) {
+            let mut chosen: &[&Request] = &plan
+                .offers
+                .iter()
+                .map(|c| by_id[&c.request])
+                .collect::<Vec<_>>();
+            while !chosen.is_empty() {
+                // The SKU counter, and three items per offer.
+                let (chunk, rest) = chosen.split_at(fit(chosen.iter().copied(), 1, 3));
+                chosen = rest;
                 let chunk: Vec<Pending<'_>> = chunk
                     .iter()
                     .map(|r| {
@@ -249,8 +259,9 @@ impl NotifyStore for DynamoStore {
                     .await?
                 {
                     // Every request of the chunk dropped out: nothing was written.
-                    Chunk::Done(offered) if offered.is_empty() => {}
-                    Chunk::Done(offered) => {
+                    Chunk::Done(offered, _) if offered.is_empty() => {}
+                    Chunk::Done(offered, left) => {
+                        emptier.extend(left);
                         version += 1;
                         wave.offers.extend(offered);
                     }
@@ -267,6 +278,26 @@ impl NotifyStore for DynamoStore {
         } else {
             Ok(wave)
         }
+    }
+}
+
+#[async_trait]
+impl NotifyStore for DynamoStore {
+    async fn create_offers(
+        &self,
+        sku: &Sku,
+        params: &WaveParams,
+        now: Millis,
+        random: Random<'_>,
+    ) -> Result<Wave> {
+        // Once per wave, not per chunk: a wave's chunks take their bits
+        // from the same few blocks.
+        let mut emptier = Vec::new();
+        let wave = self
+            .offer_wave(sku, params, now, random, &mut emptier)
+            .await;
+        self.drop_empty_blocks(emptier).await;
+        wave
     }
 
     async fn pending_confirmations(&self, sku: &Sku, limit: usize) -> Result<Vec<Request>> {

@@ -226,6 +226,20 @@ pub fn waiting_request(
     }
 }
 
+/// An import cut short after `chunks` transactions per SKU, as an
+/// interrupted `restock` process would leave it.
+///
+/// # Errors
+/// As [`DynamoStore::import_waiting`](crate::DynamoStore::import_waiting).
+pub async fn import_cut_short(
+    store: &DynamoStore,
+    requests: &[restock_store::Request],
+    shards: u16,
+    chunks: usize,
+) -> restock_store::port::Result<crate::Imported> {
+    store.import_some(requests, shards, Some(chunks)).await
+}
+
 /// Makes the SKU's stored counters say `offered` and `held` (the level
 /// kept), as a defect would leave them: reconcile's tests set a drift with
 /// this and check it is corrected.

@@ -16,10 +16,15 @@
 //!   is missing or joined later (usually at once: only a join racing this one
 //!   in another shard can have an earlier key and a later ticket).
 //!
+//! Presence is kept in blocks of 1,024 tickets, one small item each, deleted
+//! once empty, so every write a join, leave or offer makes is to items of
+//! the same small size however many sign-ups the SKU has had.
+//!
 //! So a join reads one item per shard (the counters, one `BatchGetItem`) and
-//! a position one presence item per shard plus one ticket per other shard
-//! (one `BatchGetItem`), whatever the depth of the queue. `docs/TABLE.md`
-//! ("Positions") has the items.
+//! writes one transaction of fixed-size items; a position reads one ticket
+//! per other shard (one `BatchGetItem`) and the presence blocks below its
+//! boundary (one `Query` per shard, about one item per 1,024 waiting).
+//! `docs/TABLE.md` ("Positions") has the items.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -32,26 +37,44 @@ use crate::attr::*;
 use crate::codec::*;
 use crate::tx::{Change, PutIf, Tx};
 
-/// Tickets per presence bitmap (one DynamoDB number holds 64 bits exactly).
-const BLOCK: u64 = 64;
+/// Tickets per presence word (one DynamoDB number holds 64 bits exactly).
+const WORD: u64 = 64;
 
-/// The presence attribute and bit of ticket `t`.
-fn bit(t: u64) -> (u64, i128) {
-    (t / BLOCK, 1i128 << (t % BLOCK))
+/// Words per presence block: a block item covers 1,024 tickets and is at
+/// most ~300 bytes (1 write unit) whatever the shard's lifetime sign-ups.
+const WORDS: u64 = 16;
+
+/// Tickets per presence block.
+pub(crate) const BLOCK: u64 = WORD * WORDS;
+
+/// Where ticket `t`'s bit lives: its block, the word in that block, the bit.
+fn bit(t: u64) -> (u64, u64, i128) {
+    (t / BLOCK, (t % BLOCK) / WORD, 1i128 << (t % WORD))
 }
 
-fn block_attr(block: u64) -> String {
-    format!("{PRESENCE_BLOCK}{block}")
+fn word_attr(word: u64) -> String {
+    format!("{PRESENCE_WORD}{word}")
 }
 
-/// Presence changes to write in one transaction: per shard, per block, the
-/// bits to set (positive) and clear (negative). A bit is only ever set while
-/// clear and cleared while set, because every change rides in the same
-/// transaction as the request's own conditional move into or out of waiting,
-/// so `ADD` of the bit's value is an exact OR / AND-NOT.
+/// One presence block's changes: per word, the bits to set (positive) and
+/// clear (negative), and the net change of its count of set bits.
+#[derive(Debug, Default)]
+struct BlockChange {
+    words: BTreeMap<u64, i128>,
+    count: i64,
+}
+
+/// Presence changes to write in one transaction: per shard and block, the
+/// bits to set and clear. A bit is only ever set while clear and cleared
+/// while set, because every change rides in the same transaction as the
+/// request's own conditional move into or out of waiting, so `ADD` of the
+/// bit's value is an exact OR / AND-NOT, and `ADD` of one to the block's
+/// count keeps it the number of bits set. `ADD` creates a block that is not
+/// there, so a block deleted once empty (see
+/// [`DynamoStore::drop_empty_blocks`]) comes back with the next bit.
 #[derive(Debug, Default)]
 pub(crate) struct Presence {
-    by_shard: BTreeMap<u16, BTreeMap<u64, i128>>,
+    blocks: BTreeMap<(u16, u64), BlockChange>,
 }
 
 impl Presence {
@@ -79,43 +102,64 @@ impl Presence {
         self.change(r, -1);
     }
 
-    fn change(&mut self, r: &Request, sign: i128) {
+    fn change(&mut self, r: &Request, sign: i8) {
         // A request from before tickets has no bit: positions of such a
         // SKU's older requests are counted from the queue instead.
         let Some(ticket) = &r.ticket else { return };
-        let (block, value) = bit(ticket.number);
-        *self
-            .by_shard
-            .entry(r.shard)
-            .or_default()
-            .entry(block)
-            .or_default() += sign * value;
+        let (block, word, value) = bit(ticket.number);
+        let change = self.blocks.entry((r.shard, block)).or_default();
+        *change.words.entry(word).or_default() += i128::from(sign) * value;
+        change.count += i64::from(sign);
     }
 
-    /// Adds one update per shard touched, labelled `presence`.
-    pub(crate) fn write(self, tx: &mut Tx<'_>, sku: &Sku) -> Result<()> {
-        for (shard, blocks) in self.by_shard {
-            let mut change = Change::on(presence_key(sku, shard));
-            let mut any = false;
-            for (block, delta) in blocks {
-                if delta != 0 {
-                    change = change.add(&block_attr(block), n(delta));
-                    any = true;
-                }
+    /// Adds one update per block touched, labelled `presence`. Answers the
+    /// keys of the blocks that lost bits (which may now be empty).
+    pub(crate) fn write(self, tx: &mut Tx<'_>, sku: &Sku) -> Result<Vec<Item>> {
+        let mut emptier = Vec::new();
+        for ((shard, block), delta) in self.blocks {
+            if delta.count == 0 && delta.words.values().all(|bits| *bits == 0) {
+                continue;
             }
-            if any {
-                tx.update("presence", change)?;
+            let key = presence_block_key(sku, shard, block);
+            if delta.count < 0 {
+                emptier.push(key.clone());
             }
+            let change = delta
+                .words
+                .iter()
+                .filter(|(_, bits)| **bits != 0)
+                .fold(Change::on(key), |c, (word, bits)| {
+                    c.add(&word_attr(*word), n(bits))
+                })
+                .add(PRESENCE_COUNT, n(delta.count));
+            tx.update("presence", change)?;
         }
-        Ok(())
+        Ok(emptier)
     }
 }
 
-/// How many offers fit one transaction (100 items) on a SKU of `shards`: the
-/// SKU counter, three items per offer (the request, its queue entry, its
-/// unsent marker) and one presence update per shard the chunk touches.
-pub fn offers_per_tx(shards: u16) -> usize {
-    (99 - usize::from(shards.clamp(1, 33))) / 3
+/// How many of `requests`, from the first, fit one transaction (100 items)
+/// beside `fixed` items of its own, at `per_request` items each plus one
+/// presence update per block they touch. A wave's chunk (the SKU counter;
+/// each request, its queue entry and its unit marker) holds 32 offers whose
+/// tickets share a block, 27 on 16 shards with a block each.
+pub(crate) fn fit<'a>(
+    requests: impl IntoIterator<Item = &'a Request>,
+    fixed: usize,
+    per_request: usize,
+) -> usize {
+    let mut blocks = std::collections::BTreeSet::new();
+    let mut len = 0;
+    for r in requests {
+        if let Some(ticket) = &r.ticket {
+            blocks.insert((r.shard, ticket.number / BLOCK));
+        }
+        if fixed + per_request * (len + 1) + blocks.len() > 100 {
+            break;
+        }
+        len += 1;
+    }
+    len
 }
 
 /// A shard's ticket counter as a join read it.
@@ -216,114 +260,35 @@ impl DynamoStore {
         tx.put("ticket-log", log_item_at(r, now), PutIf::Always)?;
         Ok(())
     }
-
-    /// Deals tickets to requests being imported (see `import_waiting`): per
-    /// SKU and shard in join order, from 0. Answers the requests with their
-    /// tickets and what each shard's counter and presence item must hold.
-    pub(crate) async fn deal_import(
-        &self,
-        requests: &[Request],
-        shards: u16,
-    ) -> Result<(Vec<Request>, Vec<ImportedShard>)> {
-        let mut by_sku: BTreeMap<Sku, Vec<Request>> = BTreeMap::new();
-        for r in requests {
-            by_sku.entry(r.sku.clone()).or_default().push(r.clone());
-        }
-        let mut out = Vec::with_capacity(requests.len());
-        let mut counters = Vec::new();
-        for (sku, mut rs) in by_sku {
-            let shards = rs
-                .iter()
-                .map(|r| r.shard + 1)
-                .max()
-                .unwrap_or(1)
-                .max(shards);
-            let dealt = self
-                .get_consistent((0..shards).map(|sh| ticket_counter_key(&sku, sh)))
-                .await?;
-            if !dealt.is_empty() {
-                return Err(StoreError::Refused(format!(
-                    "{sku} has a queue already: an import goes into an item nobody has joined yet"
-                )));
-            }
-            rs.sort_by_key(|r| r.key);
-            // Walking in join order, each shard's count so far is exactly
-            // how many of its tickets joined earlier.
-            let mut next = vec![0u64; usize::from(shards)];
-            let mut last = vec![None; usize::from(shards)];
-            let mut presence: Vec<BTreeMap<u64, i128>> = vec![BTreeMap::new(); usize::from(shards)];
-            for mut r in rs {
-                let marks = next
-                    .iter()
-                    .map(|&n| ShardMark { ahead: n, dealt: n })
-                    .collect();
-                let shard = usize::from(r.shard);
-                let number = next[shard];
-                r.ticket = Some(Ticket {
-                    number,
-                    shards: marks,
-                });
-                let (block, value) = bit(number);
-                *presence[shard].entry(block).or_default() += value;
-                next[shard] += 1;
-                last[shard] = Some(r.key);
-                out.push(r);
-            }
-            for shard in 0..shards {
-                let i = usize::from(shard);
-                if let Some(last) = last[i] {
-                    counters.push(ImportedShard {
-                        sku: sku.clone(),
-                        shard,
-                        next: next[i],
-                        last,
-                        presence: std::mem::take(&mut presence[i]),
-                    });
-                }
-            }
-        }
-        Ok((out, counters))
-    }
 }
 
-/// What an import leaves in one shard: its counter and presence bits.
-#[derive(Debug)]
-pub(crate) struct ImportedShard {
-    sku: Sku,
-    shard: u16,
-    next: u64,
-    last: JoinKey,
-    presence: BTreeMap<u64, i128>,
-}
-
-/// Writes each imported shard's counter (only where no join has dealt a
-/// ticket since the import read it) and presence bits.
-pub(crate) async fn write_import_counters(
-    store: &DynamoStore,
-    shards: Vec<ImportedShard>,
-) -> Result<()> {
-    for imported in shards {
-        let counter = Change::on(ticket_counter_key(&imported.sku, imported.shard))
-            .set(NEXT_TICKET, n(imported.next))
-            .set(LAST_KEY, s(imported.last.to_string()))
-            .when(format!("attribute_not_exists({NEXT_TICKET})"));
-        if !counter.apply(store).await? {
-            return Err(StoreError::Refused(format!(
-                "{} was joined during the import: its positions are not exact",
-                imported.sku
-            )));
-        }
-        // One update per 50 blocks keeps each request small.
-        let blocks: Vec<(u64, i128)> = imported.presence.into_iter().collect();
-        for part in blocks.chunks(50) {
-            let mut change = Change::on(presence_key(&imported.sku, imported.shard));
-            for (block, bits) in part {
-                change = change.add(&block_attr(*block), n(bits));
+impl DynamoStore {
+    /// Deletes each of these presence blocks that is empty (its count is
+    /// zero), so a position never reads blocks nobody waits in. Best effort:
+    /// a block a join has written since stays, and one left behind holds
+    /// only zeros, which count nothing.
+    pub(crate) async fn drop_empty_blocks(&self, mut blocks: Vec<Item>) {
+        blocks.sort_by_key(pk_sk);
+        blocks.dedup_by_key(|b| pk_sk(b));
+        let deletes = blocks.into_iter().map(|key| {
+            self.client
+                .delete_item()
+                .table_name(&self.table)
+                .set_key(Some(key))
+                .condition_expression(format!("{PRESENCE_COUNT} = :zero"))
+                .expression_attribute_values(":zero", n(0))
+                .send()
+        });
+        for result in futures::future::join_all(deletes).await {
+            if let Err(e) = result
+                && !e
+                    .as_service_error()
+                    .is_some_and(|e| e.is_conditional_check_failed_exception())
+            {
+                tracing::debug!(error = %aws_smithy_types::error::display::DisplayErrorContext(&e), "an empty presence block was left");
             }
-            change.apply(store).await?;
         }
     }
-    Ok(())
 }
 
 /// The ticket log entry of `r`'s ticket.
@@ -376,9 +341,10 @@ impl DynamoStore {
     }
 
     /// The position of `r` (waiting or unconfirmed, with a ticket): one
-    /// `BatchGetItem` of every shard's presence item and the ticket after
-    /// each other shard's known boundary, then (rarely) the next tickets of
-    /// the shards whose boundary moved.
+    /// `BatchGetItem` of the ticket after each other shard's known boundary,
+    /// then (rarely) the next tickets of the shards whose boundary moved,
+    /// then the presence blocks below each shard's boundary (a `Query` per
+    /// shard, side by side).
     pub(crate) async fn ticket_position(
         &self,
         r: &Request,
@@ -406,33 +372,16 @@ impl DynamoStore {
                 looking.push(shard);
             }
         }
-        let presence_keys: Vec<Item> = (0..shards).map(|sh| presence_key(&r.sku, sh)).collect();
-        let mut keys = presence_keys.clone();
-        let mut presence: HashMap<(String, String), Item> = HashMap::new();
-        let mut first = true;
-        loop {
-            keys.extend(
-                looking
-                    .iter()
-                    .map(|&sh| ticket_log_key(&r.sku, sh, bound[usize::from(sh)])),
-            );
-            if keys.is_empty() {
-                break;
-            }
+        while !looking.is_empty() {
+            let keys = looking
+                .iter()
+                .map(|&sh| ticket_log_key(&r.sku, sh, bound[usize::from(sh)]));
             let found: HashMap<(String, String), Item> = self
-                .get_consistent(std::mem::take(&mut keys))
+                .get_consistent(keys)
                 .await?
                 .into_iter()
                 .map(|item| (pk_sk(&item), item))
                 .collect();
-            if first {
-                for k in &presence_keys {
-                    if let Some(item) = found.get(&pk_sk(k)) {
-                        presence.insert(pk_sk(k), item.clone());
-                    }
-                }
-                first = false;
-            }
             let mut still = Vec::new();
             for &sh in &looking {
                 let at = &mut bound[usize::from(sh)];
@@ -448,32 +397,49 @@ impl DynamoStore {
                 }
             }
             looking = still;
-            if looking.is_empty() {
-                break;
-            }
         }
-        let mut ahead = 0usize;
-        for (shard, k) in presence_keys.iter().enumerate() {
-            if let Some(item) = presence.get(&pk_sk(k)) {
-                ahead += waiting_below(item, bound[shard])?;
-            }
-        }
+        let counts = futures::future::try_join_all(
+            (0..shards).map(|shard| self.waiting_below(&r.sku, shard, bound[usize::from(shard)])),
+        )
+        .await?;
+        let ahead = counts.into_iter().sum();
         Ok(restock_core::queue::position(ahead))
     }
 }
 
-/// How many presence bits below ticket `bound` are set in `item`.
-fn waiting_below(item: &Item, bound: u64) -> Result<usize> {
-    let (last_block, _) = bit(bound);
+impl DynamoStore {
+    /// How many of a shard's requests with a ticket below `bound` wait: the
+    /// bits set in its presence blocks up to `bound`'s (one consistent
+    /// `Query`; blocks are deleted once empty, so it reads about one item
+    /// per 1,024 waiting).
+    async fn waiting_below(&self, sku: &Sku, shard: u16, bound: u64) -> Result<usize> {
+        let (last, _, _) = bit(bound);
+        let blocks = self
+            .query_all(
+                self.query()
+                    .consistent_read(true)
+                    .key_condition_expression(format!("{PK} = :p AND {SK} <= :b"))
+                    .expression_attribute_values(":p", s(presence_pk(sku, shard)))
+                    .expression_attribute_values(":b", s(format!("{last:012}"))),
+            )
+            .await?;
+        blocks.iter().map(|b| bits_below(b, bound)).sum()
+    }
+}
+
+/// How many bits of presence block `item` are set for tickets below `bound`.
+fn bits_below(item: &Item, bound: u64) -> Result<usize> {
+    let block: u64 = get_s(item, SK)?.parse().map_err(|e| corrupt(item, e))?;
     let mut count = 0usize;
     for (name, value) in item {
-        let Some(block) = name
-            .strip_prefix(PRESENCE_BLOCK)
-            .and_then(|b| b.parse::<u64>().ok())
+        let Some(word) = name
+            .strip_prefix(PRESENCE_WORD)
+            .and_then(|w| w.parse::<u64>().ok())
         else {
             continue;
         };
-        if block > last_block {
+        let first = block * BLOCK + word * WORD;
+        if first >= bound {
             continue;
         }
         let bits: u64 = value
@@ -481,8 +447,9 @@ fn waiting_below(item: &Item, bound: u64) -> Result<usize> {
             .ok()
             .and_then(|v| v.parse().ok())
             .ok_or_else(|| corrupt(item, format!("{name} is not a bitmap")))?;
-        let bits = if block == last_block {
-            bits & ((1u64 << (bound % BLOCK)) - 1)
+        let below = bound - first;
+        let bits = if below < WORD {
+            bits & ((1u64 << below) - 1)
         } else {
             bits
         };
@@ -496,31 +463,68 @@ mod tests {
     use super::*;
 
     #[test]
-    fn bits_below_a_bound_are_counted_across_blocks() {
-        let mut item = Item::new();
-        item.insert(PK.into(), s("QP#X#0"));
+    fn bits_below_a_bound_are_counted_across_words() {
+        // Block 2: tickets 2048 to 3071.
+        let mut item = presence_block_key(&"X".parse().unwrap(), 0, 2);
         item.insert("b0".into(), n(u64::MAX));
         item.insert("b1".into(), n(0b1011u64));
-        item.insert("b2".into(), n(1u64 << 63));
-        assert_eq!(waiting_below(&item, 0).unwrap(), 0);
-        assert_eq!(waiting_below(&item, 64).unwrap(), 64);
-        assert_eq!(waiting_below(&item, 65).unwrap(), 65);
-        assert_eq!(waiting_below(&item, 66).unwrap(), 66);
-        assert_eq!(waiting_below(&item, 67).unwrap(), 66);
-        assert_eq!(waiting_below(&item, 68).unwrap(), 67);
-        assert_eq!(waiting_below(&item, 191).unwrap(), 67);
-        assert_eq!(waiting_below(&item, 192).unwrap(), 68);
-        assert_eq!(waiting_below(&item, 10_000).unwrap(), 68);
+        item.insert("b15".into(), n(1u64 << 63));
+        item.insert(PRESENCE_COUNT.into(), n(68));
+        let at = |t: u64| bits_below(&item, 2048 + t).unwrap();
+        assert_eq!(bits_below(&item, 0).unwrap(), 0);
+        assert_eq!(at(0), 0);
+        assert_eq!(at(64), 64);
+        assert_eq!(at(65), 65);
+        assert_eq!(at(66), 66);
+        assert_eq!(at(67), 66);
+        assert_eq!(at(68), 67);
+        assert_eq!(at(1023), 67);
+        assert_eq!(at(1024), 68);
+        assert_eq!(at(100_000), 68);
     }
 
     #[test]
-    fn a_chunk_of_offers_fits_one_transaction() {
-        for shards in [1u16, 2, 16, 33, 64] {
-            let per = offers_per_tx(shards);
-            let touched = per.min(usize::from(shards));
-            assert!(1 + 3 * per + touched <= 100, "{shards} shards: {per}");
-            assert!(per >= 22);
+    fn a_ticket_s_bit_is_in_its_block_and_word() {
+        assert_eq!(bit(0), (0, 0, 1));
+        assert_eq!(bit(63), (0, 0, 1 << 63));
+        assert_eq!(bit(64), (0, 1, 1));
+        assert_eq!(bit(1023), (0, 15, 1 << 63));
+        assert_eq!(bit(1024), (1, 0, 1));
+        assert_eq!(bit(1_000_000), (976, 9, 1 << 0));
+    }
+
+    #[test]
+    fn a_chunk_fits_one_transaction_however_its_tickets_spread() {
+        let request = |shard: u16, number: u64| {
+            let mut r = crate::testing::waiting_request(
+                number as usize,
+                &"X".parse().unwrap(),
+                0,
+                16,
+                b"pepper",
+            );
+            r.shard = shard;
+            r.ticket = Some(Ticket {
+                number,
+                shards: Vec::new(),
+            });
+            r
+        };
+        let one_block: Vec<Request> = (0..100).map(|t| request(0, t)).collect();
+        assert_eq!(fit(&one_block, 1, 3), 32);
+        let sixteen: Vec<Request> = (0..100).map(|t| request((t % 16) as u16, t)).collect();
+        assert_eq!(fit(&sixteen, 1, 3), 27);
+        // Every ticket in a block of its own (the rest of each block left).
+        let spread: Vec<Request> = (0..100).map(|t| request(0, t * BLOCK)).collect();
+        assert_eq!(fit(&spread, 1, 3), 24);
+        assert_eq!(fit(&spread, 1, 4), 19);
+        for rs in [&one_block, &sixteen, &spread] {
+            let k = fit(rs.iter(), 1, 3);
+            let blocks: std::collections::BTreeSet<_> = rs[..k]
+                .iter()
+                .map(|r| (r.shard, r.ticket.as_ref().unwrap().number / BLOCK))
+                .collect();
+            assert!(1 + 3 * k + blocks.len() <= 100);
         }
-        assert_eq!(offers_per_tx(1), 32);
     }
 }

@@ -3,7 +3,6 @@
 //! [`Cancelled`]), and the retry policy for conflicts.
 
 use std::collections::HashMap;
-use std::time::Duration;
 
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{
@@ -16,14 +15,7 @@ use restock_store::port::Result;
 use crate::DynamoStore;
 use crate::codec::Item;
 
-/// How many times a lost race is retried before giving up with `Contention`
-/// (a transaction keeps trying for [`CONFLICT_BUDGET`] as well).
-pub(crate) const MAX_ATTEMPTS: u32 = 8;
-
-/// How long a transaction keeps retrying lost races (`TransactionConflict`)
-/// before answering `Contention`: well inside a function's timeout, long
-/// enough for a burst of writes on one item to drain.
-pub(crate) const CONFLICT_BUDGET: Duration = Duration::from_secs(4);
+pub(crate) use restock_store::retry::{CONFLICT_BUDGET, MAX_ATTEMPTS};
 
 /// When a put may go ahead.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -198,6 +190,8 @@ pub(crate) struct Tx<'a> {
     table: &'a str,
     items: Vec<TransactWriteItem>,
     labels: Vec<&'static str>,
+    /// Presence blocks to delete if empty once it commits.
+    emptier: Vec<Item>,
 }
 
 fn built<T, E: std::error::Error + Send + Sync + 'static>(
@@ -213,7 +207,13 @@ impl<'a> Tx<'a> {
             table,
             items: Vec::new(),
             labels: Vec::new(),
+            emptier: Vec::new(),
         }
+    }
+
+    /// Once it commits, deletes each of these presence blocks that is empty.
+    pub fn tidy(&mut self, blocks: Vec<Item>) {
+        self.emptier.extend(blocks);
     }
 
     fn push(&mut self, label: &'static str, item: TransactWriteItem) {
@@ -358,7 +358,7 @@ impl DynamoStore {
     /// Runs a transaction. Conflicts with concurrent transactions are retried
     /// here; failed conditions come back as [`Cancelled`].
     pub(crate) async fn transact(&self, tx: Tx<'_>) -> Result<Outcome> {
-        let started = std::time::Instant::now();
+        let started = tokio::time::Instant::now();
         let mut attempt = 0;
         loop {
             let result = self
@@ -368,7 +368,12 @@ impl DynamoStore {
                 .send()
                 .await;
             let err = match result {
-                Ok(_) => return Ok(Outcome::Done),
+                Ok(_) => {
+                    if !tx.emptier.is_empty() {
+                        self.drop_empty_blocks(tx.emptier).await;
+                    }
+                    return Ok(Outcome::Done);
+                }
                 Err(err) => err,
             };
             let retry_conflict = match err.as_service_error() {
@@ -417,21 +422,13 @@ impl DynamoStore {
     }
 }
 
-/// Waits after a lost race: "full jitter" (a uniformly random wait up to a
-/// ceiling that doubles with each attempt, 10 ms to 160 ms), drawn from the
-/// operating system's random source, so clients that collided once (every
-/// Lambda sandbox has the same process id) do not collide again in step. The
-/// ceiling stays low: a writer that has lost many times must not wait far
-/// longer than one that just arrived, or it starves (measured: with 640 ms
-/// a join from eight clients on one shard could lose for 6 s).
+/// Waits after losing race number `attempt` (the shared policy,
+/// [`restock_store::retry::backoff`]), drawn from the operating system's
+/// random source.
 pub(crate) async fn backoff(attempt: u32) {
-    let ceiling = BACKOFF_BASE_MS << attempt.min(4);
-    let wait = getrandom::u64().unwrap_or(u64::from(attempt)) % (ceiling + 1);
-    tokio::time::sleep(Duration::from_millis(wait)).await;
+    let random = getrandom::u64().unwrap_or(u64::from(attempt));
+    tokio::time::sleep(restock_store::retry::backoff(attempt, random)).await;
 }
-
-/// The first backoff ceiling.
-const BACKOFF_BASE_MS: u64 = 10;
 
 /// A stable 64-bit hash for key discriminators (two wakes of one millisecond).
 pub(crate) fn fnv(text: &str) -> u64 {

@@ -24,6 +24,7 @@ pub mod conformance;
 pub mod error;
 pub mod model;
 pub mod port;
+pub mod retry;
 
 pub use error::StoreError;
 pub use model::*;

@@ -176,6 +176,88 @@ async fn an_imported_waitlist_holds_its_order_and_a_joiner_comes_after_it() {
     assert_eq!(store.position(&last, SHARDS).await.unwrap(), Some(41));
     ids.push(last.id);
     positions_agree(&store, &ids).await;
-    // A second import into the same item is refused: its tickets are dealt.
+    // The same import again writes nothing; another into the item is refused.
+    let again = store.import_waiting(&imported, SHARDS).await.unwrap();
+    assert_eq!((again.written, again.already), (0, 40));
+    positions_agree(&store, &ids).await;
     assert!(store.import_waiting(&imported[..1], SHARDS).await.is_err());
+}
+
+/// An import cut short, with a live join, a wave and a cancel before it is
+/// run again, twice at once: every imported request goes in exactly once, in
+/// its order, the joiner after them, and nothing that happened to a request
+/// in between is undone.
+#[tokio::test]
+async fn an_import_cut_short_resumes_beside_live_joins_and_changes_nothing_twice() {
+    let store = testing::dynamo_store().await;
+    // Fifty chunks' worth, all in shard 0: over two presence blocks.
+    let imported: Vec<Request> = (0..1_200u64)
+        .map(|i| Request {
+            shard: 0,
+            ..new_request(i, T0 + i as i64, false).into_request()
+        })
+        .collect();
+    let first = testing::import_cut_short(&store, &imported, SHARDS, 3)
+        .await
+        .unwrap();
+    let done = first.written;
+    assert!(first.already == 0 && done > 3 && done < 100, "{first:?}");
+    // A live join while the import is half in comes after all of it.
+    let live = join(&store, 9_999, T0 + 10_000, false).await;
+    // The front of the line is told and one imported shopper leaves, before
+    // the import is run again.
+    restock(&store, 2, T0 + 10_001).await;
+    let wave = store
+        .create_offers(
+            &sku(),
+            &WaveParams {
+                share: ListShare::ALL,
+                offer_window: Window::from_mins(15),
+                shards: SHARDS,
+                max_offers: 1_000,
+            },
+            T0 + 10_002,
+            &mut testing::random(7),
+        )
+        .await
+        .unwrap();
+    let told: Vec<RequestId> = wave.offers.iter().map(|o| o.request.id).collect();
+    assert_eq!(told, [imported[0].id, imported[1].id]);
+    store.cancel(&imported[5].id, T0 + 10_003).await.unwrap();
+    let (a, b) = tokio::join!(
+        store.import_waiting(&imported, SHARDS),
+        store.import_waiting(&imported, SHARDS)
+    );
+    let (a, b) = (a.unwrap(), b.unwrap());
+    assert!(a.already >= done && b.already >= done, "{a:?} {b:?}");
+    assert_eq!(a.written + b.written, 1_200 - done, "{a:?} {b:?}");
+    for id in told {
+        assert!(matches!(
+            store.request(&id).await.unwrap().unwrap().state,
+            RequestState::Offered { .. }
+        ));
+    }
+    assert_eq!(
+        store.request(&imported[5].id).await.unwrap().unwrap().state,
+        RequestState::Cancelled
+    );
+    // Positions: the 1,197 still waiting in import order, then the joiner.
+    let r = store.request(&imported[1_199].id).await.unwrap().unwrap();
+    assert_eq!(store.position(&r, SHARDS).await.unwrap(), Some(1_197));
+    let r = store.request(&imported[6].id).await.unwrap().unwrap();
+    assert_eq!(store.position(&r, SHARDS).await.unwrap(), Some(4));
+    let live = store.request(&live.id).await.unwrap().unwrap();
+    assert_eq!(store.position(&live, SHARDS).await.unwrap(), Some(1_198));
+    // A sample agrees with the queue's own count.
+    for id in imported.iter().step_by(100).map(|r| r.id).chain([live.id]) {
+        let r = store.request(&id).await.unwrap().unwrap();
+        let counted = Request {
+            ticket: None,
+            ..r.clone()
+        };
+        assert_eq!(
+            store.position(&r, SHARDS).await.unwrap(),
+            store.position(&counted, SHARDS).await.unwrap()
+        );
+    }
 }
