@@ -15,7 +15,7 @@ echo
 echo "| offered | shards | double opt-in | accepted | 429 / 503 | other | lost | sent again | p50 ms | p99 ms | attempts per join | conflicts | throttles | simulated s |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for shards in 1 16; do
-  for rate in 100 500 2000; do
+  for rate in 100 500 1000 2000; do
     for confirm in true false; do
       sim signups --rate "$rate" --shards "$shards" --confirm "$confirm" "$@"
     done
@@ -26,7 +26,7 @@ echo "One shard, rising (double opt-in on)"
 echo
 echo "| offered | shards | double opt-in | accepted | 429 / 503 | other | lost | sent again | p50 ms | p99 ms | attempts per join | conflicts | throttles | simulated s |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-for rate in 10 20 30 35 40; do
+for rate in 20 40 60 80 100; do
   sim signups --rate "$rate" --shards 1 "$@"
 done
 echo

@@ -31,6 +31,8 @@
 //! decide is then done by the in-memory store. Everything else costs one
 //! read and is done by the in-memory store.
 
+pub mod drive;
+
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -50,6 +52,7 @@ use restock_store::prelude::*;
 use restock_store::retry::{
     CLICK_BUDGET, CONFLICT_BUDGET, DRY_ATTEMPTS, JOIN_BUDGET, MAX_ATTEMPTS, backoff,
 };
+use restock_store_dynamo::table::SPREAD;
 use restock_store_memory::MemoryStore;
 use tokio::time::{Instant, sleep};
 
@@ -115,6 +118,8 @@ struct Dynamo {
     /// Per SKU, its hold slots' allowances.
     slots: HashMap<Sku, Vec<i64>>,
     counts: Counts,
+    /// Throttles per partition key.
+    throttled: HashMap<String, u64>,
 }
 
 impl Dynamo {
@@ -142,6 +147,7 @@ impl Dynamo {
             }
             if window.iter().map(|(_, u)| u).sum::<u32>() + add > wcu {
                 self.counts.throttles += 1;
+                *self.throttled.entry((*pk).to_owned()).or_default() += 1;
                 return Err(Lost::Throttled);
             }
         }
@@ -176,6 +182,17 @@ pub struct SimStore {
     dynamo: Mutex<Dynamo>,
 }
 
+/// The partition of a wake, as the DynamoDB store picks it (an FNV-1a hash
+/// of its discriminator).
+fn spread_of(discriminator: &str) -> u64 {
+    let hash = discriminator
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+    hash % u64::from(SPREAD)
+}
+
 fn name(pk: impl Into<String>, sk: impl Into<String>) -> Name {
     (pk.into(), sk.into())
 }
@@ -194,6 +211,19 @@ enum Sent {
     Applied,
     /// Its condition failed.
     Cancelled,
+    /// Cancelled for a conflict, and not sent again (see [`Retry`]).
+    Conflicted,
+}
+
+/// What a transaction does when another is in flight on one of its items.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Retry {
+    /// Sends it again, as `DynamoStore::transact` does.
+    Conflicts,
+    /// Answers [`Sent::Conflicted`], as `DynamoStore::transact_once` does
+    /// (a join: the transaction in flight on its shard's counter is another
+    /// join taking the ticket, so the same one again would fail).
+    Never,
 }
 
 impl SimStore {
@@ -209,6 +239,21 @@ impl SimStore {
     /// The store underneath, for setting up and checking a run.
     pub fn inner(&self) -> &MemoryStore {
         &self.inner
+    }
+
+    /// The partition keys throttled most, with how often.
+    pub fn hottest(&self, n: usize) -> Vec<(String, u64)> {
+        let mut all: Vec<(String, u64)> = self
+            .dynamo
+            .lock()
+            .expect("model lock")
+            .throttled
+            .iter()
+            .map(|(k, v)| (k.clone(), *v))
+            .collect();
+        all.sort_by_key(|b| std::cmp::Reverse(b.1));
+        all.truncate(n);
+        all
     }
 
     /// What the model did so far.
@@ -275,6 +320,7 @@ impl SimStore {
     async fn transact(
         &self,
         names: &[Name],
+        retry: Retry,
         mut condition: impl FnMut(&mut Dynamo) -> bool,
     ) -> Result<Sent> {
         let started = Instant::now();
@@ -302,6 +348,9 @@ impl SimStore {
                 }
                 Err(()) => {
                     sleep(self.model.read).await;
+                    if retry == Retry::Never {
+                        return Ok(Sent::Conflicted);
+                    }
                     attempt += 1;
                     if attempt >= MAX_ATTEMPTS && started.elapsed() >= CONFLICT_BUDGET {
                         return Err(StoreError::Contention("TransactWriteItems".into()));
@@ -317,9 +366,9 @@ impl SimStore {
     }
 
     /// A join as the DynamoDB store makes it: read every shard's counter,
-    /// then one transaction conditional on the own shard's counter, dealt
-    /// again (with the shared backoff) while another join takes the ticket,
-    /// for [`JOIN_BUDGET`].
+    /// then one transaction conditional on the own shard's counter, sent
+    /// once; dealt again (with the shared backoff) when another join took
+    /// the ticket or was in flight on it, for [`JOIN_BUDGET`].
     async fn modelled_join(&self, new: NewRequest) -> Result<JoinOutcome> {
         let shard = new.id.shard(new.shards);
         let sku = new.sku.clone();
@@ -342,9 +391,12 @@ impl SimStore {
             ];
             if new.confirm_window_ms.is_some() {
                 // Unconfirmed: the pending-confirmation marker and notify's wake.
-                names.push(name(format!("CONFIRM#{sku}"), new.id.to_string()));
                 names.push(name(
-                    format!("WAKE#{sku}"),
+                    format!("CONFIRM#{sku}#{}", new.id.shard(SPREAD)),
+                    new.id.to_string(),
+                ));
+                names.push(name(
+                    format!("WAKE#{sku}#{}", spread_of(&new.id.to_string())),
                     format!("{}#confirm#{}", new.now, new.id),
                 ));
             } else {
@@ -355,7 +407,7 @@ impl SimStore {
                 ));
             }
             let sent = self
-                .transact(&names, |d| {
+                .transact(&names, Retry::Never, |d| {
                     let next = d.tickets.entry(ticket.clone()).or_default();
                     if *next != seen {
                         return false;
@@ -373,7 +425,9 @@ impl SimStore {
                     }
                     return Ok(outcome);
                 }
-                Sent::Cancelled => sleep(backoff(attempt, getrandom::u64().unwrap_or(0))).await,
+                Sent::Cancelled | Sent::Conflicted => {
+                    sleep(backoff(attempt, getrandom::u64().unwrap_or(0))).await;
+                }
             }
         }
         Err(StoreError::Contention(format!(
@@ -405,12 +459,18 @@ impl SimStore {
                 name(format!("REQ#{id}"), "REQ"),
                 name(format!("HS#{sku}#{}", from.from), "_"),
                 name(format!("HOLD#{hold}"), "_"),
-                name(format!("UNITS#{sku}"), format!("0#{id}")),
-                name(format!("UNITS#{sku}"), format!("1#{id}")),
+                name(
+                    format!("UNITS#{sku}#{}", id.shard(SPREAD)),
+                    format!("0#{id}"),
+                ),
+                name(
+                    format!("UNITS#{sku}#{}", id.shard(SPREAD)),
+                    format!("1#{id}"),
+                ),
             ];
             let take = from;
             let sent = match self
-                .transact(&names, |d| {
+                .transact(&names, Retry::Conflicts, |d| {
                     let slots = d.slots.entry(sku.clone()).or_insert_with(|| vec![0]);
                     slots.get(take.from).is_some_and(|v| *v >= take.take)
                 })
@@ -424,6 +484,8 @@ impl SimStore {
                 Err(e) => return Err(e),
             };
             match sent {
+                // A click's conflicts are sent again inside `transact`.
+                Sent::Conflicted => attempt += 1,
                 Sent::Applied => {
                     let outcome = self
                         .inner
@@ -440,6 +502,14 @@ impl SimStore {
                     return Ok(outcome);
                 }
                 Sent::Cancelled => {
+                    // The request's own condition is read first: a second
+                    // tap, or an offer that ended, is answered as it is.
+                    let offered = self.inner.request(&id).await?.is_some_and(|r| {
+                        matches!(r.state, restock_core::RequestState::Offered { .. })
+                    });
+                    if !offered {
+                        return self.inner.take_hold(token, hold, shards, now, window).await;
+                    }
                     dry += 1;
                     if dry > 2 {
                         sleep(backoff((dry / 4).min(3), getrandom::u64().unwrap_or(0))).await;

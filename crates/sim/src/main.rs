@@ -7,33 +7,22 @@
 //!
 //! `bash scripts/load.sh` runs the table in `docs/PERFORMANCE.md`.
 
-use std::net::{IpAddr, Ipv4Addr};
 use std::sync::Arc;
 use std::time::Duration;
 
-use async_trait::async_trait;
 use axum::Router;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use clap::{Parser, Subcommand};
-use http_body_util::BodyExt;
-use restock_app::Services;
 use restock_app::capture::ClientAddr;
-use restock_app::ports::{
-    Alert, AlertError, Alerts, Clock, Disabled, OsEntropy, SendError, Sender, StaticKeyring,
-};
-use restock_core::{
-    CatalogueEntry, Contact, ItemRef, Level, Message, Rules, Settings, Sku, StockEvent,
-};
+use restock_core::{Contact, ItemRef, Level, Rules, StockEvent};
+use restock_sim::drive::{self, T0, call, sku};
 use restock_sim::{Model, SimStore};
 use restock_store::prelude::*;
 use restock_store::{NewRequest, WaveParams};
 use restock_store_memory::MemoryStore;
 use time::OffsetDateTime;
 use tokio::time::Instant;
-use tower::ServiceExt;
-
-const T0: i64 = 1_796_342_400_000;
 
 #[derive(Parser)]
 #[command(about = "restock under a drop's load, in simulated time")]
@@ -92,126 +81,6 @@ enum Load {
     },
 }
 
-/// The clock: `T0` plus the virtual time since the run began.
-struct SimClock(Instant);
-
-impl Clock for SimClock {
-    fn now(&self) -> OffsetDateTime {
-        let ms = T0 + self.0.elapsed().as_millis() as i64;
-        OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000).expect("a time")
-    }
-}
-
-/// Sends nothing (a load run measures capture).
-struct Nowhere;
-
-#[async_trait]
-impl Sender for Nowhere {
-    async fn send(&self, _: &Contact, _: &Message) -> Result<String, SendError> {
-        Ok("sim".into())
-    }
-}
-
-#[async_trait]
-impl Alerts for Nowhere {
-    async fn alert(&self, _: &Alert) -> Result<(), AlertError> {
-        Ok(())
-    }
-}
-
-fn sku() -> Sku {
-    Sku::try_from("SNEAKER-DROP").expect("a SKU")
-}
-
-fn settings(confirm: bool) -> Settings {
-    Settings::from_toml(&format!(
-        r#"
-store_name = "Load test"
-public_base_url = "https://shop.example"
-email_from = "Shop <shop@example.com>"
-storefront_origins = ["https://shop.example"]
-confirm = {confirm}
-"#
-    ))
-    .expect("valid settings")
-}
-
-async fn setup(model: Model, shards: u16, confirm: bool) -> (Arc<SimStore>, Router) {
-    let store = Arc::new(SimStore::new(MemoryStore::new(), model));
-    store
-        .inner()
-        .put_settings(&settings(confirm))
-        .await
-        .expect("settings");
-    let mut entry = CatalogueEntry::new(sku(), "Limited runner");
-    entry.shards = shards;
-    entry.checkout_url = Some("https://shop.example/checkout?hold={hold}".into());
-    store
-        .inner()
-        .put_catalogue_entry(&entry)
-        .await
-        .expect("entry");
-    let secrets = Arc::new(
-        restock_app::ports::Secrets::from_json(restock_app::admin::DEV_SECRETS_JSON)
-            .expect("dev secrets"),
-    );
-    let services = Services::new(
-        store.clone(),
-        Arc::new(Nowhere),
-        Arc::new(Disabled),
-        Arc::new(StaticKeyring(secrets)),
-        Arc::new(Nowhere),
-        Arc::new(SimClock(Instant::now())),
-        Arc::new(OsEntropy),
-    );
-    (store, restock_app::capture::router(Arc::new(services)))
-}
-
-/// Arrival offsets of `n` requests at `rate` a second (a Poisson process,
-/// seeded).
-fn arrivals(n: u32, rate: u32, seed: u64) -> Vec<Duration> {
-    let mut random = restock_store::port::seeded(seed);
-    let mut at = 0.0f64;
-    (0..n)
-        .map(|_| {
-            let bytes = random();
-            let u = (u64::from_be_bytes(bytes[..8].try_into().expect("8 bytes")) >> 11) as f64
-                / (1u64 << 53) as f64;
-            at += -(1.0 - u).ln() / f64::from(rate);
-            Duration::from_secs_f64(at)
-        })
-        .collect()
-}
-
-/// A client address per shopper.
-fn ip(i: u32) -> IpAddr {
-    IpAddr::V4(Ipv4Addr::from(0x0a00_0000 + i))
-}
-
-async fn call(
-    router: &Router,
-    request: Request<Body>,
-) -> (StatusCode, Option<u64>, serde_json::Value) {
-    let response = router.clone().oneshot(request).await.expect("infallible");
-    let status = response.status();
-    let retry_after = response
-        .headers()
-        .get("retry-after")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse().ok());
-    let body = response
-        .into_body()
-        .collect()
-        .await
-        .expect("body")
-        .to_bytes();
-    (
-        status,
-        retry_after,
-        serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null),
-    )
-}
-
 fn percentile(sorted: &[Duration], p: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
@@ -220,72 +89,29 @@ fn percentile(sorted: &[Duration], p: f64) -> f64 {
     sorted[i].as_secs_f64() * 1000.0
 }
 
-/// One sign-up as the widget sends it: again once after `Retry-After` when
-/// answered 503.
-async fn sign_up(router: Router, i: u32) -> (StatusCode, Duration, Option<String>, bool) {
-    let started = Instant::now();
-    let body = serde_json::json!({
-        "sku": sku().as_str(),
-        "name": "Fan",
-        "email": format!("fan{i}@example.com"),
-        "consent": true,
-    })
-    .to_string();
-    let request = || {
-        let mut r = Request::post("/requests")
-            .header("content-type", "application/json")
-            .header("origin", "https://shop.example")
-            .body(Body::from(body.clone()))
-            .expect("a request");
-        r.extensions_mut().insert(ClientAddr(ip(i)));
-        r
-    };
-    let (mut status, retry_after, mut answer) = call(&router, request()).await;
-    let mut again = false;
-    if status == StatusCode::SERVICE_UNAVAILABLE
-        && let Some(secs) = retry_after
-    {
-        again = true;
-        tokio::time::sleep(Duration::from_secs(secs)).await;
-        (status, _, answer) = call(&router, request()).await;
-    }
-    let id = answer["request_id"].as_str().map(str::to_owned);
-    (status, started.elapsed(), id, again)
+/// The in-memory store behind `model`, and capture's router on it.
+async fn setup(model: Model, shards: u16, confirm: bool) -> (Arc<SimStore>, Router) {
+    let store = Arc::new(SimStore::new(MemoryStore::new(), model));
+    let router = drive::capture(store.clone(), shards, confirm).await;
+    (store, router)
 }
 
 async fn signups(cli: &Cli, model: Model, rate: u32, secs: u32, shards: u16, confirm: bool) {
     let (store, router) = setup(model, shards, confirm).await;
     let start = Instant::now();
-    let tasks: Vec<_> = arrivals(rate * secs, rate, cli.seed)
-        .into_iter()
-        .enumerate()
-        .map(|(i, at)| {
-            let router = router.clone();
-            tokio::spawn(async move {
-                tokio::time::sleep_until(start + at).await;
-                sign_up(router, i as u32).await
-            })
-        })
-        .collect();
-    let mut results = Vec::with_capacity(tasks.len());
-    for t in tasks {
-        results.push(t.await.expect("a sign-up task"));
-    }
+    let results = drive::sign_ups(&router, &drive::arrivals(rate * secs, rate, cli.seed)).await;
     let accepted: Vec<&String> = results
         .iter()
-        .filter(|(status, ..)| status.is_success())
-        .filter_map(|(_, _, id, _)| id.as_ref())
+        .filter(|r| r.status.is_success())
+        .filter_map(|r| r.id.as_ref())
         .collect();
-    let limited = results
-        .iter()
-        .filter(|r| r.0 == StatusCode::TOO_MANY_REQUESTS)
-        .count();
-    let unavailable = results
-        .iter()
-        .filter(|r| r.0 == StatusCode::SERVICE_UNAVAILABLE)
-        .count();
+    let count = |status: StatusCode| results.iter().filter(|r| r.status == status).count();
+    let limited = count(StatusCode::TOO_MANY_REQUESTS);
+    let unavailable = count(StatusCode::SERVICE_UNAVAILABLE);
+    // Answered without a request id: a 200 for a sign-up already saved (a
+    // 503 that had saved it), or an error other than 429 and 503.
     let other = results.len() - accepted.len() - limited - unavailable;
-    let retried = results.iter().filter(|r| r.3).count();
+    let retried = results.iter().filter(|r| r.again).count();
     // Lost: answered saved but not stored, or stored but answered refused.
     let mut missing = 0;
     for id in &accepted {
@@ -308,9 +134,12 @@ async fn signups(cli: &Cli, model: Model, rate: u32, secs: u32, shards: u16, con
         .len();
     let stored = stats.waiting as usize + unconfirmed;
     let lost = missing + stored.saturating_sub(accepted.len());
-    let mut latencies: Vec<Duration> = results.iter().map(|r| r.1).collect();
+    let mut latencies: Vec<Duration> = results.iter().map(|r| r.took).collect();
     latencies.sort();
     let counts = store.counts();
+    if counts.throttles > 0 {
+        eprintln!("throttled most: {:?}", store.hottest(4));
+    }
     println!(
         "| {rate}/s × {secs} s | {shards} | {} | {} | {limited} / {unavailable} | {other} | {lost} | {retried} | {:.0} | {:.0} | {:.2} | {} | {} | {:.1} |",
         if confirm { "on" } else { "off" },
@@ -386,7 +215,7 @@ async fn click_links(cli: &Cli, model: Model, offers: u32, clicks: u32, secs: u3
     store.set_allowance(&sku(), i64::from(offers), shards);
     let links: Vec<String> = wave.offers.iter().map(|o| o.reserve.to_string()).collect();
     let start = Instant::now();
-    let tasks: Vec<_> = arrivals(clicks, clicks / secs.max(1), cli.seed + 1)
+    let tasks: Vec<_> = drive::arrivals(clicks, clicks / secs.max(1), cli.seed + 1)
         .into_iter()
         .enumerate()
         .map(|(i, at)| {
@@ -398,7 +227,9 @@ async fn click_links(cli: &Cli, model: Model, offers: u32, clicks: u32, secs: u3
                 let mut request = Request::post(format!("/r/{link}"))
                     .body(Body::empty())
                     .expect("a request");
-                request.extensions_mut().insert(ClientAddr(ip(i as u32)));
+                request
+                    .extensions_mut()
+                    .insert(ClientAddr(drive::ip(i as u32)));
                 let (status, ..) = call(&router, request).await;
                 (status, began.elapsed())
             })

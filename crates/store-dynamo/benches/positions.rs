@@ -94,6 +94,73 @@ fn new_request(r: &Request, now: i64) -> NewRequest {
     }
 }
 
+/// Write units per join on a one-shard item after `lifetime` tickets, as
+/// the strict double bills them: the shard's counter is set as that many
+/// sign-ups leave it (their presence blocks deleted once empty), then 100
+/// shoppers join and wait, then 20 more are measured.
+async fn lifetime(lifetimes: &[usize]) {
+    println!(
+        "write units per join on one shard, by the shard's lifetime tickets (the strict double's billing)"
+    );
+    println!("| lifetime tickets | write units per join | presence block written (bytes) |");
+    println!("|---:|---:|---:|");
+    let table = testing::unique_table("restock-lifetime");
+    let store = DynamoStore::new(
+        aws_sdk_dynamodb::Client::from_conf(testing::config().build()),
+        table.clone(),
+    );
+    store.create_table().await.expect("table");
+    reqwest::Client::new()
+        .post(format!("{}/_restock/strict/meter", testing::endpoint()))
+        .body(serde_json::json!({ "table": table }).to_string())
+        .send()
+        .await
+        .and_then(|r| r.error_for_status())
+        .expect("the strict double meters the table (is RESTOCK_DYNAMODB_ENDPOINT the double?)");
+    let units = || async {
+        let url = format!(
+            "{}/_restock/strict/stats?table={table}",
+            testing::endpoint()
+        );
+        let body: serde_json::Value = reqwest::get(&url).await.unwrap().json().await.unwrap();
+        body["write_units"].as_f64().unwrap_or(0.0)
+    };
+    for (k, &lifetime) in lifetimes.iter().enumerate() {
+        let sku = Sku::try_from(format!("AGED-{lifetime}").as_str()).unwrap();
+        let one = |i: usize| {
+            let mut r = testing::waiting_request(k * 1_000 + i, &sku, T0 + i as i64, 1, PEPPER);
+            r.shard = 0;
+            r
+        };
+        let dealt = lifetime.saturating_sub(120) as u64;
+        testing::age_queue(&store, &sku, 0, dealt, one(0).key).await;
+        for i in 1..=100 {
+            let r = one(i);
+            store
+                .join(NewRequest {
+                    shards: 1,
+                    ..new_request(&r, r.key.joined_ms)
+                })
+                .await
+                .unwrap();
+        }
+        let before = units().await;
+        for i in 101..=120 {
+            let r = one(i);
+            store
+                .join(NewRequest {
+                    shards: 1,
+                    ..new_request(&r, r.key.joined_ms)
+                })
+                .await
+                .unwrap();
+        }
+        let per_join = (units().await - before) / 20.0;
+        let block = testing::presence_block_size(&store, &sku, 0, dealt + 119).await;
+        println!("| {lifetime} | {per_join:.1} | {block} |");
+    }
+}
+
 /// The in-memory store (the local server's): the time of a join at the
 /// back of the line and of the middle shopper's position, at each depth.
 async fn in_memory(depths: &[usize]) {
@@ -141,6 +208,10 @@ async fn main() {
     };
     if std::env::args().any(|a| a == "memory") {
         in_memory(&depths).await;
+        return;
+    }
+    if std::env::args().any(|a| a == "lifetime") {
+        lifetime(&depths).await;
         return;
     }
     println!(

@@ -14,7 +14,7 @@ use restock_core::Millis;
 use restock_store::{Consent, NoticeOutcome, Request, ShardMark, SkuSnapshot, StoreError, Ticket};
 
 use crate::attr;
-use crate::table::{DUE_SHARDS, WAKE_PK_PREFIX};
+use crate::table::{DUE_SHARDS, SPREAD, WAKE_PK_PREFIX};
 
 /// An item as the SDK holds it.
 pub(crate) type Item = HashMap<String, AttributeValue>;
@@ -53,8 +53,17 @@ pub(crate) fn delivery_pk(id: &str) -> String {
 pub(crate) fn hold_pk(hold: &HoldId) -> String {
     format!("HOLD#{hold}")
 }
-pub(crate) fn wake_pk(sku: &Sku) -> String {
-    format!("{WAKE_PK_PREFIX}{sku}")
+/// The partition of the wake `discriminator` names, one of [`SPREAD`].
+pub(crate) fn wake_pk(sku: &Sku, discriminator: &str) -> String {
+    format!(
+        "{WAKE_PK_PREFIX}{sku}#{}",
+        crate::tx::fnv(discriminator) % u64::from(SPREAD)
+    )
+}
+/// Every partition of a SKU's wakes.
+pub(crate) fn wake_pks(sku: &Sku) -> impl Iterator<Item = String> {
+    let sku = sku.clone();
+    (0..SPREAD).map(move |p| format!("{WAKE_PK_PREFIX}{sku}#{p}"))
 }
 pub(crate) fn queue_pk(sku: &Sku, shard: u16) -> String {
     format!("Q#{sku}#{shard}")
@@ -90,7 +99,7 @@ pub(crate) fn import_key(sku: &Sku) -> Item {
 pub(crate) fn hold_slot_key(sku: &Sku, slot: usize) -> Item {
     key(format!("HS#{sku}#{slot}"), ONE_SK)
 }
-/// Which marker a live unit has under `UNITS#<sku>` (see [`unit_key`]).
+/// Which marker a live unit has under `UNITS#<sku>#<p>` (see [`unit_key`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Marker {
     /// `0#<id>`: an offer whose notice is not claimed (from the wave, and
@@ -103,10 +112,11 @@ pub(crate) enum Marker {
 /// The key of a live unit's marker: every offered or held request has
 /// exactly one, written and deleted in the same transaction as each move
 /// into, within and out of offered and held, so a strongly consistent read
-/// of the partition names every live unit of the SKU (reconcile's recount;
-/// re-arming reads the unsent ones), never through a lagging index.
+/// of the partitions names every live unit of the SKU (reconcile's recount;
+/// re-arming reads the unsent ones), never through a lagging index. A
+/// request's markers are in partition `id.shard(SPREAD)`.
 pub(crate) fn unit_key(sku: &Sku, id: &RequestId, marker: Marker) -> Item {
-    key(unit_pk(sku), unit_sk(id, marker))
+    key(unit_pk(sku, id.shard(SPREAD)), unit_sk(id, marker))
 }
 fn unit_sk(id: &RequestId, marker: Marker) -> String {
     format!("{}{id}", unit_prefix(marker))
@@ -117,8 +127,8 @@ pub(crate) fn unit_prefix(marker: Marker) -> &'static str {
         Marker::Claimed => "1#",
     }
 }
-pub(crate) fn unit_pk(sku: &Sku) -> String {
-    format!("UNITS#{sku}")
+pub(crate) fn unit_pk(sku: &Sku, partition: u16) -> String {
+    format!("UNITS#{sku}#{partition}")
 }
 pub(crate) fn unit_marker(sku: &Sku, id: &RequestId, marker: Marker) -> Item {
     let mut item = unit_key(sku, id, marker);
@@ -129,10 +139,10 @@ pub(crate) fn unit_marker(sku: &Sku, id: &RequestId, marker: Marker) -> Item {
 /// the sign-up until notify claims its confirmation for sending, read
 /// strongly consistent like the unsent markers.
 pub(crate) fn confirm_key(sku: &Sku, id: &RequestId) -> Item {
-    key(confirm_pk(sku), id.to_string())
+    key(confirm_pk(sku, id.shard(SPREAD)), id.to_string())
 }
-pub(crate) fn confirm_pk(sku: &Sku) -> String {
-    format!("CONFIRM#{sku}")
+pub(crate) fn confirm_pk(sku: &Sku, partition: u16) -> String {
+    format!("CONFIRM#{sku}#{partition}")
 }
 pub(crate) fn confirm_marker(sku: &Sku, id: &RequestId) -> Item {
     let mut item = confirm_key(sku, id);

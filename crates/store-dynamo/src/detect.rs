@@ -137,8 +137,15 @@ impl DetectStore for DynamoStore {
     }
 
     async fn wakes(&self, sku: &Sku) -> Result<Vec<Wake>> {
-        self.partition(wake_pk(sku))
-            .await?
+        let mut items: Vec<Item> =
+            futures::future::try_join_all(wake_pks(sku).map(|pk| self.partition(pk)))
+                .await?
+                .into_iter()
+                .flatten()
+                .collect();
+        // Oldest first: the sort key starts with the time.
+        items.sort_by(|a, b| opt_s(a, SK).cmp(&opt_s(b, SK)));
+        items
             .iter()
             .map(|item| {
                 let kind = WakeKind::parse(get_s(item, KIND)?)

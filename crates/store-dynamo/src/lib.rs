@@ -241,6 +241,32 @@ impl DynamoStore {
         .await
     }
 
+    /// A SKU's unit markers (only those of `marker` if given), every
+    /// partition read strongly consistent, side by side.
+    async fn units(&self, sku: &restock_core::Sku, marker: Option<Marker>) -> Result<Vec<Item>> {
+        let queries = (0..table::SPREAD).map(|p| {
+            let query = self
+                .query()
+                .consistent_read(true)
+                .expression_attribute_values(":u", s(unit_pk(sku, p)));
+            self.query_all(match marker {
+                None => query.key_condition_expression(format!("{} = :u", attr::PK)),
+                Some(marker) => query
+                    .key_condition_expression(format!(
+                        "{} = :u AND begins_with({}, :p)",
+                        attr::PK,
+                        attr::SK
+                    ))
+                    .expression_attribute_values(":p", s(unit_prefix(marker))),
+            })
+        });
+        Ok(futures::future::try_join_all(queries)
+            .await?
+            .into_iter()
+            .flatten()
+            .collect())
+    }
+
     async fn request_item(&self, id: &restock_core::RequestId) -> Result<Option<Item>> {
         self.get(request_pk(id), REQUEST_SK).await
     }

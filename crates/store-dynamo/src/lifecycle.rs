@@ -33,7 +33,7 @@ pub(crate) fn wake_item(
     discriminator: &str,
 ) -> Item {
     let mut item = key(
-        wake_pk(sku),
+        wake_pk(sku, discriminator),
         format!("{now:013}#{}#{discriminator}", kind.as_str()),
     );
     item.insert(SKU.into(), s(sku.as_str()));

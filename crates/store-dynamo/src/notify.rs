@@ -23,6 +23,7 @@ use crate::attr::*;
 use crate::codec::*;
 use crate::lifecycle::{Ended, wake_item};
 use crate::queue::QueueReader;
+use crate::table::SPREAD;
 use crate::tickets::{Presence, fit};
 use crate::tx::{Change, MAX_ATTEMPTS, Outcome, PutIf, backoff};
 
@@ -304,17 +305,21 @@ impl NotifyStore for DynamoStore {
         // Up to `limit` pending markers, read strongly consistent (a sign-up
         // a moment ago is found), then their requests as they are now (one
         // BatchGetItem per 100): a pass costs the same whatever the backlog.
-        let markers = self
-            .query()
-            .consistent_read(true)
-            .key_condition_expression(format!("{PK} = :c"))
-            .expression_attribute_values(":c", s(confirm_pk(sku)))
-            .limit(limit.clamp(1, 1000) as i32)
-            .send()
-            .await
-            .map_err(|e| StoreError::backend(crate::DYNAMODB, "Query", e))?
-            .items
-            .unwrap_or_default();
+        // Each of the SKU's partitions, side by side, a share of `limit` each.
+        let share = limit.clamp(1, 1000).div_ceil(usize::from(SPREAD)) as i32;
+        let markers: Vec<Item> = futures::future::try_join_all((0..SPREAD).map(|p| {
+            self.query()
+                .consistent_read(true)
+                .key_condition_expression(format!("{PK} = :c"))
+                .expression_attribute_values(":c", s(confirm_pk(sku, p)))
+                .limit(share)
+                .send()
+        }))
+        .await
+        .map_err(|e| StoreError::backend(crate::DYNAMODB, "Query", e))?
+        .into_iter()
+        .flat_map(|page| page.items.unwrap_or_default())
+        .collect();
         let mut keys = Vec::with_capacity(markers.len());
         for marker in &markers {
             let id: RequestId = get_s(marker, REQUEST_ID)?
@@ -330,6 +335,7 @@ impl NotifyStore for DynamoStore {
             }
         }
         pending.sort_by_key(|r| r.key);
+        pending.truncate(limit);
         Ok(pending)
     }
 
@@ -470,15 +476,7 @@ impl NotifyStore for DynamoStore {
     async fn reissue_unsent(&self, sku: &Sku, random: Random<'_>) -> Result<Vec<Offer>> {
         // The unsent markers, read strongly consistent (a claim given back a
         // moment ago is seen), then each request read back as it is now.
-        let markers = self
-            .query_all(
-                self.query()
-                    .consistent_read(true)
-                    .key_condition_expression(format!("{PK} = :u AND begins_with({SK}, :p)"))
-                    .expression_attribute_values(":u", s(unit_pk(sku)))
-                    .expression_attribute_values(":p", s(unit_prefix(Marker::Unsent))),
-            )
-            .await?;
+        let markers = self.units(sku, Some(Marker::Unsent)).await?;
         let mut unsent = Vec::with_capacity(markers.len());
         for marker in &markers {
             let id: RequestId = get_s(marker, REQUEST_ID)?

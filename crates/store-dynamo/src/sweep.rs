@@ -79,20 +79,13 @@ impl DynamoStore {
     }
 
     /// The SKU's live offers and holds as the base table has them: every
-    /// live unit's marker (a strongly consistent Query of `UNITS#<sku>`),
+    /// live unit's marker (a strongly consistent Query of each `UNITS#<sku>#<p>`),
     /// each request read back strongly consistent to tell an offer from a
     /// hold.
     async fn count_units(&self, sku: &Sku) -> Result<(u32, u32)> {
         // Every live unit's marker, read strongly consistent: a unit made
         // before this read is here (its marker was written with it).
-        let markers = self
-            .query_all(
-                self.query()
-                    .consistent_read(true)
-                    .key_condition_expression(format!("{PK} = :u"))
-                    .expression_attribute_values(":u", s(unit_pk(sku))),
-            )
-            .await?;
+        let markers = self.units(sku, None).await?;
         let mut ids = markers
             .iter()
             .map(|item| {

@@ -29,6 +29,13 @@ pub const WAKE_PK_PREFIX: &str = "WAKE#";
 /// index spread over several partitions, few enough that a sweep reads them all.
 pub const DUE_SHARDS: u16 = 16;
 
+/// Partitions of each item-wide collection a sign-up or a click writes to
+/// (unit markers, pending confirmations, wakes): DynamoDB takes about 1,000
+/// write units a second per partition key, and one partition per item
+/// capped a drop near 250 holds and 500 double-opt-in sign-ups a second
+/// (`docs/PERFORMANCE.md`, "Load in simulated time"). Readers read them all.
+pub const SPREAD: u16 = 16;
+
 /// One index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct IndexDef {

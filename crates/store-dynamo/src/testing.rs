@@ -240,6 +240,57 @@ pub async fn import_cut_short(
     store.import_some(requests, shards, Some(chunks)).await
 }
 
+/// Sets a shard's ticket counter as if `dealt` sign-ups had joined it (the
+/// last at `last`) and left (their presence blocks deleted once empty): a
+/// long-lived item, for measuring what a join costs as an item ages.
+///
+/// # Panics
+/// When the endpoint cannot be written.
+pub async fn age_queue(
+    store: &DynamoStore,
+    sku: &restock_core::Sku,
+    shard: u16,
+    dealt: u64,
+    last: restock_core::JoinKey,
+) {
+    use crate::attr::{LAST_KEY, NEXT_TICKET};
+    use crate::codec::{n, s, ticket_counter_key};
+    let mut item = ticket_counter_key(sku, shard);
+    item.insert(NEXT_TICKET.into(), n(dealt));
+    item.insert(LAST_KEY.into(), s(last.to_string()));
+    store.put_item(item).await.expect("counter written");
+}
+
+/// The size in bytes, as DynamoDB counts it (names and values), of the
+/// presence block holding `ticket`'s bit in a shard.
+///
+/// # Panics
+/// When the endpoint cannot be read.
+pub async fn presence_block_size(
+    store: &DynamoStore,
+    sku: &restock_core::Sku,
+    shard: u16,
+    ticket: u64,
+) -> usize {
+    let key = crate::codec::presence_block_key(sku, shard, ticket / crate::tickets::BLOCK);
+    let item = store
+        .get_consistent([key])
+        .await
+        .expect("block read")
+        .pop()
+        .unwrap_or_default();
+    item.iter()
+        .map(|(name, value)| {
+            name.len()
+                + match value {
+                    aws_sdk_dynamodb::types::AttributeValue::S(s) => s.len(),
+                    aws_sdk_dynamodb::types::AttributeValue::N(n) => n.len().div_ceil(2) + 1,
+                    _ => 8,
+                }
+        })
+        .sum()
+}
+
 /// Makes the SKU's stored counters say `offered` and `held` (the level
 /// kept), as a defect would leave them: reconcile's tests set a drift with
 /// this and check it is corrected.

@@ -361,50 +361,16 @@ impl DynamoStore {
         let started = tokio::time::Instant::now();
         let mut attempt = 0;
         loop {
-            let result = self
-                .client
-                .transact_write_items()
-                .set_transact_items(Some(tx.items.clone()))
-                .send()
-                .await;
-            let err = match result {
-                Ok(_) => {
+            let err = match self.transact_once(&tx).await? {
+                Sent::Done => {
                     if !tx.emptier.is_empty() {
                         self.drop_empty_blocks(tx.emptier).await;
                     }
                     return Ok(Outcome::Done);
                 }
-                Err(err) => err,
+                Sent::Cancelled(cancelled) => return Ok(Outcome::Cancelled(cancelled)),
+                Sent::Conflict(err) => err,
             };
-            let retry_conflict = match err.as_service_error() {
-                Some(TransactWriteItemsError::TransactionCanceledException(ex)) => {
-                    let reasons: Vec<_> = ex
-                        .cancellation_reasons()
-                        .iter()
-                        .zip(&tx.labels)
-                        .map(|(r, label)| {
-                            (
-                                *label,
-                                r.code() == Some("ConditionalCheckFailed"),
-                                r.item().cloned(),
-                            )
-                        })
-                        .collect();
-                    if reasons.iter().any(|(_, failed, _)| *failed) {
-                        return Ok(Outcome::Cancelled(Cancelled { reasons }));
-                    }
-                    true
-                }
-                Some(TransactWriteItemsError::TransactionInProgressException(_)) => true,
-                _ => false,
-            };
-            if !retry_conflict {
-                return Err(StoreError::backend(
-                    crate::DYNAMODB,
-                    "TransactWriteItems",
-                    err,
-                ));
-            }
             attempt += 1;
             // Every race lost is another writer's progress on the same
             // items, so keep going for a while, not a fixed count (a drop's
@@ -412,14 +378,71 @@ impl DynamoStore {
             if attempt >= MAX_ATTEMPTS && started.elapsed() >= CONFLICT_BUDGET {
                 // Nothing was written; the caller may try again.
                 return Err(StoreError::Contention(format!(
-                    "TransactWriteItems lost {attempt} races in {} ms: {}",
+                    "TransactWriteItems lost {attempt} races in {} ms: {err}",
                     started.elapsed().as_millis(),
-                    aws_smithy_types::error::display::DisplayErrorContext(&err)
                 )));
             }
             backoff(attempt - 1).await;
         }
     }
+
+    /// Sends a transaction once: a conflict with a transaction in flight
+    /// comes back as [`Sent::Conflict`], for a caller whose transaction
+    /// would fail its condition if sent again (a join: what is in flight on
+    /// its shard's ticket counter is another join taking the ticket).
+    pub(crate) async fn transact_once(&self, tx: &Tx<'_>) -> Result<Sent> {
+        let err = match self
+            .client
+            .transact_write_items()
+            .set_transact_items(Some(tx.items.clone()))
+            .send()
+            .await
+        {
+            Ok(_) => return Ok(Sent::Done),
+            Err(err) => err,
+        };
+        match err.as_service_error() {
+            Some(TransactWriteItemsError::TransactionCanceledException(ex)) => {
+                let reasons: Vec<_> = ex
+                    .cancellation_reasons()
+                    .iter()
+                    .zip(&tx.labels)
+                    .map(|(r, label)| {
+                        (
+                            *label,
+                            r.code() == Some("ConditionalCheckFailed"),
+                            r.item().cloned(),
+                        )
+                    })
+                    .collect();
+                if reasons.iter().any(|(_, failed, _)| *failed) {
+                    return Ok(Sent::Cancelled(Cancelled { reasons }));
+                }
+            }
+            Some(TransactWriteItemsError::TransactionInProgressException(_)) => {}
+            _ => {
+                return Err(StoreError::backend(
+                    crate::DYNAMODB,
+                    "TransactWriteItems",
+                    err,
+                ));
+            }
+        }
+        Ok(Sent::Conflict(
+            aws_smithy_types::error::display::DisplayErrorContext(&err).to_string(),
+        ))
+    }
+}
+
+/// What one send of a transaction came to.
+pub(crate) enum Sent {
+    /// Applied.
+    Done,
+    /// A condition failed.
+    Cancelled(Cancelled),
+    /// Another transaction was in flight on one of its items: nothing was
+    /// written (the service's message).
+    Conflict(String),
 }
 
 /// Waits after losing race number `attempt` (the shared policy,

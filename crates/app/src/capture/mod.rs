@@ -321,7 +321,19 @@ async fn note_signup(
             now,
         )
         .await?;
+    // Once per shard and window, then once per item: every sign-up past
+    // the burst writing one item-wide key would make it a hot partition.
     if counted.is_limited()
+        && !s
+            .store
+            .rate_limit(
+                &format!("signups-alerted:{}:{}", entry.sku, request.shard),
+                1,
+                window,
+                now,
+            )
+            .await?
+            .is_limited()
         && !s
             .store
             .rate_limit(&format!("signups-alerted:{}", entry.sku), 1, window, now)
@@ -414,10 +426,21 @@ async fn join_request(
             ));
         }
     };
-    if status == StatusCode::CREATED {
-        note_signup(s, &entry, &stored, &settings, now).await?;
+    // The sign-up is saved: from here on a failure is logged, never
+    // answered as "nothing was saved".
+    if status == StatusCode::CREATED
+        && let Err(e) = note_signup(s, &entry, &stored, &settings, now).await
+    {
+        tracing::warn!(error = %e, sku = %stored.sku, "the sign-up burst count was not kept");
     }
-    let position = s.store.position(&stored, entry.shards).await?;
+    let position = s
+        .store
+        .position(&stored, entry.shards)
+        .await
+        .unwrap_or_else(|e| {
+            tracing::warn!(error = %e, sku = %stored.sku, "saved; its position could not be read");
+            None
+        });
     tracing::info!(sku = %stored.sku, contact = %stored.contact.masked(), new = status == StatusCode::CREATED, ?position, "notify-me");
     Ok(join_answer(
         headers, &settings, &entry, &stored, position, status, &manage,

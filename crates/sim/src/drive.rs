@@ -1,0 +1,227 @@
+//! Driving capture's router as shoppers do, on any store: the load
+//! benchmark runs it on [`SimStore`](crate::SimStore) in simulated time, and
+//! the agreement test on the DynamoDB store against the strict double too.
+
+use std::net::{IpAddr, Ipv4Addr};
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use axum::Router;
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use http_body_util::BodyExt;
+use restock_app::Services;
+use restock_app::capture::ClientAddr;
+use restock_app::ports::{
+    Alert, AlertError, Alerts, Clock, Disabled, OsEntropy, SendError, Sender, StaticKeyring,
+};
+use restock_core::{CatalogueEntry, Contact, Message, Settings, Sku};
+use restock_store::Store;
+use time::OffsetDateTime;
+use tokio::time::Instant;
+use tower::ServiceExt;
+
+/// When a run's clock starts (ms since the epoch).
+pub const T0: i64 = 1_796_342_400_000;
+
+/// The clock: [`T0`] plus tokio's time since the run began (virtual in a
+/// paused runtime).
+pub struct RunClock(pub Instant);
+
+impl Clock for RunClock {
+    fn now(&self) -> OffsetDateTime {
+        let ms = T0 + self.0.elapsed().as_millis() as i64;
+        OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000).expect("a time")
+    }
+}
+
+/// Sends nothing and tells nobody (a load run measures capture).
+pub struct Nowhere;
+
+#[async_trait]
+impl Sender for Nowhere {
+    async fn send(&self, _: &Contact, _: &Message) -> Result<String, SendError> {
+        Ok("sim".into())
+    }
+}
+
+#[async_trait]
+impl Alerts for Nowhere {
+    async fn alert(&self, _: &Alert) -> Result<(), AlertError> {
+        Ok(())
+    }
+}
+
+/// The item every run signs up for.
+pub fn sku() -> Sku {
+    Sku::try_from("SNEAKER-DROP").expect("a SKU")
+}
+
+fn settings(confirm: bool) -> Settings {
+    Settings::from_toml(&format!(
+        r#"
+store_name = "Load test"
+public_base_url = "https://shop.example"
+email_from = "Shop <shop@example.com>"
+storefront_origins = ["https://shop.example"]
+confirm = {confirm}
+"#
+    ))
+    .expect("valid settings")
+}
+
+/// Stores the settings (double opt-in on or off) and the item (`shards`
+/// queue shards) in `store`, and answers capture's router on it.
+///
+/// # Panics
+/// When the store refuses the settings or the item.
+pub async fn capture(store: Arc<dyn Store>, shards: u16, confirm: bool) -> Router {
+    store
+        .put_settings(&settings(confirm))
+        .await
+        .expect("settings");
+    let mut entry = CatalogueEntry::new(sku(), "Limited runner");
+    entry.shards = shards;
+    entry.checkout_url = Some("https://shop.example/checkout?hold={hold}".into());
+    store.put_catalogue_entry(&entry).await.expect("entry");
+    let secrets = Arc::new(
+        restock_app::ports::Secrets::from_json(restock_app::admin::DEV_SECRETS_JSON)
+            .expect("dev secrets"),
+    );
+    let services = Services::new(
+        store,
+        Arc::new(Nowhere),
+        Arc::new(Disabled),
+        Arc::new(StaticKeyring(secrets)),
+        Arc::new(Nowhere),
+        Arc::new(RunClock(Instant::now())),
+        Arc::new(OsEntropy),
+    );
+    restock_app::capture::router(Arc::new(services))
+}
+
+/// A client address per shopper.
+pub fn ip(i: u32) -> IpAddr {
+    IpAddr::V4(Ipv4Addr::from(0x0a00_0000 + i))
+}
+
+/// The answer: status, `Retry-After` (s), body.
+///
+/// # Panics
+/// When the body cannot be read.
+pub async fn call(
+    router: &Router,
+    request: Request<Body>,
+) -> (StatusCode, Option<u64>, serde_json::Value) {
+    let response = router.clone().oneshot(request).await.expect("infallible");
+    let status = response.status();
+    let retry_after = response
+        .headers()
+        .get("retry-after")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse().ok());
+    let body = response
+        .into_body()
+        .collect()
+        .await
+        .expect("body")
+        .to_bytes();
+    (
+        status,
+        retry_after,
+        serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null),
+    )
+}
+
+/// How one sign-up went.
+#[derive(Debug, Clone)]
+pub struct SignUp {
+    /// The final answer's status.
+    pub status: StatusCode,
+    /// From the first tap to the final answer.
+    pub took: Duration,
+    /// The request id a saved sign-up was answered with.
+    pub id: Option<String>,
+    /// Whether the widget sent it again after a 503.
+    pub again: bool,
+}
+
+/// Shopper `i` signs up (`fan{i}@example.com`, from an address of its own)
+/// as the widget does: once more after `Retry-After` when answered 503.
+pub async fn sign_up(router: Router, i: u32) -> SignUp {
+    let started = Instant::now();
+    let body = serde_json::json!({
+        "sku": sku().as_str(),
+        "name": "Fan",
+        "email": format!("fan{i}@example.com"),
+        "consent": true,
+    })
+    .to_string();
+    let request = || {
+        let mut r = Request::post("/requests")
+            .header("content-type", "application/json")
+            .header("origin", "https://shop.example")
+            .body(Body::from(body.clone()))
+            .expect("a request");
+        r.extensions_mut().insert(ClientAddr(ip(i)));
+        r
+    };
+    let (mut status, retry_after, mut answer) = call(&router, request()).await;
+    let mut again = false;
+    if status == StatusCode::SERVICE_UNAVAILABLE
+        && let Some(secs) = retry_after
+    {
+        again = true;
+        tokio::time::sleep(Duration::from_secs(secs)).await;
+        (status, _, answer) = call(&router, request()).await;
+    }
+    SignUp {
+        status,
+        took: started.elapsed(),
+        id: answer["request_id"].as_str().map(str::to_owned),
+        again,
+    }
+}
+
+/// Sign-ups at `arrivals` (offsets from now), each a task of its own:
+/// shopper `i` at `arrivals[i]`.
+///
+/// # Panics
+/// When a sign-up's task panics.
+pub async fn sign_ups(router: &Router, arrivals: &[Duration]) -> Vec<SignUp> {
+    let start = Instant::now();
+    let tasks: Vec<_> = arrivals
+        .iter()
+        .enumerate()
+        .map(|(i, at)| {
+            let router = router.clone();
+            let at = *at;
+            tokio::spawn(async move {
+                tokio::time::sleep_until(start + at).await;
+                sign_up(router, i as u32).await
+            })
+        })
+        .collect();
+    let mut results = Vec::with_capacity(tasks.len());
+    for t in tasks {
+        results.push(t.await.expect("a sign-up task"));
+    }
+    results
+}
+
+/// Arrival offsets of `n` requests at `rate` a second (a Poisson process,
+/// seeded).
+pub fn arrivals(n: u32, rate: u32, seed: u64) -> Vec<Duration> {
+    let mut random = restock_store::port::seeded(seed);
+    let mut at = 0.0f64;
+    (0..n)
+        .map(|_| {
+            let bytes = random();
+            let u = (u64::from_be_bytes(bytes[..8].try_into().expect("8 bytes")) >> 11) as f64
+                / (1u64 << 53) as f64;
+            at += -(1.0 - u).ln() / f64::from(rate);
+            Duration::from_secs_f64(at)
+        })
+        .collect()
+}
