@@ -52,7 +52,7 @@ use restock_store::prelude::*;
 use restock_store::retry::{
     CLICK_BUDGET, CONFLICT_BUDGET, DRY_ATTEMPTS, JOIN_BUDGET, MAX_ATTEMPTS, backoff,
 };
-use restock_store_dynamo::table::SPREAD;
+use restock_store_dynamo::table::{SPREAD, wake_partition};
 use restock_store_memory::MemoryStore;
 use tokio::time::{Instant, sleep};
 
@@ -180,17 +180,6 @@ pub struct SimStore {
     inner: MemoryStore,
     model: Model,
     dynamo: Mutex<Dynamo>,
-}
-
-/// The partition of a wake, as the DynamoDB store picks it (an FNV-1a hash
-/// of its discriminator).
-fn spread_of(discriminator: &str) -> u64 {
-    let hash = discriminator
-        .bytes()
-        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-        });
-    hash % u64::from(SPREAD)
 }
 
 fn name(pk: impl Into<String>, sk: impl Into<String>) -> Name {
@@ -396,7 +385,7 @@ impl SimStore {
                     new.id.to_string(),
                 ));
                 names.push(name(
-                    format!("WAKE#{sku}#{}", spread_of(&new.id.to_string())),
+                    format!("WAKE#{sku}#{}", wake_partition(&new.id.to_string())),
                     format!("{}#confirm#{}", new.now, new.id),
                 ));
             } else {

@@ -57,7 +57,7 @@ pub(crate) fn hold_pk(hold: &HoldId) -> String {
 pub(crate) fn wake_pk(sku: &Sku, discriminator: &str) -> String {
     format!(
         "{WAKE_PK_PREFIX}{sku}#{}",
-        crate::tx::fnv(discriminator) % u64::from(SPREAD)
+        crate::table::wake_partition(discriminator)
     )
 }
 /// Every partition of a SKU's wakes.

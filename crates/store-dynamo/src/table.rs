@@ -36,6 +36,11 @@ pub const DUE_SHARDS: u16 = 16;
 /// (`docs/PERFORMANCE.md`, "Load in simulated time"). Readers read them all.
 pub const SPREAD: u16 = 16;
 
+/// The partition of [`SPREAD`] a wake with this discriminator goes to.
+pub fn wake_partition(discriminator: &str) -> u64 {
+    crate::tx::fnv(discriminator) % u64::from(SPREAD)
+}
+
 /// One index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct IndexDef {
