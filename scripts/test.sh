@@ -85,14 +85,18 @@ if [ $# -eq 0 ]; then
     RESTOCK_DIFFERENTIAL_HISTORIES=250 \
     cargo test --workspace --test e2e -- differential:: --nocapture
 
-  # On a double that applies one request at a time (about 40 transactions a
-  # second), the suites where dozens of transactions race on one item (the
-  # click races, cancels racing a wave, overlapping waves and sweeps) run
-  # past their time budgets; crates/sim measures those races at a drop's
-  # rate on the same rules (docs/PERFORMANCE.md).
-  step "the contention model (each transaction in flight 5 ms): racing joins and deliveries, histories"
+  # The racing suites on the contention model, one test at a time (the
+  # double applies one request at a time, about 40 transactions a second,
+  # so suites side by side would only slow each other past their budgets).
+  # The click races (two hundred clicks at once on one item's hold slots)
+  # queue there for longer than a click's budget: crates/sim/tests/races.rs
+  # runs them at a drop's rate on the same rules in simulated time, in the
+  # workspace tests above.
+  step "the contention model (each transaction in flight 5 ms): racing joins, deliveries, cancels, waves and sweeps; histories"
   RESTOCK_DYNAMODB_ENDPOINT=$RESTOCK_DYNAMODB_CONTENDED_ENDPOINT \
-    cargo test --workspace --test store -- concurrency::fifty_identical_joins concurrency::twenty_deliveries
+    cargo test --workspace --test store -- --test-threads=1 \
+    concurrency::fifty_identical_joins concurrency::twenty_deliveries \
+    concurrency::cancels_racing_a_wave concurrency::concurrent_waves concurrency::two_overlapping_sweeps
   RESTOCK_DYNAMODB_ENDPOINT=$RESTOCK_DYNAMODB_CONTENDED_ENDPOINT \
     cargo test --workspace --test e2e -- random_histories_keep_every_invariant_on_dynamodb
 

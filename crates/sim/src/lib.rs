@@ -257,11 +257,13 @@ impl SimStore {
         let split = (0..slots)
             .map(|i| units / slots + i64::from(i < units % slots))
             .collect();
-        self.dynamo
-            .lock()
-            .expect("model lock")
-            .slots
-            .insert(sku.clone(), split);
+        self.set_slots(sku, split);
+    }
+
+    /// Sets each of `sku`'s hold slots (a spread a restock, sales and
+    /// refills can leave).
+    pub fn set_slots(&self, sku: &Sku, slots: Vec<i64>) {
+        self.model_lock().slots.insert(sku.clone(), slots);
     }
 
     async fn round_trip(&self) {

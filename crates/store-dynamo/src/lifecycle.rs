@@ -4,6 +4,7 @@
 
 use restock_core::{Freed, Millis, RequestId, RequestState, Sku};
 use restock_store::port::Result;
+use restock_store::retry::LEAVE_BUDGET;
 use restock_store::{Request, StoreError, WakeKind};
 
 use crate::DynamoStore;
@@ -192,7 +193,9 @@ impl DynamoStore {
         now: Millis,
         transition: impl Fn(&Request) -> Option<(RequestState, Freed)> + Send + Sync,
     ) -> Result<Ended> {
-        for attempt in 0..MAX_ATTEMPTS {
+        let started = tokio::time::Instant::now();
+        let mut attempt = 0;
+        while attempt < MAX_ATTEMPTS {
             let Some(item) = self.request_item(id).await? else {
                 return Ok(Ended::Missing);
             };
@@ -202,9 +205,16 @@ impl DynamoStore {
             };
             let mut tx = self.tx();
             finish(&mut tx, &r, to, freed, now)?;
-            match self.transact(tx).await? {
-                Outcome::Done => return Ok(Ended::Done),
-                Outcome::Cancelled(_) => backoff(attempt).await,
+            match self.transact(tx).await {
+                Ok(Outcome::Done) => return Ok(Ended::Done),
+                Ok(Outcome::Cancelled(_)) => {
+                    backoff(attempt).await;
+                    attempt += 1;
+                }
+                // Lost every race for a while to writers on the same block
+                // or counters: read again and go on while time allows.
+                Err(StoreError::Contention(_)) if started.elapsed() < LEAVE_BUDGET => {}
+                Err(e) => return Err(e),
             }
         }
         Err(StoreError::Contention(request_pk(id)))

@@ -25,6 +25,12 @@ pub const JOIN_BUDGET: Duration = Duration::from_secs(6);
 /// hold or "sold out again", not an error, while the function has time.
 pub const CLICK_BUDGET: Duration = Duration::from_secs(8);
 
+/// How long a request's end (a cancel, an opt-out, a forget) keeps going
+/// while it loses races to other writers on its presence block and the
+/// item's counters: each loss is someone else's progress, and a shopper's
+/// cancel during a drop should land, not answer 503.
+pub const LEAVE_BUDGET: Duration = Duration::from_secs(8);
+
 /// How many times a click re-reads the hold slots after losing a unit to
 /// another click before it gives up with `Contention`.
 pub const DRY_ATTEMPTS: u32 = 64;
