@@ -15,11 +15,10 @@ arch=--arm64 machine_expected=183 arch_name=aarch64
 if ! rustup target list --installed | grep -qx aarch64-unknown-linux-gnu; then
   echo "adding the aarch64-unknown-linux-gnu standard library (rustup target add)"
   if ! timeout 600 rustup target add aarch64-unknown-linux-gnu; then
-    # A machine that cannot fetch the arm64 standard library still checks
-    # the packaging; the deployed build (sam build) is arm64.
-    echo "WARNING: the aarch64 standard library could not be installed here;" >&2
-    echo "WARNING: building x86_64 artifacts instead to check the packaging." >&2
-    arch=--x86-64 machine_expected=62 arch_name=x86_64
+    # No fallback: an x86_64 artifact is not what Lambda runs on arm64, and
+    # a check that passes without the arm64 build would say nothing.
+    echo "the aarch64 standard library could not be installed (rustup target add aarch64-unknown-linux-gnu): no arm64 build" >&2
+    exit 1
   fi
 fi
 [ -x .venv/bin/cargo-lambda ] && export PATH="$PWD/.venv/bin:$PATH"

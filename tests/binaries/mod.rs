@@ -183,3 +183,37 @@ async fn a_missing_variable_stops_the_binary_and_names_it() {
         );
     }
 }
+
+/// The functions' roles as the template grants them: what a policy allows
+/// goes through, what it does not is refused (AccessDenied), so a store
+/// change that needs a new action fails here before it fails on AWS.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_outside_a_function_s_policy_is_refused() {
+    let d = Deployment::create(settings()).await;
+    let capture = dynamodb_as("capture", &d.endpoint).await;
+    let allowed = capture
+        .get_item()
+        .table_name(d.store.table())
+        .key(
+            "pk",
+            aws_sdk_dynamodb::types::AttributeValue::S("SETTINGS".into()),
+        )
+        .key("sk", aws_sdk_dynamodb::types::AttributeValue::S("_".into()))
+        .send()
+        .await;
+    assert!(
+        allowed.is_ok(),
+        "GetItem is in capture's policy: {allowed:?}"
+    );
+    let refused = capture
+        .scan()
+        .table_name(d.store.table())
+        .send()
+        .await
+        .expect_err("Scan is in no function's policy");
+    let code = refused.as_service_error().and_then(|e| {
+        use aws_sdk_dynamodb::error::ProvideErrorMetadata;
+        e.code()
+    });
+    assert_eq!(code, Some("AccessDeniedException"), "{refused:?}");
+}

@@ -368,6 +368,33 @@ async fn team_alerts_publish_to_the_sns_topic() {
         .unwrap()
         .topic_arn
         .unwrap();
+    // The team's inbox: an HTTP subscription moto delivers to, so the test
+    // reads the alert that arrived, not only the publish call.
+    let (arrived, mut inbox) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let inbox_url = format!("http://{}/team", listener.local_addr().unwrap());
+    tokio::spawn(
+        axum::serve(
+            listener,
+            axum::Router::new().route(
+                "/team",
+                axum::routing::post(move |body: String| {
+                    let arrived = arrived.clone();
+                    async move {
+                        let _ = arrived.send(body);
+                    }
+                }),
+            ),
+        )
+        .into_future(),
+    );
+    sns.subscribe()
+        .topic_arn(&topic)
+        .protocol("http")
+        .endpoint(&inbox_url)
+        .send()
+        .await
+        .unwrap();
     let alerts = restock_aws::SnsAlerts::new(sns.clone(), topic);
     let entry = &catalogue()[0];
     let alert = restock_app::alerts::paused_restock(
@@ -378,6 +405,27 @@ async fn team_alerts_publish_to_the_sns_topic() {
         12,
     );
     alerts.alert(&alert).await.expect("published");
+    let notification = loop {
+        let body = tokio::time::timeout(std::time::Duration::from_secs(10), inbox.recv())
+            .await
+            .expect("the alert reaches the topic's subscriber")
+            .expect("the inbox is open");
+        let json: serde_json::Value = serde_json::from_str(&body).expect("SNS's JSON");
+        // A subscription's confirmation request is not the alert.
+        if json["Type"] == "Notification" {
+            break json;
+        }
+    };
+    // SNS takes a subject of at most 100 ASCII characters.
+    let subject: String = alert
+        .subject
+        .chars()
+        .filter(char::is_ascii)
+        .take(100)
+        .collect();
+    assert!(subject.contains(&entry.name), "{subject}");
+    assert_eq!(notification["Subject"].as_str(), Some(subject.as_str()));
+    assert_eq!(notification["Message"].as_str(), Some(alert.body.as_str()));
     let missing = restock_aws::SnsAlerts::new(
         sns,
         "arn:aws:sns:eu-west-2:123456789012:no-such-topic".into(),

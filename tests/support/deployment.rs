@@ -63,12 +63,46 @@ async fn register_policies(endpoint: &str) {
             )
         })
         .collect();
-    // Plain moto has no such endpoint: nothing to enforce with.
-    let _ = reqwest::Client::new()
+    // The tests run behind the strict double (scripts/test.sh): a
+    // registration that did not take would leave every function unchecked.
+    let answer = reqwest::Client::new()
         .post(format!("{endpoint}/_restock/strict/iam"))
         .json(&policies)
         .send()
+        .await
+        .expect("the strict double answers");
+    assert!(
+        answer.status().is_success(),
+        "the strict double refused the template's policies ({}): is {endpoint} moto behind scripts/dynamo_strict.py?",
+        answer.status()
+    );
+    let registered: serde_json::Value = answer.json().await.expect("the registered keys");
+    for key in policies.keys() {
+        assert!(
+            registered["keys"]
+                .as_array()
+                .is_some_and(|keys| keys.iter().any(|k| k == key.as_str())),
+            "{key} is not registered with the strict double: {registered}"
+        );
+    }
+}
+
+/// A DynamoDB client that signs as function `binary`'s role, as the
+/// binaries do in these tests.
+pub async fn dynamodb_as(binary: &str, endpoint: &str) -> aws_sdk_dynamodb::Client {
+    let config = aws_config::defaults(aws_config::BehaviorVersion::latest())
+        .endpoint_url(endpoint)
+        .region(aws_config::Region::new("eu-west-2"))
+        .credentials_provider(aws_sdk_dynamodb::config::Credentials::new(
+            function_key(binary),
+            "testing",
+            None,
+            None,
+            "restock-tests",
+        ))
+        .load()
         .await;
+    aws_sdk_dynamodb::Client::new(&config)
 }
 
 /// Where cargo put a workspace binary for `profile` (`debug` or `release`).
