@@ -96,7 +96,8 @@ if [ $# -eq 0 ]; then
   RESTOCK_DYNAMODB_ENDPOINT=$RESTOCK_DYNAMODB_CONTENDED_ENDPOINT \
     cargo test --workspace --test store -- --test-threads=1 \
     concurrency::fifty_identical_joins concurrency::twenty_deliveries \
-    concurrency::cancels_racing_a_wave concurrency::concurrent_waves concurrency::two_overlapping_sweeps
+    concurrency::two_different_deliveries concurrency::cancels_racing_a_wave \
+    concurrency::concurrent_waves concurrency::two_overlapping_sweeps
   RESTOCK_DYNAMODB_ENDPOINT=$RESTOCK_DYNAMODB_CONTENDED_ENDPOINT \
     cargo test --workspace --test e2e -- random_histories_keep_every_invariant_on_dynamodb
 

@@ -142,11 +142,12 @@ impl DynamoStore {
                         .add(INBOX_HASH, hash_set(&[manage.secret_hash()]))
                         .set(DUE, n(expires_ms))
                         .remove(NOTICE)
-                        .when(format!(
-                            "{STATUS} = :waiting AND (attribute_not_exists({LAST_EPISODE}) OR {LAST_EPISODE} <> :e)"
-                        ))
-                        .value(":waiting", s("waiting"))
-                        .value(":e", n(episode)),
+                        // Waiting is the whole condition: every return to
+                        // the queue clears `last_epi`, so a waiting request
+                        // was never offered in this restock (a clause on it
+                        // could not fail; docs/GUARDS.md).
+                        .when(format!("{STATUS} = :waiting"))
+                        .value(":waiting", s("waiting")),
                 )?;
                 tx.delete("entry", queue_entry_key(r))?;
                 presence.leave(r);

@@ -291,6 +291,26 @@ pub async fn presence_block_size(
         .sum()
 }
 
+/// Writes `contact`'s opt-out record as `opt_out_contact`'s first step
+/// does, and stops there (a Lambda timeout before any request ended).
+///
+/// # Panics
+/// When the endpoint cannot be written.
+pub async fn opt_out_record_only(
+    store: &DynamoStore,
+    contact: &restock_core::ContactKey,
+    now: i64,
+) {
+    use crate::attr::WRITTEN_AT;
+    use crate::codec::{ONE_SK, key, n, optout_pk};
+    let mut item = key(optout_pk(contact), ONE_SK);
+    item.insert(WRITTEN_AT.into(), n(now));
+    store
+        .put_item(item)
+        .await
+        .expect("the opt-out record written");
+}
+
 /// Makes the SKU's stored counters say `offered` and `held` (the level
 /// kept), as a defect would leave them: reconcile's tests set a drift with
 /// this and check it is corrected.

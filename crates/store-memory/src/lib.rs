@@ -144,6 +144,13 @@ impl MemoryStore {
         counters.held = held;
     }
 
+    /// Records `contact`'s opt-out without ending its requests: the state
+    /// the DynamoDB store's two-step opt-out leaves when it stops between
+    /// its steps (the conformance suite checks both stores act on it).
+    pub fn opt_out_record_only(&self, contact: &ContactKey) {
+        self.lock().optouts.insert(contact.clone());
+    }
+
     fn lock(&self) -> MutexGuard<'_, State> {
         // A panic while holding the lock cannot leave half-applied state behind
         // (every operation computes first and mutates last), so poisoning is ignored.

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use restock_core::Sku;
+use restock_core::{ContactKey, Sku};
 use restock_store::conformance::{App, Harness};
 use restock_store_memory::MemoryStore;
 
@@ -23,6 +23,10 @@ impl Harness for Memory {
 
     async fn set_counters(&self, sku: &Sku, offered: u32, held: u32) {
         self.store.set_counters(sku, offered, held);
+    }
+
+    async fn opt_out_record_only(&self, contact: &ContactKey, _now: i64) {
+        self.store.opt_out_record_only(contact);
     }
 }
 

@@ -489,3 +489,53 @@ async fn cancels_racing_a_wave_are_never_offered() {
     );
     assert_eq!(store.reconcile(&sku(), T0 + 10 * MIN).await.unwrap(), None);
 }
+
+/// Two *different* deliveries for one item racing (a reading of 3 and a
+/// newer one of 5), on twenty items at once: each reads the state, then
+/// writes it conditional on the version it read. Whichever lands first, the
+/// item ends at the newer level, in one restock: the older reading is
+/// either the restock the newer one tops up, or stale. Without the version
+/// condition, the second write overwrites the first from the same read (the
+/// level left at 3, or a second restock).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_different_deliveries_racing_end_at_the_newer_level_in_one_restock() {
+    let store = Arc::new(dynamo_store().await);
+    let items: Vec<Sku> = (0..20)
+        .map(|i| Sku::try_from(format!("RACE-{i}").as_str()).unwrap())
+        .collect();
+    // Sold out first, so both deliveries find a stored state and its version.
+    for item in &items {
+        set_level(&store, item, 0, T0 - 1_000).await;
+    }
+    let deliveries = items.iter().flat_map(|item| {
+        [(3, T0, "older"), (5, T0 + 1_000, "newer")].map(|(level, at, name)| {
+            let (store, item) = (store.clone(), item.clone());
+            let event = StockEvent {
+                item: restock_core::ItemRef::Sku { sku: item.clone() },
+                ..event(level, at, &format!("{item}:{name}"))
+            };
+            tokio::spawn(async move {
+                store
+                    .apply_stock(&item, &event, &RULES, T0 + 2_000)
+                    .await
+                    .unwrap()
+            })
+        })
+    });
+    for outcome in join_all(deliveries).await {
+        outcome.unwrap();
+    }
+    for item in &items {
+        let snapshot = store.snapshot(item).await.unwrap();
+        assert_eq!(
+            snapshot.counters.level, 5,
+            "{item}: the newer reading stands"
+        );
+        let wakes = store.wakes(item).await.unwrap();
+        assert_eq!(
+            wakes.iter().filter(|w| w.kind == WakeKind::Restock).count(),
+            1,
+            "{item}: one restock: {wakes:?}"
+        );
+    }
+}

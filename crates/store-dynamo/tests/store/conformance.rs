@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use restock_core::Sku;
+use restock_core::{ContactKey, Sku};
 use restock_store::conformance::{App, Harness};
 use restock_store_dynamo::{DynamoStore, testing};
 
@@ -23,6 +23,10 @@ impl Harness for Dynamo {
 
     async fn set_counters(&self, sku: &Sku, offered: u32, held: u32) {
         testing::set_counters(&self.store, sku, offered, held).await;
+    }
+
+    async fn opt_out_record_only(&self, contact: &ContactKey, now: i64) {
+        testing::opt_out_record_only(&self.store, contact, now).await;
     }
 }
 

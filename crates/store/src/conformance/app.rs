@@ -10,8 +10,8 @@ use crate::{
 };
 use restock_core::Millis;
 use restock_core::{
-    CatalogueEntry, Contact, Email, Level, LinkToken, ListShare, RequestId, Rules, Sku, StockEvent,
-    TokenHash, Window,
+    CatalogueEntry, Contact, ContactKey, Email, Level, LinkToken, ListShare, RequestId, Rules, Sku,
+    StockEvent, TokenHash, Window,
 };
 use time::OffsetDateTime;
 
@@ -37,6 +37,10 @@ pub trait Harness: Send + Sync {
     /// Makes the stored counters of `sku` say `offered` and `held`, as a
     /// drift would.
     async fn set_counters(&self, sku: &Sku, offered: u32, held: u32);
+    /// Writes `contact`'s opt-out record and nothing else: what an opt-out
+    /// leaves when it stops after its first step (on DynamoDB the record is
+    /// one write and each of the contact's requests ends after it).
+    async fn opt_out_record_only(&self, contact: &ContactKey, now: Millis);
 }
 
 /// A store under test with the verbs the tests speak in.
@@ -89,6 +93,12 @@ impl App {
     /// Makes the stored counters of `s` say `offered` and `held`.
     pub async fn set_counters(&self, s: &str, offered: u32, held: u32) {
         self.harness.set_counters(&sku(s), offered, held).await;
+    }
+
+    /// Writes `contact`'s opt-out record and stops, as an opt-out cut
+    /// short after its first step.
+    pub async fn opt_out_record_only(&self, contact: &ContactKey, now: Millis) {
+        self.harness.opt_out_record_only(contact, now).await;
     }
 
     pub fn bytes(&self) -> [u8; 16] {

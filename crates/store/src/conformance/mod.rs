@@ -50,6 +50,7 @@ macro_rules! conformance_suite {
             every_opt_out_link_a_shopper_was_sent_keeps_working,
             a_capped_wave_hands_on_with_a_wake,
             a_contact_who_opted_out_is_never_claimed_for_a_notice,
+            an_opt_out_cut_short_still_stops_the_notice_and_its_retry_ends_the_request,
             a_restock_keeps_its_phrase,
             rate_limits_count_per_key_and_window,
             the_catalogue_lists_every_entry_once_in_sku_order,
@@ -1193,6 +1194,35 @@ pub async fn a_contact_who_opted_out_is_never_claimed_for_a_notice(app: App) {
         .await
         .unwrap();
     assert_eq!(app.claim(&a.id, &link).await, Claim::OptedOut);
+}
+
+/// An opt-out stopped after writing its record (a timeout between its
+/// steps on DynamoDB) leaves the contact's offer live: the notice claim
+/// itself must refuse it, a new sign-up is refused, and the opt-out run
+/// again ends the request and passes the unit on.
+pub async fn an_opt_out_cut_short_still_stops_the_notice_and_its_retry_ends_the_request(app: App) {
+    let a = app.join(CHAIR, 1, T0).await;
+    app.level(CHAIR, 1, T0 + 10, "d1").await;
+    let wave = app.wave(CHAIR, T0 + 10).await;
+    let link = wave.offers[0].reserve.secret_hash();
+    app.opt_out_record_only(&a.contact_key, T0 + 11).await;
+    assert_eq!(app.get(&a.id).await.state.status(), Status::Offered);
+    assert_eq!(app.claim(&a.id, &link).await, Claim::OptedOut);
+    assert_eq!(
+        app.join_as(CHAIR, email(1), T0 + 12, 1).await,
+        JoinOutcome::OptedOut
+    );
+    assert_eq!(
+        app.store
+            .opt_out_contact(&a.contact_key, T0 + 13)
+            .await
+            .unwrap(),
+        1,
+        "the retry ends the live request"
+    );
+    assert_eq!(app.get(&a.id).await.state.status(), Status::OptedOut);
+    let c = app.store.snapshot(&sku(CHAIR)).await.unwrap().counters;
+    assert_eq!((c.offered, c.held), (0, 0), "the unit passed on: {c:?}");
 }
 
 pub async fn deliveries_heard_and_each_silence_claimed_once(app: App) {
