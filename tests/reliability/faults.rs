@@ -86,6 +86,28 @@ impl Plan {
     }
 }
 
+/// On DynamoDB the plan sits in the SDK client: every request the store
+/// sends is a call, so an operation of several requests (an opt-out's
+/// record, then each request it ends) is cut short after each of them.
+impl restock_store_dynamo::testing::CrashPlan for Plan {
+    fn before(&self) -> Result<usize, ()> {
+        Plan::before(self)
+    }
+
+    fn after(&self, n: usize) -> Result<(), ()> {
+        Plan::after(self, n)
+    }
+}
+
+/// Where the flows run: the in-memory store behind a wrapper that fails at
+/// its k-th call, or the DynamoDB store (the strict double) failing at its
+/// k-th request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Memory,
+    Dynamo,
+}
+
 fn injected() -> StoreError {
     StoreError::Backend {
         service: "the faulty store",
@@ -212,13 +234,18 @@ struct Rig {
     plan: Arc<Plan>,
 }
 
-async fn rig() -> Rig {
+async fn rig(backend: Backend) -> Rig {
     let plan = Arc::new(Plan::default());
     let outbox = Arc::new(Outbox::default());
-    let store = Arc::new(FaultyStore {
-        inner: MemoryStore::new(),
-        plan: plan.clone(),
-    });
+    let store: Arc<dyn Store> = match backend {
+        Backend::Memory => Arc::new(FaultyStore {
+            inner: MemoryStore::new(),
+            plan: plan.clone(),
+        }),
+        Backend::Dynamo => {
+            Arc::new(restock_store_dynamo::testing::crashing_dynamo_store(plan.clone()).await)
+        }
+    };
     let world = World::new(
         store,
         Arc::new(FaultySender {
@@ -328,8 +355,13 @@ async fn attempt(world: Arc<World>, outbox: Arc<Outbox>, flow: Flow, body: Strin
 
 /// Runs the flow with `fault` at call `k` (`None`: clean), retries it, and
 /// checks. Returns the number of calls the armed attempt made.
-async fn scenario(flow: Flow, k: usize, fault: Option<Fault>) -> Result<usize, String> {
-    let rig = rig().await;
+async fn scenario(
+    backend: Backend,
+    flow: Flow,
+    k: usize,
+    fault: Option<Fault>,
+) -> Result<usize, String> {
+    let rig = rig(backend).await;
     setup(&rig, flow).await;
     let body = stock_body(&rig.world, 2);
     rig.plan.arm(k, fault);
@@ -464,22 +496,42 @@ fn quiet_aborts() {
     });
 }
 
+/// The faults tried at each call. On DynamoDB every request of a flow is a
+/// call (a notify batch makes about 50), so CI crashes the handler after
+/// each one (the Lambda timeout between two requests);
+/// `RESTOCK_DYNAMODB_FAULTS=all` tries all three there too (about 330
+/// faults, 20 minutes on moto).
+fn faults(backend: Backend) -> &'static [Fault] {
+    const ALL: &[Fault] = &[Fault::FailBefore, Fault::FailAfter, Fault::AbortAfter];
+    match backend {
+        Backend::Memory => ALL,
+        Backend::Dynamo if std::env::var("RESTOCK_DYNAMODB_FAULTS").as_deref() == Ok("all") => ALL,
+        Backend::Dynamo => &[Fault::AbortAfter],
+    }
+}
+
 async fn every_fault(flow: Flow) -> usize {
+    every_fault_on(Backend::Memory, flow).await
+}
+
+async fn every_fault_on(backend: Backend, flow: Flow) -> usize {
     quiet_aborts();
-    let calls = scenario(flow, 0, None)
+    let calls = scenario(backend, flow, 0, None)
         .await
         .unwrap_or_else(|e| panic!("{flow:?} clean: {e}"));
     assert!(calls > 0, "{flow:?} made no calls");
     let mut injected = 0;
     for k in 1..=calls {
-        for fault in [Fault::FailBefore, Fault::FailAfter, Fault::AbortAfter] {
-            scenario(flow, k, Some(fault))
+        for &fault in faults(backend) {
+            scenario(backend, flow, k, Some(fault))
                 .await
-                .unwrap_or_else(|e| panic!("{flow:?} with {fault:?} at call {k} of {calls}: {e}"));
+                .unwrap_or_else(|e| {
+                    panic!("{backend:?}: {flow:?} with {fault:?} at call {k} of {calls}: {e}")
+                });
             injected += 1;
         }
     }
-    println!("{flow:?}: {calls} calls, {injected} faults injected");
+    println!("{backend:?}: {flow:?}: {calls} calls, {injected} faults injected");
     injected
 }
 
@@ -506,6 +558,31 @@ async fn a_fault_at_every_call_of_a_hold() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_fault_at_every_call_of_a_sweep() {
     every_fault(Flow::Sweep).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crash_after_every_dynamodb_request_of_a_join() {
+    every_fault_on(Backend::Dynamo, Flow::Join).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crash_after_every_dynamodb_request_of_a_webhook() {
+    every_fault_on(Backend::Dynamo, Flow::Webhook).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crash_after_every_dynamodb_request_of_a_notify_batch() {
+    every_fault_on(Backend::Dynamo, Flow::NotifyBatch).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crash_after_every_dynamodb_request_of_a_hold() {
+    every_fault_on(Backend::Dynamo, Flow::Hold).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crash_after_every_dynamodb_request_of_a_sweep() {
+    every_fault_on(Backend::Dynamo, Flow::Sweep).await;
 }
 
 fn a_notice() -> EmailNotice {

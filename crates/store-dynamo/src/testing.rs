@@ -12,10 +12,12 @@ use std::sync::{Arc, Mutex};
 use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
 use aws_smithy_runtime_api::box_error::BoxError;
 use aws_smithy_runtime_api::client::interceptors::Intercept;
-use aws_smithy_runtime_api::client::interceptors::context::BeforeTransmitInterceptorContextRef;
+use aws_smithy_runtime_api::client::interceptors::context::{
+    BeforeDeserializationInterceptorContextRef, BeforeTransmitInterceptorContextRef,
+};
 use aws_smithy_runtime_api::client::orchestrator::Metadata;
 use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
-use aws_smithy_types::config_bag::ConfigBag;
+use aws_smithy_types::config_bag::{ConfigBag, Storable, StoreReplace};
 
 use crate::DynamoStore;
 
@@ -185,6 +187,87 @@ impl Recorder {
     pub fn take(&self) -> Vec<String> {
         std::mem::take(&mut *self.0.lock().unwrap())
     }
+}
+
+/// Where a test makes a DynamoDB store's requests fail: the fault-injection
+/// suite's plan, consulted for every request the client sends (retries
+/// included), so an operation of several requests can be cut short after
+/// any one of them, as a Lambda timeout or a crash would.
+pub trait CrashPlan: Send + Sync {
+    /// Before the request is sent: `Err` fails it unsent; `Ok(n)` is its
+    /// call number, handed to [`after`](CrashPlan::after).
+    ///
+    /// # Errors
+    /// When the plan fails this request before it is sent.
+    fn before(&self) -> Result<usize, ()>;
+    /// After the answer arrived (the write landed): `Err` tells the caller
+    /// it failed; a panic ends the handler there.
+    ///
+    /// # Errors
+    /// When the plan fails this request after it landed.
+    fn after(&self, n: usize) -> Result<(), ()>;
+}
+
+/// The SDK interceptor that applies a [`CrashPlan`]:
+/// `config().interceptor(Crashes(plan))`.
+#[derive(Clone)]
+pub struct Crashes(pub Arc<dyn CrashPlan>);
+
+impl std::fmt::Debug for Crashes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Crashes")
+    }
+}
+
+/// A request's call number, between its two hooks.
+#[derive(Debug, Clone, Copy)]
+struct CallNo(usize);
+
+impl Storable for CallNo {
+    type Storer = StoreReplace<Self>;
+}
+
+impl Intercept for Crashes {
+    fn name(&self) -> &'static str {
+        "CrashPoints"
+    }
+
+    fn read_before_transmit(
+        &self,
+        _: &BeforeTransmitInterceptorContextRef<'_>,
+        _: &RuntimeComponents,
+        cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let n = self
+            .0
+            .before()
+            .map_err(|()| BoxError::from("injected: failed before it was sent"))?;
+        cfg.interceptor_state().store_put(CallNo(n));
+        Ok(())
+    }
+
+    fn read_after_transmit(
+        &self,
+        _: &BeforeDeserializationInterceptorContextRef<'_>,
+        _: &RuntimeComponents,
+        cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let n = cfg.load::<CallNo>().map_or(0, |c| c.0);
+        self.0
+            .after(n)
+            .map_err(|()| BoxError::from("injected: failed after it landed"))
+    }
+}
+
+/// A DynamoDB store on a new table of its own whose requests go wrong
+/// where `plan` says (the table is created before the plan is consulted).
+///
+/// # Panics
+/// When the endpoint is unset or the table cannot be created.
+pub async fn crashing_dynamo_store(plan: Arc<dyn CrashPlan>) -> DynamoStore {
+    let table = dynamo_store().await.table().to_owned();
+    let client = aws_sdk_dynamodb::Client::from_conf(config().interceptor(Crashes(plan)).build());
+    DynamoStore::new(client, table)
 }
 
 /// Shopper `i` (`fan{i}@example.com`, its id drawn from [`random`] seeded
