@@ -145,7 +145,7 @@ impl DynamoStore {
                         // Waiting is the whole condition: every return to
                         // the queue clears `last_epi`, so a waiting request
                         // was never offered in this restock (a clause on it
-                        // could not fail; docs/GUARDS.md).
+                        // could never fail).
                         .when(format!("{STATUS} = :waiting"))
                         .value(":waiting", s("waiting")),
                 )?;
