@@ -24,6 +24,7 @@ use restock_core::{Message, Millis, TokenHash};
 use restock_e2e::*;
 use restock_store::port::Random;
 use restock_store::*;
+use restock_store_dynamo::testing::Injected;
 use restock_store_memory::MemoryStore;
 
 /// How the k-th call goes wrong.
@@ -90,12 +91,12 @@ impl Plan {
 /// sends is a call, so an operation of several requests (an opt-out's
 /// record, then each request it ends) is cut short after each of them.
 impl restock_store_dynamo::testing::CrashPlan for Plan {
-    fn before(&self) -> Result<usize, ()> {
-        Plan::before(self)
+    fn before(&self) -> Result<usize, Injected> {
+        Plan::before(self).map_err(|()| Injected)
     }
 
-    fn after(&self, n: usize) -> Result<(), ()> {
-        Plan::after(self, n)
+    fn after(&self, n: usize) -> Result<(), Injected> {
+        Plan::after(self, n).map_err(|()| Injected)
     }
 }
 

@@ -16,8 +16,13 @@ use restock_app::capture::ClientAddr;
 use restock_app::ports::{
     Alert, AlertError, Alerts, Clock, Disabled, OsEntropy, SendError, Sender, StaticKeyring,
 };
-use restock_core::{CatalogueEntry, Contact, Message, Settings, Sku};
-use restock_store::Store;
+use restock_core::{
+    CatalogueEntry, Contact, ItemRef, Level, ListShare, Message, RequestId, ReserveToken, Rules,
+    Settings, Sku, StockEvent, Window,
+};
+use restock_store::prelude::*;
+use restock_store::{NewRequest, Store, WaveParams};
+use restock_store_memory::MemoryStore;
 use time::OffsetDateTime;
 use tokio::time::Instant;
 use tower::ServiceExt;
@@ -224,4 +229,81 @@ pub fn arrivals(n: u32, rate: u32, seed: u64) -> Vec<Duration> {
             Duration::from_secs_f64(at)
         })
         .collect()
+}
+
+/// The level of [`sku`] reported as `level` at `at` (ms), straight into
+/// `store` (the setup and the shop's sales in a run, not what is measured).
+///
+/// # Panics
+/// When the store refuses it.
+pub async fn set_level(store: &MemoryStore, level: u32, at: i64) {
+    let event = StockEvent {
+        delivery_id: format!("level-{level}-{at}"),
+        item: ItemRef::Sku { sku: sku() },
+        location: "default".into(),
+        level: Level::Tracked(level),
+        at: OffsetDateTime::from_unix_timestamp_nanos(i128::from(at) * 1_000_000).expect("a time"),
+    };
+    let rules = Rules {
+        threshold: 1,
+        max_jump: 1_000_000,
+        max_level: 1_000_000,
+    };
+    store
+        .apply_stock(&sku(), &event, &rules, at)
+        .await
+        .expect("the level");
+}
+
+/// `n` fans join [`sku`] on `shards` shards before `at`, the level goes to
+/// `n` at `at` and every one of them is offered a unit: their reserve links.
+///
+/// # Panics
+/// When the store refuses a step.
+pub async fn offered(
+    store: &MemoryStore,
+    n: u32,
+    shards: u16,
+    at: i64,
+    seed: u64,
+) -> Vec<ReserveToken> {
+    let mut random = restock_store::port::seeded(seed);
+    for i in 0..n {
+        let contact = Contact::Email(
+            restock_core::Email::try_from(format!("fan{i}@example.com").as_str()).expect("email"),
+        );
+        store
+            .join(NewRequest {
+                id: RequestId::from_random(random()),
+                sku: sku(),
+                name: "Fan".try_into().expect("a name"),
+                contact_key: contact.key(b"sim-pepper"),
+                contact,
+                now: at - 60_000 + i64::from(i),
+                shards,
+                lifetime_ms: 90 * 86_400_000,
+                manage_hash: None,
+                confirm_window_ms: None,
+                consent: None,
+            })
+            .await
+            .expect("join");
+    }
+    set_level(store, n, at).await;
+    let wave = store
+        .create_offers(
+            &sku(),
+            &WaveParams {
+                share: ListShare::ALL,
+                offer_window: Window::from_mins(15),
+                shards,
+                max_offers: n,
+            },
+            at,
+            &mut random,
+        )
+        .await
+        .expect("offers");
+    assert_eq!(wave.offers.len() as u32, n, "every unit offered");
+    wave.offers.into_iter().map(|o| o.reserve).collect()
 }

@@ -15,13 +15,10 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use clap::{Parser, Subcommand};
 use restock_app::capture::ClientAddr;
-use restock_core::{Contact, ItemRef, Level, Rules, StockEvent};
 use restock_sim::drive::{self, T0, call, sku};
 use restock_sim::{Model, SimStore};
 use restock_store::prelude::*;
-use restock_store::{NewRequest, WaveParams};
 use restock_store_memory::MemoryStore;
-use time::OffsetDateTime;
 use tokio::time::Instant;
 
 #[derive(Parser)]
@@ -155,65 +152,12 @@ async fn signups(cli: &Cli, model: Model, rate: u32, secs: u32, shards: u16, con
 
 async fn click_links(cli: &Cli, model: Model, offers: u32, clicks: u32, secs: u32, shards: u16) {
     let (store, router) = setup(model, shards, false).await;
-    let inner = store.inner();
-    let mut random = restock_store::port::seeded(cli.seed);
-    let pepper = b"sim-pepper";
-    for i in 0..offers {
-        let contact = Contact::Email(
-            restock_core::Email::try_from(format!("fan{i}@example.com").as_str()).expect("email"),
-        );
-        let id = restock_core::RequestId::from_random(random());
-        inner
-            .join(NewRequest {
-                id,
-                sku: sku(),
-                name: "Fan".try_into().expect("a name"),
-                contact_key: contact.key(pepper),
-                contact,
-                now: T0 - 60_000 + i64::from(i),
-                shards,
-                lifetime_ms: 90 * 86_400_000,
-                manage_hash: None,
-                confirm_window_ms: None,
-                consent: None,
-            })
-            .await
-            .expect("join");
-    }
-    let at = T0 - 1_000;
-    let event = StockEvent {
-        delivery_id: "restock".into(),
-        item: ItemRef::Sku { sku: sku() },
-        location: "default".into(),
-        level: Level::Tracked(offers),
-        at: OffsetDateTime::from_unix_timestamp_nanos(i128::from(at) * 1_000_000).expect("time"),
-    };
-    let rules = Rules {
-        threshold: 1,
-        max_jump: 1_000_000,
-        max_level: 1_000_000,
-    };
-    inner
-        .apply_stock(&sku(), &event, &rules, at)
+    let links: Vec<String> = drive::offered(store.inner(), offers, shards, T0 - 1_000, cli.seed)
         .await
-        .expect("level");
-    let wave = inner
-        .create_offers(
-            &sku(),
-            &WaveParams {
-                share: restock_core::ListShare::ALL,
-                offer_window: restock_core::Window::from_mins(15),
-                shards,
-                max_offers: offers,
-            },
-            at,
-            &mut random,
-        )
-        .await
-        .expect("offers");
-    assert_eq!(wave.offers.len() as u32, offers, "every unit offered");
+        .iter()
+        .map(ToString::to_string)
+        .collect();
     store.set_allowance(&sku(), i64::from(offers), shards);
-    let links: Vec<String> = wave.offers.iter().map(|o| o.reserve.to_string()).collect();
     let start = Instant::now();
     let tasks: Vec<_> = drive::arrivals(clicks, clicks / secs.max(1), cli.seed + 1)
         .into_iter()
@@ -239,7 +183,7 @@ async fn click_links(cli: &Cli, model: Model, offers: u32, clicks: u32, secs: u3
     for t in tasks {
         results.push(t.await.expect("a click task"));
     }
-    let stats = inner.stats(&sku(), shards).await.expect("stats");
+    let stats = store.inner().stats(&sku(), shards).await.expect("stats");
     let to_checkout = results
         .iter()
         .filter(|r| r.0 == StatusCode::SEE_OTHER)

@@ -13,17 +13,14 @@
 
 use std::sync::Arc;
 
-use restock_core::{
-    Contact, Email, HoldId, Level, ListShare, RequestId, ReserveToken, Rules, StockEvent, Window,
-};
-use restock_sim::drive::{T0, sku};
+use restock_core::{HoldId, ReserveToken, Window};
+use restock_sim::drive::{self, T0, sku};
 use restock_sim::{Model, SimStore};
-use restock_store::model::{HoldOutcome, NewRequest, WaveParams};
+use restock_store::model::HoldOutcome;
 use restock_store::port::seeded;
 use restock_store::prelude::*;
 use restock_store::retry::CLICK_BUDGET;
 use restock_store_memory::MemoryStore;
-use time::OffsetDateTime;
 
 const WINDOW: Window = Window::from_mins(15);
 
@@ -33,67 +30,6 @@ fn paused() -> tokio::runtime::Runtime {
         .start_paused(true)
         .build()
         .unwrap()
-}
-
-async fn set_level(store: &SimStore, level: u32, at: i64) {
-    let event = StockEvent {
-        delivery_id: format!("level-{at}"),
-        item: restock_core::webhook::ItemRef::Sku { sku: sku() },
-        location: "default".into(),
-        level: Level::Tracked(level),
-        at: OffsetDateTime::from_unix_timestamp_nanos(i128::from(at) * 1_000_000).unwrap(),
-    };
-    let rules = Rules {
-        threshold: 1,
-        max_jump: 100_000,
-        max_level: 100_000,
-    };
-    store
-        .inner()
-        .apply_stock(&sku(), &event, &rules, at)
-        .await
-        .unwrap();
-}
-
-/// `n` people join `shards` shards, the level goes to `n` and every one of
-/// them is offered a unit: their reserve links.
-async fn offered(store: &SimStore, n: usize, shards: u16) -> Vec<ReserveToken> {
-    let mut random = seeded(7);
-    for i in 0..n {
-        let contact =
-            Contact::Email(Email::try_from(format!("fan{i}@example.com").as_str()).unwrap());
-        store
-            .inner()
-            .join(NewRequest {
-                id: RequestId::from_random(random()),
-                sku: sku(),
-                name: "Fan".try_into().unwrap(),
-                contact_key: contact.key(b"pepper"),
-                contact,
-                now: T0 + i as i64,
-                shards,
-                lifetime_ms: 90 * 86_400_000,
-                manage_hash: None,
-                confirm_window_ms: None,
-                consent: None,
-            })
-            .await
-            .unwrap();
-    }
-    set_level(store, n as u32, T0 + 100_000).await;
-    let params = WaveParams {
-        share: ListShare::ALL,
-        offer_window: WINDOW,
-        shards,
-        max_offers: 10_000,
-    };
-    let wave = store
-        .inner()
-        .create_offers(&sku(), &params, T0 + 100_000, &mut random)
-        .await
-        .unwrap();
-    assert_eq!(wave.offers.len(), n);
-    wave.offers.into_iter().map(|o| o.reserve).collect()
 }
 
 /// `taps` clicks on each link, all at the same instant.
@@ -138,9 +74,9 @@ fn holds(outcomes: &[HoldOutcome]) -> std::collections::HashSet<HoldId> {
 fn two_hundred_clicks_at_once_on_fifty_offers_and_one_slot_hold_exactly_five() {
     paused().block_on(async {
         let store = Arc::new(SimStore::new(MemoryStore::new(), Model::default()));
-        let links = offered(&store, 50, 1).await;
+        let links = drive::offered(store.inner(), 50, 1, T0 + 100_000, 7).await;
         // The shop sells 45 elsewhere before anyone clicks: 5 units, 50 links.
-        set_level(&store, 5, T0 + 150_000).await;
+        drive::set_level(store.inner(), 5, T0 + 150_000).await;
         store.set_allowance(&sku(), 5, 1);
         let began = tokio::time::Instant::now();
         let outcomes = click_all(&store, &links, 4, 1).await;
@@ -165,10 +101,10 @@ fn two_hundred_clicks_at_once_on_fifty_offers_and_one_slot_hold_exactly_five() {
 fn three_taps_on_ninety_six_offers_over_sixteen_uneven_slots_hold_exactly_the_units_left() {
     paused().block_on(async {
         let store = Arc::new(SimStore::new(MemoryStore::new(), Model::default()));
-        let links = offered(&store, 96, 16).await;
+        let links = drive::offered(store.inner(), 96, 16, T0 + 100_000, 7).await;
         // The shop sells 59 elsewhere: 37 units for 96 links, all of them in
         // two slots, so most clicks find their own slot dry and refill.
-        set_level(&store, 37, T0 + 150_000).await;
+        drive::set_level(store.inner(), 37, T0 + 150_000).await;
         let mut slots = vec![0; 16];
         (slots[3], slots[11]) = (30, 7);
         store.set_slots(&sku(), slots);

@@ -199,14 +199,18 @@ pub trait CrashPlan: Send + Sync {
     ///
     /// # Errors
     /// When the plan fails this request before it is sent.
-    fn before(&self) -> Result<usize, ()>;
+    fn before(&self) -> Result<usize, Injected>;
     /// After the answer arrived (the write landed): `Err` tells the caller
     /// it failed; a panic ends the handler there.
     ///
     /// # Errors
     /// When the plan fails this request after it landed.
-    fn after(&self, n: usize) -> Result<(), ()>;
+    fn after(&self, n: usize) -> Result<(), Injected>;
 }
+
+/// A request the plan fails.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Injected;
 
 /// The SDK interceptor that applies a [`CrashPlan`]:
 /// `config().interceptor(Crashes(plan))`.
@@ -241,7 +245,7 @@ impl Intercept for Crashes {
         let n = self
             .0
             .before()
-            .map_err(|()| BoxError::from("injected: failed before it was sent"))?;
+            .map_err(|Injected| BoxError::from("injected: failed before it was sent"))?;
         cfg.interceptor_state().store_put(CallNo(n));
         Ok(())
     }
@@ -255,7 +259,7 @@ impl Intercept for Crashes {
         let n = cfg.load::<CallNo>().map_or(0, |c| c.0);
         self.0
             .after(n)
-            .map_err(|()| BoxError::from("injected: failed after it landed"))
+            .map_err(|Injected| BoxError::from("injected: failed after it landed"))
     }
 }
 
