@@ -416,13 +416,7 @@ async fn team_alerts_publish_to_the_sns_topic() {
             break json;
         }
     };
-    // SNS takes a subject of at most 100 ASCII characters.
-    let subject: String = alert
-        .subject
-        .chars()
-        .filter(char::is_ascii)
-        .take(100)
-        .collect();
+    let subject = restock_aws::sns_subject(&alert.subject);
     assert!(subject.contains(&entry.name), "{subject}");
     assert_eq!(notification["Subject"].as_str(), Some(subject.as_str()));
     assert_eq!(notification["Message"].as_str(), Some(alert.body.as_str()));

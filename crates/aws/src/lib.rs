@@ -222,20 +222,19 @@ impl SnsAlerts {
     }
 }
 
+/// An alert's subject as SNS takes it: at most 100 ASCII characters.
+#[must_use]
+pub fn sns_subject(subject: &str) -> String {
+    subject.chars().filter(char::is_ascii).take(100).collect()
+}
+
 #[async_trait]
 impl Alerts for SnsAlerts {
     async fn alert(&self, alert: &Alert) -> Result<(), AlertError> {
-        // SNS subjects are at most 100 ASCII characters.
-        let subject: String = alert
-            .subject
-            .chars()
-            .filter(char::is_ascii)
-            .take(100)
-            .collect();
         self.client
             .publish()
             .topic_arn(&self.topic_arn)
-            .subject(subject)
+            .subject(sns_subject(&alert.subject))
             .message(&alert.body)
             .send()
             .await
