@@ -362,7 +362,11 @@ async fn team_alerts_publish_to_the_sns_topic() {
     let sns = aws_sdk_sns::Client::new(&sdk);
     let topic = sns
         .create_topic()
-        .name("restock-team-alerts")
+        // A topic of its own: a subscriber left by an earlier run would be
+        // delivered to first.
+        .name(restock_store_dynamo::testing::unique_table(
+            "restock-team-alerts",
+        ))
         .send()
         .await
         .unwrap()
