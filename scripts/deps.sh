@@ -10,12 +10,15 @@
 #   - playwright-core for the browser story (npm ci in tests/browser)
 #   - Chromium (apt-get, as root)
 #   - the aarch64 Rust standard library for the Lambda build (rustup);
-#     scripts/build-lambda.sh falls back loudly where it cannot be fetched
+#     scripts/build-lambda.sh fails, saying so, where it cannot be fetched
+#   - cargo-mutants (cargo install, pinned), for scripts/mutants.sh
 #
 # Where a step needs root and this is not root, it stops with the exact
 # command to run.
 
 RESTOCK_VENV="${RESTOCK_VENV:-$PWD/.venv}"
+
+CARGO_MUTANTS_VERSION=27.1.0
 
 deps_say() { printf '    %s\n' "$*"; }
 
@@ -76,8 +79,13 @@ ensure_deps() {
 
   if ! rustup target list --installed | grep -qx aarch64-unknown-linux-gnu; then
     deps_say "rustup target add aarch64-unknown-linux-gnu"
-    # Not fatal: scripts/build-lambda.sh says so loudly and checks the
-    # packaging with x86_64 artifacts where it cannot be fetched.
+    # Not fatal here: scripts/build-lambda.sh, the last step, fails on it
+    # with the reason, after every test has run.
     timeout 600 rustup target add aarch64-unknown-linux-gnu || true
+  fi
+
+  if [ "$(cargo mutants --version 2>/dev/null)" != "cargo-mutants $CARGO_MUTANTS_VERSION" ]; then
+    deps_say "cargo install cargo-mutants@$CARGO_MUTANTS_VERSION (about 3 minutes)"
+    cargo install --quiet --locked "cargo-mutants@$CARGO_MUTANTS_VERSION"
   fi
 }

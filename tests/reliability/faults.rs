@@ -501,8 +501,7 @@ fn quiet_aborts() {
 /// call (a notify batch makes about 50), so CI crashes the handler after
 /// each one (the Lambda timeout between two requests);
 /// `RESTOCK_DYNAMODB_FAULTS=all` tries all three there too (about 330
-/// faults, 20 minutes on moto). The DynamoDB runs are ignored by default
-/// (CI's time limit): `cargo test --test e2e -- --ignored faults::`.
+/// faults, 20 minutes on moto).
 fn faults(backend: Backend) -> &'static [Fault] {
     const ALL: &[Fault] = &[Fault::FailBefore, Fault::FailAfter, Fault::AbortAfter];
     match backend {
@@ -563,31 +562,26 @@ async fn a_fault_at_every_call_of_a_sweep() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "about 5 minutes of moto time: cargo test --test e2e -- --ignored faults::"]
 async fn a_crash_after_every_dynamodb_request_of_a_join() {
     every_fault_on(Backend::Dynamo, Flow::Join).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "about 5 minutes of moto time: cargo test --test e2e -- --ignored faults::"]
 async fn a_crash_after_every_dynamodb_request_of_a_webhook() {
     every_fault_on(Backend::Dynamo, Flow::Webhook).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "about 5 minutes of moto time: cargo test --test e2e -- --ignored faults::"]
 async fn a_crash_after_every_dynamodb_request_of_a_notify_batch() {
     every_fault_on(Backend::Dynamo, Flow::NotifyBatch).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "about 5 minutes of moto time: cargo test --test e2e -- --ignored faults::"]
 async fn a_crash_after_every_dynamodb_request_of_a_hold() {
     every_fault_on(Backend::Dynamo, Flow::Hold).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "about 5 minutes of moto time: cargo test --test e2e -- --ignored faults::"]
 async fn a_crash_after_every_dynamodb_request_of_a_sweep() {
     every_fault_on(Backend::Dynamo, Flow::Sweep).await;
 }

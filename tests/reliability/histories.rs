@@ -6,7 +6,7 @@
 //! prints it.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use proptest::prelude::*;
 use restock_app::ports::{Clock, Outbox, Sent};
@@ -664,6 +664,8 @@ fn memory_histories_with(lagging: bool, confirming: bool) {
         failure_persistence: None,
         ..ProptestConfig::default()
     };
+    // What the histories reached (docs/RELIABILITY.md quotes the figures).
+    let reached = Mutex::new(Reached::default());
     proptest!(config, |(ops in proptest::collection::vec(op(), 1..40))| {
         let result = runtime().block_on(async {
             let (world, outbox) = if lagging {
@@ -676,10 +678,37 @@ fn memory_histories_with(lagging: bool, confirming: bool) {
                 settings.confirm = true;
                 world.store.put_settings(&settings).await.expect("settings");
             }
-            run(&world, &outbox, &ops).await
+            let result = run(&world, &outbox, &ops).await;
+            reached.lock().expect("tally").add(&outbox.sent());
+            result
         });
         prop_assert!(result.is_ok(), "{}", result.unwrap_err());
     });
+    let r = reached.into_inner().expect("tally");
+    println!(
+        "{} histories (lagging {lagging}, double opt-in {confirming}): {} reached at least one notice, {} notices and {} confirmations sent in all",
+        r.histories, r.with_a_notice, r.notices, r.confirmations
+    );
+}
+
+/// How far a run's histories went.
+#[derive(Default)]
+struct Reached {
+    histories: usize,
+    with_a_notice: usize,
+    notices: usize,
+    confirmations: usize,
+}
+
+impl Reached {
+    fn add(&mut self, sent: &[Sent]) {
+        let confirmations = sent.iter().filter(|s| s.confirm_link().is_some()).count();
+        let notices = sent.len() - confirmations;
+        self.histories += 1;
+        self.with_a_notice += usize::from(notices > 0);
+        self.notices += notices;
+        self.confirmations += confirmations;
+    }
 }
 
 /// Fewer, shorter histories on the DynamoDB store (moto behind the strict

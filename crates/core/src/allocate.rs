@@ -70,11 +70,6 @@ impl Counters {
             .saturating_sub(self.held)
     }
 
-    /// Whether a new offer fits (I1): `offered + held + 1 <= cap`.
-    pub fn can_offer(&self, share: ListShare) -> bool {
-        self.free(share) > 0
-    }
-
     /// Whether a click can become a hold: `held + 1 <= level`. Offers beyond
     /// that (the shop sold some elsewhere) are "sold out again".
     pub fn can_hold(&self) -> bool {
@@ -248,6 +243,8 @@ mod tests {
                 && ListShare::new(1.5).is_err()
                 && ListShare::new(f64::NAN).is_err()
         );
+        // The settings file keeps the fraction as given.
+        assert_eq!(ListShare::new(0.25).unwrap().get(), 0.25);
     }
 
     #[test]

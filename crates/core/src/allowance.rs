@@ -159,6 +159,31 @@ mod tests {
         true
     }
 
+    #[test]
+    fn valid_slots_never_mix_signs_and_keep_debt_in_slot_0() {
+        assert!(is_valid(&[]) && is_valid(&[3, 0, 1]) && is_valid(&[-2, 0, 0]));
+        assert!(!is_valid(&[-1, 1]), "a positive slot beside the debt");
+        assert!(!is_valid(&[1, -1]), "debt outside slot 0");
+    }
+
+    #[test]
+    fn a_rise_pays_the_debt_then_spreads_unguarded_unless_debt_stays_behind() {
+        assert!(plan(&[], 3).is_empty(), "no slots, nothing to plan");
+        let change = |slot, add, guard| SlotChange { slot, add, guard };
+        // No debt: spread evenly, nothing to guard.
+        assert_eq!(
+            plan(&[2, 3], 4),
+            [change(0, 2, Guard::None), change(1, 2, Guard::None)]
+        );
+        // The debt paid exactly: nothing turns positive beside it.
+        assert_eq!(plan(&[-3, 0], 3), [change(0, 3, Guard::None)]);
+        // More than the debt: slot 0 must still owe no more than was read.
+        assert_eq!(
+            plan(&[-1, 0], 3),
+            [change(0, 2, Guard::AtLeast(-1)), change(1, 1, Guard::None)]
+        );
+    }
+
     /// A valid set of slots: all non-negative, or debt in slot 0 and zeros.
     fn slots() -> impl Strategy<Value = Vec<i64>> {
         prop_oneof![

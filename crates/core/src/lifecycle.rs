@@ -451,6 +451,21 @@ mod tests {
     }
 
     #[test]
+    fn a_hold_past_its_window_is_not_given_again() {
+        let offered = RequestState::Waiting.offer(1, 0, W).unwrap();
+        let HoldTaken::New(held) = offered.hold(5 * MIN, hold_id(), W).unwrap() else {
+            panic!()
+        };
+        // Held until 20 minutes: at 20 it has ended, as after.
+        assert_eq!(held.hold(20 * MIN, hold_id(), W), Err(HoldRefused::Expired));
+        assert_eq!(held.hold(30 * MIN, hold_id(), W), Err(HoldRefused::Expired));
+        assert_eq!(
+            held.cancel().unwrap(),
+            (RequestState::Cancelled, Freed::Hold)
+        );
+    }
+
+    #[test]
     fn an_unclicked_offer_lapses_and_frees_its_unit() {
         let offered = RequestState::Waiting.offer(1, 0, W).unwrap();
         assert_eq!(
@@ -549,5 +564,20 @@ mod tests {
             assert_eq!(s.as_str().parse::<Status>().unwrap(), s);
         }
         assert!("gone".parse::<Status>().is_err());
+        assert_eq!(Status::OptedOut.to_string(), "opted_out");
+    }
+
+    #[test]
+    fn only_the_line_and_its_units_are_live() {
+        let live: Vec<Status> = Status::ALL.into_iter().filter(|s| s.is_live()).collect();
+        assert_eq!(
+            live,
+            [
+                Status::Unconfirmed,
+                Status::Waiting,
+                Status::Offered,
+                Status::Held
+            ]
+        );
     }
 }

@@ -109,6 +109,15 @@ mod tests {
         assert!(a.to_string() < b.to_string());
         assert_eq!(a.to_string().parse::<JoinKey>().unwrap(), a);
         assert!("nope".parse::<JoinKey>().is_err());
+        // Both halves must have their full width: a stored key was cut.
+        assert!("1700000000000#00ab".parse::<JoinKey>().is_err());
+        assert!("170000000000#00000000000000ab".parse::<JoinKey>().is_err());
+    }
+
+    #[test]
+    fn the_front_of_the_line_is_position_one() {
+        assert_eq!(position(0), 1);
+        assert_eq!(position(3), 4);
     }
 
     #[test]

@@ -473,6 +473,99 @@ mod tests {
     }
 
     #[test]
+    fn a_tie_is_a_different_level_or_a_sale_at_the_same_instant() {
+        let state = StockState::default()
+            .apply_reading("main", at(3, 10), &RULES)
+            .next;
+        assert!(
+            !state.apply_reading("main", at(3, 10), &RULES).tied,
+            "the same reading"
+        );
+        assert!(
+            !state.apply_reading("main", at(5, 11), &RULES).tied,
+            "a newer one"
+        );
+        assert!(state.apply_reading("main", at(5, 10), &RULES).tied);
+        let sold = state.sell(20).next;
+        assert!(
+            sold.apply_reading("main", at(2, 20), &RULES).tied,
+            "at a sale's instant"
+        );
+        assert!(!sold.apply_reading("main", at(2, 21), &RULES).tied);
+    }
+
+    #[test]
+    fn a_stale_reading_keeps_the_threshold_it_was_judged_by() {
+        let five = Rules {
+            threshold: 5,
+            ..RULES
+        };
+        let state = StockState::default()
+            .apply_reading("main", at(3, 10), &RULES)
+            .next;
+        let stale = state.apply_reading("main", at(9, 5), &five);
+        assert_eq!(stale.outcome, StockOutcome::Stale);
+        assert_eq!(stale.next.threshold, Some(1));
+        let newer = state.apply_reading("main", at(3, 11), &five);
+        assert_eq!(newer.next.threshold, Some(5));
+    }
+
+    #[test]
+    fn a_sale_at_nothing_left_changes_nothing_and_every_sale_counts() {
+        let empty = StockState::default()
+            .apply_reading("main", at(0, 10), &RULES)
+            .next;
+        assert_eq!(empty.sell(20).outcome, StockOutcome::Unchanged);
+        // More sales than are kept one by one: the oldest are merged, none lost.
+        let sales = MAX_PENDING_SALES as u32 + 6;
+        let mut state = StockState::default()
+            .apply_reading("main", at(100, 10), &RULES)
+            .next;
+        for i in 0..sales {
+            state = state.sell(20 + i64::from(i)).next;
+        }
+        assert_eq!(state.level(), Level::Tracked(100 - sales));
+    }
+
+    #[test]
+    fn what_a_reading_meant_reads_as_a_sentence() {
+        assert_eq!(Level::Tracked(1).to_string(), "1 unit");
+        assert_eq!(Level::Tracked(4).to_string(), "4 units");
+        assert_eq!(Level::Untracked.to_string(), "not tracked");
+        assert_eq!(
+            Escalation::Jump.to_string(),
+            "the rise is larger than escalation.max_jump"
+        );
+        assert_eq!(StockOutcome::Unchanged.to_string(), "no change");
+    }
+
+    #[test]
+    fn a_level_or_a_rise_exactly_at_its_limit_is_not_escalated() {
+        let rules = Rules {
+            threshold: 1,
+            max_jump: 4,
+            max_level: 10,
+        };
+        let (_, outcomes) = run(&[0, 4], &rules);
+        assert_eq!(
+            outcomes[1],
+            StockOutcome::Restock {
+                episode: 1,
+                level: 4
+            }
+        );
+        let (_, outcomes) = run(&[0, 4, 8, 10], &rules);
+        assert_eq!(
+            outcomes[3],
+            StockOutcome::TopUp {
+                episode: 1,
+                level: 10,
+                added: 2
+            }
+        );
+    }
+
+    #[test]
     fn the_chair_coming_back_at_four_is_one_restock() {
         let (state, outcomes) = run(&[0, 4], &RULES);
         assert_eq!(

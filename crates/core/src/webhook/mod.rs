@@ -365,4 +365,26 @@ mod tests {
         assert!(!err.to_string().contains("topsecret"));
         assert!(WebhookKeys::from_json("[").is_err());
     }
+
+    #[test]
+    fn a_reading_is_taken_at_the_event_s_millisecond() {
+        let event = StockEvent {
+            delivery_id: "d1".into(),
+            item: ItemRef::Sku {
+                sku: "CHAIR-WAL".parse().unwrap(),
+            },
+            location: "default".into(),
+            level: Level::Tracked(4),
+            at: OffsetDateTime::from_unix_timestamp_nanos(1_767_225_600_123_456_789).unwrap(),
+        };
+        assert_eq!(event.reading().at_ms, 1_767_225_600_123);
+        assert_eq!(event.item.to_string(), "SKU CHAIR-WAL");
+    }
+
+    #[test]
+    fn only_signature_and_timestamp_failures_are_unauthorised() {
+        assert!(WebhookError::BadSignature.is_unauthorised());
+        assert!(WebhookError::Timestamp.is_unauthorised());
+        assert!(!WebhookError::malformed("no level").is_unauthorised());
+    }
 }

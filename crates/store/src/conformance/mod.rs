@@ -71,7 +71,8 @@ macro_rules! conformance_suite {
             the_last_unit_sold_then_a_restock_of_one_tells_the_next_in_line,
             an_order_without_the_hold_s_item_leaves_the_hold_and_the_level,
             reconcile_corrects_counters_up_and_down_on_a_busy_item,
-            confirming_ends_the_joining_browser_s_power_over_the_place);
+            confirming_ends_the_joining_browser_s_power_over_the_place,
+            work_keyed_once_is_done_once);
     };
 }
 
@@ -87,6 +88,7 @@ macro_rules! __conformance_cases {
 }
 
 const CHAIR: &str = "CHAIR-WAL";
+const OAT: &str = "THROW-OAT";
 
 pub async fn second_tap_keeps_the_original_place(app: App) {
     let first = app.join(CHAIR, 1, T0).await;
@@ -347,6 +349,23 @@ pub async fn unknown_wrong_and_expired_links_are_refused_alike(app: App) {
             .await
             .unwrap(),
         expired
+    );
+    // The link edited to name another item that has a unit: nothing is held
+    // there (the secret is the request's, the item is not).
+    app.level(OAT, 1, T0 + 1, "d-oat").await;
+    let edited: restock_core::LinkToken = good.to_string().replacen(CHAIR, OAT, 1).parse().unwrap();
+    let answer = app
+        .store
+        .take_hold(&edited, HoldId::from_random(app.bytes()), 1, T0 + 3, WINDOW)
+        .await
+        .unwrap();
+    assert!(
+        matches!(answer, HoldOutcome::Refused(_)),
+        "an edited link: {answer:?}"
+    );
+    assert_eq!(
+        app.store.snapshot(&sku(OAT)).await.unwrap().counters.held,
+        0
     );
     let late = T0 + 2 + WINDOW.as_millis();
     assert_eq!(
@@ -1223,6 +1242,20 @@ pub async fn an_opt_out_cut_short_still_stops_the_notice_and_its_retry_ends_the_
     assert_eq!(app.get(&a.id).await.state.status(), Status::OptedOut);
     let c = app.store.snapshot(&sku(CHAIR)).await.unwrap().counters;
     assert_eq!((c.offered, c.held), (0, 0), "the unit passed on: {c:?}");
+}
+
+/// `first_time` (the team told once of a hold used on an order without its
+/// item, however often the order's webhook comes): true for a key once.
+pub async fn work_keyed_once_is_done_once(app: App) {
+    let key = "not-in-order:hold-1:order-1";
+    assert!(app.store.first_time(key, T0).await.unwrap());
+    assert!(!app.store.first_time(key, T0 + MIN).await.unwrap(), "once");
+    assert!(
+        app.store
+            .first_time("not-in-order:hold-1:order-2", T0 + MIN)
+            .await
+            .unwrap()
+    );
 }
 
 pub async fn deliveries_heard_and_each_silence_claimed_once(app: App) {
