@@ -5,6 +5,8 @@
 //! - [`concurrency`]: real parallel requests against the DynamoDB API;
 //! - [`contention`]: the same where transactions really contend
 //!   (`RESTOCK_DYNAMODB_CONTENDED_ENDPOINT`);
+//! - [`interleavings`]: one operation landing between two requests of
+//!   another, made certain;
 //! - [`lag`]: the DynamoDB store where index reads lag the table, client
 //!   tokens are enforced and conflicts and throttles are injected;
 //! - [`round_trips`]: DynamoDB requests per operation, held to budgets;
@@ -17,6 +19,7 @@
 mod concurrency;
 mod conformance;
 mod contention;
+mod interleavings;
 mod lag;
 mod round_trips;
 mod support;

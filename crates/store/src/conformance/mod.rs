@@ -72,7 +72,8 @@ macro_rules! conformance_suite {
             an_order_without_the_hold_s_item_leaves_the_hold_and_the_level,
             reconcile_corrects_counters_up_and_down_on_a_busy_item,
             confirming_ends_the_joining_browser_s_power_over_the_place,
-            work_keyed_once_is_done_once);
+            work_keyed_once_is_done_once,
+            taps_racing_on_a_confirmation_link_confirm_once);
     };
 }
 
@@ -1242,6 +1243,71 @@ pub async fn an_opt_out_cut_short_still_stops_the_notice_and_its_retry_ends_the_
     assert_eq!(app.get(&a.id).await.state.status(), Status::OptedOut);
     let c = app.store.snapshot(&sku(CHAIR)).await.unwrap().counters;
     assert_eq!((c.offered, c.held), (0, 0), "the unit passed on: {c:?}");
+}
+
+/// A mail scanner and the shopper tap the confirmation link at once: one
+/// confirmation and one place in the line. And a link given back (its send
+/// failed) while taps are in flight: a tap confirms only before the link was
+/// given back, so the sign-up is never both confirmed by the old link and
+/// sent a new one.
+pub async fn taps_racing_on_a_confirmation_link_confirm_once(app: App) {
+    app.catalogue(CHAIR, 2).await;
+    let confirm_all = |link: LinkToken, at: restock_core::Millis| {
+        let store = &app.store;
+        futures::future::join_all((0..16).map(move |_| {
+            let link = link.clone();
+            async move {
+                store
+                    .confirm(&link, owner(), LIFETIME.as_millis(), at)
+                    .await
+            }
+        }))
+    };
+    let ann = app.sign_up(CHAIR, 1, T0).await;
+    let (_, link) = app.claim_confirmation(&ann).await;
+    let outcomes = confirm_all(link, T0 + MIN).await;
+    let confirmed: Vec<&Request> = outcomes
+        .iter()
+        .filter_map(|o| match o {
+            Ok(ConfirmOutcome::Confirmed(r)) => Some(r),
+            Ok(ConfirmOutcome::AlreadyConfirmed(_)) => None,
+            other => panic!("a tap on a good link: {other:?}"),
+        })
+        .collect();
+    assert_eq!(confirmed.len(), 1, "one confirmation of sixteen taps");
+    let bea = app.sign_up(CHAIR, 2, T0 + 1).await;
+    let (_, link) = app.claim_confirmation(&bea).await;
+    let ConfirmOutcome::Confirmed(bea) = app
+        .store
+        .confirm(&link, owner(), LIFETIME.as_millis(), T0 + MIN)
+        .await
+        .unwrap()
+    else {
+        panic!("bea's confirmation")
+    };
+    assert_eq!(app.store.position(&bea, 2).await.unwrap(), Some(2));
+    assert_eq!(app.store.stats(&sku(CHAIR), 2).await.unwrap().waiting, 2);
+
+    for round in 0..8 {
+        let r = app.sign_up(CHAIR, 10 + round, T0 + 10).await;
+        let (_, old) = app.claim_confirmation(&r).await;
+        let given_back = async {
+            app.store
+                .release_confirmation(&sku(CHAIR), &r.id, &old.secret_hash())
+                .await
+                .unwrap();
+            app.claim_confirmation(&r).await.0
+        };
+        let (taps, reclaimed) = futures::join!(confirm_all(old.clone(), T0 + MIN), given_back);
+        let by_old_link = taps
+            .iter()
+            .filter(|o| matches!(o, Ok(ConfirmOutcome::Confirmed(_))))
+            .count();
+        assert!(
+            !(by_old_link > 0 && reclaimed == Claim::Claimed),
+            "round {round}: confirmed by the link given back, and a new one claimed"
+        );
+    }
 }
 
 /// `first_time` (the team told once of a hold used on an order without its

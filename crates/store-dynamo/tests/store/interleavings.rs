@@ -1,0 +1,164 @@
+//! Races made certain. Some guards matter only when another operation lands
+//! between two requests of one operation (its read and its conditional
+//! write); parallel requests hit that window now and then, not every run.
+//! Here one store's `n`th request is held, unsent, while the test runs the
+//! other operation on a second client, then let go: the interleaving the
+//! guard exists for, every time (`docs/guards.toml` names these tests).
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::Duration;
+
+use restock_core::{Contact, Email, LinkToken, RequestId, Sku};
+use restock_store::prelude::*;
+use restock_store::{Claim, ConfirmLinks, ConfirmOutcome, JoinOutcome, NewRequest, Request};
+use restock_store_dynamo::DynamoStore;
+use restock_store_dynamo::testing::{self, CrashPlan, Crashes, Injected, dynamo_store};
+use tokio::sync::oneshot;
+
+const T0: i64 = 1_796_342_400_000;
+const MIN: i64 = 60_000;
+const LIFETIME_MS: i64 = 90 * 86_400_000;
+
+/// Holds request `at` of its client (counting from 1) until the test lets
+/// it go, telling the test when it got there.
+struct Pause {
+    at: usize,
+    calls: AtomicUsize,
+    reached: Mutex<Option<oneshot::Sender<()>>>,
+    resume: Mutex<mpsc::Receiver<()>>,
+}
+
+impl CrashPlan for Pause {
+    fn before(&self) -> Result<usize, Injected> {
+        let n = self.calls.fetch_add(1, Ordering::SeqCst) + 1;
+        if n == self.at {
+            if let Some(reached) = self.reached.lock().unwrap().take() {
+                let _ = reached.send(());
+            }
+            // Never for ever: a test that forgets to let go fails, not hangs.
+            let _ = self
+                .resume
+                .lock()
+                .unwrap()
+                .recv_timeout(Duration::from_secs(30));
+        }
+        Ok(n)
+    }
+
+    fn after(&self, _: usize) -> Result<(), Injected> {
+        Ok(())
+    }
+}
+
+/// A store on `store`'s table whose request `at` waits: await the receiver
+/// for it to get there, send on the sender to let it go. Run what uses it
+/// with [`on_own_thread`].
+fn paused_at(
+    store: &DynamoStore,
+    at: usize,
+) -> (DynamoStore, oneshot::Receiver<()>, mpsc::Sender<()>) {
+    let (reached_tx, reached) = oneshot::channel();
+    let (resume, resume_rx) = mpsc::channel();
+    let plan = Arc::new(Pause {
+        at,
+        calls: AtomicUsize::new(0),
+        reached: Mutex::new(Some(reached_tx)),
+        resume: Mutex::new(resume_rx),
+    });
+    let client =
+        aws_sdk_dynamodb::Client::from_conf(testing::config().interceptor(Crashes(plan)).build());
+    (
+        DynamoStore::new(client, store.table().to_owned()),
+        reached,
+        resume,
+    )
+}
+
+/// Runs `op` on a thread and runtime of its own, so a request held there
+/// blocks nothing the test runs meanwhile (a held worker thread of the
+/// test's runtime can strand the other client's connection tasks).
+fn on_own_thread<T: Send + 'static>(
+    op: impl Future<Output = T> + Send + 'static,
+) -> oneshot::Receiver<T> {
+    let (done, result) = oneshot::channel();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        let _ = done.send(runtime.block_on(op));
+    });
+    result
+}
+
+fn sku() -> Sku {
+    Sku::try_from("CHAIR-WAL").unwrap()
+}
+
+fn link(r: &Request, seed: u8) -> LinkToken {
+    LinkToken::new(r.sku.clone(), r.id, [seed; 16])
+}
+
+/// Shopper `i` signs up with double opt-in: unconfirmed.
+async fn sign_up(store: &DynamoStore, i: usize) -> Request {
+    let contact = Contact::Email(Email::try_from(format!("fan{i}@example.com").as_str()).unwrap());
+    let new = NewRequest {
+        id: RequestId::from_random(testing::random(i as u64 + 1)()),
+        sku: sku(),
+        name: "Fan".try_into().unwrap(),
+        contact_key: contact.key(b"pepper"),
+        contact,
+        now: T0,
+        shards: 1,
+        lifetime_ms: LIFETIME_MS,
+        manage_hash: None,
+        confirm_window_ms: Some(2 * 86_400_000),
+        consent: None,
+    };
+    match store.join(new).await.unwrap() {
+        JoinOutcome::Joined(r) => r,
+        other => panic!("shopper {i} did not join: {other:?}"),
+    }
+}
+
+/// The links of one confirmation mail, `seed` telling mails apart.
+async fn claim_confirmation(store: &DynamoStore, r: &Request, seed: u8) -> (Claim, LinkToken) {
+    let confirm = link(r, seed);
+    let links = ConfirmLinks {
+        confirm: confirm.secret_hash(),
+        manage: link(r, seed + 1).secret_hash(),
+        optout: link(r, seed + 2).secret_hash(),
+    };
+    let claim = store
+        .claim_confirmation(&r.sku, &r.id, &links, &r.contact_key)
+        .await
+        .unwrap();
+    (claim, confirm)
+}
+
+/// A tap on a confirmation link has read the sign-up; before its write,
+/// the mail's send failed, the link was given back and a new mail claimed.
+/// The old link confirms nothing: the sign-up waits for the new one.
+/// (Guard `confirm.link`: the write is conditional on the link's hash.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tap_on_a_link_given_back_while_it_was_in_flight_confirms_nothing() {
+    let store = dynamo_store().await;
+    let r = sign_up(&store, 1).await;
+    let (claim, old) = claim_confirmation(&store, &r, 10).await;
+    assert_eq!(claim, Claim::Claimed);
+    // The tap's requests: 1 reads the sign-up, 2 writes the confirmation.
+    let (tapping, reached, resume) = paused_at(&store, 2);
+    let owner = link(&r, 99).secret_hash();
+    let tap =
+        on_own_thread(async move { tapping.confirm(&old, owner, LIFETIME_MS, T0 + MIN).await });
+    reached.await.unwrap();
+    store
+        .release_confirmation(&sku(), &r.id, &link(&r, 10).secret_hash())
+        .await
+        .unwrap();
+    let (again, _) = claim_confirmation(&store, &r, 20).await;
+    assert_eq!(again, Claim::Claimed, "the new mail is claimed");
+    resume.send(()).unwrap();
+    assert_eq!(tap.await.unwrap().unwrap(), ConfirmOutcome::Refused);
+}
