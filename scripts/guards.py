@@ -102,7 +102,7 @@ def main(names):
         passed, log = run_tests({"id": endpoint, "endpoint": endpoint, "tests": tests})
         if not passed:
             sys.exit(f"the tests fail with every guard in place:\n{log[-3000:]}")
-    print(f"baseline: the tests of {len(guards)} guards pass with every guard in place")
+    print(f"baseline: the tests of {len(guards)} guards pass with every guard in place", flush=True)
 
     tally = {"killed": 0, "SURVIVED": 0, "survived (listed)": 0, "unviable": 0}
     unexpected = []

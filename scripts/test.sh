@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs what the tests need where it is missing (scripts/deps.sh: a
-# project-local Python environment, npm packages, Chromium, the arm64 target),
-# then runs every check and test restock has: formatting, clippy, the
-# dependency rules for restock-core (pure) and restock-app (the store port
-# only), the workspace tests against a real DynamoDB API (moto's server on a
-# free loopback port, started here and stopped on exit),
-# then the browser story (headless Chromium), cfn-lint on template.yaml and
-# the arm64 Lambda build.
+# project-local Python environment, npm packages, Chromium, the arm64 target,
+# cargo-mutants), then runs every check and test restock has: formatting,
+# clippy, the dependency rules for restock-core (pure) and restock-app (the
+# store port only), the workspace tests against a real DynamoDB API (moto's
+# server on a free loopback port, started here and stopped on exit),
+# cargo-mutants on the lines of restock-core a change touched, then the
+# browser story (headless Chromium), cfn-lint on template.yaml and the arm64
+# Lambda build.
 #
 #   bash scripts/test.sh            # everything
 #   bash scripts/test.sh -p restock-core   # extra arguments go to `cargo test`
@@ -75,6 +76,9 @@ RESTOCK_DIFFERENTIAL_HISTORIES=${RESTOCK_DIFFERENTIAL_HISTORIES:-250} \
 # The lagging runs, the browser story and the deployment checks run on a
 # full run (no extra arguments).
 if [ $# -eq 0 ]; then
+  step "cargo-mutants on restock-core: the mutants on lines changed since the last landed commit (.ci/landed)"
+  bash scripts/mutants.sh --in-diff --baseline skip
+
   step "the index lagging 250 ms, 2% of requests faulted: store suites, DESIGN story, binaries, histories"
   RESTOCK_DYNAMODB_ENDPOINT=$RESTOCK_DYNAMODB_LAGGING_ENDPOINT RESTOCK_INDEX_LAG_MS=250 \
     cargo test --workspace --test store -- conformance::dynamodb:: concurrency::

@@ -495,6 +495,19 @@ mod tests {
     }
 
     #[test]
+    fn the_same_reading_again_is_no_change() {
+        for level in [0, 4] {
+            let state = StockState::default()
+                .apply_reading("main", at(level, 10), &RULES)
+                .next;
+            assert_eq!(
+                state.apply_reading("main", at(level, 10), &RULES).outcome,
+                StockOutcome::Unchanged
+            );
+        }
+    }
+
+    #[test]
     fn a_stale_reading_keeps_the_threshold_it_was_judged_by() {
         let five = Rules {
             threshold: 5,

@@ -127,6 +127,17 @@ mod tests {
     use proptest::prelude::*;
 
     #[test]
+    fn a_window_is_written_in_its_largest_whole_unit() {
+        let shown = |s: &str| s.parse::<Window>().unwrap().to_string();
+        assert_eq!(shown("24h"), "1d");
+        assert_eq!(shown("120m"), "2h");
+        assert_eq!(shown("900s"), "15m");
+        assert_eq!(shown("90s"), "90s");
+        assert!("+5m".parse::<Window>().is_err(), "digits only");
+        assert_eq!(Window::from_mins(15).duration(), Duration::minutes(15));
+    }
+
+    #[test]
     fn the_time_left_is_rounded_down_and_ends() {
         let at = 1_000_000;
         assert_eq!(

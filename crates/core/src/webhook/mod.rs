@@ -367,6 +367,33 @@ mod tests {
     }
 
     #[test]
+    fn keys_are_read_per_platform_current_first_and_counted_not_shown() {
+        let mut secret =
+            WebhookKeys::from_json(r#"{"shopify":["new","old"],"unrelated":1}"#).unwrap();
+        assert_eq!(secret.listed(Platform::Shopify), ["new", "old"]);
+        assert!(secret.listed(Platform::WooCommerce).is_empty());
+        secret.set(Platform::WooCommerce, vec!["wc".into()]);
+        assert_eq!(secret.listed(Platform::WooCommerce), ["wc"]);
+        assert_eq!(
+            format!("{secret:?}"),
+            r#"{"shopify": 2, "woocommerce": 1, "stock": 0}"#
+        );
+        let shopify = Platform::Shopify.keys(&secret).unwrap();
+        assert!(!shopify.is_empty() && Keys::default().is_empty());
+        assert_eq!(shopify.first(), Some(&b"new"[..]), "the current key signs");
+        assert_eq!(format!("{shopify:?}"), "Keys(2 redacted)");
+        let error = |json| WebhookKeys::from_json(json).unwrap_err().to_string();
+        assert_eq!(
+            error("{"),
+            "malformed payload: webhook keys secret: not valid JSON"
+        );
+        assert_eq!(
+            error("[]"),
+            "malformed payload: webhook keys secret: expected a JSON object"
+        );
+    }
+
+    #[test]
     fn a_reading_is_taken_at_the_event_s_millisecond() {
         let event = StockEvent {
             delivery_id: "d1".into(),

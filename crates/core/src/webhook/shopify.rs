@@ -221,6 +221,18 @@ mod tests {
         assert_eq!(order.order_id, 820_982_911_946_154_508);
         assert_eq!(order.holds, vec![hold]);
         assert_eq!(order.skus, vec!["CHAIR-WAL".to_owned()]);
+        assert!(is_order(&order_headers(&body, "orders/paid")));
+        assert!(!is_order(&order_headers(&body, "inventory_levels/update")));
+        // orders/paid is paid whatever the status field says.
+        let unstated = body.replace(r#""financial_status": "paid", "#, "");
+        assert!(matches!(
+            parse_order(
+                &keys,
+                &order_headers(&unstated, "orders/paid"),
+                unstated.as_bytes()
+            ),
+            Ok(OrderDelivery::Paid(_))
+        ));
         // orders/create counts only once paid; other topics are not orders we read.
         let pending = body.replace("\"paid\"", "\"pending\"");
         assert_eq!(

@@ -327,6 +327,27 @@ mod tests {
         assert!(parse_stock(&keys(), &signed("m", ts, body), body, NOW).is_ok());
     }
 
+    const LINE: &str = r#"{"sku":"A","level":0,"at":"2026-11-29T02:59:00Z"}"#;
+
+    #[test]
+    fn the_edges_of_a_delivery_are_accepted() {
+        // A full batch, a level of 0, a location of 64 characters.
+        let full = format!("[{}]", vec![LINE; MAX_BATCH].join(","));
+        let body = full.as_bytes();
+        let events =
+            parse_stock(&keys(), &signed("m", NOW.unix_timestamp(), body), body, NOW).unwrap();
+        assert_eq!(events.len(), MAX_BATCH);
+        assert_eq!(events[0].level, Level::Tracked(0));
+        let long = format!(
+            r#"{{"sku":"A","level":1,"at":"2026-11-29T02:59:00Z","location":" {} "}}"#,
+            "x".repeat(62)
+        );
+        let body = long.as_bytes();
+        let events =
+            parse_stock(&keys(), &signed("m", NOW.unix_timestamp(), body), body, NOW).unwrap();
+        assert_eq!(events[0].location, "x".repeat(62), "trimmed");
+    }
+
     #[test]
     fn malformed_bodies_name_what_is_wrong() {
         for body in [
@@ -335,6 +356,16 @@ mod tests {
             br#"{"sku":"A","level":1,"at":"yesterday"}"#,
             br#"[]"#,
             br#"{"sku":"A","level":1,"at":"2026-11-29T02:59:00Z","extra":1}"#,
+            br#"{"sku":"A","level":1,"at":"2026-11-29T02:59:00Z","location":"  "}"#,
+            format!(
+                r#"{{"sku":"A","level":1,"at":"2026-11-29T02:59:00Z","location":"{}"}}"#,
+                "x".repeat(65)
+            )
+            .leak()
+            .as_bytes(),
+            format!("[{}]", vec![LINE; MAX_BATCH + 1].join(","))
+                .leak()
+                .as_bytes(),
         ] {
             let err = parse_stock(&keys(), &signed("m", NOW.unix_timestamp(), body), body, NOW)
                 .unwrap_err();

@@ -284,6 +284,23 @@ mod tests {
             (order.order_id, order.holds, order.skus),
             (727, vec![hold], vec!["CHAIR-WAL".to_owned()])
         );
+        assert_eq!(order.delivery_id, "41");
+        assert!(is_order(&headers("order.updated", &body)));
+        assert!(!is_order(&headers("product.updated", &body)));
+        // A blank delivery id: the body's hash stands in.
+        let blank = vec![
+            (SIGNATURE, sign(key, body.as_bytes())),
+            (TOPIC, "order.updated".to_owned()),
+            (DELIVERY_ID, "  ".to_owned()),
+        ];
+        let Ok(OrderDelivery::Paid(order)) = parse_order(&keys, &blank, body.as_bytes()) else {
+            panic!("a paid order")
+        };
+        assert!(
+            order.delivery_id.starts_with("body:"),
+            "{}",
+            order.delivery_id
+        );
         let pending = body.replace("processing", "pending");
         assert_eq!(
             parse_order(
@@ -397,6 +414,11 @@ mod tests {
         assert_eq!(
             parse(&Keys::raw([KEY]), &none, b"sku=X&level=1", NOW),
             Err(WebhookError::MissingHeader(SIGNATURE))
+        );
+        assert_eq!(
+            parse(&Keys::raw([KEY]), &none, b"other_id=42", NOW),
+            Err(WebhookError::MissingHeader(SIGNATURE)),
+            "only webhook_id makes a ping"
         );
     }
 
