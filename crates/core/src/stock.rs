@@ -538,6 +538,9 @@ mod tests {
             state = state.sell(20 + i64::from(i)).next;
         }
         assert_eq!(state.level(), Level::Tracked(100 - sales));
+        // Two sales in one millisecond are two units.
+        let state = state.sell(500).next.sell(500).next;
+        assert_eq!(state.level(), Level::Tracked(100 - sales - 2));
     }
 
     #[test]

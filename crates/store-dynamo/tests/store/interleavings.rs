@@ -9,9 +9,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
 
-use restock_core::{Contact, Email, LinkToken, RequestId, Sku};
+use restock_core::{Contact, Email, HoldId, LinkToken, ListShare, RequestId, Sku, Window};
 use restock_store::prelude::*;
-use restock_store::{Claim, ConfirmLinks, ConfirmOutcome, JoinOutcome, NewRequest, Request};
+use restock_store::{
+    BuyOutcome, Claim, ConfirmLinks, ConfirmOutcome, HoldOutcome, JoinOutcome, NewRequest, Order,
+    Request, WaveParams,
+};
 use restock_store_dynamo::DynamoStore;
 use restock_store_dynamo::testing::{self, CrashPlan, Crashes, Injected, dynamo_store};
 use tokio::sync::oneshot;
@@ -100,8 +103,13 @@ fn link(r: &Request, seed: u8) -> LinkToken {
     LinkToken::new(r.sku.clone(), r.id, [seed; 16])
 }
 
-/// Shopper `i` signs up with double opt-in: unconfirmed.
+/// Shopper `i` signs up: unconfirmed with double opt-in (`confirming`),
+/// else waiting.
 async fn sign_up(store: &DynamoStore, i: usize) -> Request {
+    join(store, i, true).await
+}
+
+async fn join(store: &DynamoStore, i: usize, confirming: bool) -> Request {
     let contact = Contact::Email(Email::try_from(format!("fan{i}@example.com").as_str()).unwrap());
     let new = NewRequest {
         id: RequestId::from_random(testing::random(i as u64 + 1)()),
@@ -113,7 +121,7 @@ async fn sign_up(store: &DynamoStore, i: usize) -> Request {
         shards: 1,
         lifetime_ms: LIFETIME_MS,
         manage_hash: None,
-        confirm_window_ms: Some(2 * 86_400_000),
+        confirm_window_ms: confirming.then_some(2 * 86_400_000),
         consent: None,
     };
     match store.join(new).await.unwrap() {
@@ -161,4 +169,57 @@ async fn a_tap_on_a_link_given_back_while_it_was_in_flight_confirms_nothing() {
     assert_eq!(again, Claim::Claimed, "the new mail is claimed");
     resume.send(()).unwrap();
     assert_eq!(tap.await.unwrap().unwrap(), ConfirmOutcome::Refused);
+}
+
+/// A purchase has read the item's stock state; before its write, the shop's
+/// webhook reports the level after the sale (5, read after the order was
+/// placed). The purchase must not write its level over that reading: it
+/// reads again and finds the sale already counted.
+/// (Guard `buy.version`: the sale's write is conditional on the version read.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sale_landing_after_a_newer_stock_report_keeps_the_report_s_level() {
+    let store = dynamo_store().await;
+    let r = join(&store, 1, false).await;
+    crate::support::set_level(&store, &sku(), 1, T0 + 100).await;
+    let params = WaveParams {
+        share: ListShare::ALL,
+        offer_window: Window::from_mins(15),
+        shards: 1,
+        max_offers: 100,
+    };
+    let mut random = testing::random(9);
+    let wave = store
+        .create_offers(&sku(), &params, T0 + 100, &mut random)
+        .await
+        .unwrap();
+    assert_eq!(wave.offers[0].request.id, r.id);
+    let hold = HoldId::from_random([4; 16]);
+    let held = store
+        .take_hold(
+            &wave.offers[0].reserve,
+            hold,
+            1,
+            T0 + 200,
+            Window::from_mins(15),
+        )
+        .await
+        .unwrap();
+    assert!(matches!(held, HoldOutcome::Held { .. }), "{held:?}");
+    // The purchase's requests: the hold, the request, the item (one batch
+    // read), then 4, its write.
+    let (buying, reached, resume) = paused_at(&store, 4);
+    let order = Order {
+        placed_at: T0 + 400,
+        items: None,
+    };
+    let bought = on_own_thread(async move { buying.mark_bought(&hold, &order, T0 + 400).await });
+    reached.await.unwrap();
+    crate::support::set_level(&store, &sku(), 5, T0 + 500).await;
+    resume.send(()).unwrap();
+    assert!(matches!(
+        bought.await.unwrap().unwrap(),
+        BuyOutcome::Bought { .. }
+    ));
+    let c = store.snapshot(&sku()).await.unwrap().counters;
+    assert_eq!((c.level, c.held), (5, 0), "the newer report stands: {c:?}");
 }
