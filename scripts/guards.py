@@ -3,8 +3,8 @@
 should need it: every removal must fail one of them.
 
 The guards, what each protects and its tests are in docs/guards.toml. A
-guard's clause is replaced by `((clause) OR NOT (clause))`, always true with
-its placeholders still used (DynamoDB and the strict double refuse an
+guard's clause is replaced by `clause OR NOT clause`, always true with its
+placeholders still used (DynamoDB and the strict double refuse an
 unused one, which would fail the tests for the wrong reason), or its `find`
 text by `replace`. The source is restored after each, whatever happens.
 
@@ -47,8 +47,20 @@ def mutant(text, guard):
         clause = guard["clause"]
         if clause not in find:
             sys.exit(f"{guard['id']}: its clause is not in its `find`")
-        new = find.replace(clause, f"(({clause}) OR NOT ({clause}))", 1)
+        new = find.replace(clause, always_true(clause, alone=f'"{clause}"' in find), 1)
     return text.replace(find, new, 1)
+
+
+def always_true(clause, alone):
+    """`clause OR NOT clause`, parenthesised only where the grammar needs it:
+    DynamoDB (and the strict double) refuse redundant parentheses, which
+    would fail the tests for the wrong reason."""
+    compound = " OR " in clause or " AND " in clause
+    wrapped = clause.startswith("(") and clause.endswith(")")
+    inner = f"({clause})" if compound and not wrapped else clause
+    either = f"{inner} OR NOT {inner}"
+    # Alone in its condition, the store's own parentheses group it.
+    return either if alone else f"({either})"
 
 
 def env_for(guard):
@@ -121,7 +133,11 @@ def main(names):
                     line.split()[0] for line in log.splitlines()
                     if line.startswith("    ") and "::" in line
                 )
-                if not passed:
+                if "ValidationException" in log:
+                    # The mutant is not a request DynamoDB would take: a
+                    # failure says nothing about the guard.
+                    result, failed = "unviable", "(DynamoDB refused the expression)"
+                elif not passed:
                     result = "killed"
                 elif "survivor" in g:
                     result = "survived (listed)"

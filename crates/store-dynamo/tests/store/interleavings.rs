@@ -6,9 +6,15 @@
 //! guard exists for, every time (`docs/guards.toml` names these tests).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, mpsc};
+use std::sync::{Mutex, mpsc};
 use std::time::Duration;
 
+use aws_smithy_runtime_api::box_error::BoxError;
+use aws_smithy_runtime_api::client::interceptors::Intercept;
+use aws_smithy_runtime_api::client::interceptors::context::BeforeTransmitInterceptorContextRef;
+use aws_smithy_runtime_api::client::orchestrator::Metadata;
+use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
+use aws_smithy_types::config_bag::ConfigBag;
 use restock_core::{Contact, Email, HoldId, LinkToken, ListShare, RequestId, Sku, Window};
 use restock_store::prelude::*;
 use restock_store::{
@@ -16,61 +22,77 @@ use restock_store::{
     Request, WaveParams,
 };
 use restock_store_dynamo::DynamoStore;
-use restock_store_dynamo::testing::{self, CrashPlan, Crashes, Injected, dynamo_store};
+use restock_store_dynamo::testing::{self, dynamo_store};
 use tokio::sync::oneshot;
 
 const T0: i64 = 1_796_342_400_000;
 const MIN: i64 = 60_000;
 const LIFETIME_MS: i64 = 90 * 86_400_000;
 
-/// Holds request `at` of its client (counting from 1) until the test lets
-/// it go, telling the test when it got there.
-struct Pause {
-    at: usize,
-    calls: AtomicUsize,
+/// Holds the `nth` request of operation `op` (a DynamoDB action name) that
+/// its client sends, unsent, until the test lets it go, telling the test
+/// when it got there.
+struct PauseAt {
+    op: &'static str,
+    nth: usize,
+    seen: AtomicUsize,
     reached: Mutex<Option<oneshot::Sender<()>>>,
     resume: Mutex<mpsc::Receiver<()>>,
 }
 
-impl CrashPlan for Pause {
-    fn before(&self) -> Result<usize, Injected> {
-        let n = self.calls.fetch_add(1, Ordering::SeqCst) + 1;
-        if n == self.at {
-            if let Some(reached) = self.reached.lock().unwrap().take() {
-                let _ = reached.send(());
-            }
-            // Never for ever: a test that forgets to let go fails, not hangs.
-            let _ = self
-                .resume
-                .lock()
-                .unwrap()
-                .recv_timeout(Duration::from_secs(30));
-        }
-        Ok(n)
+impl std::fmt::Debug for PauseAt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PauseAt({} #{})", self.op, self.nth)
+    }
+}
+
+impl Intercept for PauseAt {
+    fn name(&self) -> &'static str {
+        "PauseAt"
     }
 
-    fn after(&self, _: usize) -> Result<(), Injected> {
+    fn read_before_transmit(
+        &self,
+        _: &BeforeTransmitInterceptorContextRef<'_>,
+        _: &RuntimeComponents,
+        cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        if cfg.load::<Metadata>().map(Metadata::name) != Some(self.op)
+            || self.seen.fetch_add(1, Ordering::SeqCst) + 1 != self.nth
+        {
+            return Ok(());
+        }
+        if let Some(reached) = self.reached.lock().unwrap().take() {
+            let _ = reached.send(());
+        }
+        // Never for ever: a test that forgets to let go fails, not hangs.
+        let _ = self
+            .resume
+            .lock()
+            .unwrap()
+            .recv_timeout(Duration::from_secs(30));
         Ok(())
     }
 }
 
-/// A store on `store`'s table whose request `at` waits: await the receiver
-/// for it to get there, send on the sender to let it go. Run what uses it
-/// with [`on_own_thread`].
+/// A store on `store`'s table whose `nth` `op` request waits: await the
+/// receiver for it to get there, send on the sender to let it go. Run what
+/// uses it with [`on_own_thread`].
 fn paused_at(
     store: &DynamoStore,
-    at: usize,
+    op: &'static str,
+    nth: usize,
 ) -> (DynamoStore, oneshot::Receiver<()>, mpsc::Sender<()>) {
     let (reached_tx, reached) = oneshot::channel();
     let (resume, resume_rx) = mpsc::channel();
-    let plan = Arc::new(Pause {
-        at,
-        calls: AtomicUsize::new(0),
+    let pause = PauseAt {
+        op,
+        nth,
+        seen: AtomicUsize::new(0),
         reached: Mutex::new(Some(reached_tx)),
         resume: Mutex::new(resume_rx),
-    });
-    let client =
-        aws_sdk_dynamodb::Client::from_conf(testing::config().interceptor(Crashes(plan)).build());
+    };
+    let client = aws_sdk_dynamodb::Client::from_conf(testing::config().interceptor(pause).build());
     (
         DynamoStore::new(client, store.table().to_owned()),
         reached,
@@ -155,8 +177,8 @@ async fn a_tap_on_a_link_given_back_while_it_was_in_flight_confirms_nothing() {
     let r = sign_up(&store, 1).await;
     let (claim, old) = claim_confirmation(&store, &r, 10).await;
     assert_eq!(claim, Claim::Claimed);
-    // The tap's requests: 1 reads the sign-up, 2 writes the confirmation.
-    let (tapping, reached, resume) = paused_at(&store, 2);
+    // Held: the tap's write (it has read the sign-up).
+    let (tapping, reached, resume) = paused_at(&store, "TransactWriteItems", 1);
     let owner = link(&r, 99).secret_hash();
     let tap =
         on_own_thread(async move { tapping.confirm(&old, owner, LIFETIME_MS, T0 + MIN).await });
@@ -205,9 +227,8 @@ async fn a_sale_landing_after_a_newer_stock_report_keeps_the_report_s_level() {
         .await
         .unwrap();
     assert!(matches!(held, HoldOutcome::Held { .. }), "{held:?}");
-    // The purchase's requests: the hold, the request, the item (one batch
-    // read), then 4, its write.
-    let (buying, reached, resume) = paused_at(&store, 4);
+    // Held: the purchase's write (it has read the hold, the request and the item).
+    let (buying, reached, resume) = paused_at(&store, "TransactWriteItems", 1);
     let order = Order {
         placed_at: T0 + 400,
         items: None,
@@ -222,4 +243,40 @@ async fn a_sale_landing_after_a_newer_stock_report_keeps_the_report_s_level() {
     ));
     let c = store.snapshot(&sku()).await.unwrap().counters;
     assert_eq!((c.level, c.held), (5, 0), "the newer report stands: {c:?}");
+}
+
+/// A wave has counted the free units and picked who to offer them to;
+/// before its write, the shop reports the item sold out. The wave offers
+/// nothing: its write is refused, and read again, nothing is free.
+/// (Guard `wave.version`: a chunk is written over the state it counted from.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wave_counted_before_a_sell_out_offers_nothing() {
+    let store = dynamo_store().await;
+    for i in 0..3 {
+        join(&store, i, false).await;
+    }
+    crate::support::set_level(&store, &sku(), 2, T0 + 100).await;
+    let params = WaveParams {
+        share: ListShare::ALL,
+        offer_window: Window::from_mins(15),
+        shards: 1,
+        max_offers: 100,
+    };
+    let (waving, reached, resume) = paused_at(&store, "TransactWriteItems", 1);
+    let wave = on_own_thread(async move {
+        let mut random = testing::random(9);
+        waving
+            .create_offers(&sku(), &params, T0 + 200, &mut random)
+            .await
+    });
+    reached.await.unwrap();
+    crate::support::set_level(&store, &sku(), 0, T0 + 150).await;
+    resume.send(()).unwrap();
+    let wave = wave.await.unwrap().unwrap();
+    let c = store.snapshot(&sku()).await.unwrap().counters;
+    assert_eq!(
+        (wave.offers.len(), c.level, c.offered),
+        (0, 0, 0),
+        "nothing offered for a level of 0: {c:?}"
+    );
 }
