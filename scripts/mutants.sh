@@ -26,7 +26,13 @@ if [ "${1:-}" = "--in-diff" ]; then
   args+=(--in-diff "$diff")
 fi
 status=0
+rm -f "$out/mutants.out/outcomes.json"
 cargo mutants "${args[@]}" "$@" || status=$?
+if [ ! -f "$out/mutants.out/outcomes.json" ]; then
+  # cargo-mutants writes no outcomes when no mutant is on the lines given.
+  echo "mutants: none to test"
+  exit "$status"
+fi
 # cargo-mutants exits 2 when a mutant was missed, 3 on a timeout.
 python3 - "$out/mutants.out/outcomes.json" <<'PY'
 import json, sys, tomllib
