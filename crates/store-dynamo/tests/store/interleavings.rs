@@ -117,6 +117,18 @@ fn on_own_thread<T: Send + 'static>(
     result
 }
 
+const WINDOW: Window = Window::from_mins(15);
+
+/// One shard, offers open for [`WINDOW`].
+fn wave_params() -> WaveParams {
+    WaveParams {
+        share: ListShare::ALL,
+        offer_window: WINDOW,
+        shards: 1,
+        max_offers: 100,
+    }
+}
+
 fn sku() -> Sku {
     Sku::try_from("CHAIR-WAL").unwrap()
 }
@@ -203,12 +215,7 @@ async fn a_sale_landing_after_a_newer_stock_report_keeps_the_report_s_level() {
     let store = dynamo_store().await;
     let r = join(&store, 1, false).await;
     crate::support::set_level(&store, &sku(), 1, T0 + 100).await;
-    let params = WaveParams {
-        share: ListShare::ALL,
-        offer_window: Window::from_mins(15),
-        shards: 1,
-        max_offers: 100,
-    };
+    let params = wave_params();
     let mut random = testing::random(9);
     let wave = store
         .create_offers(&sku(), &params, T0 + 100, &mut random)
@@ -217,13 +224,7 @@ async fn a_sale_landing_after_a_newer_stock_report_keeps_the_report_s_level() {
     assert_eq!(wave.offers[0].request.id, r.id);
     let hold = HoldId::from_random([4; 16]);
     let held = store
-        .take_hold(
-            &wave.offers[0].reserve,
-            hold,
-            1,
-            T0 + 200,
-            Window::from_mins(15),
-        )
+        .take_hold(&wave.offers[0].reserve, hold, 1, T0 + 200, WINDOW)
         .await
         .unwrap();
     assert!(matches!(held, HoldOutcome::Held { .. }), "{held:?}");
@@ -256,12 +257,7 @@ async fn a_wave_counted_before_a_sell_out_offers_nothing() {
         join(&store, i, false).await;
     }
     crate::support::set_level(&store, &sku(), 2, T0 + 100).await;
-    let params = WaveParams {
-        share: ListShare::ALL,
-        offer_window: Window::from_mins(15),
-        shards: 1,
-        max_offers: 100,
-    };
+    let params = wave_params();
     let (waving, reached, resume) = paused_at(&store, "TransactWriteItems", 1);
     let wave = on_own_thread(async move {
         let mut random = testing::random(9);
