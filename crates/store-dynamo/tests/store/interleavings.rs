@@ -15,11 +15,13 @@ use aws_smithy_runtime_api::client::interceptors::context::BeforeTransmitInterce
 use aws_smithy_runtime_api::client::orchestrator::Metadata;
 use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
 use aws_smithy_types::config_bag::ConfigBag;
-use restock_core::{Contact, Email, HoldId, LinkToken, ListShare, RequestId, Sku, Window};
+use restock_core::{
+    Contact, Email, HoldId, LinkToken, ListShare, RequestId, RequestState, Sku, Status, Window,
+};
 use restock_store::prelude::*;
 use restock_store::{
-    BuyOutcome, Claim, ConfirmLinks, ConfirmOutcome, HoldOutcome, JoinOutcome, NewRequest, Order,
-    Request, WaveParams,
+    BuyOutcome, CancelOutcome, Claim, ConfirmLinks, ConfirmOutcome, Due, ExpireOutcome,
+    HoldOutcome, JoinOutcome, NewRequest, NoticeOutcome, Order, Request, WaveParams,
 };
 use restock_store_dynamo::DynamoStore;
 use restock_store_dynamo::testing::{self, dynamo_store};
@@ -75,29 +77,46 @@ impl Intercept for PauseAt {
     }
 }
 
-/// A store on `store`'s table whose `nth` `op` request waits: await the
-/// receiver for it to get there, send on the sender to let it go. Run what
-/// uses it with [`on_own_thread`].
+/// A held request: await `reached` for it to get there, send on `resume`
+/// to let it go.
+struct Stop {
+    reached: oneshot::Receiver<()>,
+    resume: mpsc::Sender<()>,
+}
+
+/// A store on `store`'s table whose `nth` request of each `(op, nth)` in
+/// `stops` waits, one [`Stop`] each. Run what uses it with [`on_own_thread`].
+fn paused_at_each(
+    store: &DynamoStore,
+    stops: &[(&'static str, usize)],
+) -> (DynamoStore, Vec<Stop>) {
+    let mut config = testing::config();
+    let mut handles = Vec::new();
+    for &(op, nth) in stops {
+        let (reached_tx, reached) = oneshot::channel();
+        let (resume, resume_rx) = mpsc::channel();
+        config = config.interceptor(PauseAt {
+            op,
+            nth,
+            seen: AtomicUsize::new(0),
+            reached: Mutex::new(Some(reached_tx)),
+            resume: Mutex::new(resume_rx),
+        });
+        handles.push(Stop { reached, resume });
+    }
+    let client = aws_sdk_dynamodb::Client::from_conf(config.build());
+    (DynamoStore::new(client, store.table().to_owned()), handles)
+}
+
+/// [`paused_at_each`] with one stop.
 fn paused_at(
     store: &DynamoStore,
     op: &'static str,
     nth: usize,
 ) -> (DynamoStore, oneshot::Receiver<()>, mpsc::Sender<()>) {
-    let (reached_tx, reached) = oneshot::channel();
-    let (resume, resume_rx) = mpsc::channel();
-    let pause = PauseAt {
-        op,
-        nth,
-        seen: AtomicUsize::new(0),
-        reached: Mutex::new(Some(reached_tx)),
-        resume: Mutex::new(resume_rx),
-    };
-    let client = aws_sdk_dynamodb::Client::from_conf(testing::config().interceptor(pause).build());
-    (
-        DynamoStore::new(client, store.table().to_owned()),
-        reached,
-        resume,
-    )
+    let (paused, mut stops) = paused_at_each(store, &[(op, nth)]);
+    let Stop { reached, resume } = stops.remove(0);
+    (paused, reached, resume)
 }
 
 /// Runs `op` on a thread and runtime of its own, so a request held there
@@ -275,4 +294,247 @@ async fn a_wave_counted_before_a_sell_out_offers_nothing() {
         (0, 0, 0),
         "nothing offered for a level of 0: {c:?}"
     );
+}
+
+/// Shopper 1 waits, one unit comes back at `T0 + 100` and a wave offers it
+/// to them: the offer runs for [`WINDOW`].
+async fn one_offer(store: &DynamoStore) -> restock_store::Offer {
+    let r = join(store, 1, false).await;
+    crate::support::set_level(store, &sku(), 1, T0 + 100).await;
+    let mut random = testing::random(9);
+    let wave = store
+        .create_offers(&sku(), &wave_params(), T0 + 100, &mut random)
+        .await
+        .unwrap();
+    assert_eq!(wave.offers.len(), 1);
+    assert_eq!(wave.offers[0].request.id, r.id);
+    wave.offers.into_iter().next().unwrap()
+}
+
+fn due(offer: &restock_store::Offer) -> Due {
+    Due {
+        id: offer.request.id,
+        sku: sku(),
+        due: T0 + 100 + WINDOW.as_millis(),
+    }
+}
+
+/// A cancel has read a waiting request; before its write, a wave offers
+/// that request a unit. The cancel ends the offer and frees its unit, not
+/// the waiting request it read (which would keep the unit out for ever).
+/// (Guard `end.status`: an end is written over the state it read.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancel_that_read_a_waiting_request_frees_the_unit_offered_meanwhile() {
+    let store = dynamo_store().await;
+    let r = join(&store, 1, false).await;
+    let (cancelling, reached, resume) = paused_at(&store, "TransactWriteItems", 1);
+    let id = r.id;
+    let cancel = on_own_thread(async move { cancelling.cancel(&id, T0 + 200).await });
+    reached.await.unwrap();
+    crate::support::set_level(&store, &sku(), 1, T0 + 100).await;
+    let mut random = testing::random(9);
+    let wave = store
+        .create_offers(&sku(), &wave_params(), T0 + 100, &mut random)
+        .await
+        .unwrap();
+    assert_eq!(
+        wave.offers.len(),
+        1,
+        "offered while the cancel was in flight"
+    );
+    resume.send(()).unwrap();
+    assert_eq!(cancel.await.unwrap().unwrap(), CancelOutcome::Cancelled);
+    let after = store.request(&r.id).await.unwrap().unwrap();
+    let c = store.snapshot(&sku()).await.unwrap().counters;
+    assert_eq!(
+        (after.state, c.offered),
+        (RequestState::Cancelled, 0),
+        "the offer's unit is free again: {c:?}"
+    );
+}
+
+/// A sweep has read an offer that ran out; before its write, the shopper's
+/// click (on a clock a little behind) found the item sold out and sent the
+/// request back to the front, and the unit's return offered it again. The
+/// sweep leaves the new offer alone, whether the first one's notice went
+/// out (it would lapse it) or not (it would send it back to the queue).
+/// (Guards `end.same-offer` and `requeue.same-offer`: an end or a requeue
+/// is written over the very offer read, by its expiry.)
+async fn a_sweep_leaves_the_offer_made_again_meanwhile(notice_sent: bool) {
+    let store = dynamo_store().await;
+    let offer = one_offer(&store).await;
+    let r = &offer.request;
+    let RequestState::Offered { episode, .. } = r.state else {
+        panic!("not offered: {:?}", r.state);
+    };
+    if notice_sent {
+        let reserve = offer.reserve.secret_hash();
+        let claim = store
+            .claim_notice(&sku(), &r.id, episode, &reserve, &r.contact_key)
+            .await
+            .unwrap();
+        assert_eq!(claim, Claim::Claimed);
+        let sent = NoticeOutcome::Sent {
+            message_id: "m-1".into(),
+        };
+        store
+            .record_notice(&r.id, episode, sent, T0 + 150)
+            .await
+            .unwrap();
+    }
+    let ran_out = due(&offer);
+    let (sweeping, reached, resume) = paused_at(&store, "TransactWriteItems", 1);
+    let sweep = on_own_thread(async move { sweeping.expire(&ran_out, ran_out.due + 1).await });
+    reached.await.unwrap();
+    crate::support::set_level(&store, &sku(), 0, T0 + 200).await;
+    let click = store
+        .take_hold(
+            &offer.reserve,
+            HoldId::from_random([4; 16]),
+            1,
+            T0 + 300,
+            WINDOW,
+        )
+        .await
+        .unwrap();
+    assert_eq!(click, HoldOutcome::SoldOutAgain);
+    crate::support::set_level(&store, &sku(), 1, T0 + 400).await;
+    let again_at = due(&offer).due + 2;
+    let mut random = testing::random(10);
+    let again = store
+        .create_offers(&sku(), &wave_params(), again_at, &mut random)
+        .await
+        .unwrap();
+    assert_eq!(again.offers.len(), 1, "offered again");
+    resume.send(()).unwrap();
+    assert_eq!(sweep.await.unwrap().unwrap(), ExpireOutcome::Skipped);
+    let now = store.request(&r.id).await.unwrap().unwrap();
+    assert!(
+        matches!(now.state, RequestState::Offered { expires_ms, .. } if expires_ms == again_at + WINDOW.as_millis()),
+        "the new offer stands: {:?}",
+        now.state
+    );
+    assert_eq!(store.snapshot(&sku()).await.unwrap().counters.offered, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sweep_that_read_a_lapsed_offer_leaves_the_offer_made_again_meanwhile() {
+    a_sweep_leaves_the_offer_made_again_meanwhile(true).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sweep_that_read_an_unsent_offer_leaves_the_offer_made_again_meanwhile() {
+    a_sweep_leaves_the_offer_made_again_meanwhile(false).await;
+}
+
+/// A sweep has read an offer whose notice never went out and ran out;
+/// before its write, the shopper clicked (on a clock a little behind), so
+/// the hold ends exactly when the offer did. The sweep leaves the hold
+/// alone: only an offer goes back to the queue.
+/// (Guard `requeue.offered`: a requeue is written over an offer only.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sweep_that_read_an_unsent_offer_leaves_the_hold_taken_meanwhile() {
+    let store = dynamo_store().await;
+    let offer = one_offer(&store).await;
+    let ran_out = due(&offer);
+    let (sweeping, reached, resume) = paused_at(&store, "TransactWriteItems", 1);
+    let sweep = on_own_thread(async move { sweeping.expire(&ran_out, ran_out.due + 1).await });
+    reached.await.unwrap();
+    let hold = HoldId::from_random([4; 16]);
+    let held = store
+        .take_hold(&offer.reserve, hold, 1, T0 + 100, WINDOW)
+        .await
+        .unwrap();
+    assert_eq!(
+        held,
+        HoldOutcome::Held {
+            hold,
+            expires: due(&offer).due
+        },
+        "a hold ending when the offer did"
+    );
+    resume.send(()).unwrap();
+    assert_eq!(sweep.await.unwrap().unwrap(), ExpireOutcome::Skipped);
+    let now = store.request(&offer.request.id).await.unwrap().unwrap();
+    assert_eq!(now.state.status(), Status::Held, "{:?}", now.state);
+    let c = store.snapshot(&sku()).await.unwrap().counters;
+    assert_eq!((c.offered, c.held), (0, 1), "{c:?}");
+}
+
+/// A click found the item sold out and has read the offer; before it sends
+/// the request back to the queue, the offer is re-armed with a new link (its
+/// notice had not gone out). The old link's click sends nothing back: the
+/// re-armed offer, about to be sent, stands.
+/// (Guard `sold-out-again.this-link`: the requeue is written over the link clicked.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sold_out_click_leaves_an_offer_re_armed_meanwhile() {
+    let store = dynamo_store().await;
+    let offer = one_offer(&store).await;
+    crate::support::set_level(&store, &sku(), 0, T0 + 200).await;
+    // Held: the click's second write, its requeue (the first, the hold,
+    // found no unit).
+    let (clicking, reached, resume) = paused_at(&store, "TransactWriteItems", 2);
+    let old = offer.reserve.clone();
+    let click = on_own_thread(async move {
+        clicking
+            .take_hold(&old, HoldId::from_random([4; 16]), 1, T0 + 300, WINDOW)
+            .await
+    });
+    reached.await.unwrap();
+    let mut random = testing::random(10);
+    let rearmed = store.reissue_unsent(&sku(), &mut random).await.unwrap();
+    assert_eq!(rearmed.len(), 1, "re-armed");
+    resume.send(()).unwrap();
+    let click = click.await.unwrap().unwrap();
+    assert!(matches!(click, HoldOutcome::Refused(_)), "{click:?}");
+    let now = store.request(&offer.request.id).await.unwrap().unwrap();
+    assert_eq!(now.state.status(), Status::Offered, "{:?}", now.state);
+    assert_eq!(now.reserve_hash, Some(rearmed[0].reserve.secret_hash()));
+}
+
+/// A recount has read the item's state; a wave then offers a unit (the
+/// count sees it), and before the recount's write a cancel frees another.
+/// `units_out` is back where it was read, but the count is out of date by
+/// the cancel: the recount corrects nothing.
+/// (Guard `reconcile.version`: a correction holds only if no wave wrote since.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_recount_spanning_a_wave_and_a_cancel_corrects_nothing() {
+    let store = dynamo_store().await;
+    let a = join(&store, 1, false).await;
+    join(&store, 2, false).await;
+    crate::support::set_level(&store, &sku(), 2, T0 + 100).await;
+    let one_at_a_time = WaveParams {
+        max_offers: 1,
+        ..wave_params()
+    };
+    let mut random = testing::random(9);
+    let first = store
+        .create_offers(&sku(), &one_at_a_time, T0 + 100, &mut random)
+        .await
+        .unwrap();
+    assert_eq!(first.offers[0].request.id, a.id);
+    // Held: after the state's read, the slots' (then the count runs); and
+    // the correction's write.
+    let (counting, mut stops) =
+        paused_at_each(&store, &[("BatchGetItem", 1), ("TransactWriteItems", 1)]);
+    let recount = on_own_thread(async move { counting.reconcile(&sku(), T0 + 300).await });
+    let Stop { reached, resume } = stops.remove(0);
+    reached.await.unwrap();
+    let second = store
+        .create_offers(&sku(), &one_at_a_time, T0 + 200, &mut random)
+        .await
+        .unwrap();
+    assert_eq!(second.offers.len(), 1, "the wave offers the second unit");
+    resume.send(()).unwrap();
+    let Stop { reached, resume } = stops.remove(0);
+    reached.await.unwrap();
+    assert_eq!(
+        store.cancel(&a.id, T0 + 250).await.unwrap(),
+        CancelOutcome::Cancelled
+    );
+    resume.send(()).unwrap();
+    assert_eq!(recount.await.unwrap().unwrap(), None, "nothing to correct");
+    let c = store.snapshot(&sku()).await.unwrap().counters;
+    assert_eq!(c.offered, 1, "one offer out: {c:?}");
+    assert_eq!(store.reconcile(&sku(), T0 + 400).await.unwrap(), None);
 }
