@@ -538,3 +538,189 @@ async fn a_recount_spanning_a_wave_and_a_cancel_corrects_nothing() {
     assert_eq!(c.offered, 1, "one offer out: {c:?}");
     assert_eq!(store.reconcile(&sku(), T0 + 400).await.unwrap(), None);
 }
+
+/// A sweep has read a sign-up whose confirmation window has run out;
+/// before its write, the shopper taps the link in the mail. The sweep
+/// deletes nothing: the confirmed shopper keeps their place.
+/// (Guard `expire-unconfirmed.status`: the deletion is conditional on the
+/// sign-up still unconfirmed.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sweep_that_read_an_unconfirmed_sign_up_leaves_it_confirmed_meanwhile() {
+    let store = dynamo_store().await;
+    let r = sign_up(&store, 1).await;
+    let (claim, confirm) = claim_confirmation(&store, &r, 10).await;
+    assert_eq!(claim, Claim::Claimed);
+    let ran_out = Due {
+        id: r.id,
+        sku: sku(),
+        due: r.stale_at,
+    };
+    let (sweeping, reached, resume) = paused_at(&store, "TransactWriteItems", 1);
+    let sweep = on_own_thread(async move { sweeping.expire(&ran_out, ran_out.due + 1).await });
+    reached.await.unwrap();
+    let owner = link(&r, 99).secret_hash();
+    let tapped = store
+        .confirm(&confirm, owner, LIFETIME_MS, T0 + MIN)
+        .await
+        .unwrap();
+    assert!(matches!(tapped, ConfirmOutcome::Confirmed(_)), "{tapped:?}");
+    resume.send(()).unwrap();
+    assert_eq!(sweep.await.unwrap().unwrap(), ExpireOutcome::Skipped);
+    let now = store.request(&r.id).await.unwrap();
+    assert_eq!(
+        now.map(|r| r.state),
+        Some(RequestState::Waiting),
+        "the confirmed sign-up waits"
+    );
+}
+
+/// A sweep has read an offer whose notice had not gone out and ran out;
+/// before its write, a notify pass claims the notice. The sweep sends
+/// nothing back to the queue: the notice on its way carries a link to an
+/// offer that still stands (a later sweep lapses it as told).
+/// (Guard `expire-unsent.unclaimed`: only an unclaimed offer goes back.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sweep_that_read_an_unsent_offer_leaves_a_notice_claimed_meanwhile() {
+    let store = dynamo_store().await;
+    let offer = one_offer(&store).await;
+    let r = offer.request.clone();
+    let RequestState::Offered { episode, .. } = r.state else {
+        panic!("not offered: {:?}", r.state);
+    };
+    let ran_out = due(&offer);
+    let (sweeping, reached, resume) = paused_at(&store, "TransactWriteItems", 1);
+    let sweep = on_own_thread(async move { sweeping.expire(&ran_out, ran_out.due + 1).await });
+    reached.await.unwrap();
+    let claim = store
+        .claim_notice(
+            &sku(),
+            &r.id,
+            episode,
+            &offer.reserve.secret_hash(),
+            &r.contact_key,
+        )
+        .await
+        .unwrap();
+    assert_eq!(claim, Claim::Claimed);
+    resume.send(()).unwrap();
+    assert_eq!(sweep.await.unwrap().unwrap(), ExpireOutcome::Skipped);
+    let now = store.request(&r.id).await.unwrap().unwrap();
+    assert_eq!(now.state.status(), Status::Offered, "{:?}", now.state);
+    assert_eq!(now.notice, Some(NoticeOutcome::Sending));
+}
+
+/// A pass re-arming unsent offers has read one; before its write, the
+/// shopper clicked (or a pass claimed its notice). It re-arms nothing: the
+/// link the shopper holds, or the one on its way, keeps working.
+/// (Guards `unsent.rearm-offered` and `unsent.rearm-unclaimed`.)
+async fn a_re_arm_leaves_an_offer_taken_meanwhile(clicked: bool) {
+    let store = dynamo_store().await;
+    let offer = one_offer(&store).await;
+    let r = offer.request.clone();
+    let RequestState::Offered { episode, .. } = r.state else {
+        panic!("not offered: {:?}", r.state);
+    };
+    let (rearming, reached, resume) = paused_at(&store, "UpdateItem", 1);
+    let rearmed = on_own_thread(async move {
+        let mut random = testing::random(10);
+        rearming.reissue_unsent(&sku(), &mut random).await
+    });
+    reached.await.unwrap();
+    let hold = HoldId::from_random([4; 16]);
+    if clicked {
+        let held = store
+            .take_hold(&offer.reserve, hold, 1, T0 + 200, WINDOW)
+            .await
+            .unwrap();
+        assert!(matches!(held, HoldOutcome::Held { .. }), "{held:?}");
+    } else {
+        let claim = store
+            .claim_notice(
+                &sku(),
+                &r.id,
+                episode,
+                &offer.reserve.secret_hash(),
+                &r.contact_key,
+            )
+            .await
+            .unwrap();
+        assert_eq!(claim, Claim::Claimed);
+    }
+    resume.send(()).unwrap();
+    assert!(
+        rearmed.await.unwrap().unwrap().is_empty(),
+        "nothing re-armed"
+    );
+    let tap = store
+        .take_hold(&offer.reserve, hold, 1, T0 + 300, WINDOW)
+        .await
+        .unwrap();
+    assert!(
+        matches!(
+            tap,
+            HoldOutcome::Held { .. } | HoldOutcome::AlreadyHeld { .. }
+        ),
+        "the link still works: {tap:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_re_arm_leaves_an_offer_clicked_meanwhile() {
+    a_re_arm_leaves_an_offer_taken_meanwhile(true).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_re_arm_leaves_an_offer_whose_notice_was_claimed_meanwhile() {
+    a_re_arm_leaves_an_offer_taken_meanwhile(false).await;
+}
+
+/// A pass re-arming the unsent offers of restock 1 has read one; before its
+/// write, the shopper's click found the item sold out (back to the front),
+/// and restock 2 offered them a unit with a link of its own. The old pass
+/// re-arms nothing: restock 2's link stands.
+/// (Guard `unsent.rearm-episode`.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_re_arm_of_one_restock_leaves_the_next_restock_s_offer() {
+    let store = dynamo_store().await;
+    let offer = one_offer(&store).await;
+    let (rearming, reached, resume) = paused_at(&store, "UpdateItem", 1);
+    let rearmed = on_own_thread(async move {
+        let mut random = testing::random(10);
+        rearming.reissue_unsent(&sku(), &mut random).await
+    });
+    reached.await.unwrap();
+    crate::support::set_level(&store, &sku(), 0, T0 + 200).await;
+    let click = store
+        .take_hold(
+            &offer.reserve,
+            HoldId::from_random([4; 16]),
+            1,
+            T0 + 300,
+            WINDOW,
+        )
+        .await
+        .unwrap();
+    assert_eq!(click, HoldOutcome::SoldOutAgain);
+    crate::support::set_level(&store, &sku(), 1, T0 + 400).await;
+    let mut random = testing::random(11);
+    let next = store
+        .create_offers(&sku(), &wave_params(), T0 + 500, &mut random)
+        .await
+        .unwrap();
+    let episode = |r: &Request| match r.state {
+        RequestState::Offered { episode, .. } => episode,
+        _ => panic!("not offered: {:?}", r.state),
+    };
+    assert_eq!(next.offers.len(), 1);
+    assert!(
+        episode(&next.offers[0].request) > episode(&offer.request),
+        "a new restock"
+    );
+    resume.send(()).unwrap();
+    assert!(
+        rearmed.await.unwrap().unwrap().is_empty(),
+        "nothing re-armed"
+    );
+    let now = store.request(&offer.request.id).await.unwrap().unwrap();
+    assert_eq!(now.reserve_hash, Some(next.offers[0].reserve.secret_hash()));
+}

@@ -28,6 +28,8 @@ macro_rules! conformance_suite {
             opted_out_contacts_are_refused_until_lifted,
             the_walnut_chair_story,
             cancelling_frees_the_unit_and_is_final,
+            a_stale_confirmation_pass_claims_and_gives_back_nothing_of_another_s,
+            a_stale_notice_pass_claims_and_gives_back_nothing_of_another_s,
             a_repeat_click_returns_the_same_hold,
             unknown_wrong_and_expired_links_are_refused_alike,
             sold_out_again_returns_the_shopper_to_the_front,
@@ -277,6 +279,109 @@ pub async fn cancelling_frees_the_unit_and_is_final(app: App) {
     // The place is free again: a new tap is a new request at the back.
     let again = app.join(CHAIR, 1, T0 + 5).await;
     assert_ne!(again.id, r.id);
+}
+
+/// A confirmation pass works from what it read a moment ago: a sign-up
+/// cancelled or confirmed since is claimed for no mail, and a give-back sent
+/// again after a newer pass claimed the sign-up leaves that newer claim (and
+/// its mail's link) alone.
+pub async fn a_stale_confirmation_pass_claims_and_gives_back_nothing_of_another_s(app: App) {
+    app.catalogue(CHAIR, 2).await;
+    let ann = app.sign_up(CHAIR, 1, T0).await;
+    app.store.cancel(&ann.id, T0 + 1).await.unwrap();
+    assert_eq!(
+        app.claim_confirmation(&ann).await.0,
+        Claim::NotClaimable,
+        "cancelled: no mail"
+    );
+    let bob = app.sign_up(CHAIR, 2, T0).await;
+    let (claim, link) = app.claim_confirmation(&bob).await;
+    assert_eq!(claim, Claim::Claimed);
+    let confirmed = app
+        .store
+        .confirm(&link, owner(), LIFETIME.as_millis(), T0 + MIN)
+        .await
+        .unwrap();
+    assert!(matches!(confirmed, ConfirmOutcome::Confirmed(_)), "{confirmed:?}");
+    assert_eq!(
+        app.claim_confirmation(&bob).await.0,
+        Claim::NotClaimable,
+        "confirmed: no second mail"
+    );
+    // Cy's first send failed and was given back; a second pass claimed her
+    // again; the first pass's give-back arrives again (a retried call).
+    let cy = app.sign_up(CHAIR, 3, T0).await;
+    let (_, first) = app.claim_confirmation(&cy).await;
+    let (chair, first) = (sku(CHAIR), first.secret_hash());
+    let give_back = || app.store.release_confirmation(&chair, &cy.id, &first);
+    give_back().await.unwrap();
+    let (again, second) = app.claim_confirmation(&cy).await;
+    assert_eq!(again, Claim::Claimed);
+    give_back().await.unwrap();
+    assert!(
+        app.store
+            .pending_confirmations(&sku(CHAIR), 100)
+            .await
+            .unwrap()
+            .is_empty(),
+        "the second mail's claim stands"
+    );
+    let confirmed = app
+        .store
+        .confirm(&second, owner(), LIFETIME.as_millis(), T0 + MIN)
+        .await
+        .unwrap();
+    assert!(
+        matches!(confirmed, ConfirmOutcome::Confirmed(_)),
+        "the second mail's link works: {confirmed:?}"
+    );
+}
+
+/// A notify pass works from what it read a moment ago: an offer cancelled
+/// since is claimed for no notice, and a give-back sent again after the
+/// notice went out leaves the notice recorded (nothing re-armed, nothing
+/// sent twice).
+pub async fn a_stale_notice_pass_claims_and_gives_back_nothing_of_another_s(app: App) {
+    app.join(CHAIR, 1, T0).await;
+    app.join(CHAIR, 2, T0 + 1).await;
+    app.level(CHAIR, 2, T0 + 10, "d1").await;
+    let wave = app.wave(CHAIR, T0 + 10).await;
+    let (a, b) = (&wave.offers[0], &wave.offers[1]);
+    assert_eq!(
+        app.store.cancel(&a.request.id, T0 + 11).await.unwrap(),
+        CancelOutcome::Cancelled
+    );
+    assert_eq!(
+        app.claim(&a.request.id, &a.reserve.secret_hash()).await,
+        Claim::NotClaimable,
+        "cancelled: no notice"
+    );
+    assert_eq!(
+        app.claim(&b.request.id, &b.reserve.secret_hash()).await,
+        Claim::Claimed
+    );
+    let sent = NoticeOutcome::Sent {
+        message_id: "m".into(),
+    };
+    app.store
+        .record_notice(&b.request.id, 1, sent.clone(), T0 + 12)
+        .await
+        .unwrap();
+    app.store
+        .release_notice(&sku(CHAIR), &b.request.id, 1)
+        .await
+        .unwrap();
+    assert_eq!(app.get(&b.request.id).await.notice, Some(sent));
+    app.settle().await;
+    let mut random = random(78);
+    assert!(
+        app.store
+            .reissue_unsent(&sku(CHAIR), &mut random)
+            .await
+            .unwrap()
+            .is_empty(),
+        "nothing to send again"
+    );
 }
 
 pub async fn a_repeat_click_returns_the_same_hold(app: App) {
