@@ -30,6 +30,7 @@ macro_rules! conformance_suite {
             cancelling_frees_the_unit_and_is_final,
             a_stale_confirmation_pass_claims_and_gives_back_nothing_of_another_s,
             a_stale_notice_pass_claims_and_gives_back_nothing_of_another_s,
+            a_late_pass_of_one_restock_leaves_the_next_restock_s_notice,
             a_repeat_click_returns_the_same_hold,
             unknown_wrong_and_expired_links_are_refused_alike,
             sold_out_again_returns_the_shopper_to_the_front,
@@ -302,7 +303,10 @@ pub async fn a_stale_confirmation_pass_claims_and_gives_back_nothing_of_another_
         .confirm(&link, owner(), LIFETIME.as_millis(), T0 + MIN)
         .await
         .unwrap();
-    assert!(matches!(confirmed, ConfirmOutcome::Confirmed(_)), "{confirmed:?}");
+    assert!(
+        matches!(confirmed, ConfirmOutcome::Confirmed(_)),
+        "{confirmed:?}"
+    );
     assert_eq!(
         app.claim_confirmation(&bob).await.0,
         Claim::NotClaimable,
@@ -335,6 +339,10 @@ pub async fn a_stale_confirmation_pass_claims_and_gives_back_nothing_of_another_
         matches!(confirmed, ConfirmOutcome::Confirmed(_)),
         "the second mail's link works: {confirmed:?}"
     );
+    // Dan opted out, cut short before his sign-up was ended: no mail.
+    let dan = app.sign_up(CHAIR, 4, T0).await;
+    app.opt_out_record_only(&dan.contact_key, T0 + 1).await;
+    assert_eq!(app.claim_confirmation(&dan).await.0, Claim::OptedOut);
 }
 
 /// A notify pass works from what it read a moment ago: an offer cancelled
@@ -372,6 +380,28 @@ pub async fn a_stale_notice_pass_claims_and_gives_back_nothing_of_another_s(app:
         .await
         .unwrap();
     assert_eq!(app.get(&b.request.id).await.notice, Some(sent));
+    // A third shopper clicked while their notice was on its way; the pass
+    // then gives the claim back (its send timed out): the hold keeps it.
+    let c = app.join(CHAIR, 3, T0 + 2).await;
+    app.level(CHAIR, 3, T0 + 20, "d2").await;
+    let top_up = app.wave(CHAIR, T0 + 20).await;
+    assert_eq!(top_up.offers[0].request.id, c.id);
+    let c_link = &top_up.offers[0].reserve;
+    assert_eq!(
+        app.claim(&c.id, &c_link.secret_hash()).await,
+        Claim::Claimed
+    );
+    let held = app
+        .store
+        .take_hold(c_link, HoldId::from_random(app.bytes()), 1, T0 + 21, WINDOW)
+        .await
+        .unwrap();
+    assert!(matches!(held, HoldOutcome::Held { .. }), "{held:?}");
+    app.store
+        .release_notice(&sku(CHAIR), &c.id, 1)
+        .await
+        .unwrap();
+    assert_eq!(app.get(&c.id).await.notice, Some(NoticeOutcome::Sending));
     app.settle().await;
     let mut random = random(78);
     assert!(
@@ -381,6 +411,62 @@ pub async fn a_stale_notice_pass_claims_and_gives_back_nothing_of_another_s(app:
             .unwrap()
             .is_empty(),
         "nothing to send again"
+    );
+}
+
+/// A notify pass of restock 1 is slow: its shopper's click found the item
+/// sold out (back to the front) and restock 2 offered them a unit, whose
+/// pass claimed the notice. The slow pass's late outcome and give-back
+/// touch nothing of restock 2's: its notice is sent once, with its link.
+pub async fn a_late_pass_of_one_restock_leaves_the_next_restock_s_notice(app: App) {
+    let a = app.join(CHAIR, 1, T0).await;
+    app.level(CHAIR, 1, T0 + 10, "d1").await;
+    let first = app.wave(CHAIR, T0 + 10).await;
+    let old = &first.offers[0].reserve;
+    assert_eq!(app.claim(&a.id, &old.secret_hash()).await, Claim::Claimed);
+    app.level(CHAIR, 0, T0 + 11, "d2").await;
+    let click = app
+        .store
+        .take_hold(old, HoldId::from_random(app.bytes()), 1, T0 + 12, WINDOW)
+        .await
+        .unwrap();
+    assert_eq!(click, HoldOutcome::SoldOutAgain);
+    app.level(CHAIR, 1, T0 + 20, "d3").await;
+    let next = app.wave(CHAIR, T0 + 20).await;
+    let r = &next.offers[0].request;
+    let RequestState::Offered { episode, .. } = r.state else {
+        panic!("not offered: {:?}", r.state);
+    };
+    assert!(episode > 1, "a new restock");
+    let link = next.offers[0].reserve.secret_hash();
+    let claim = app
+        .store
+        .claim_notice(&sku(CHAIR), &a.id, episode, &link, &a.contact_key)
+        .await
+        .unwrap();
+    assert_eq!(claim, Claim::Claimed);
+    // The slow pass of restock 1 answers late.
+    app.store
+        .release_notice(&sku(CHAIR), &a.id, 1)
+        .await
+        .unwrap();
+    let late = NoticeOutcome::Sent {
+        message_id: "late".into(),
+    };
+    app.store
+        .record_notice(&a.id, 1, late, T0 + 21)
+        .await
+        .unwrap();
+    assert_eq!(app.get(&a.id).await.notice, Some(NoticeOutcome::Sending));
+    app.settle().await;
+    let mut random = random(79);
+    assert!(
+        app.store
+            .reissue_unsent(&sku(CHAIR), &mut random)
+            .await
+            .unwrap()
+            .is_empty(),
+        "restock 2's notice is not sent again"
     );
 }
 
