@@ -8,7 +8,7 @@
 use crate::support::set_level;
 use restock_core::{Contact, Email, ListShare, RequestId, RequestState, Sku, Window};
 use restock_store::prelude::*;
-use restock_store::{Due, ExpireOutcome, JoinOutcome, NewRequest, Request, WaveParams};
+use restock_store::{Due, ExpireOutcome, JoinOutcome, NewRequest, Request, StoreError, WaveParams};
 use restock_store_dynamo::DynamoStore;
 use restock_store_dynamo::testing::{self, lagging_dynamo_store};
 
@@ -260,4 +260,46 @@ async fn an_import_cut_short_resumes_beside_live_joins_and_changes_nothing_twice
             store.position(&counted, SHARDS).await.unwrap()
         );
     }
+}
+
+/// An import goes only into an item nobody has joined yet: with a live
+/// joiner it is refused and writes nothing (its tickets would be dealt
+/// again from the start).
+#[tokio::test]
+async fn an_import_into_an_item_already_joined_is_refused() {
+    let store = testing::dynamo_store().await;
+    let live = join(&store, 99, T0, false).await;
+    let imported: Vec<Request> = (0..40)
+        .map(|i| new_request(i, T0 + i as i64, false).into_request())
+        .collect();
+    let refused = store.import_waiting(&imported, SHARDS).await;
+    assert!(
+        matches!(&refused, Err(StoreError::Refused(why)) if why.contains("has a queue already")),
+        "{refused:?}"
+    );
+    assert_eq!(store.request(&imported[0].id).await.unwrap(), None);
+    assert_eq!(store.position(&live, SHARDS).await.unwrap(), Some(1));
+}
+
+/// One place per person per item holds for imported rows too: a row for a
+/// shopper whose sign-up awaits confirmation is refused, naming the row.
+#[tokio::test]
+async fn an_import_naming_a_shopper_already_signed_up_is_refused() {
+    let store = testing::dynamo_store().await;
+    let signed_up = join(&store, 1, T0, true).await;
+    let twice = NewRequest {
+        id: RequestId::from_random([7; 16]),
+        ..new_request(1, T0 + 1, false)
+    }
+    .into_request();
+    let refused = store.import_waiting(&[twice.clone()], SHARDS).await;
+    assert!(
+        matches!(&refused, Err(StoreError::Refused(why)) if why.contains(&twice.id.to_string())),
+        "{refused:?}"
+    );
+    assert_eq!(store.request(&twice.id).await.unwrap(), None);
+    assert_eq!(
+        store.request(&signed_up.id).await.unwrap().map(|r| r.id),
+        Some(signed_up.id)
+    );
 }
