@@ -292,7 +292,9 @@ async fn an_import_naming_a_shopper_already_signed_up_is_refused() {
         ..new_request(1, T0 + 1, false)
     }
     .into_request();
-    let refused = store.import_waiting(&[twice.clone()], SHARDS).await;
+    let refused = store
+        .import_waiting(std::slice::from_ref(&twice), SHARDS)
+        .await;
     assert!(
         matches!(&refused, Err(StoreError::Refused(why)) if why.contains(&twice.id.to_string())),
         "{refused:?}"
