@@ -724,3 +724,81 @@ async fn a_re_arm_of_one_restock_leaves_the_next_restock_s_offer() {
     let now = store.request(&offer.request.id).await.unwrap().unwrap();
     assert_eq!(now.reserve_hash, Some(next.offers[0].reserve.secret_hash()));
 }
+
+/// A recount has read the item's state (one offer too few stored) and
+/// counted two offers; before its write, a cancel frees one of them. The
+/// correction does not hold (it would count the cancelled offer again);
+/// the next recount corrects from what is there.
+/// (Guard `reconcile.out`: a correction holds only if no unit moved since.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_recount_overtaken_by_a_cancel_corrects_nothing_until_the_next() {
+    let store = dynamo_store().await;
+    let a = join(&store, 1, false).await;
+    join(&store, 2, false).await;
+    crate::support::set_level(&store, &sku(), 2, T0 + 100).await;
+    let mut random = testing::random(9);
+    let wave = store
+        .create_offers(&sku(), &wave_params(), T0 + 100, &mut random)
+        .await
+        .unwrap();
+    assert_eq!(wave.offers.len(), 2);
+    testing::set_counters(&store, &sku(), 1, 0).await;
+    let (counting, reached, resume) = paused_at(&store, "TransactWriteItems", 1);
+    let recount = on_own_thread(async move { counting.reconcile(&sku(), T0 + 300).await });
+    reached.await.unwrap();
+    assert_eq!(
+        store.cancel(&a.id, T0 + 250).await.unwrap(),
+        CancelOutcome::Cancelled
+    );
+    resume.send(()).unwrap();
+    assert_eq!(recount.await.unwrap().unwrap(), None, "overtaken");
+    let next = store.reconcile(&sku(), T0 + 400).await.unwrap();
+    assert_eq!(next.map(|d| d.counted.offered), Some(1));
+    let c = store.snapshot(&sku()).await.unwrap().counters;
+    assert_eq!(c.offered, 1, "one offer out: {c:?}");
+}
+
+/// A failed send pauses the sender; a second finds it paused and, before
+/// it notes its item, the team resumes sending. The note makes no pause
+/// record (one with no end would hold every send back for good).
+/// (Guard `pause.note-while-paused`.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pause_noted_after_a_resume_leaves_sending_on() {
+    let store = dynamo_store().await;
+    let until = T0 + 5 * MIN;
+    assert!(
+        store
+            .pause_sender("sandbox", until, &sku(), T0)
+            .await
+            .unwrap()
+    );
+    // Held: the second pause's note (its first write found the pause open).
+    let (pausing, reached, resume) = paused_at(&store, "UpdateItem", 2);
+    let noted = on_own_thread(async move {
+        let other = Sku::try_from("LAMP-OAK").unwrap();
+        pausing.pause_sender("sandbox", until, &other, T0 + 1).await
+    });
+    reached.await.unwrap();
+    assert!(store.resume_sender().await.unwrap().is_some(), "resumed");
+    resume.send(()).unwrap();
+    assert!(!noted.await.unwrap().unwrap(), "found it paused");
+    assert_eq!(store.sender_pause().await.unwrap(), None, "sending is on");
+}
+
+/// The first two passes ever reserve send slots at once: each gets its own
+/// (neither sends in the other's slots, over the pace the shop set).
+/// (Guard `send-slots.first`.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_first_two_passes_ever_get_send_slots_of_their_own() {
+    let store = dynamo_store().await;
+    const SECOND: i64 = 1_000;
+    // Held: the first pass's write (it read no schedule).
+    let (first, reached, resume) = paused_at(&store, "UpdateItem", 1);
+    let one = on_own_thread(async move { first.reserve_sends(10, 100, T0).await });
+    reached.await.unwrap();
+    let two = store.reserve_sends(10, 100, T0).await.unwrap();
+    resume.send(()).unwrap();
+    let one = one.await.unwrap().unwrap();
+    assert_eq!(two, T0);
+    assert_eq!(one, T0 + SECOND, "after the other's ten slots");
+}
