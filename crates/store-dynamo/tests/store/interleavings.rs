@@ -802,3 +802,79 @@ async fn the_first_two_passes_ever_get_send_slots_of_their_own() {
     assert_eq!(two, T0);
     assert_eq!(one, T0 + SECOND, "after the other's ten slots");
 }
+
+/// A sweep met a request it cannot read (a manual edit); before it sets it
+/// aside, the operator deletes it. Setting it aside leaves nothing behind: a
+/// stub where the request was would be unreadable for good.
+/// (Guard `quarantine.exists`.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreadable_request_deleted_meanwhile_is_not_set_aside_as_a_stub() {
+    use aws_sdk_dynamodb::types::AttributeValue;
+    let store = dynamo_store().await;
+    let r = join(&store, 1, false).await;
+    crate::support::set_status_behind_the_store(&store, &r.id, "misplaced").await;
+    let stale = Due {
+        id: r.id,
+        sku: sku(),
+        due: r.stale_at,
+    };
+    let (sweeping, reached, resume) = paused_at(&store, "UpdateItem", 1);
+    let sweep = on_own_thread(async move { sweeping.expire(&stale, stale.due + 1).await });
+    reached.await.unwrap();
+    store
+        .sdk()
+        .delete_item()
+        .table_name(store.table())
+        .key("pk", AttributeValue::S(format!("REQ#{}", r.id)))
+        .key("sk", AttributeValue::S("REQ".into()))
+        .send()
+        .await
+        .unwrap();
+    resume.send(()).unwrap();
+    let outcome = sweep.await.unwrap().unwrap();
+    assert!(
+        matches!(outcome, ExpireOutcome::Unreadable { .. }),
+        "{outcome:?}"
+    );
+    assert_eq!(store.request(&r.id).await.unwrap(), None, "nothing left");
+}
+
+/// A confirmation pass's send failed; before it gives the claim back, the
+/// shopper cancelled. The give-back puts nothing back to be sent: no
+/// pending marker for a request that has ended (each would take a place in
+/// a pass's bounded read of the backlog for good).
+/// (Guard `confirmation-release.unconfirmed`.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_confirmation_given_back_after_a_cancel_leaves_nothing_pending() {
+    use aws_sdk_dynamodb::types::AttributeValue;
+    let store = dynamo_store().await;
+    let r = sign_up(&store, 1).await;
+    let (claim, _) = claim_confirmation(&store, &r, 10).await;
+    assert_eq!(claim, Claim::Claimed);
+    assert_eq!(
+        store.cancel(&r.id, T0 + MIN).await.unwrap(),
+        CancelOutcome::Cancelled
+    );
+    store
+        .release_confirmation(&sku(), &r.id, &link(&r, 10).secret_hash())
+        .await
+        .unwrap();
+    let marker = store
+        .sdk()
+        .get_item()
+        .table_name(store.table())
+        .key(
+            "pk",
+            AttributeValue::S(format!(
+                "CONFIRM#{}#{}",
+                sku(),
+                r.id.shard(restock_store_dynamo::table::SPREAD)
+            )),
+        )
+        .key("sk", AttributeValue::S(r.id.to_string()))
+        .consistent_read(true)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(marker.item, None, "no pending marker");
+}

@@ -5,7 +5,7 @@
 //! transaction conflicts and throttles. Each test here failed on the store
 //! as it was before its fix.
 
-use crate::support::set_level;
+use crate::support::{set_level, set_status_behind_the_store};
 use restock_core::{Contact, Email, ListShare, RequestId, RequestState, Sku, Window};
 use restock_store::prelude::*;
 use restock_store::{
@@ -53,23 +53,6 @@ async fn join(store: &DynamoStore, name: &str, at: i64) -> Request {
 
 async fn restock(store: &DynamoStore, level: u32, at: i64) {
     set_level(store, &sku(), level, at).await;
-}
-
-/// Writes a request's status straight to the table, as a concurrent writer
-/// (or a manual edit) would, behind the store's back.
-async fn set_status_behind_the_store(store: &DynamoStore, id: &RequestId, status: &str) {
-    use aws_sdk_dynamodb::types::AttributeValue;
-    store
-        .sdk()
-        .update_item()
-        .table_name(store.table())
-        .key("pk", AttributeValue::S(format!("REQ#{id}")))
-        .key("sk", AttributeValue::S("REQ".into()))
-        .update_expression("SET st = :st")
-        .expression_attribute_values(":st", AttributeValue::S(status.into()))
-        .send()
-        .await
-        .unwrap();
 }
 
 /// Lets the index catch up with everything written so far.

@@ -1,6 +1,6 @@
 //! What several suites share.
 
-use restock_core::{ItemRef, Level, Rules, Sku, StockEvent};
+use restock_core::{ItemRef, Level, RequestId, Rules, Sku, StockEvent};
 use restock_store::prelude::*;
 use restock_store_dynamo::DynamoStore;
 use time::OffsetDateTime;
@@ -24,6 +24,23 @@ pub async fn set_level(store: &DynamoStore, sku: &Sku, level: u32, at: i64) {
     };
     store
         .apply_stock(sku, &event, &ANY_LEVEL, at)
+        .await
+        .unwrap();
+}
+
+/// Writes a request's status straight to the table, as a concurrent writer
+/// (or a manual edit) would, behind the store's back.
+pub async fn set_status_behind_the_store(store: &DynamoStore, id: &RequestId, status: &str) {
+    use aws_sdk_dynamodb::types::AttributeValue;
+    store
+        .sdk()
+        .update_item()
+        .table_name(store.table())
+        .key("pk", AttributeValue::S(format!("REQ#{id}")))
+        .key("sk", AttributeValue::S("REQ".into()))
+        .update_expression("SET st = :st")
+        .expression_attribute_values(":st", AttributeValue::S(status.into()))
+        .send()
         .await
         .unwrap();
 }
