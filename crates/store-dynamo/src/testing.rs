@@ -446,3 +446,20 @@ pub async fn set_counters(store: &DynamoStore, sku: &restock_core::Sku, offered:
             .expect("slot written");
     }
 }
+
+/// The table key of request `id`'s item, for tests that edit or delete it
+/// behind the store's back.
+pub fn request_key(
+    id: &restock_core::RequestId,
+) -> std::collections::HashMap<String, aws_sdk_dynamodb::types::AttributeValue> {
+    crate::codec::key(crate::codec::request_pk(id), crate::codec::REQUEST_SK)
+}
+
+/// The table key of the pending-confirmation marker of sign-up `id` on
+/// `sku`, for tests that look for it behind the store's back.
+pub fn confirm_key(
+    sku: &restock_core::Sku,
+    id: &restock_core::RequestId,
+) -> std::collections::HashMap<String, aws_sdk_dynamodb::types::AttributeValue> {
+    crate::codec::confirm_key(sku, id)
+}

@@ -300,6 +300,12 @@ async fn a_wave_counted_before_a_sell_out_offers_nothing() {
 /// to them: the offer runs for [`WINDOW`].
 async fn one_offer(store: &DynamoStore) -> restock_store::Offer {
     let r = join(store, 1, false).await;
+    offer_the_unit(store, &r).await
+}
+
+/// One unit comes back at `T0 + 100` and a wave offers it to `r`, the only
+/// one waiting.
+async fn offer_the_unit(store: &DynamoStore, r: &Request) -> restock_store::Offer {
     crate::support::set_level(store, &sku(), 1, T0 + 100).await;
     let mut random = testing::random(9);
     let wave = store
@@ -319,6 +325,48 @@ fn due(offer: &restock_store::Offer) -> Due {
     }
 }
 
+/// The restock `r` is offered a unit in.
+fn episode(r: &Request) -> u32 {
+    match r.state {
+        RequestState::Offered { episode, .. } => episode,
+        _ => panic!("not offered: {:?}", r.state),
+    }
+}
+
+/// A pass claims `offer`'s notice, as notify does before sending it.
+async fn claim_notice(store: &DynamoStore, offer: &restock_store::Offer) -> Claim {
+    let r = &offer.request;
+    store
+        .claim_notice(
+            &sku(),
+            &r.id,
+            episode(r),
+            &offer.reserve.secret_hash(),
+            &r.contact_key,
+        )
+        .await
+        .unwrap()
+}
+
+/// The item sells out at `T0 + 200`, the shopper's click on `offer`'s link
+/// finds it sold out (back to the front of the line), and one unit comes
+/// back at `T0 + 400`.
+async fn sold_out_and_back(store: &DynamoStore, offer: &restock_store::Offer) {
+    crate::support::set_level(store, &sku(), 0, T0 + 200).await;
+    let click = store
+        .take_hold(
+            &offer.reserve,
+            HoldId::from_random([4; 16]),
+            1,
+            T0 + 300,
+            WINDOW,
+        )
+        .await
+        .unwrap();
+    assert_eq!(click, HoldOutcome::SoldOutAgain);
+    crate::support::set_level(store, &sku(), 1, T0 + 400).await;
+}
+
 /// A cancel has read a waiting request; before its write, a wave offers
 /// that request a unit. The cancel ends the offer and frees its unit, not
 /// the waiting request it read (which would keep the unit out for ever).
@@ -331,17 +379,7 @@ async fn a_cancel_that_read_a_waiting_request_frees_the_unit_offered_meanwhile()
     let id = r.id;
     let cancel = on_own_thread(async move { cancelling.cancel(&id, T0 + 200).await });
     reached.await.unwrap();
-    crate::support::set_level(&store, &sku(), 1, T0 + 100).await;
-    let mut random = testing::random(9);
-    let wave = store
-        .create_offers(&sku(), &wave_params(), T0 + 100, &mut random)
-        .await
-        .unwrap();
-    assert_eq!(
-        wave.offers.len(),
-        1,
-        "offered while the cancel was in flight"
-    );
+    offer_the_unit(&store, &r).await;
     resume.send(()).unwrap();
     assert_eq!(cancel.await.unwrap().unwrap(), CancelOutcome::Cancelled);
     let after = store.request(&r.id).await.unwrap().unwrap();
@@ -364,21 +402,13 @@ async fn a_sweep_leaves_the_offer_made_again_meanwhile(notice_sent: bool) {
     let store = dynamo_store().await;
     let offer = one_offer(&store).await;
     let r = &offer.request;
-    let RequestState::Offered { episode, .. } = r.state else {
-        panic!("not offered: {:?}", r.state);
-    };
     if notice_sent {
-        let reserve = offer.reserve.secret_hash();
-        let claim = store
-            .claim_notice(&sku(), &r.id, episode, &reserve, &r.contact_key)
-            .await
-            .unwrap();
-        assert_eq!(claim, Claim::Claimed);
+        assert_eq!(claim_notice(&store, &offer).await, Claim::Claimed);
         let sent = NoticeOutcome::Sent {
             message_id: "m-1".into(),
         };
         store
-            .record_notice(&r.id, episode, sent, T0 + 150)
+            .record_notice(&r.id, episode(r), sent, T0 + 150)
             .await
             .unwrap();
     }
@@ -386,19 +416,7 @@ async fn a_sweep_leaves_the_offer_made_again_meanwhile(notice_sent: bool) {
     let (sweeping, reached, resume) = paused_at(&store, "TransactWriteItems", 1);
     let sweep = on_own_thread(async move { sweeping.expire(&ran_out, ran_out.due + 1).await });
     reached.await.unwrap();
-    crate::support::set_level(&store, &sku(), 0, T0 + 200).await;
-    let click = store
-        .take_hold(
-            &offer.reserve,
-            HoldId::from_random([4; 16]),
-            1,
-            T0 + 300,
-            WINDOW,
-        )
-        .await
-        .unwrap();
-    assert_eq!(click, HoldOutcome::SoldOutAgain);
-    crate::support::set_level(&store, &sku(), 1, T0 + 400).await;
+    sold_out_and_back(&store, &offer).await;
     let again_at = due(&offer).due + 2;
     let mut random = testing::random(10);
     let again = store
@@ -584,24 +602,11 @@ async fn a_sweep_that_read_an_unsent_offer_leaves_a_notice_claimed_meanwhile() {
     let store = dynamo_store().await;
     let offer = one_offer(&store).await;
     let r = offer.request.clone();
-    let RequestState::Offered { episode, .. } = r.state else {
-        panic!("not offered: {:?}", r.state);
-    };
     let ran_out = due(&offer);
     let (sweeping, reached, resume) = paused_at(&store, "TransactWriteItems", 1);
     let sweep = on_own_thread(async move { sweeping.expire(&ran_out, ran_out.due + 1).await });
     reached.await.unwrap();
-    let claim = store
-        .claim_notice(
-            &sku(),
-            &r.id,
-            episode,
-            &offer.reserve.secret_hash(),
-            &r.contact_key,
-        )
-        .await
-        .unwrap();
-    assert_eq!(claim, Claim::Claimed);
+    assert_eq!(claim_notice(&store, &offer).await, Claim::Claimed);
     resume.send(()).unwrap();
     assert_eq!(sweep.await.unwrap().unwrap(), ExpireOutcome::Skipped);
     let now = store.request(&r.id).await.unwrap().unwrap();
@@ -616,10 +621,6 @@ async fn a_sweep_that_read_an_unsent_offer_leaves_a_notice_claimed_meanwhile() {
 async fn a_re_arm_leaves_an_offer_taken_meanwhile(clicked: bool) {
     let store = dynamo_store().await;
     let offer = one_offer(&store).await;
-    let r = offer.request.clone();
-    let RequestState::Offered { episode, .. } = r.state else {
-        panic!("not offered: {:?}", r.state);
-    };
     let (rearming, reached, resume) = paused_at(&store, "UpdateItem", 1);
     let rearmed = on_own_thread(async move {
         let mut random = testing::random(10);
@@ -634,17 +635,7 @@ async fn a_re_arm_leaves_an_offer_taken_meanwhile(clicked: bool) {
             .unwrap();
         assert!(matches!(held, HoldOutcome::Held { .. }), "{held:?}");
     } else {
-        let claim = store
-            .claim_notice(
-                &sku(),
-                &r.id,
-                episode,
-                &offer.reserve.secret_hash(),
-                &r.contact_key,
-            )
-            .await
-            .unwrap();
-        assert_eq!(claim, Claim::Claimed);
+        assert_eq!(claim_notice(&store, &offer).await, Claim::Claimed);
     }
     resume.send(()).unwrap();
     assert!(
@@ -689,28 +680,12 @@ async fn a_re_arm_of_one_restock_leaves_the_next_restock_s_offer() {
         rearming.reissue_unsent(&sku(), &mut random).await
     });
     reached.await.unwrap();
-    crate::support::set_level(&store, &sku(), 0, T0 + 200).await;
-    let click = store
-        .take_hold(
-            &offer.reserve,
-            HoldId::from_random([4; 16]),
-            1,
-            T0 + 300,
-            WINDOW,
-        )
-        .await
-        .unwrap();
-    assert_eq!(click, HoldOutcome::SoldOutAgain);
-    crate::support::set_level(&store, &sku(), 1, T0 + 400).await;
+    sold_out_and_back(&store, &offer).await;
     let mut random = testing::random(11);
     let next = store
         .create_offers(&sku(), &wave_params(), T0 + 500, &mut random)
         .await
         .unwrap();
-    let episode = |r: &Request| match r.state {
-        RequestState::Offered { episode, .. } => episode,
-        _ => panic!("not offered: {:?}", r.state),
-    };
     assert_eq!(next.offers.len(), 1);
     assert!(
         episode(&next.offers[0].request) > episode(&offer.request),
@@ -809,7 +784,6 @@ async fn the_first_two_passes_ever_get_send_slots_of_their_own() {
 /// (Guard `quarantine.exists`.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unreadable_request_deleted_meanwhile_is_not_set_aside_as_a_stub() {
-    use aws_sdk_dynamodb::types::AttributeValue;
     let store = dynamo_store().await;
     let r = join(&store, 1, false).await;
     crate::support::set_status_behind_the_store(&store, &r.id, "misplaced").await;
@@ -825,8 +799,7 @@ async fn an_unreadable_request_deleted_meanwhile_is_not_set_aside_as_a_stub() {
         .sdk()
         .delete_item()
         .table_name(store.table())
-        .key("pk", AttributeValue::S(format!("REQ#{}", r.id)))
-        .key("sk", AttributeValue::S("REQ".into()))
+        .set_key(Some(testing::request_key(&r.id)))
         .send()
         .await
         .unwrap();
@@ -846,7 +819,6 @@ async fn an_unreadable_request_deleted_meanwhile_is_not_set_aside_as_a_stub() {
 /// (Guard `confirmation-release.unconfirmed`.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_confirmation_given_back_after_a_cancel_leaves_nothing_pending() {
-    use aws_sdk_dynamodb::types::AttributeValue;
     let store = dynamo_store().await;
     let r = sign_up(&store, 1).await;
     let (claim, _) = claim_confirmation(&store, &r, 10).await;
@@ -863,15 +835,7 @@ async fn a_confirmation_given_back_after_a_cancel_leaves_nothing_pending() {
         .sdk()
         .get_item()
         .table_name(store.table())
-        .key(
-            "pk",
-            AttributeValue::S(format!(
-                "CONFIRM#{}#{}",
-                sku(),
-                r.id.shard(restock_store_dynamo::table::SPREAD)
-            )),
-        )
-        .key("sk", AttributeValue::S(r.id.to_string()))
+        .set_key(Some(testing::confirm_key(&sku(), &r.id)))
         .consistent_read(true)
         .send()
         .await

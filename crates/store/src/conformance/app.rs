@@ -5,8 +5,8 @@
 use std::sync::{Arc, Mutex};
 
 use crate::{
-    ApplyOutcome, Claim, ConfirmLinks, Consent, JoinOutcome, NewRequest, Request, Store, Wave,
-    WaveParams,
+    ApplyOutcome, Claim, ConfirmLinks, Consent, JoinOutcome, NewRequest, Offer, Request, Store,
+    Wave, WaveParams,
 };
 use restock_core::Millis;
 use restock_core::{
@@ -221,6 +221,18 @@ impl App {
         let mut random = random(self.bytes()[0] as u64 + now as u64);
         self.store
             .create_offers(&sku(s), &params(shards), now, &mut random)
+            .await
+            .unwrap()
+    }
+
+    /// A stream retry's pass over the unsent offers of `s`, once the
+    /// indexes have caught up: the offers it re-armed with new links.
+    pub async fn reissue_unsent(&self, s: &str) -> Vec<Offer> {
+        self.settle().await;
+        let seed = self.bytes();
+        let mut random = random(u64::from_le_bytes(seed[..8].try_into().unwrap()));
+        self.store
+            .reissue_unsent(&sku(s), &mut random)
             .await
             .unwrap()
     }

@@ -402,14 +402,8 @@ pub async fn a_stale_notice_pass_claims_and_gives_back_nothing_of_another_s(app:
         .await
         .unwrap();
     assert_eq!(app.get(&c.id).await.notice, Some(NoticeOutcome::Sending));
-    app.settle().await;
-    let mut random = random(78);
     assert!(
-        app.store
-            .reissue_unsent(&sku(CHAIR), &mut random)
-            .await
-            .unwrap()
-            .is_empty(),
+        app.reissue_unsent(CHAIR).await.is_empty(),
         "nothing to send again"
     );
 }
@@ -458,14 +452,8 @@ pub async fn a_late_pass_of_one_restock_leaves_the_next_restock_s_notice(app: Ap
         .await
         .unwrap();
     assert_eq!(app.get(&a.id).await.notice, Some(NoticeOutcome::Sending));
-    app.settle().await;
-    let mut random = random(79);
     assert!(
-        app.store
-            .reissue_unsent(&sku(CHAIR), &mut random)
-            .await
-            .unwrap()
-            .is_empty(),
+        app.reissue_unsent(CHAIR).await.is_empty(),
         "restock 2's notice is not sent again"
     );
 }
@@ -1197,13 +1185,7 @@ pub async fn unsent_offers_are_reissued_with_fresh_links_and_sent_once(app: App)
         .release_notice(&sku(CHAIR), &b.request.id, 1)
         .await
         .unwrap();
-    let mut random = random(77);
-    app.settle().await;
-    let again = app
-        .store
-        .reissue_unsent(&sku(CHAIR), &mut random)
-        .await
-        .unwrap();
+    let again = app.reissue_unsent(CHAIR).await;
     assert_eq!(
         again.iter().map(|o| o.request.id).collect::<Vec<_>>(),
         vec![b.request.id],
@@ -1225,13 +1207,9 @@ pub async fn unsent_offers_are_reissued_with_fresh_links_and_sent_once(app: App)
             .unwrap(),
         HoldOutcome::Held { .. }
     ));
-    app.settle().await;
     assert!(
-        app.store
-            .reissue_unsent(&sku(CHAIR), &mut random)
-            .await
-            .unwrap()
-            .is_empty()
+        app.reissue_unsent(CHAIR).await.is_empty(),
+        "a held offer is not re-armed"
     );
 }
 
@@ -1326,18 +1304,8 @@ pub async fn a_link_re_armed_by_another_pass_is_never_claimed(app: App) {
     let id = wave.offers[0].request.id;
     // Two notify passes (a redelivery and a new wake) both re-arm the
     // unsent offer; the second's link replaces the first's.
-    let mut random = random(91);
-    app.settle().await;
-    let first = app
-        .store
-        .reissue_unsent(&sku(CHAIR), &mut random)
-        .await
-        .unwrap();
-    let second = app
-        .store
-        .reissue_unsent(&sku(CHAIR), &mut random)
-        .await
-        .unwrap();
+    let first = app.reissue_unsent(CHAIR).await;
+    let second = app.reissue_unsent(CHAIR).await;
     let (dead, live) = (&first[0].reserve, &second[0].reserve);
     assert_eq!(
         app.claim(&id, &dead.secret_hash()).await,
@@ -1360,13 +1328,7 @@ pub async fn every_opt_out_link_a_shopper_was_sent_keeps_working(app: App) {
     // The notice is re-armed (its send failed transiently): a new opt-out
     // link goes out, and the first one, already in the shopper's inbox,
     // must still work (I5).
-    let mut random = random(93);
-    app.settle().await;
-    let again = app
-        .store
-        .reissue_unsent(&sku(CHAIR), &mut random)
-        .await
-        .unwrap();
+    let again = app.reissue_unsent(CHAIR).await;
     assert_ne!(again[0].optout.secret_hash(), first.secret_hash());
     let stored = app.get(&a.id).await;
     assert!(stored.optout_link_is(&first) && stored.optout_link_is(&again[0].optout));
