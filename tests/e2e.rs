@@ -3,6 +3,7 @@
 //! - [`story`]: DESIGN §1 end to end on the AWS adapters (moto's DynamoDB,
 //!   SES v2, SNS and Secrets Manager, a local Bedrock fake);
 //! - [`inputs`]: every route's bad input;
+//! - [`metrics`]: what each step counts for the team's dashboard;
 //! - [`events`]: each `events/` fixture through the real handlers;
 //! - [`feedback`]: SES bounces and complaints, read from the notices' tags;
 //! - [`binaries`]: the compiled functions under a Lambda Runtime API emulator;
@@ -23,6 +24,7 @@ mod confirm;
 mod events;
 mod feedback;
 mod inputs;
+mod metrics;
 mod notices;
 mod pull;
 mod reliability;

@@ -58,6 +58,8 @@ pub(crate) async fn run_with(
     let api = RuntimeApi::start().await;
     let mut child = spawn_with(d, &api, name, None, env);
     let outcome = api.invoke(event).await;
+    // What it writes after answering (its metrics) is part of its output.
+    api.wait_idle(std::time::Duration::from_secs(5)).await;
     child.start_kill().ok();
     let mut logs = String::new();
     child
@@ -69,6 +71,39 @@ pub(crate) async fn run_with(
         .ok();
     child.wait().await.ok();
     (outcome, logs)
+}
+
+/// The CloudWatch embedded-metric-format documents in a binary's output,
+/// each checked against the format: restock's namespace, and a value for
+/// every metric it declares.
+fn metric_docs(logs: &str) -> Vec<serde_json::Value> {
+    let docs: Vec<serde_json::Value> = logs
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|d| d["_aws"].is_object())
+        .collect();
+    for doc in &docs {
+        let directive = &doc["_aws"]["CloudWatchMetrics"][0];
+        assert_eq!(directive["Namespace"], "restock/test", "{doc}");
+        assert!(doc["_aws"]["Timestamp"].is_u64(), "{doc}");
+        for dims in directive["Dimensions"].as_array().expect("dimension sets") {
+            for dim in dims.as_array().unwrap() {
+                assert!(doc[dim.as_str().unwrap()].is_string(), "{doc}");
+            }
+        }
+        for m in directive["Metrics"].as_array().expect("metrics") {
+            assert!(!doc[m["Name"].as_str().unwrap()].is_null(), "{doc}");
+        }
+    }
+    docs
+}
+
+/// The total a binary's output counted of metric `name`.
+fn counted(logs: &str, name: &str) -> f64 {
+    metric_docs(logs)
+        .iter()
+        .filter_map(|d| d[name].as_f64())
+        .sum()
 }
 
 fn http_status(outcome: &Outcome) -> (u64, serde_json::Value) {
@@ -93,20 +128,22 @@ async fn the_four_binaries_serve_a_restock_end_to_end() {
         let entry: serde_json::Value =
             serde_json::from_str(line).unwrap_or_else(|_| panic!("a JSON log line: {line}"));
         assert!(
-            entry["level"].is_string() || entry["fields"].is_object(),
-            "{line}"
+            entry["level"].is_string() || entry["fields"].is_object() || entry["_aws"].is_object(),
+            "a log entry or a metrics document: {line}"
         );
     }
+    assert_eq!(counted(&logs, "SignUps"), 1.0, "{logs}");
     assert!(
         logs.contains("d***@example.com"),
         "the shopper appears masked: {logs}"
     );
     assert!(!logs.contains("della@example.com"), "never in the clear");
 
-    let (outcome, _) = run(&d, "detect", &fixture("detect-shopify.json")).await;
+    let (outcome, logs) = run(&d, "detect", &fixture("detect-shopify.json")).await;
     let (status, body) = http_status(&outcome);
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["results"][0]["outcome"]["outcome"], "restock");
+    assert_eq!(counted(&logs, "Restocks"), 1.0, "{logs}");
 
     let (outcome, logs) = run(&d, "notify", &fixture("notify-restock-record.json")).await;
     assert_eq!(
@@ -128,6 +165,15 @@ async fn the_four_binaries_serve_a_restock_end_to_end() {
     assert!(
         !logs.contains("/r/CHAIR-WAL~"),
         "no reserve token in the logs"
+    );
+    assert_eq!(counted(&logs, "NoticesSent"), 1.0, "{logs}");
+    assert_eq!(
+        metric_docs(&logs)
+            .iter()
+            .filter(|d| d["PassDuration"].is_array())
+            .count(),
+        1,
+        "one pass timed: {logs}"
     );
 
     let (outcome, _) = run(&d, "sweep", &fixture("sweep-schedule.json")).await;

@@ -671,7 +671,7 @@ async fn ann_holds_the_chair() -> (World, String) {
 }
 
 /// A signed Shopify order delivery, as Shopify sends `orders/paid`.
-fn shopify_order(topic: &str, webhook_id: &str, body: &str) -> Request<Body> {
+pub(crate) fn shopify_order(topic: &str, webhook_id: &str, body: &str) -> Request<Body> {
     use restock_core::webhook::shopify;
     Request::builder()
         .method("POST")

@@ -220,6 +220,7 @@ impl Deployment {
             .env("RESTOCK_ALERT_TOPIC_ARN", &self.topic)
             .env("RESTOCK_BEDROCK_MODEL_ID", "amazon.nova-micro-v1:0")
             .env("RESTOCK_SES_CONFIGURATION_SET", &self.configuration_set)
+            .env("RESTOCK_METRICS_NAMESPACE", "restock/test")
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .kill_on_drop(true);

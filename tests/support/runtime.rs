@@ -28,6 +28,7 @@ struct EmulatorState {
     queue: Arc<tokio::sync::Mutex<tokio::sync::mpsc::Receiver<Invocation>>>,
     pending: Arc<Mutex<HashMap<String, tokio::sync::oneshot::Sender<Outcome>>>>,
     first_poll: Arc<Mutex<Option<std::time::Instant>>>,
+    polls: Arc<AtomicUsize>,
     init_error: Arc<Mutex<Option<String>>>,
 }
 
@@ -51,6 +52,7 @@ impl RuntimeApi {
             queue: Arc::new(tokio::sync::Mutex::new(receive)),
             pending: Arc::new(Mutex::new(HashMap::new())),
             first_poll: Arc::new(Mutex::new(None)),
+            polls: Arc::new(AtomicUsize::new(0)),
             init_error: Arc::new(Mutex::new(None)),
         };
         async fn next(State(s): State<EmulatorState>) -> axum::response::Response {
@@ -58,6 +60,7 @@ impl RuntimeApi {
                 .lock()
                 .expect("lock")
                 .get_or_insert_with(std::time::Instant::now);
+            s.polls.fetch_add(1, Ordering::SeqCst);
             let Some(invocation) = s.queue.lock().await.recv().await else {
                 return StatusCode::GONE.into_response();
             };
@@ -158,6 +161,22 @@ impl RuntimeApi {
             .await
             .expect("the function answered in time")
             .expect("answer")
+    }
+
+    /// Waits (up to `limit`) until the function has finished every
+    /// invocation sent and asked for the next: whatever it does after
+    /// answering (flushing its metrics) is then done, as Lambda would
+    /// wait before freezing it. Answers whether it did.
+    pub async fn wait_idle(&self, limit: Duration) -> bool {
+        let sent = self.next_id.load(Ordering::Relaxed) - 1;
+        let started = std::time::Instant::now();
+        while started.elapsed() < limit {
+            if self.state.polls.load(Ordering::SeqCst) > sent {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        false
     }
 
     /// When the function first asked for an event (its init was done).

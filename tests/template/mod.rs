@@ -7,9 +7,10 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use restock_app::metrics::Metric;
 use restock_app::ports::Secrets;
 use restock_aws::wiring::{
-    ALERT_TOPIC, CONFIGURATION_SET, Function, MODEL, SECRET, TABLE as TABLE_VAR,
+    ALERT_TOPIC, CONFIGURATION_SET, Function, METRICS_NAMESPACE, MODEL, SECRET, TABLE as TABLE_VAR,
 };
 use restock_store_dynamo::table::{TABLE, WAKE_PK_PREFIX};
 use serde_yaml::Value;
@@ -37,6 +38,17 @@ fn function(t: &Value, f: Function) -> &Value {
         logical_id(f)
     );
     resource
+}
+
+/// The namespace restock's metrics are written under: one per stack.
+const NAMESPACE: &str = "restock/${AWS::StackName}";
+
+/// `!Sub "…"` → `…`.
+fn substitution(v: &Value) -> Option<&str> {
+    match v {
+        Value::Tagged(tagged) if tagged.tag == "Sub" => tagged.value.as_str(),
+        _ => None,
+    }
 }
 
 /// `!Ref X` → `X`.
@@ -184,6 +196,15 @@ fn each_function_builds_its_binary_and_gets_exactly_the_variables_it_reads() {
         assert_eq!(names, expected, "{}'s environment", f.name());
 
         for (name, value) in variables {
+            if name.as_str() == Some(METRICS_NAMESPACE) {
+                assert_eq!(
+                    substitution(value),
+                    Some(NAMESPACE),
+                    "{}'s metrics namespace",
+                    f.name()
+                );
+                continue;
+            }
             let target = match name.as_str().unwrap() {
                 n if n == TABLE_VAR => "Table",
                 n if n == SECRET => "Keys",
@@ -476,9 +497,129 @@ fn every_alarm_tells_the_team_and_the_cost_model_counts_them() {
             None => 1,
         };
     }
-    assert_eq!(alarms.len(), 3);
-    // The cost model (docs/DEPLOY.md) prices five alarm metrics.
-    assert_eq!(metrics, 5);
+    assert_eq!(alarms.len(), 6);
+    // The cost model (docs/DEPLOY.md) prices eight alarm metrics.
+    assert_eq!(metrics, 8);
+}
+
+/// A metric of restock's namespace as the template names it: its name and
+/// its dimensions.
+type Named = (String, Vec<(String, String)>);
+
+/// Checks `named` is a metric the code writes, with a dimension and value
+/// it writes.
+fn written(named: &Named, place: &str) {
+    let (name, dims) = named;
+    let metric = Metric::ALL
+        .into_iter()
+        .find(|m| m.name() == name)
+        .unwrap_or_else(|| panic!("{place} names {name}, which restock never writes"));
+    for (dim, value) in dims {
+        let (written_dim, values) = metric
+            .dimension()
+            .unwrap_or_else(|| panic!("{place}: {name} has no dimension {dim}"));
+        assert_eq!(dim, written_dim, "{place}: {name}'s dimension");
+        assert!(
+            values.contains(&value.as_str()),
+            "{place}: {name} is never written with {dim}={value}"
+        );
+    }
+}
+
+#[test]
+fn every_metric_the_dashboard_and_alarms_name_is_one_the_code_writes() {
+    let t = template();
+    let resources = t["Resources"].as_mapping().unwrap();
+    let mut alarmed = Vec::new();
+    for (id, r) in resources {
+        if r["Type"].as_str() != Some("AWS::CloudWatch::Alarm") {
+            continue;
+        }
+        let p = &r["Properties"];
+        if substitution(&p["Namespace"]) == Some(NAMESPACE) {
+            let name = p["MetricName"].as_str().unwrap().to_owned();
+            written(&(name.clone(), vec![]), id.as_str().unwrap());
+            alarmed.push(name);
+        } else if !p["Namespace"].is_null() {
+            assert!(
+                p["Namespace"]
+                    .as_str()
+                    .is_some_and(|n| n.starts_with("AWS/")),
+                "{id:?}: an AWS metric or restock's own"
+            );
+        }
+    }
+    assert_eq!(alarmed, ["SendingPaused", "Unavailable"]);
+
+    let body = substitution(&t["Resources"]["Dashboard"]["Properties"]["DashboardBody"])
+        .expect("the dashboard body is a !Sub");
+    // The substitutions are the stack's own names; any value parses.
+    let body = substitute(body);
+    let body: serde_json::Value = serde_json::from_str(&body).expect("the dashboard body is JSON");
+    let mut shown = BTreeSet::new();
+    for widget in body["widgets"].as_array().expect("widgets") {
+        for m in widget["properties"]["metrics"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            let parts: Vec<&str> = m
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|v| v.as_str())
+                .collect();
+            if parts[0] != "restock/STACK" {
+                assert!(parts[0].starts_with("AWS/"), "{m}");
+                continue;
+            }
+            let dims = parts[2..]
+                .chunks(2)
+                .map(|d| (d[0].to_owned(), d[1].to_owned()))
+                .collect();
+            let named = (parts[1].to_owned(), dims);
+            written(&named, "the dashboard");
+            shown.insert(named);
+        }
+    }
+    // And the dashboard shows every metric restock writes, each value of a
+    // dimension on its own line.
+    for metric in Metric::ALL {
+        match metric.dimension() {
+            None => assert!(
+                shown.contains(&(metric.name().to_owned(), vec![])),
+                "the dashboard shows {}",
+                metric.name()
+            ),
+            Some((dim, values)) => {
+                for v in values {
+                    let named = (
+                        metric.name().to_owned(),
+                        vec![(dim.to_owned(), (*v).to_owned())],
+                    );
+                    assert!(shown.contains(&named), "the dashboard shows {named:?}");
+                }
+            }
+        }
+    }
+}
+
+/// `${…}` in a `!Sub` body replaced: the stack's name by `STACK`, anything
+/// else (a region, a resource's name or ARN) by `X`.
+fn substitute(body: &str) -> String {
+    let mut out = String::with_capacity(body.len());
+    let mut rest = body;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let end = rest[start..].find('}').expect("a closed ${…}") + start;
+        out.push_str(match &rest[start + 2..end] {
+            "AWS::StackName" => "STACK",
+            _ => "X",
+        });
+        rest = &rest[end + 1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 #[test]

@@ -26,6 +26,7 @@ use restock_core::{Delivery, Platform, Purchase, Status, StockOutcome};
 use restock_store::{ApplyOutcome, BuyOutcome, Order};
 use serde_json::json;
 
+use crate::metrics::{self, Metric};
 use crate::{AppError, Services, alerts};
 
 /// The largest webhook body read.
@@ -50,6 +51,7 @@ pub fn router(services: Arc<Services>) -> Router {
             )
         })
         .layer(DefaultBodyLimit::max(MAX_WEBHOOK_BYTES))
+        .layer(axum::middleware::map_response(metrics::count_refusals))
         .with_state(services)
 }
 
@@ -155,6 +157,7 @@ async fn buy(
         let now = s.clock.now_ms();
         match s.store.mark_bought(hold, &sale.order, now).await {
             Ok(BuyOutcome::Bought { sku, tied }) => {
+                metrics::count(Metric::Purchases, 1);
                 tracing::info!(source, %sku, order = ?order_id, "hold bought");
                 if tied && let Err(e) = settle(s, &sku).await {
                     return unavailable(&e);
@@ -237,6 +240,11 @@ pub(crate) async fn apply_one(
     let applied = s.store.apply_stock(&entry.sku, event, &rules, now).await?;
     if let ApplyOutcome::Applied { outcome, .. } = &applied {
         tracing::info!(source, sku = %entry.sku, ?outcome, "stock level applied");
+        match outcome {
+            StockOutcome::Restock { .. } => metrics::count(Metric::Restocks, 1),
+            StockOutcome::Escalated { .. } => metrics::count(Metric::RestocksEscalated, 1),
+            _ => {}
+        }
         if let StockOutcome::Escalated {
             level,
             jump,

@@ -13,6 +13,7 @@
 //! - [`admin`]: the operator's commands, shared by the `restock` CLI and the
 //!   local server, and signed test webhooks.
 //! - [`alerts`]: what the team is told, and how it reads.
+//! - [`metrics`]: what is counted for the team's CloudWatch dashboard.
 //! - `pages`: the small HTML pages shoppers see.
 //! - [`ports`]: sender, phraser, keyring, alerts, clock, entropy, and the
 //!   adapters that need no cloud.
@@ -23,6 +24,7 @@ pub mod alerts;
 pub mod capture;
 pub mod detect;
 pub mod feedback;
+pub mod metrics;
 pub mod notify;
 pub(crate) mod pages;
 pub mod ports;

@@ -20,6 +20,7 @@ use restock_core::notice::{NoticeInput, Phrase, phrase_prompt};
 use restock_core::{CatalogueEntry, Message, RequestState, Settings, Sku, Window};
 use restock_store::{Claim, NoticeOutcome, Offer, WaveParams};
 
+use crate::metrics::{self, Metric};
 use crate::ports::SendError;
 use crate::{AppError, Services, alerts};
 
@@ -152,6 +153,19 @@ pub async fn notify_sku_until(
     sku: &Sku,
     deadline: Instant,
 ) -> Result<NotifyReport, AppError> {
+    let began = Instant::now();
+    let pass = pass(s, sku, deadline).await;
+    metrics::pass_took(began.elapsed());
+    if let Ok(report) = &pass {
+        metrics::count(Metric::NoticesSent, report.sent);
+        metrics::count(Metric::ConfirmationsSent, report.confirmations);
+        metrics::count(Metric::HandedOn, usize::from(report.handed_on));
+    }
+    pass
+}
+
+/// [`notify_sku_until`]'s work.
+async fn pass(s: &Services, sku: &Sku, deadline: Instant) -> Result<NotifyReport, AppError> {
     let settings = s.settings().await?;
     let mut report = NotifyReport::default();
     let Some(entry) = s.store.catalogue_entry(sku).await? else {
@@ -469,6 +483,9 @@ async fn send_confirmation(
     };
     let message = Message::confirmation(r.contact.channel(), settings, &input);
     let sent = s.sender.send(&r.contact, &message).await;
+    if let Err(e) = &sent {
+        metrics::send_failed(e);
+    }
     match sent {
         Ok(_) => {
             tracing::info!(sku = %r.sku, contact = %r.contact.masked(), "confirmation sent");
@@ -517,6 +534,7 @@ async fn pause_sending(
 ) -> Result<(), AppError> {
     let until = now + SENDER_BACKOFF.as_millis();
     if s.store.pause_sender(reason, until, sku, now).await? {
+        metrics::count(Metric::SendingPaused, 1);
         s.alert(alerts::sender_paused(
             reason,
             sku,
@@ -604,6 +622,9 @@ async fn record_notice_sent(
     now: restock_core::Millis,
     report: &mut NotifyReport,
 ) -> Result<(), AppError> {
+    if let Err(e) = &sent {
+        metrics::send_failed(e);
+    }
     match sent {
         Ok(message_id) => {
             tracing::info!(sku = %r.sku, contact = %r.contact.masked(), channel = r.contact.channel().as_str(), "notice sent");

@@ -10,6 +10,7 @@ use std::collections::BTreeSet;
 use restock_store::ExpireOutcome;
 use serde::Serialize;
 
+use crate::metrics::{self, Metric};
 use crate::{AppError, Services, alerts};
 
 /// The most due items one run ends.
@@ -87,6 +88,8 @@ pub async fn run(s: &Services, limit: usize) -> Result<SweepReport, AppError> {
         }
         touched.insert(item.sku.clone());
     }
+    metrics::count(Metric::OffersLapsed, report.lapsed + report.requeued);
+    metrics::count(Metric::HoldsReleased, report.released);
     if report.unconfirmed > 0 {
         let expired = restock_core::feedback::MailDay {
             confirm_expired: report.unconfirmed as u32,

@@ -4,10 +4,10 @@
 //!
 //! | function | reads | may |
 //! |---|---|---|
-//! | capture | table, secret | store, contact pepper |
-//! | detect | table, secret, alert topic | store, webhook keys, alerts |
-//! | notify | table, alert topic, model id | store, SES, SNS, Bedrock, alerts |
-//! | sweep | table, alert topic | store, alerts |
+//! | capture | table, secret, metrics namespace | store, contact pepper |
+//! | detect | table, secret, alert topic, metrics namespace | store, webhook keys, alerts |
+//! | notify | table, alert topic, model id, configuration set, metrics namespace | store, SES, SNS, Bedrock, alerts |
+//! | sweep | table, secret, alert topic, metrics namespace | store, alerts |
 //!
 //! Endpoints follow the SDK's usual rules, so `AWS_ENDPOINT_URL` (and
 //! `AWS_ENDPOINT_URL_<SERVICE>`) point a binary at a local stand-in.
@@ -19,6 +19,7 @@ use aws_config::SdkConfig;
 use aws_config::retry::RetryConfig;
 use aws_config::timeout::TimeoutConfig;
 
+pub use metrics_cloudwatch_embedded::Collector;
 use restock_app::Services;
 use restock_app::ports::{Disabled, OsEntropy, SystemClock};
 use restock_store_dynamo::DynamoStore;
@@ -36,6 +37,9 @@ pub const MODEL: &str = "RESTOCK_BEDROCK_MODEL_ID";
 /// The SES configuration set notices are sent through (its event
 /// destination brings bounces and complaints back to the sweep function).
 pub const CONFIGURATION_SET: &str = "RESTOCK_SES_CONFIGURATION_SET";
+/// The CloudWatch namespace the function's metrics are written under
+/// (`restock/<stack>`, so two stacks in one account keep theirs apart).
+pub const METRICS_NAMESPACE: &str = "RESTOCK_METRICS_NAMESPACE";
 
 /// A required variable is missing.
 #[derive(Debug, thiserror::Error)]
@@ -74,10 +78,16 @@ impl Function {
     /// Exactly the variables this function's config reads.
     pub fn env(self) -> &'static [&'static str] {
         match self {
-            Self::Capture => &[TABLE, SECRET],
-            Self::Detect => &[TABLE, SECRET, ALERT_TOPIC],
-            Self::Notify => &[TABLE, ALERT_TOPIC, MODEL, CONFIGURATION_SET],
-            Self::Sweep => &[TABLE, SECRET, ALERT_TOPIC],
+            Self::Capture => &[TABLE, SECRET, METRICS_NAMESPACE],
+            Self::Detect => &[TABLE, SECRET, ALERT_TOPIC, METRICS_NAMESPACE],
+            Self::Notify => &[
+                TABLE,
+                ALERT_TOPIC,
+                MODEL,
+                CONFIGURATION_SET,
+                METRICS_NAMESPACE,
+            ],
+            Self::Sweep => &[TABLE, SECRET, ALERT_TOPIC, METRICS_NAMESPACE],
         }
     }
 }
@@ -166,6 +176,24 @@ pub fn sender(sdk: &SdkConfig) -> AwsSender {
                 .build(),
         ),
     )
+}
+
+/// Installs the metrics recorder: what the handlers count
+/// ([`restock_app::metrics`]) is written to stdout as CloudWatch
+/// embedded-metric-format lines under the configured namespace, flushed
+/// after each invocation by the runtime layer the binaries run behind
+/// (`metrics_cloudwatch_embedded::lambda::service::run`). Lambda sends
+/// stdout to the function's log group, where CloudWatch extracts them.
+///
+/// # Errors
+/// A recorder was already installed.
+pub fn metrics(config: &Config) -> Result<&'static Collector, lambda_runtime::Error> {
+    let collector = metrics_cloudwatch_embedded::Builder::new()
+        .cloudwatch_namespace(config.get(METRICS_NAMESPACE).to_owned())
+        .init()
+        .map_err(|e| format!("metrics recorder: {e}"))?;
+    restock_app::metrics::describe();
+    Ok(collector)
 }
 
 /// Builds the function's services on real AWS clients.

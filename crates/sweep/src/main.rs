@@ -88,15 +88,20 @@ async fn handle(services: &Services, event: SweepEvent) -> Result<serde_json::Va
 async fn main() -> Result<(), lambda_runtime::Error> {
     lambda_runtime::tracing::init_default_subscriber();
     let config = Config::from_env(Function::Sweep)?;
+    let metrics = restock_aws::wiring::metrics(&config)?;
     let services = Arc::new(services(&config).await);
-    lambda_runtime::run(service_fn(move |event: LambdaEvent<SweepEvent>| {
-        let services = services.clone();
-        async move {
-            handle(&services, event.payload)
-                .await
-                .map_err(lambda_runtime::Error::from)
-        }
-    }))
+    // Each invocation's metrics are flushed as it ends.
+    metrics_cloudwatch_embedded::lambda::service::run(
+        metrics,
+        service_fn(move |event: LambdaEvent<SweepEvent>| {
+            let services = services.clone();
+            async move {
+                handle(&services, event.payload)
+                    .await
+                    .map_err(lambda_runtime::Error::from)
+            }
+        }),
+    )
     .await
 }
 

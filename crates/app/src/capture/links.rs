@@ -81,6 +81,9 @@ pub(super) async fn reserve(State(s): Shared, Path(token_text): Path<String>) ->
         let name = entry
             .as_ref()
             .map_or_else(|| token.sku().to_string(), |e| e.name.clone());
+        if matches!(outcome, HoldOutcome::Held { .. }) {
+            metrics::count(Metric::Holds, 1);
+        }
         Ok::<_, AppError>(match outcome {
             HoldOutcome::Held { hold, expires } | HoldOutcome::AlreadyHeld { hold, expires } => {
                 tracing::info!(sku = %token.sku(), "hold taken");
@@ -245,6 +248,7 @@ pub(super) async fn confirm(State(s): Shared, Path(token_text): Path<String>) ->
         let mut manage = None;
         let r = match outcome {
             ConfirmOutcome::Confirmed(r) => {
+                metrics::count(Metric::Confirmations, 1);
                 manage = Some(owner);
                 tracing::info!(sku = %r.sku, contact = %r.contact.masked(), "sign-up confirmed");
                 let confirmed = restock_core::feedback::MailDay {

@@ -31,6 +31,7 @@ use restock_store::{
 };
 use serde_json::json;
 
+use crate::metrics::{self, Metric};
 use crate::pages::{button, note, page, text, time_left};
 use crate::{AppError, Services, alerts};
 
@@ -58,6 +59,7 @@ pub fn router(services: Arc<Services>) -> Router {
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(middleware::from_fn_with_state(services.clone(), cors))
+        .layer(middleware::map_response(metrics::count_refusals))
         .with_state(services)
 }
 
@@ -417,7 +419,10 @@ async fn join_request(
     }
     .request(new, &settings);
     let (status, stored) = match s.store.join(request).await? {
-        JoinOutcome::Joined(r) => (StatusCode::CREATED, r),
+        JoinOutcome::Joined(r) => {
+            metrics::count(Metric::SignUps, 1);
+            (StatusCode::CREATED, r)
+        }
         JoinOutcome::AlreadyWaiting(r) => (StatusCode::OK, r),
         JoinOutcome::OptedOut => {
             return Ok(error(

@@ -1,0 +1,186 @@
+//! What restock counts for the team's CloudWatch dashboard and alarms.
+//!
+//! Each figure is counted here, through the [`metrics`] facade, at the one
+//! place the handlers decide it. The Lambda binaries install a recorder that
+//! writes them as CloudWatch embedded-metric-format lines after each
+//! invocation (`restock_aws::metrics`); where no recorder is installed (the
+//! local server, most tests) counting costs nothing. `template.yaml`'s
+//! dashboard and alarms name only metrics in [`Metric::ALL`] (checked by
+//! `tests/template`).
+
+use std::time::Duration;
+
+use axum::http::StatusCode;
+use axum::response::Response;
+
+use crate::ports::SendError;
+
+/// A figure restock writes, each under its CloudWatch metric name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Metric {
+    /// New sign-ups saved (capture; a repeat tap is not one).
+    SignUps,
+    /// Sign-ups confirmed from the inbox (capture).
+    Confirmations,
+    /// Reserve clicks that took a unit (capture; a second tap is not one).
+    Holds,
+    /// Holds an order ended as bought (detect).
+    Purchases,
+    /// Stock readings that started a restock (detect).
+    Restocks,
+    /// Rises paused for the team to release (detect).
+    RestocksEscalated,
+    /// Notices the provider accepted (notify).
+    NoticesSent,
+    /// Confirmation messages the provider accepted (notify).
+    ConfirmationsSent,
+    /// Sends that failed, by `Class` (notify): `permanent`, `opted_out`,
+    /// `transient`, `sender` (sending pauses) or `unknown`.
+    SendFailures,
+    /// Times sending was paused by a sender-side failure (notify).
+    SendingPaused,
+    /// Notify passes that handed the rest of an item to the next pass: the
+    /// wave cap or the deadline (notify).
+    HandedOn,
+    /// How long one notify pass over one item took, in milliseconds.
+    PassDuration,
+    /// Offers that ran out unclaimed, their units passed on (sweep).
+    OffersLapsed,
+    /// Holds that ran out unbought, their units passed on (sweep).
+    HoldsReleased,
+    /// Requests answered 429 Too Many Requests (capture and detect).
+    TooManyRequests,
+    /// Requests answered 503 Service Unavailable (capture and detect).
+    Unavailable,
+}
+
+impl Metric {
+    /// Every metric restock writes.
+    pub const ALL: [Metric; 16] = [
+        Metric::SignUps,
+        Metric::Confirmations,
+        Metric::Holds,
+        Metric::Purchases,
+        Metric::Restocks,
+        Metric::RestocksEscalated,
+        Metric::NoticesSent,
+        Metric::ConfirmationsSent,
+        Metric::SendFailures,
+        Metric::SendingPaused,
+        Metric::HandedOn,
+        Metric::PassDuration,
+        Metric::OffersLapsed,
+        Metric::HoldsReleased,
+        Metric::TooManyRequests,
+        Metric::Unavailable,
+    ];
+
+    /// Its CloudWatch metric name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::SignUps => "SignUps",
+            Metric::Confirmations => "Confirmations",
+            Metric::Holds => "Holds",
+            Metric::Purchases => "Purchases",
+            Metric::Restocks => "Restocks",
+            Metric::RestocksEscalated => "RestocksEscalated",
+            Metric::NoticesSent => "NoticesSent",
+            Metric::ConfirmationsSent => "ConfirmationsSent",
+            Metric::SendFailures => "SendFailures",
+            Metric::SendingPaused => "SendingPaused",
+            Metric::HandedOn => "HandedOn",
+            Metric::PassDuration => "PassDuration",
+            Metric::OffersLapsed => "OffersLapsed",
+            Metric::HoldsReleased => "HoldsReleased",
+            Metric::TooManyRequests => "TooManyRequests",
+            Metric::Unavailable => "Unavailable",
+        }
+    }
+
+    /// The dimension it is split by, if any, and every value that takes.
+    pub fn dimension(self) -> Option<(&'static str, &'static [&'static str])> {
+        match self {
+            Metric::SendFailures => Some(("Class", &SEND_FAILURE_CLASSES)),
+            _ => None,
+        }
+    }
+
+    fn unit(self) -> metrics::Unit {
+        match self {
+            Metric::PassDuration => metrics::Unit::Milliseconds,
+            _ => metrics::Unit::Count,
+        }
+    }
+}
+
+/// Every `Class` of [`Metric::SendFailures`].
+pub const SEND_FAILURE_CLASSES: [&str; 5] =
+    ["permanent", "opted_out", "transient", "sender", "unknown"];
+
+fn class(e: &SendError) -> &'static str {
+    match e {
+        SendError::Permanent(_) => "permanent",
+        SendError::OptedOut => "opted_out",
+        SendError::Transient(_) => "transient",
+        SendError::Sender(_) => "sender",
+        SendError::Unknown(_) => "unknown",
+    }
+}
+
+/// Gives each metric its unit: called once, after a recorder is installed.
+pub fn describe() {
+    for m in Metric::ALL {
+        match m {
+            Metric::PassDuration => metrics::describe_histogram!(m.name(), m.unit(), ""),
+            _ => metrics::describe_counter!(m.name(), m.unit(), ""),
+        }
+    }
+}
+
+/// Counts `n` of `metric` (nothing when `n` is 0).
+pub(crate) fn count(metric: Metric, n: usize) {
+    if n > 0 {
+        metrics::counter!(metric.name()).increment(n as u64);
+    }
+}
+
+/// Counts one failed send under its class.
+pub(crate) fn send_failed(e: &SendError) {
+    metrics::counter!(Metric::SendFailures.name(), "Class" => class(e)).increment(1);
+}
+
+/// Records how long one notify pass took.
+pub(crate) fn pass_took(took: Duration) {
+    metrics::histogram!(Metric::PassDuration.name()).record(took.as_secs_f64() * 1000.0);
+}
+
+/// Counts the refusals a router answers (429 and 503): an axum
+/// `map_response` layer on the capture and detect routers.
+pub(crate) async fn count_refusals(response: Response) -> Response {
+    match response.status() {
+        StatusCode::TOO_MANY_REQUESTS => count(Metric::TooManyRequests, 1),
+        StatusCode::SERVICE_UNAVAILABLE => count(Metric::Unavailable, 1),
+        _ => {}
+    }
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_every_send_error_has_a_listed_class() {
+        let names: std::collections::BTreeSet<_> = Metric::ALL.iter().map(|m| m.name()).collect();
+        assert_eq!(names.len(), Metric::ALL.len());
+        for e in [
+            SendError::Permanent(String::new()),
+            SendError::OptedOut,
+            SendError::Transient(String::new()),
+            SendError::Sender(String::new()),
+            SendError::Unknown(String::new()),
+        ] {
+            assert!(SEND_FAILURE_CLASSES.contains(&class(&e)), "{e:?}");
+        }
+    }
+}
