@@ -182,3 +182,42 @@ async fn a_confirmation_is_counted_when_sent_and_when_tapped() {
         ])
     );
 }
+
+#[tokio::test]
+async fn a_pass_that_hands_on_the_503s_answered_and_an_escalation_are_counted() {
+    use crate::reliability::faults::{Backend, Fault, rig};
+    use std::time::{Duration, Instant};
+    let recorder = DebuggingRecorder::new();
+    let mut tally = Tally::new(&recorder);
+    let _recording = metrics::set_default_local_recorder(&recorder);
+    // Twenty seconds before its deadline a pass sends nothing and hands on.
+    let rig = rig(Backend::Memory).await;
+    let w = &rig.world;
+    assert_eq!(w.join("Ann").await.status, 201);
+    assert_eq!(w.shopify(Some(1), "s-1").await.status, 200);
+    let chair = Sku::try_from(CHAIR).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let report = restock_app::notify::notify_sku_until(&w.services, &chair, deadline).await;
+    assert!(report.unwrap().handed_on);
+    // The store fails at the next call: capture and detect answer 503.
+    rig.plan.arm(1, Some(Fault::FailBefore));
+    assert_eq!(w.join("Bea").await.status, 503);
+    rig.plan.arm(1, Some(Fault::FailBefore));
+    assert_eq!(w.shopify(Some(2), "s-2").await.status, 503);
+    // Sent again once the store is back, a jump too large to trust waits
+    // for the team.
+    rig.plan.disarm();
+    w.advance(MIN);
+    let jump = w.shopify(Some(1_000), "s-2").await;
+    assert_eq!(jump.json()["results"][0]["outcome"]["outcome"], "escalated");
+    assert_eq!(
+        tally.counters(),
+        expect(&[
+            ("SignUps", 1),
+            ("Restocks", 1),
+            ("RestocksEscalated", 1),
+            ("HandedOn", 1),
+            ("Unavailable", 2),
+        ])
+    );
+}

@@ -50,14 +50,16 @@ pub struct Plan {
 }
 
 impl Plan {
-    fn arm(&self, at: usize, fault: Option<Fault>) {
+    /// Injects `fault` at the `at`-th call from now.
+    pub(crate) fn arm(&self, at: usize, fault: Option<Fault>) {
         self.calls.store(0, Ordering::SeqCst);
         self.at.store(at, Ordering::SeqCst);
         *self.fault.lock().unwrap() = fault;
         self.armed.store(true, Ordering::SeqCst);
     }
 
-    fn disarm(&self) -> usize {
+    /// Stops injecting; answers the calls counted while armed.
+    pub(crate) fn disarm(&self) -> usize {
         self.armed.store(false, Ordering::SeqCst);
         self.calls.load(Ordering::SeqCst)
     }
@@ -229,13 +231,14 @@ impl Sender for FaultySender {
     }
 }
 
-struct Rig {
-    world: Arc<World>,
+/// A world on a store and a sender that fail where its plan says.
+pub(crate) struct Rig {
+    pub(crate) world: Arc<World>,
     outbox: Arc<Outbox>,
-    plan: Arc<Plan>,
+    pub(crate) plan: Arc<Plan>,
 }
 
-async fn rig(backend: Backend) -> Rig {
+pub(crate) async fn rig(backend: Backend) -> Rig {
     let plan = Arc::new(Plan::default());
     let outbox = Arc::new(Outbox::default());
     let store: Arc<dyn Store> = match backend {

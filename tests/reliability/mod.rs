@@ -3,6 +3,6 @@
 //! sender call of each flow, and the security checks. See docs/RELIABILITY.md.
 
 mod differential;
-mod faults;
+pub(crate) mod faults;
 mod histories;
 mod security;
