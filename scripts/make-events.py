@@ -6,7 +6,7 @@ handler. Webhooks are signed with the documented test keys:
   woocommerce  wc_restock_test_key
   stock        whsec_cmVzdG9jay10ZXN0LXN0b2NrLWtleQ==
 
-The generic stock webhook carries a fixed timestamp (2026-11-29T09:00:00Z);
+The generic stock webhook carries a fixed timestamp (2026-12-04T09:00:00Z);
 outside five minutes of it, detect refuses it as a replay, as it should. For a
 fresh one, sign with `restock sign-webhook stock --key KEY FILE`.
 
@@ -21,7 +21,7 @@ import json
 import pathlib
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent / "events"
-TS = 1796374800  # 2026-11-29T09:00:00Z
+TS = 1796374800  # 2026-12-04T09:00:00Z
 HOST = "abcdefghijklmnop.lambda-url.eu-west-2.on.aws"
 # The reserve and opt-out tokens of the sample request: CHAIR-WAL, request id
 # bytes [1]*16, reserve secret [2]*16, opt-out secret [3]*16.
@@ -163,10 +163,54 @@ def main() -> None:
             },
             "SequenceNumber": "111100000000000000000001",
             "SizeBytes": 180,
-            "StreamViewType": "NEW_IMAGE",
+            "StreamViewType": "NEW_AND_OLD_IMAGES",
         },
         "eventSourceARN": "arn:aws:dynamodb:eu-west-2:123456789012:table/restock/stream/2026-11-01T00:00:00.000",
     }]})
+
+    # restock's events: the table's stream records of one write each, as
+    # notify's second subscription delivers them (images before and after).
+    request = {
+        "pk": {"S": f"REQ#{REQUEST_ID}"}, "sk": {"S": "REQ"}, "rid": {"S": REQUEST_ID},
+        "sku": {"S": "CHAIR-WAL"}, "nm": {"S": "Della"}, "ch": {"S": "email"},
+        "addr": {"S": "della@example.com"}, "ckey": {"S": "mRQKZtglXmjhSTvnty7pEFH6ls1TuRBea5L35OS1NG0"},
+        "jk": {"S": f"{(TS - 86400) * 1000:013}#0101010101010101"}, "shd": {"N": "0"},
+        "stale_at": {"N": str((TS + 90 * 86400) * 1000)}, "epi": {"N": "1"}, "last_epi": {"N": "1"},
+        "rh": {"S": hashlib.sha256(bytes([2] * 16)).hexdigest()},
+        "oh": {"SS": [hashlib.sha256(bytes([3] * 16)).hexdigest()]},
+        "notice": {"S": json.dumps({"notice": "sent", "message_id": "0100019a-sample"})},
+    }
+    offered = {**request, "st": {"S": "offered"}, "exp": {"N": str((TS + 900) * 1000)}}
+    held = {**request, "st": {"S": "held"}, "exp": {"N": str((TS + 960) * 1000)}, "hid": {"S": HOLD}}
+    pause = {
+        "pk": {"S": "SENDER"}, "sk": {"S": "PAUSE"}, "pause_from": {"N": str(TS * 1000)},
+        "pause_to": {"N": str((TS + 300) * 1000)}, "why": {"S": "MessageRejected: Email address is not verified."},
+        "held_skus": {"SS": ["CHAIR-WAL"]},
+    }
+
+    def change(event_id: str, name: str, sequence: str, old: dict | None, new: dict) -> dict:
+        images = {"NewImage": new, **({"OldImage": old} if old else {})}
+        return {
+            "eventID": event_id,
+            "eventName": name,
+            "eventVersion": "1.1",
+            "eventSource": "aws:dynamodb",
+            "awsRegion": "eu-west-2",
+            "dynamodb": {
+                "ApproximateCreationDateTime": TS + 60,
+                "Keys": {"pk": new["pk"], "sk": new["sk"]},
+                **images,
+                "SequenceNumber": sequence,
+                "SizeBytes": 1200,
+                "StreamViewType": "NEW_AND_OLD_IMAGES",
+            },
+            "eventSourceARN": "arn:aws:dynamodb:eu-west-2:123456789012:table/restock/stream/2026-11-01T00:00:00.000",
+        }
+
+    write("notify-changes-record.json", {"Records": [
+        change("8a1f0e2d3c4b5a69788796a5b4c3d2e1", "MODIFY", "111100000000000000000002", offered, held),
+        change("9b2e1f3e4d5c6b7a8998a7b6c5d4e3f2", "INSERT", "111100000000000000000003", None, pause),
+    ]})
 
     write("sweep-schedule.json", {
         "version": "0",

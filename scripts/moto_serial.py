@@ -16,8 +16,9 @@ application in one lock. Connections are still accepted concurrently.
 
 Two of moto's costs grow with everything a test run writes, and both are
 trimmed here (`lighten_moto`): every write to a table with a stream appends
-a stream record that is never dropped (nothing here reads moto's streams:
-the tests hand notify the stream records themselves), and every
+a stream record that is never dropped (so only tables named
+`restock-streamed-*` keep their stream, for the tests that read it: the
+others hand notify the stream records themselves), and every
 TransactWriteItems deep-copies each table it names, with those records, in
 case it has to roll back. Unchecked, one server grew past 12 GB and a join
 took longer the more had been written before it. Here a transaction saves
@@ -65,7 +66,9 @@ def lighten_moto() -> None:
     from moto.dynamodb.models.dynamo_type import DynamoType
     from moto.dynamodb.models.table import StreamShard, Table
 
-    StreamShard.add = lambda self, old, new: None
+    keep_stream = StreamShard.add
+    StreamShard.add = lambda self, old, new: (
+        keep_stream(self, old, new) if self.table.name.startswith("restock-streamed-") else None)
 
     # moto's transact_write_items deep-copies every table it names; hand it
     # the table itself, and save and restore the touched items instead.

@@ -263,3 +263,56 @@ async fn a_call_outside_a_function_s_policy_is_refused() {
     });
     assert_eq!(code, Some("AccessDeniedException"), "{refused:?}");
 }
+
+/// notify's second subscription: the writes that are restock's events go
+/// to the bus as EventBridge delivers them to a rule's target; a bus that
+/// refuses them sends the records back to be delivered again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn notify_puts_restock_s_events_on_the_bus_at_least_once() {
+    let d = Deployment::create(settings()).await;
+    let (outcome, logs) = run(&d, "notify", &fixture("notify-changes-record.json")).await;
+    assert_eq!(
+        outcome,
+        Outcome::Response("{\"batchItemFailures\":[]}".into()),
+        "{logs}"
+    );
+    let events = queued_events(&d.endpoint, &d.event_queue).await;
+    let kinds: Vec<_> = events
+        .iter()
+        .map(|e| e["detail-type"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["Hold created", "Sending paused"], "{events:?}");
+    for e in &events {
+        assert_eq!(e["source"], "restock");
+        assert_eq!(e["time"], "2026-12-04T09:01:00Z", "the write's time");
+        assert_eq!(e["detail"]["version"], 1);
+    }
+    assert_eq!(events[0]["detail"]["contact"], "d***@example.com", "masked");
+    assert_eq!(
+        events[0]["detail"]["id"],
+        "8a1f0e2d3c4b5a69788796a5b4c3d2e1-0"
+    );
+
+    let (outcome, _) = run_with(
+        &d,
+        "notify",
+        &fixture("notify-changes-record.json"),
+        &[("RESTOCK_EVENT_BUS", "no-such-bus")],
+    )
+    .await;
+    let Outcome::Response(body) = outcome else {
+        panic!("notify failed: {outcome:?}")
+    };
+    let failures: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let again: Vec<_> = failures["batchItemFailures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["itemIdentifier"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        again,
+        ["111100000000000000000002", "111100000000000000000003"]
+    );
+    assert!(queued_events(&d.endpoint, &d.event_queue).await.is_empty());
+}

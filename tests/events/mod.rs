@@ -9,6 +9,7 @@ use aws_lambda_events::event::eventbridge::EventBridgeEvent;
 use restock_core::{Contact, Email, ListShare, RequestId, Sku};
 use restock_e2e::*;
 use restock_store::{NewRequest, WaveParams};
+use serde_json::json;
 
 fn fixture(name: &str) -> String {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -150,6 +151,40 @@ async fn notify_restock_record() {
     assert!(response.batch_item_failures.is_empty());
     assert_eq!(outbox.sent().len(), 1);
     assert_eq!(outbox.sent()[0].to(), w.email("Della"));
+}
+
+#[tokio::test]
+async fn notify_changes_record() {
+    let (w, _) = World::memory().await;
+    let event: StreamEvent = serde_json::from_str(&fixture("notify-changes-record.json")).unwrap();
+    let response = restock_aws::stream::handle(&w.services, event).await;
+    assert!(response.batch_item_failures.is_empty());
+    let published = w.events.published.lock().unwrap().clone();
+    let kinds: Vec<_> = published.iter().map(|e| e.detail_type).collect();
+    assert_eq!(kinds, ["Hold created", "Sending paused"]);
+    let hold = &published[0].detail;
+    assert_eq!(hold["id"], "8a1f0e2d3c4b5a69788796a5b4c3d2e1-0");
+    assert_eq!(
+        (&hold["sku"], &hold["restock"], &hold["contact"]),
+        (&json!("CHAIR-WAL"), &json!(1), &json!("d***@example.com")),
+        "{hold}"
+    );
+    // The bus refuses: both records come back to be delivered again.
+    let (w, _) = World::memory().await;
+    w.events
+        .refusing
+        .store(true, std::sync::atomic::Ordering::SeqCst);
+    let event: StreamEvent = serde_json::from_str(&fixture("notify-changes-record.json")).unwrap();
+    let response = restock_aws::stream::handle(&w.services, event).await;
+    let again: Vec<_> = response
+        .batch_item_failures
+        .iter()
+        .map(|f| f.item_identifier.clone().unwrap())
+        .collect();
+    assert_eq!(
+        again,
+        ["111100000000000000000002", "111100000000000000000003"]
+    );
 }
 
 #[tokio::test]

@@ -129,6 +129,11 @@ pub struct Deployment {
     pub model: BedrockFake,
     /// The SES configuration set notices go through.
     pub configuration_set: String,
+    /// The event bus restock's events go to.
+    pub event_bus: String,
+    /// Where a rule on the bus puts every restock event, to be read back
+    /// ([`crate::queued_events`]).
+    pub event_queue: String,
 }
 
 impl Deployment {
@@ -186,6 +191,7 @@ impl Deployment {
             "Home again, and one is set aside for you.".into(),
         ))
         .await;
+        let (event_bus, event_queue) = crate::event_bus_to_queue(&endpoint).await;
         Self {
             endpoint,
             store,
@@ -193,6 +199,8 @@ impl Deployment {
             topic,
             configuration_set,
             model,
+            event_bus,
+            event_queue,
         }
     }
 
@@ -221,6 +229,7 @@ impl Deployment {
             .env("RESTOCK_BEDROCK_MODEL_ID", "amazon.nova-micro-v1:0")
             .env("RESTOCK_SES_CONFIGURATION_SET", &self.configuration_set)
             .env("RESTOCK_METRICS_NAMESPACE", "restock/test")
+            .env("RESTOCK_EVENT_BUS", &self.event_bus)
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .kill_on_drop(true);

@@ -60,3 +60,117 @@ pub fn reserve_link_in(html: &str) -> Option<String> {
     let end = start + html[start..].find('"')?;
     Some(html[start..end].to_owned())
 }
+
+/// One call of an AWS JSON-protocol API on moto (`target` like
+/// `AmazonSQS.ReceiveMessage`), signed for `service` in eu-west-2 (moto
+/// reads only the region and service from the signature).
+pub async fn aws_json(
+    endpoint: &str,
+    service: &str,
+    target: &str,
+    body: serde_json::Value,
+) -> serde_json::Value {
+    let answer = reqwest::Client::new()
+        .post(endpoint)
+        .header("x-amz-target", target)
+        .header("content-type", "application/x-amz-json-1.0")
+        .header(
+            "authorization",
+            format!("AWS4-HMAC-SHA256 Credential=testing/20261202/eu-west-2/{service}/aws4_request, SignedHeaders=host, Signature=0"),
+        )
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("{target}: {e}"));
+    let status = answer.status();
+    let text = answer.text().await.unwrap_or_default();
+    assert!(status.is_success(), "{target}: {status} {text}");
+    serde_json::from_str(&text).unwrap_or(serde_json::Value::Null)
+}
+
+/// A new event bus with a rule sending every restock event to a new SQS
+/// queue, so a test can read back what reached the bus: the bus's name and
+/// the queue's URL.
+pub async fn event_bus_to_queue(endpoint: &str) -> (String, String) {
+    let name = restock_store_dynamo::testing::unique_table("restock-bus");
+    let queue = aws_json(
+        endpoint,
+        "sqs",
+        "AmazonSQS.CreateQueue",
+        serde_json::json!({ "QueueName": name }),
+    )
+    .await;
+    let url = queue["QueueUrl"].as_str().expect("a queue url").to_owned();
+    let attrs = aws_json(
+        endpoint,
+        "sqs",
+        "AmazonSQS.GetQueueAttributes",
+        serde_json::json!({ "QueueUrl": url, "AttributeNames": ["QueueArn"] }),
+    )
+    .await;
+    let arn = attrs["Attributes"]["QueueArn"]
+        .as_str()
+        .expect("a queue arn")
+        .to_owned();
+    let events = aws_sdk_eventbridge::Client::new(&aws_config(endpoint).await);
+    events
+        .create_event_bus()
+        .name(&name)
+        .send()
+        .await
+        .expect("bus created");
+    events
+        .put_rule()
+        .name(&name)
+        .event_bus_name(&name)
+        .event_pattern(serde_json::json!({ "source": [restock_app::events::SOURCE] }).to_string())
+        .send()
+        .await
+        .expect("rule created");
+    events
+        .put_targets()
+        .rule(&name)
+        .event_bus_name(&name)
+        .targets(
+            aws_sdk_eventbridge::types::Target::builder()
+                .id("queue")
+                .arn(arn)
+                .build()
+                .expect("a target"),
+        )
+        .send()
+        .await
+        .expect("target added");
+    (name, url)
+}
+
+/// The events the rule put in the queue so far, as EventBridge delivers
+/// them (`source`, `detail-type`, `time`, `detail`).
+pub async fn queued_events(endpoint: &str, queue_url: &str) -> Vec<serde_json::Value> {
+    let mut events = Vec::new();
+    loop {
+        let got = aws_json(
+            endpoint,
+            "sqs",
+            "AmazonSQS.ReceiveMessage",
+            serde_json::json!({ "QueueUrl": queue_url, "MaxNumberOfMessages": 10 }),
+        )
+        .await;
+        let messages = got["Messages"].as_array().cloned().unwrap_or_default();
+        if messages.is_empty() {
+            return events;
+        }
+        for m in messages {
+            events.push(
+                serde_json::from_str(m["Body"].as_str().unwrap_or("null")).expect("an event"),
+            );
+            aws_json(
+                endpoint,
+                "sqs",
+                "AmazonSQS.DeleteMessage",
+                serde_json::json!({ "QueueUrl": queue_url, "ReceiptHandle": m["ReceiptHandle"] }),
+            )
+            .await;
+        }
+    }
+}

@@ -65,6 +65,8 @@ pub struct World {
     pub clock: Arc<ManualClock>,
     /// Alerts raised.
     pub alerts: Arc<RecordedAlerts>,
+    /// restock's events published (from stream records handed to notify).
+    pub events: Arc<restock_app::ports::EventLog>,
     capture: Router,
     detect: Router,
     pumped: Mutex<HashMap<String, usize>>,
@@ -110,6 +112,8 @@ impl World {
         // The production adapter: it reads whatever API access the keys
         // secret holds (none in the usual test secret).
         services.platforms = Arc::new(restock_aws::platforms::HttpPlatforms::new());
+        let events = Arc::new(restock_app::ports::EventLog::default());
+        services.events = events.clone();
         let services = Arc::new(services);
         store
             .put_settings(&settings())
@@ -133,6 +137,7 @@ impl World {
             store,
             clock,
             alerts,
+            events,
             pumped: Mutex::new(HashMap::new()),
             tag,
             lag: IndexLag::None,

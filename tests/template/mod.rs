@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use restock_app::metrics::Metric;
 use restock_app::ports::Secrets;
 use restock_aws::wiring::{
-    ALERT_TOPIC, CONFIGURATION_SET, Function, METRICS_NAMESPACE, MODEL, SECRET, TABLE as TABLE_VAR,
+    ALERT_TOPIC, CONFIGURATION_SET, EVENT_BUS, Function, METRICS_NAMESPACE, MODEL, SECRET,
+    TABLE as TABLE_VAR,
 };
 use restock_store_dynamo::table::{TABLE, WAKE_PK_PREFIX};
 use serde_yaml::Value;
@@ -211,6 +212,7 @@ fn each_function_builds_its_binary_and_gets_exactly_the_variables_it_reads() {
                 n if n == ALERT_TOPIC => "AlertTopic",
                 n if n == MODEL => "BedrockModelId",
                 n if n == CONFIGURATION_SET => "NoticeEvents",
+                n if n == EVENT_BUS => "EventBus",
                 other => panic!("unexpected variable {other}"),
             };
             assert_eq!(reference(value), Some(target), "{} {:?}", f.name(), name);
@@ -281,15 +283,12 @@ fn each_function_may_do_only_its_own_work() {
     );
 }
 
-#[test]
-fn notify_reads_only_wake_records_with_bounded_retries_and_a_dead_letter_queue() {
-    let t = template();
-    let events = function(&t, Function::Notify)["Properties"]["Events"]
-        .as_mapping()
-        .expect("notify's events");
-    assert_eq!(events.len(), 1);
-    let stream = events.values().next().unwrap();
-    assert_eq!(stream["Type"].as_str(), Some("DynamoDB"));
+/// notify's stream subscription `name`, checked for what both share:
+/// bounded retries, a bisected batch, batch item failures, a dead-letter
+/// queue.
+fn subscription<'t>(t: &'t Value, name: &str) -> &'t Value {
+    let stream = &function(t, Function::Notify)["Properties"]["Events"][name];
+    assert_eq!(stream["Type"].as_str(), Some("DynamoDB"), "{name}");
     let p = &stream["Properties"];
     let retries = p["MaximumRetryAttempts"].as_i64().expect("finite retries");
     assert!((0..=10).contains(&retries), "a few retries, not infinite");
@@ -302,6 +301,17 @@ fn notify_reads_only_wake_records_with_bounded_retries_and_a_dead_letter_queue()
         p["DestinationConfig"]["OnFailure"]["Destination"],
         Value::Tagged(_)
     ));
+    p
+}
+
+#[test]
+fn notify_reads_wake_records_and_the_writes_that_are_events_with_bounded_retries() {
+    let t = template();
+    let events = function(&t, Function::Notify)["Properties"]["Events"]
+        .as_mapping()
+        .expect("notify's events");
+    assert_eq!(events.len(), 2, "wakes and changes");
+    let p = subscription(&t, "Wakes");
 
     let filters = p["FilterCriteria"]["Filters"].as_sequence().unwrap();
     assert_eq!(filters.len(), 1);
@@ -321,6 +331,71 @@ fn notify_reads_only_wake_records_with_bounded_retries_and_a_dead_letter_queue()
         let pk = record["dynamodb"]["NewImage"]["pk"]["S"].as_str().unwrap();
         assert!(pk.starts_with(prefix), "{pk} passes the filter");
     }
+
+    // The events subscription passes exactly the items whose writes the
+    // store reads as events, inserted or modified, and no wake.
+    let p = subscription(&t, "Changes");
+    let mut passed = Vec::new();
+    for filter in p["FilterCriteria"]["Filters"].as_sequence().unwrap() {
+        let pattern: serde_json::Value =
+            serde_json::from_str(filter["Pattern"].as_str().unwrap()).expect("pattern is JSON");
+        assert_eq!(
+            pattern["eventName"],
+            serde_json::json!(["INSERT", "MODIFY"])
+        );
+        let keys = &pattern["dynamodb"]["Keys"];
+        let pk = &keys["pk"]["S"][0];
+        let pk = pk["prefix"].as_str().or(pk.as_str()).expect("a pk filter");
+        let sk = keys["sk"]["S"][0].as_str().expect("an sk filter");
+        assert!(!pk.starts_with(WAKE_PK_PREFIX));
+        passed.push((pk.to_owned(), sk.to_owned()));
+    }
+    let read: Vec<_> = restock_store_dynamo::events::EVENT_ITEMS
+        .iter()
+        .map(|(pk, sk)| ((*pk).to_owned(), (*sk).to_owned()))
+        .collect();
+    assert_eq!(passed, read);
+    assert_eq!(
+        t["Resources"]["Table"]["Properties"]["StreamSpecification"]["StreamViewType"].as_str(),
+        Some("NEW_AND_OLD_IMAGES"),
+        "events need the item before and after"
+    );
+}
+
+#[test]
+fn only_notify_puts_events_and_only_on_the_stack_s_bus() {
+    let t = template();
+    for f in Function::ALL {
+        let puts = actions(&t, f).contains("events:PutEvents");
+        assert_eq!(puts, f == Function::Notify, "{}", f.name());
+    }
+    let statements = function(&t, Function::Notify)["Properties"]["Policies"][0]["Statement"]
+        .as_sequence()
+        .unwrap();
+    let events = statements
+        .iter()
+        .find(|s| strings(&s["Action"]) == ["events:PutEvents"])
+        .unwrap();
+    assert!(format!("{:?}", events["Resource"]).contains("EventBus.Arn"));
+    // The endpoint, when given, gets every restock event through an API
+    // destination that retries, then dead-letters.
+    let rule = &t["Resources"]["EventsToEndpoint"];
+    assert_eq!(rule["Condition"].as_str(), Some("HasEventsEndpoint"));
+    assert_eq!(
+        reference(&rule["Properties"]["EventBusName"]),
+        Some("EventBus")
+    );
+    assert_eq!(
+        strings(&rule["Properties"]["EventPattern"]["source"]),
+        [restock_app::events::SOURCE]
+    );
+    let target = &rule["Properties"]["Targets"][0];
+    assert!(
+        target["RetryPolicy"]["MaximumEventAgeInSeconds"]
+            .as_i64()
+            .is_some()
+    );
+    assert!(format!("{:?}", target["DeadLetterConfig"]["Arn"]).contains("DeadLetters"));
 }
 
 #[test]
@@ -660,4 +735,83 @@ fn every_widget_attribute_the_readme_names_is_one_the_widget_reads() {
         unknown.is_empty(),
         "the README names widget attributes the widget never reads: {unknown:?}"
     );
+}
+
+/// `docs/EVENTS.md` documents each event the code publishes, in the code's
+/// order, with exactly the fields its example shows.
+#[test]
+fn every_event_is_documented_with_the_fields_it_carries() {
+    use restock_app::events::{DETAIL_TYPES, published};
+    use restock_store::Event;
+    let doc = std::fs::read_to_string(root().join("docs/EVENTS.md")).expect("docs/EVENTS.md");
+    let mut documented = Vec::new();
+    for section in doc.split("\n### ").skip(1) {
+        let (title, body) = section.split_once('\n').unwrap();
+        let example = body
+            .split("```json\n")
+            .nth(1)
+            .and_then(|b| b.split("```").next())
+            .unwrap_or_else(|| panic!("{title}: no JSON example"));
+        let example: serde_json::Value =
+            serde_json::from_str(example).unwrap_or_else(|e| panic!("{title}: {e}"));
+        documented.push((title.to_owned(), example));
+    }
+    let titles: Vec<&str> = documented.iter().map(|(t, _)| t.as_str()).collect();
+    assert_eq!(titles, DETAIL_TYPES);
+
+    let sku = restock_core::Sku::try_from("CHAIR-WAL").unwrap();
+    let request = || {
+        Box::new(restock_store_dynamo::testing::waiting_request(
+            1, &sku, 0, 1, b"pepper",
+        ))
+    };
+    let samples = [
+        Event::SignUpConfirmed { request: request() },
+        Event::NoticeSent {
+            request: request(),
+            episode: 1,
+        },
+        Event::HoldCreated {
+            request: request(),
+            episode: 1,
+        },
+        Event::HoldBought { request: request() },
+        Event::OfferLapsed {
+            request: request(),
+            episode: 1,
+        },
+        Event::RestockDetected {
+            sku: sku.clone(),
+            episode: 1,
+            level: 4,
+        },
+        Event::RestockEscalated {
+            sku: sku.clone(),
+            episode: 2,
+            level: 5000,
+        },
+        Event::SendingPaused {
+            reason: "paused".into(),
+            until: 0,
+        },
+    ];
+    let fields = |v: &serde_json::Value| -> BTreeSet<String> {
+        v.as_object().unwrap().keys().cloned().collect()
+    };
+    for (sample, (title, example)) in samples.iter().zip(&documented) {
+        let event = published(sample, "id-0", 0, false);
+        assert_eq!(event.detail_type, title);
+        assert_eq!(fields(&event.detail), fields(example), "{title}'s fields");
+        assert_eq!(example["version"], restock_app::events::VERSION, "{title}");
+        // With the shop's consent the address and first name are added.
+        let full = published(sample, "id-0", 0, true);
+        if event.detail.get("request").is_some() {
+            assert_eq!(full.detail["contact"], "fan1@example.com");
+            assert_eq!(full.detail["name"], "Fan");
+            assert_ne!(
+                event.detail["contact"], "fan1@example.com",
+                "masked by default"
+            );
+        }
+    }
 }

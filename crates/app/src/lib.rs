@@ -9,6 +9,7 @@
 //! - [`detect`]: the store-facing router (Shopify, WooCommerce, generic stock
 //!   and order webhooks).
 //! - [`notify`]: wakes from the DynamoDB stream → offers → one phrase → sends.
+//! - [`events`]: restock's events, from the stream to the shop's event bus.
 //! - [`sweep`]: the scheduled sweep.
 //! - [`admin`]: the operator's commands, shared by the `restock` CLI and the
 //!   local server, and signed test webhooks.
@@ -23,6 +24,7 @@ pub mod admin;
 pub mod alerts;
 pub mod capture;
 pub mod detect;
+pub mod events;
 pub mod feedback;
 pub mod metrics;
 pub mod notify;
@@ -68,6 +70,9 @@ pub struct Services {
     /// The shop platforms' Admin APIs, for the stock pull ([`ports::NoPlatforms`]
     /// unless the function pulls).
     pub platforms: Arc<dyn ports::Platforms>,
+    /// The shop's event bus ([`ports::NoEventBus`] unless the function
+    /// publishes restock's events).
+    pub events: Arc<dyn ports::EventSink>,
     settings: Mutex<Option<(Instant, Arc<Settings>)>>,
 }
 
@@ -119,6 +124,7 @@ impl Services {
             max_offers_per_wave: MAX_OFFERS_PER_WAVE,
             phrase_timeout: Duration::from_secs(2),
             platforms: Arc::new(ports::NoPlatforms),
+            events: Arc::new(ports::NoEventBus),
             settings: Mutex::new(None),
         }
     }

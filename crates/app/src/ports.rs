@@ -488,3 +488,55 @@ impl Alerts for Disabled {
         Ok(())
     }
 }
+
+/// Why no event could be published.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("events could not be published: {0}")]
+pub struct PublishError(pub String);
+
+/// Puts restock's events on the shop's event bus: EventBridge in
+/// production (`restock_aws::EventBridgeSink`).
+#[async_trait]
+pub trait EventSink: Send + Sync {
+    /// Publishes `events`; answers, for each in order, whether the bus
+    /// took it.
+    async fn publish(&self, events: &[crate::events::Published])
+    -> Result<Vec<bool>, PublishError>;
+}
+
+/// No event bus: every publish fails, so nothing is taken as published.
+/// The functions other than notify are never handed events.
+pub struct NoEventBus;
+
+#[async_trait]
+impl EventSink for NoEventBus {
+    async fn publish(&self, _: &[crate::events::Published]) -> Result<Vec<bool>, PublishError> {
+        Err(PublishError("this function has no event bus".into()))
+    }
+}
+
+/// Keeps what it is given: tests.
+#[derive(Default)]
+pub struct EventLog {
+    /// Everything published so far.
+    pub published: Mutex<Vec<crate::events::Published>>,
+    /// While set, the bus refuses every event.
+    pub refusing: std::sync::atomic::AtomicBool,
+}
+
+#[async_trait]
+impl EventSink for EventLog {
+    async fn publish(
+        &self,
+        events: &[crate::events::Published],
+    ) -> Result<Vec<bool>, PublishError> {
+        if self.refusing.load(std::sync::atomic::Ordering::SeqCst) {
+            return Ok(vec![false; events.len()]);
+        }
+        self.published
+            .lock()
+            .expect("event log lock")
+            .extend_from_slice(events);
+        Ok(vec![true; events.len()])
+    }
+}

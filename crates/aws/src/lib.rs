@@ -10,6 +10,7 @@
 //! - [`SecretsKeyring`]: the webhook keys and contact pepper from Secrets
 //!   Manager, cached for at most five minutes, never logged.
 //! - [`SnsAlerts`]: team alerts to an SNS topic.
+//! - [`EventBridgeSink`]: restock's events onto the stack's event bus.
 //! - [`http`]: capture's caller address from the Function URL's request context.
 //! - [`logs`]: SNS's SMS delivery status logs from a CloudWatch Logs subscription.
 //! - [`platforms`]: the Shopify and WooCommerce Admin APIs the stock pull reads.
@@ -17,6 +18,7 @@
 //! - [`wiring`]: each function's typed configuration and services.
 
 mod channels;
+mod events;
 pub mod http;
 pub mod logs;
 pub mod platforms;
@@ -37,6 +39,8 @@ use restock_app::ports::{
 };
 use restock_core::{Contact, Message};
 use tokio::sync::Mutex;
+
+pub use events::EventBridgeSink;
 
 /// How long webhook keys are kept before Secrets Manager is asked again.
 pub const KEY_CACHE: Duration = Duration::from_secs(300);

@@ -1,11 +1,14 @@
-//! The DynamoDB stream, decoded: notify's trigger delivers records of the
-//! table (filtered in `template.yaml` to wake records); this turns them into
-//! the SKUs woken, runs notify's handler, and answers Lambda with the
-//! records to retry as batch item failures.
+//! The DynamoDB stream, decoded: notify's two subscriptions deliver records
+//! of the table (filtered in `template.yaml`: wake records; and the writes
+//! of requests, stock states and the sender's pause). This turns wakes into
+//! the SKUs woken and runs notify's passes, turns the other records into
+//! restock's events and publishes them, and answers Lambda with the records
+//! to retry as batch item failures.
 
 use aws_lambda_events::event::dynamodb::{Event, EventRecord};
 use aws_lambda_events::event::streams::{DynamoDbBatchItemFailure, DynamoDbEventResponse};
 use restock_app::Services;
+use restock_app::events::{self, Changed};
 use restock_app::notify::{Woken, handle_wakes_until};
 use restock_core::Sku;
 use restock_store_dynamo::attr;
@@ -43,6 +46,40 @@ pub fn decode(event: &Event) -> Vec<Woken> {
     woken
 }
 
+/// The events a batch's other records carry: each record's write read by
+/// the store ([`restock_store_dynamo::events`]); wakes and writes that are
+/// no event carry none. A record the store cannot read is logged and left:
+/// delivering it again would not make it readable.
+pub fn changes(event: &Event) -> Vec<Changed> {
+    let mut changed = Vec::new();
+    for record in &event.records {
+        if woken_sku(record).is_some() {
+            continue;
+        }
+        let image = |i: &serde_dynamo::Item| serde_json::to_value(i).unwrap_or_default();
+        let (old, new) = (
+            image(&record.change.old_image),
+            image(&record.change.new_image),
+        );
+        match restock_store_dynamo::events::decode_images(Some(&old), Some(&new)) {
+            Ok(events) if events.is_empty() => {}
+            Ok(events) => changed.push(Changed {
+                record: record.event_id.clone(),
+                sequence: record.change.sequence_number.clone().unwrap_or_default(),
+                at_ms: record
+                    .change
+                    .approximate_creation_date_time
+                    .timestamp_millis(),
+                events,
+            }),
+            Err(e) => {
+                tracing::error!(error = %e, record = %record.event_id, "a stream record's item is unreadable; no event")
+            }
+        }
+    }
+    changed
+}
+
 /// notify's Lambda handler: one notify pass per SKU woken; the records of a
 /// failed pass come back as batch item failures, so Lambda retries them.
 pub async fn handle(services: &Services, event: Event) -> DynamoDbEventResponse {
@@ -61,7 +98,8 @@ pub async fn handle_until(
     event: Event,
     deadline: std::time::Instant,
 ) -> DynamoDbEventResponse {
-    let retry = handle_wakes_until(services, decode(&event), deadline).await;
+    let mut retry = handle_wakes_until(services, decode(&event), deadline).await;
+    retry.extend(events::publish(services, changes(&event)).await);
     let mut response = DynamoDbEventResponse::default();
     for sequence in retry {
         let mut failure = DynamoDbBatchItemFailure::default();

@@ -6,7 +6,7 @@
 //! |---|---|---|
 //! | capture | table, secret, metrics namespace | store, contact pepper |
 //! | detect | table, secret, alert topic, metrics namespace | store, webhook keys, alerts |
-//! | notify | table, alert topic, model id, configuration set, metrics namespace | store, SES, SNS, Bedrock, alerts |
+//! | notify | table, alert topic, model id, configuration set, event bus, metrics namespace | store, SES, SNS, Bedrock, alerts, events |
 //! | sweep | table, secret, alert topic, metrics namespace | store, alerts |
 //!
 //! Endpoints follow the SDK's usual rules, so `AWS_ENDPOINT_URL` (and
@@ -37,6 +37,8 @@ pub const MODEL: &str = "RESTOCK_BEDROCK_MODEL_ID";
 /// The SES configuration set notices are sent through (its event
 /// destination brings bounces and complaints back to the sweep function).
 pub const CONFIGURATION_SET: &str = "RESTOCK_SES_CONFIGURATION_SET";
+/// The EventBridge bus notify publishes restock's events to.
+pub const EVENT_BUS: &str = "RESTOCK_EVENT_BUS";
 /// The CloudWatch namespace the function's metrics are written under
 /// (`restock/<stack>`, so two stacks in one account keep theirs apart).
 pub const METRICS_NAMESPACE: &str = "RESTOCK_METRICS_NAMESPACE";
@@ -85,6 +87,7 @@ impl Function {
                 ALERT_TOPIC,
                 MODEL,
                 CONFIGURATION_SET,
+                EVENT_BUS,
                 METRICS_NAMESPACE,
             ],
             Self::Sweep => &[TABLE, SECRET, ALERT_TOPIC, METRICS_NAMESPACE],
@@ -242,7 +245,7 @@ pub async fn services(config: &Config) -> Services {
                 aws_sdk_bedrockruntime::Client::new(&sdk),
                 config.get(MODEL).to_owned(),
             ));
-            Services::new(
+            let mut services = Services::new(
                 store,
                 sender,
                 phraser,
@@ -250,7 +253,12 @@ pub async fn services(config: &Config) -> Services {
                 alerts(),
                 clock,
                 entropy,
-            )
+            );
+            services.events = Arc::new(crate::EventBridgeSink::new(
+                aws_sdk_eventbridge::Client::new(&sdk),
+                config.get(EVENT_BUS).to_owned(),
+            ));
+            services
         }
         Function::Sweep => {
             // The keys secret holds the platforms' API access for the pull.

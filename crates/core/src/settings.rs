@@ -142,6 +142,11 @@ pub struct Settings {
     /// every sign-up (change it when the wording changes).
     #[serde(default = "default_consent_version")]
     pub consent_version: String,
+    /// Whether restock's events on the shop's event bus (`docs/EVENTS.md`)
+    /// carry the shopper's address and first name; off by default, when
+    /// they carry the address masked and the contact's keyed hash.
+    #[serde(default)]
+    pub events_include_contact: bool,
 }
 
 fn default_voice() -> String {

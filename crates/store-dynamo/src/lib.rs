@@ -29,6 +29,7 @@ pub(crate) const DYNAMODB: &str = "DynamoDB";
 
 pub mod attr;
 mod codec;
+pub mod events;
 mod lifecycle;
 mod queue;
 mod slots;

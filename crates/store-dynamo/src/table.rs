@@ -65,7 +65,8 @@ pub struct TableDef {
     pub attributes: &'static [(&'static str, &'static str)],
     /// The global secondary indexes.
     pub indexes: &'static [IndexDef],
-    /// The stream view notify reads.
+    /// The stream view notify reads (wakes from the new image; events from
+    /// the change between the two).
     pub stream_view: &'static str,
     /// The TTL attribute (seconds since the epoch).
     pub ttl_attribute: &'static str,
@@ -87,7 +88,7 @@ pub const TABLE: TableDef = TableDef {
         sort_key: attr::DUE,
         projection: "ALL",
     }],
-    stream_view: "NEW_IMAGE",
+    stream_view: "NEW_AND_OLD_IMAGES",
     ttl_attribute: attr::TTL,
 };
 

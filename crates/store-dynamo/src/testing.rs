@@ -140,6 +140,22 @@ pub async fn dynamo_store() -> DynamoStore {
     store
 }
 
+/// A DynamoDB store on a new table of its own whose stream the endpoint
+/// keeps, to be read back with the DynamoDB Streams API
+/// (`scripts/moto_serial.py` keeps the streams of `restock-streamed-*`
+/// tables only).
+///
+/// # Panics
+/// When the endpoint is unset or the table cannot be created.
+pub async fn streamed_dynamo_store() -> DynamoStore {
+    let store = DynamoStore::new(client(), unique_table("restock-streamed"));
+    store
+        .create_table()
+        .await
+        .unwrap_or_else(|e| panic!("creating test table at {}: {e:?}", endpoint()));
+    store
+}
+
 /// A DynamoDB store on a new table of its own at the lagging endpoint.
 ///
 /// # Panics

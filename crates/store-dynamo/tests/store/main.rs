@@ -5,6 +5,7 @@
 //! - [`concurrency`]: real parallel requests against the DynamoDB API;
 //! - [`contention`]: the same where transactions really contend
 //!   (`RESTOCK_DYNAMODB_CONTENDED_ENDPOINT`);
+//! - [`events`]: restock's events read from the table's stream;
 //! - [`interleavings`]: one operation landing between two requests of
 //!   another, made certain;
 //! - [`lag`]: the DynamoDB store where index reads lag the table, client
@@ -19,6 +20,7 @@
 mod concurrency;
 mod conformance;
 mod contention;
+mod events;
 mod interleavings;
 mod lag;
 mod round_trips;
