@@ -12,7 +12,7 @@
 //! function dies half-way. Each event's `id` is the same on every delivery,
 //! for consumers to deduplicate on.
 
-use restock_core::Millis;
+use restock_core::{Millis, rfc3339};
 use restock_store::{Event, Request};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -74,16 +74,6 @@ pub fn detail_type(event: &Event) -> &'static str {
         Event::RestockEscalated { .. } => 6,
         Event::SendingPaused { .. } => 7,
     }]
-}
-
-fn rfc3339(ms: Millis) -> String {
-    time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
-        .ok()
-        .and_then(|t| {
-            t.format(&time::format_description::well_known::Rfc3339)
-                .ok()
-        })
-        .unwrap_or_default()
 }
 
 /// What an event says of a shopper: the request, its item and channel, the

@@ -53,6 +53,18 @@ pub mod window;
 /// (join times, expiries, deadlines, readings), here and in the store.
 pub type Millis = i64;
 
+/// An instant as RFC 3339 in UTC (`2026-12-04T09:00:00Z`), as events, test
+/// deliveries and the admin's answers write it; empty past the year 9999.
+pub fn rfc3339(ms: Millis) -> String {
+    time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
+        .ok()
+        .and_then(|t| {
+            t.format(&time::format_description::well_known::Rfc3339)
+                .ok()
+        })
+        .unwrap_or_default()
+}
+
 pub use allocate::{Candidate, Counters, ListShare, Plan, SkipReason, plan_offers};
 pub use catalogue::CatalogueEntry;
 pub use contact::{Channel, Contact, ContactKey, Email, Phone, ShopperName, SmsRefusal};
@@ -65,3 +77,14 @@ pub use settings::{Limits, Settings};
 pub use stock::{Applied, Escalation, Level, Reading, Rules, Sale, StockOutcome, StockState};
 pub use webhook::{ItemRef, OrderEvent, StockEvent, WebhookError};
 pub use window::Window;
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn instants_are_written_in_rfc3339_utc() {
+        assert_eq!(super::rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(super::rfc3339(1_796_374_860_000), "2026-12-04T09:01:00Z");
+        assert_eq!(super::rfc3339(1_796_374_860_250), "2026-12-04T09:01:00.25Z");
+        assert_eq!(super::rfc3339(i64::MAX), "", "past the year 9999");
+    }
+}

@@ -354,13 +354,7 @@ pub(crate) fn order_number(id: &str) -> u64 {
 
 /// `now` (Unix seconds) as RFC 3339 (test deliveries).
 pub(crate) fn rfc3339(unix: i64) -> String {
-    OffsetDateTime::from_unix_timestamp(unix)
-        .ok()
-        .and_then(|t| {
-            t.format(&time::format_description::well_known::Rfc3339)
-                .ok()
-        })
-        .unwrap_or_default()
+    crate::rfc3339(unix.saturating_mul(1000))
 }
 
 /// The headers every JSON delivery carries, then the platform's own.

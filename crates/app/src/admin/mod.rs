@@ -175,16 +175,6 @@ fn contact(text: &str) -> Result<Contact, AdminError> {
     parsed.map_err(|e| AdminError::Invalid(format!("`{text}`: {e}")))
 }
 
-fn time(ms: Millis) -> String {
-    time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
-        .ok()
-        .and_then(|t| {
-            t.format(&time::format_description::well_known::Rfc3339)
-                .ok()
-        })
-        .unwrap_or_else(|| ms.to_string())
-}
-
 impl Admin {
     async fn entry(&self, sku: &Sku) -> Result<CatalogueEntry, AdminError> {
         self.store.catalogue_entry(sku).await?.ok_or_else(|| {
@@ -359,7 +349,7 @@ impl Admin {
                     (i + 1).to_string(),
                     r.id.to_string(),
                     r.contact.masked(),
-                    time(r.key.joined_ms),
+                    restock_core::rfc3339(r.key.joined_ms),
                     r.state.status().to_string(),
                 ]
             })

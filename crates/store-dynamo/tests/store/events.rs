@@ -6,13 +6,12 @@
 //! other write is one.
 
 use restock_core::{
-    Contact, Email, HoldId, ItemRef, Level, LinkToken, ListShare, RequestId, RequestState, Rules,
-    Sku, StockEvent, Window,
+    HoldId, ItemRef, Level, LinkToken, ListShare, RequestState, Rules, Sku, StockEvent, Window,
 };
 use restock_store::prelude::*;
 use restock_store::{
     BuyOutcome, Claim, ConfirmLinks, ConfirmOutcome, Due, Event, ExpireOutcome, HoldOutcome,
-    JoinOutcome, NewRequest, NoticeOutcome, Order, Request, WaveParams,
+    NoticeOutcome, Order, Request, WaveParams,
 };
 use restock_store_dynamo::DynamoStore;
 use restock_store_dynamo::events::decode_images;
@@ -29,24 +28,7 @@ fn sku() -> Sku {
 }
 
 async fn join(store: &DynamoStore, i: usize, confirming: bool) -> Request {
-    let contact = Contact::Email(Email::try_from(format!("fan{i}@example.com").as_str()).unwrap());
-    let new = NewRequest {
-        id: RequestId::from_random(testing::random(i as u64 + 1)()),
-        sku: sku(),
-        name: "Fan".try_into().unwrap(),
-        contact_key: contact.key(b"pepper"),
-        contact,
-        now: T0 + i as i64,
-        shards: 1,
-        lifetime_ms: 90 * 86_400_000,
-        manage_hash: None,
-        confirm_window_ms: confirming.then_some(2 * 86_400_000),
-        consent: None,
-    };
-    match store.join(new).await.unwrap() {
-        JoinOutcome::Joined(r) => r,
-        other => panic!("shopper {i} did not join: {other:?}"),
-    }
+    crate::support::join_shopper(store, &sku(), i, confirming, T0 + i as i64).await
 }
 
 async fn level(

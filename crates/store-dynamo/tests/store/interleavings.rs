@@ -15,13 +15,11 @@ use aws_smithy_runtime_api::client::interceptors::context::BeforeTransmitInterce
 use aws_smithy_runtime_api::client::orchestrator::Metadata;
 use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
 use aws_smithy_types::config_bag::ConfigBag;
-use restock_core::{
-    Contact, Email, HoldId, LinkToken, ListShare, RequestId, RequestState, Sku, Status, Window,
-};
+use restock_core::{HoldId, LinkToken, ListShare, RequestState, Sku, Status, Window};
 use restock_store::prelude::*;
 use restock_store::{
     BuyOutcome, CancelOutcome, Claim, ConfirmLinks, ConfirmOutcome, Due, ExpireOutcome,
-    HoldOutcome, JoinOutcome, NewRequest, NoticeOutcome, Order, Request, WaveParams,
+    HoldOutcome, NoticeOutcome, Order, Request, WaveParams,
 };
 use restock_store_dynamo::DynamoStore;
 use restock_store_dynamo::testing::{self, dynamo_store};
@@ -163,24 +161,7 @@ async fn sign_up(store: &DynamoStore, i: usize) -> Request {
 }
 
 async fn join(store: &DynamoStore, i: usize, confirming: bool) -> Request {
-    let contact = Contact::Email(Email::try_from(format!("fan{i}@example.com").as_str()).unwrap());
-    let new = NewRequest {
-        id: RequestId::from_random(testing::random(i as u64 + 1)()),
-        sku: sku(),
-        name: "Fan".try_into().unwrap(),
-        contact_key: contact.key(b"pepper"),
-        contact,
-        now: T0,
-        shards: 1,
-        lifetime_ms: LIFETIME_MS,
-        manage_hash: None,
-        confirm_window_ms: confirming.then_some(2 * 86_400_000),
-        consent: None,
-    };
-    match store.join(new).await.unwrap() {
-        JoinOutcome::Joined(r) => r,
-        other => panic!("shopper {i} did not join: {other:?}"),
-    }
+    crate::support::join_shopper(store, &sku(), i, confirming, T0).await
 }
 
 /// The links of one confirmation mail, `seed` telling mails apart.

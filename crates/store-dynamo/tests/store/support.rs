@@ -44,3 +44,34 @@ pub async fn set_status_behind_the_store(store: &DynamoStore, id: &RequestId, st
         .await
         .unwrap();
 }
+
+/// Shopper `i` (`fan{i}@example.com`, its id drawn from
+/// `testing::random(i + 1)`) joins `sku` on one shard at `now`: unconfirmed
+/// with double opt-in (`confirming`, a 48h window), else waiting.
+pub async fn join_shopper(
+    store: &DynamoStore,
+    sku: &Sku,
+    i: usize,
+    confirming: bool,
+    now: i64,
+) -> restock_store::Request {
+    use restock_core::{Contact, Email};
+    let contact = Contact::Email(Email::try_from(format!("fan{i}@example.com").as_str()).unwrap());
+    let new = restock_store::NewRequest {
+        id: RequestId::from_random(restock_store_dynamo::testing::random(i as u64 + 1)()),
+        sku: sku.clone(),
+        name: "Fan".try_into().unwrap(),
+        contact_key: contact.key(b"pepper"),
+        contact,
+        now,
+        shards: 1,
+        lifetime_ms: 90 * 86_400_000,
+        manage_hash: None,
+        confirm_window_ms: confirming.then_some(2 * 86_400_000),
+        consent: None,
+    };
+    match store.join(new).await.unwrap() {
+        restock_store::JoinOutcome::Joined(r) => r,
+        other => panic!("shopper {i} did not join: {other:?}"),
+    }
+}
