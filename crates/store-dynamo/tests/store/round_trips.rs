@@ -11,9 +11,7 @@
 //!
 //! `bash scripts/round-trips.sh` prints the table (it runs this with `--nocapture`).
 
-use restock_core::{
-    Contact, Email, HoldId, Level, ListShare, RequestId, Rules, Sku, StockEvent, Window,
-};
+use restock_core::{HoldId, Level, ListShare, Rules, Sku, StockEvent, Window};
 use restock_store::prelude::*;
 use restock_store::{JoinOutcome, NewRequest, WaveParams};
 use restock_store_dynamo::DynamoStore;
@@ -61,20 +59,7 @@ fn sku() -> Sku {
 }
 
 fn request(i: usize, now: i64) -> NewRequest {
-    let contact = Contact::Email(Email::try_from(format!("s{i}@example.com").as_str()).unwrap());
-    NewRequest {
-        id: RequestId::from_random(testing::random(i as u64 + 1)()),
-        sku: sku(),
-        name: "Shopper".try_into().unwrap(),
-        contact_key: contact.key(b"pepper"),
-        contact,
-        now,
-        shards: 1,
-        lifetime_ms: 90 * 86_400_000,
-        manage_hash: None,
-        confirm_window_ms: None,
-        consent: None,
-    }
+    crate::support::new_shopper(&sku(), i, false, now)
 }
 
 fn level(n: u32, at: i64, id: &str) -> StockEvent {

@@ -45,19 +45,13 @@ pub async fn set_status_behind_the_store(store: &DynamoStore, id: &RequestId, st
         .unwrap();
 }
 
-/// Shopper `i` (`fan{i}@example.com`, its id drawn from
-/// `testing::random(i + 1)`) joins `sku` on one shard at `now`: unconfirmed
-/// with double opt-in (`confirming`, a 48h window), else waiting.
-pub async fn join_shopper(
-    store: &DynamoStore,
-    sku: &Sku,
-    i: usize,
-    confirming: bool,
-    now: i64,
-) -> restock_store::Request {
+/// Shopper `i`'s sign-up (`fan{i}@example.com`, its id drawn from
+/// `testing::random(i + 1)`) for `sku` on one shard at `now`: with double
+/// opt-in (`confirming`, a 48h window) or without.
+pub fn new_shopper(sku: &Sku, i: usize, confirming: bool, now: i64) -> restock_store::NewRequest {
     use restock_core::{Contact, Email};
     let contact = Contact::Email(Email::try_from(format!("fan{i}@example.com").as_str()).unwrap());
-    let new = restock_store::NewRequest {
+    restock_store::NewRequest {
         id: RequestId::from_random(restock_store_dynamo::testing::random(i as u64 + 1)()),
         sku: sku.clone(),
         name: "Fan".try_into().unwrap(),
@@ -69,8 +63,23 @@ pub async fn join_shopper(
         manage_hash: None,
         confirm_window_ms: confirming.then_some(2 * 86_400_000),
         consent: None,
-    };
-    match store.join(new).await.unwrap() {
+    }
+}
+
+/// Shopper `i` joins `sku` ([`new_shopper`]): unconfirmed with double
+/// opt-in (`confirming`), else waiting.
+pub async fn join_shopper(
+    store: &DynamoStore,
+    sku: &Sku,
+    i: usize,
+    confirming: bool,
+    now: i64,
+) -> restock_store::Request {
+    match store
+        .join(new_shopper(sku, i, confirming, now))
+        .await
+        .unwrap()
+    {
         restock_store::JoinOutcome::Joined(r) => r,
         other => panic!("shopper {i} did not join: {other:?}"),
     }
