@@ -3,7 +3,7 @@
 //! Each figure is counted here, through the [`metrics`] facade, at the one
 //! place the handlers decide it. The Lambda binaries install a recorder that
 //! writes them as CloudWatch embedded-metric-format lines after each
-//! invocation (`restock_aws::metrics`); where no recorder is installed (the
+//! invocation (`restock_aws::wiring::metrics`); where no recorder is installed (the
 //! local server, most tests) counting costs nothing. `template.yaml`'s
 //! dashboard and alarms name only metrics in [`Metric::ALL`] (checked by
 //! `tests/template`).
