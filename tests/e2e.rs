@@ -9,6 +9,7 @@
 //! - [`binaries`]: the compiled functions under a Lambda Runtime API emulator;
 //! - [`breaker`]: a sender the provider refuses pauses sending, keeps the queue;
 //! - [`confirm`]: double opt-in, consent on record, the inbox manage link;
+//! - [`languages`]: each shopper told in their own language;
 //! - [`notices`]: what a late notice says, and that a dead link is never sent;
 //! - [`pull`]: the stock pull against Shopify and WooCommerce API fakes, and
 //!   the webhook-silence alert;
@@ -24,6 +25,7 @@ mod confirm;
 mod events;
 mod feedback;
 mod inputs;
+mod languages;
 mod metrics;
 mod notices;
 mod pull;

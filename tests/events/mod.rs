@@ -43,6 +43,7 @@ async fn della_offered(w: &World) {
         shards: 2,
         lifetime_ms: 90 * 86_400_000,
         manage_hash: None,
+        language: None,
         confirm_window_ms: None,
         consent: None,
     };
@@ -238,6 +239,7 @@ async fn capture_confirm() {
         shards: 2,
         lifetime_ms: 90 * 86_400_000,
         manage_hash: None,
+        language: None,
         confirm_window_ms: Some(48 * 60 * MIN),
         consent: None,
     };

@@ -93,6 +93,7 @@ async fn a_restock_larger_than_one_wave_is_offered_in_full() {
                 shards: 2,
                 lifetime_ms: 90 * 86_400_000,
                 manage_hash: None,
+                language: None,
                 confirm_window_ms: None,
                 consent: None,
             })

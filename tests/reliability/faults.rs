@@ -17,8 +17,8 @@ use restock_core::feedback::MailDay;
 use restock_core::notice::{EmailNotice, SmsNotice};
 use restock_core::webhook::ItemRef;
 use restock_core::{
-    CatalogueEntry, Contact, ContactKey, Email, HoldId, OptOutToken, RequestId, ReserveToken,
-    Rules, Settings, Sku, StockEvent, StockOutcome, Window,
+    CatalogueEntry, Contact, ContactKey, Email, HoldId, Language, OptOutToken, RequestId,
+    ReserveToken, Rules, Settings, Sku, StockEvent, StockOutcome, Window,
 };
 use restock_core::{Message, Millis, TokenHash};
 use restock_e2e::*;
@@ -188,8 +188,8 @@ faulty! {
     fn sender_pause(&self) -> Option<SenderPause>;
     fn pause_sender(&self, reason: &str, until: Millis, sku: &Sku, now: Millis) -> bool;
     fn resume_sender(&self) -> Option<Vec<Sku>>;
-    fn restock_phrase(&self, sku: &Sku, episode: u32) -> Option<String>;
-    fn save_restock_phrase(&self, sku: &Sku, episode: u32, phrase: &str) -> ();
+    fn restock_phrase(&self, sku: &Sku, episode: u32, language: &Language) -> Option<String>;
+    fn save_restock_phrase(&self, sku: &Sku, episode: u32, language: &Language, phrase: &str) -> ();
     }
     impl AbuseStore {
     fn rate_limit(&self, key: &str, limit: u32, window_ms: Millis, now: Millis) -> RateDecision;

@@ -2,7 +2,7 @@
 //! Secrets Manager are moto's; Bedrock is a local fake speaking Converse.
 //! Notices are read back from what moto's SES recorded.
 
-mod helpers;
+pub(crate) mod helpers;
 
 use std::time::Duration;
 
@@ -224,7 +224,7 @@ async fn with_bedrock_down_or_slow_the_fixed_template_goes_out() {
     assert_eq!(told.len(), 1);
     assert!(
         told[0].2.contains(
-            restock_core::notice::Phrase::fallback()
+            restock_core::notice::Phrase::fallback(&english())
                 .as_str()
                 .replace('\'', "&#39;")
                 .as_str()
@@ -432,4 +432,10 @@ async fn team_alerts_publish_to_the_sns_topic() {
         missing.alert(&alert).await.is_err(),
         "a missing topic is reported, not swallowed"
     );
+}
+
+/// The words of a shopper spoken to in English, the default.
+fn english() -> restock_core::Texts {
+    let en = restock_core::Language::english();
+    restock_core::Texts::new(&en, &en, &restock_core::lang::Overrides::new())
 }

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use restock_core::feedback::{MailDay, day_of};
 use restock_core::notice::{NoticeInput, Phrase, phrase_prompt};
-use restock_core::{CatalogueEntry, Message, RequestState, Settings, Sku, Window};
+use restock_core::{CatalogueEntry, Language, Message, RequestState, Settings, Sku, Texts, Window};
 use restock_store::{Claim, NoticeOutcome, Offer, WaveParams};
 
 use crate::metrics::{self, Metric};
@@ -257,13 +257,20 @@ async fn send_notices(
     pacer: &mut Pacer<'_>,
     report: &mut NotifyReport,
 ) -> Result<bool, AppError> {
-    let mut phrases: HashMap<u32, Phrase> = HashMap::new();
+    let mut phrases: HashMap<(u32, Language), Phrase> = HashMap::new();
+    let mut words: HashMap<Language, Texts> = HashMap::new();
     for (i, offer) in offers.iter().enumerate() {
         let RequestState::Offered { episode, .. } = offer.request.state else {
             continue;
         };
-        if let Entry::Vacant(slot) = phrases.entry(episode) {
-            let (phrase, by_model) = phrase_for(s, settings, entry, episode).await?;
+        // The language it joined in, if the shop still offers it.
+        let language = settings.language_for(offer.request.language.as_ref());
+        let texts = words
+            .entry(language.clone())
+            .or_insert_with(|| settings.texts(&language));
+        let key = (episode, language);
+        if let Entry::Vacant(slot) = phrases.entry(key.clone()) {
+            let (phrase, by_model) = phrase_for(s, settings, entry, episode, texts).await?;
             report.phrased_by_model |= by_model;
             slot.insert(phrase);
         }
@@ -281,7 +288,7 @@ async fn send_notices(
             entry,
             offer,
             episode,
-            &phrases[&episode],
+            (&phrases[&key], texts),
             report,
         )
         .await?;
@@ -391,44 +398,51 @@ impl<'a> Pacer<'a> {
     }
 }
 
-/// The restock's phrase: stored, else one model call checked by the core,
-/// else the fixed template. Whatever is used is stored for later waves.
+/// The restock's phrase in one language: stored, else one model call asking
+/// for that language, checked by the core (its script too), else the fixed
+/// sentence in that language. Whatever is used is stored for later waves.
 async fn phrase_for(
     s: &Services,
     settings: &Settings,
     entry: &CatalogueEntry,
     episode: u32,
+    texts: &Texts,
 ) -> Result<(Phrase, bool), AppError> {
-    if let Some(stored) = s.store.restock_phrase(&entry.sku, episode).await?
-        && let Ok(phrase) = Phrase::check(&stored)
+    let language = texts.language();
+    if let Some(stored) = s
+        .store
+        .restock_phrase(&entry.sku, episode, language)
+        .await?
+        && let Ok(phrase) = Phrase::check_in(&stored, language)
     {
         return Ok((phrase, false));
     }
-    let (system, user) = phrase_prompt(&settings.store_name, &settings.voice, &entry.name);
+    let (system, user) =
+        phrase_prompt(&settings.store_name, &settings.voice, &entry.name, language);
     let (phrase, by_model) = match tokio::time::timeout(
         s.phrase_timeout,
         s.phraser.phrase(&system, &user),
     )
     .await
     {
-        Ok(Ok(text)) => match Phrase::check(&text) {
+        Ok(Ok(text)) => match Phrase::check_in(&text, language) {
             Ok(phrase) => (phrase, true),
             Err(why) => {
-                tracing::warn!(sku = %entry.sku, %why, "model's sentence refused; using the fixed template");
-                (Phrase::fallback(), false)
+                tracing::warn!(sku = %entry.sku, %language, %why, "model's sentence refused; using the fixed template");
+                (Phrase::fallback(texts), false)
             }
         },
         Ok(Err(e)) => {
-            tracing::warn!(sku = %entry.sku, error = %e, "model unavailable; using the fixed template");
-            (Phrase::fallback(), false)
+            tracing::warn!(sku = %entry.sku, %language, error = %e, "model unavailable; using the fixed template");
+            (Phrase::fallback(texts), false)
         }
         Err(_) => {
-            tracing::warn!(sku = %entry.sku, timeout_ms = s.phrase_timeout.as_millis() as u64, "model too slow; using the fixed template");
-            (Phrase::fallback(), false)
+            tracing::warn!(sku = %entry.sku, %language, timeout_ms = s.phrase_timeout.as_millis() as u64, "model too slow; using the fixed template");
+            (Phrase::fallback(texts), false)
         }
     };
     s.store
-        .save_restock_phrase(&entry.sku, episode, phrase.as_str())
+        .save_restock_phrase(&entry.sku, episode, language, phrase.as_str())
         .await?;
     Ok((phrase, by_model))
 }
@@ -480,6 +494,7 @@ async fn send_confirmation(
         manage_url: &manage_url,
         optout_url: &optout_url,
         window: left,
+        texts: &settings.texts(&settings.language_for(r.language.as_ref())),
     };
     let message = Message::confirmation(r.contact.channel(), settings, &input);
     let sent = s.sender.send(&r.contact, &message).await;
@@ -551,7 +566,7 @@ async fn send_one(
     entry: &CatalogueEntry,
     offer: &Offer,
     episode: u32,
-    phrase: &Phrase,
+    (phrase, texts): (&Phrase, &Texts),
     report: &mut NotifyReport,
 ) -> Result<(), AppError> {
     let r = &offer.request;
@@ -601,6 +616,7 @@ async fn send_one(
         optout_url: &optout_url,
         manage_url: &manage_url,
         window: left,
+        texts,
     };
     // An email is tagged, so the provider's bounces and complaints name the offer.
     let tags = restock_core::feedback::tags(&r.id, episode, &r.contact_key);

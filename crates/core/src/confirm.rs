@@ -3,9 +3,10 @@
 //! shopper's confirmation link, a link to see or leave their place, and the
 //! way to stop. A sign-up nobody confirms is never mailed again.
 
-use std::fmt::Write;
-
-use crate::notice::{EmailNotice, SmsNotice, escape_html, sms_segments};
+use crate::lang::{Texts, arg};
+use crate::notice::{
+    EmailNotice, SmsNotice, budget_for, button, email_html, escape_html, fit, sms_notice,
+};
 use crate::window::Window;
 
 /// Everything one confirmation says.
@@ -25,80 +26,87 @@ pub struct ConfirmInput<'a> {
     pub optout_url: &'a str,
     /// How long the confirmation link lasts.
     pub window: Window,
+    /// The words, in the shopper's language.
+    pub texts: &'a Texts,
 }
 
-/// Renders the confirmation email.
+/// Renders the confirmation email in the shopper's language.
 pub fn render_confirm_email(n: &ConfirmInput<'_>) -> EmailNotice {
-    let window = n.window.in_words();
-    let subject = format!("Confirm: tell me when {} is back at {}", n.product, n.store);
+    let t = n.texts;
+    let window = t.window(n.window);
+    let subject = t.get(
+        "confirm-subject",
+        &[arg("product", n.product), arg("store", n.store)],
+    );
+    let greeting = t.get("greeting", &[arg("shopper", n.shopper)]);
+    let asked = t.get(
+        "confirm-asked",
+        &[
+            arg("store", n.store),
+            arg("product", n.product),
+            arg("window", &window),
+        ],
+    );
+    let not_you = t.get("confirm-not-you", &[arg("window", &window)]);
+    let manage = t.word("manage-link");
+    let stop = t.get("confirm-stop", &[arg("store", n.store)]);
     let text = format!(
-        "Hi {shopper},\n\nSomeone, we hope you, asked {store} to tell this address when {product} is back in stock. Confirm within {window} to keep your place in line:\n\n{confirm}\n\nIf it wasn't you, do nothing: you won't hear from us again, and this address is deleted after {window}.\n\nSee or leave your place: {manage}\nStop all messages from {store}: {optout}\n",
-        shopper = n.shopper,
-        store = n.store,
-        product = n.product,
+        "{greeting}\n\n{asked}\n\n{confirm}\n\n{not_you}\n\n{manage}: {manage_url}\n{stop}: {optout}\n",
         confirm = n.confirm_url,
-        manage = n.manage_url,
+        manage_url = n.manage_url,
         optout = n.optout_url,
     );
-    let mut html = String::with_capacity(2048);
-    let _ = write!(
-        html,
+    let body = format!(
         concat!(
-            "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">",
-            "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>{subject}</title></head>",
-            "<body style=\"margin:0;padding:24px;font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;color:#1a1a1a;background:#ffffff\">",
-            "<main style=\"max-width:480px;margin:0 auto\">",
-            "<p>Hi {shopper},</p>",
-            "<p>Someone, we hope you, asked {store} to tell this address when <strong>{product}</strong> is back in stock. Confirm within <strong>{window}</strong> to keep your place in line.</p>",
-            "<p><a href=\"{confirm}\" style=\"display:inline-block;padding:14px 24px;background:#1a1a1a;color:#ffffff;text-decoration:none;border-radius:6px;font-weight:600\">Yes, tell me</a></p>",
-            "<p style=\"font-size:14px;color:#555\">If the button does not work, open this link: <a href=\"{confirm}\" style=\"color:#1a1a1a\">{confirm}</a></p>",
-            "<p style=\"font-size:14px;color:#555\">If it wasn't you, do nothing: you won't hear from us again, and this address is deleted after {window}.</p>",
-            "<p style=\"font-size:13px;color:#555\"><a href=\"{manage}\" style=\"color:#555\">See or leave your place</a> · <a href=\"{optout}\" style=\"color:#555\">Stop all messages</a></p>",
-            "</main></body></html>"
+            "<p>{greeting}</p><p>{asked}</p>{button}",
+            "<p style=\"font-size:14px;color:#555\">{not_you}</p>",
+            "<p style=\"font-size:13px;color:#555\"><a href=\"{manage_url}\" style=\"color:#555\">{manage}</a> · <a href=\"{optout}\" style=\"color:#555\">{stop}</a></p>",
         ),
-        subject = escape_html(&subject),
-        shopper = escape_html(n.shopper),
-        store = escape_html(n.store),
-        product = escape_html(n.product),
-        window = escape_html(&window),
-        confirm = escape_html(n.confirm_url),
-        manage = escape_html(n.manage_url),
+        greeting = escape_html(&greeting),
+        asked = escape_html(&asked),
+        button = button(t, &t.word("confirm-button"), n.confirm_url),
+        not_you = escape_html(&not_you),
+        manage_url = escape_html(n.manage_url),
+        manage = escape_html(&manage),
         optout = escape_html(n.optout_url),
+        stop = escape_html(&stop),
     );
     EmailNotice {
+        html: email_html(t, &subject, &body),
         subject,
         text,
-        html,
         list_unsubscribe: format!("<{}>", n.optout_url),
         tags: Vec::new(),
     }
 }
 
 /// Renders the confirmation text: the link and the way to stop always fit
-/// in two segments (the product name is dropped first).
+/// in [`crate::notice::sms_budget`] (the product name gives way first, then the
+/// shop's name is shortened).
 pub fn render_confirm_sms(n: &ConfirmInput<'_>) -> SmsNotice {
-    let window = n.window.in_words();
-    let with_product = format!(
-        "{store}: confirm within {window} to be told when {product} is back: {url} Not you? Ignore this. Reply STOP to opt out",
-        store = n.store,
-        product = n.product,
-        url = n.confirm_url,
-    );
-    let text = if sms_segments(&with_product).1 <= 2 {
-        with_product
-    } else {
-        format!(
-            "{store}: confirm within {window} to be told when your item is back: {url} Reply STOP to opt out",
-            store = n.store.chars().take(30).collect::<String>(),
-            url = n.confirm_url,
+    let t = n.texts;
+    let window = t.window(n.window);
+    let compose = |store: &str, product: &str| {
+        t.get(
+            "confirm-sms",
+            &[
+                arg("store", store),
+                arg("product", product),
+                arg("window", &window),
+                arg("url", n.confirm_url),
+            ],
         )
     };
-    let (encoding, segments) = sms_segments(&text);
-    SmsNotice {
-        text,
-        encoding,
-        segments,
-    }
+    let budget = budget_for(&compose("", ""));
+    let fit = |text| fit(text, budget);
+    let item = t.word("notice-sms-item");
+    let short: String = n.store.chars().take(11).collect();
+    let last = compose(short.trim_end(), &item);
+    let text = fit(compose(n.store, n.product))
+        .or_else(|| fit(compose(n.store, &item)))
+        .or_else(|| fit(last.clone()))
+        .unwrap_or(last);
+    sms_notice(text)
 }
 
 #[cfg(test)]
@@ -114,6 +122,37 @@ mod tests {
             manage_url: "https://n.example/m/CHAIR-WAL~id.manage",
             optout_url: "https://n.example/o/CHAIR-WAL~id.optout",
             window: Window::from_secs(48 * 3_600),
+            texts: &EN,
+        }
+    }
+
+    static EN: std::sync::LazyLock<Texts> = std::sync::LazyLock::new(|| {
+        let en = crate::Language::english();
+        Texts::new(&en, &en, &crate::lang::Overrides::new())
+    });
+
+    #[test]
+    fn every_language_confirms_within_the_text_budget() {
+        for (tag, _) in crate::lang::SHIPPED {
+            let l: crate::Language = tag.parse().unwrap();
+            let t = Texts::new(&l, &l, &crate::lang::Overrides::new());
+            let long = "An extraordinarily long product name ".repeat(8);
+            for product in ["Chair", long.as_str()] {
+                let mut n = input(product);
+                n.texts = &t;
+                let sms = render_confirm_sms(&n);
+                assert!(
+                    sms.segments <= crate::notice::sms_budget(sms.encoding)
+                        && sms.text.contains(n.confirm_url)
+                        && sms.text.contains("STOP"),
+                    "{tag}: {sms:?}"
+                );
+                let mail = render_confirm_email(&n);
+                assert!(
+                    mail.html
+                        .contains(&format!("lang=\"{tag}\" dir=\"{}\"", l.dir()))
+                );
+            }
         }
     }
 

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::contact::{Channel, Contact, Email, Phone, ShopperName};
 use crate::ids::Sku;
+use crate::lang::Language;
 
 /// The most bytes of body capture reads.
 pub const MAX_BODY_BYTES: usize = 16 * 1024;
@@ -27,6 +28,9 @@ pub struct JoinForm {
     pub channel: Option<String>,
     /// Consent to be told (a JSON bool, or a form checkbox's `on`).
     pub consent: Option<Consent>,
+    /// The page's language (a BCP 47 tag: `<html lang>`, else the
+    /// browser's); the shopper is spoken to in the closest one the shop offers.
+    pub language: Option<String>,
     /// The honeypot.
     pub website: Option<String>,
 }
@@ -72,6 +76,8 @@ pub struct JoinDetails {
     pub name: ShopperName,
     /// Where they are told.
     pub contact: Contact,
+    /// The language their page asked for, if it said.
+    pub language: Option<Language>,
 }
 
 /// What a submission amounts to.
@@ -152,6 +158,11 @@ impl JoinForm {
             }
             _ => None,
         };
+        let language = present(&self.language).and_then(|l| {
+            l.parse::<Language>()
+                .map_err(|e| fail("language", e.to_string()))
+                .ok()
+        });
         if !self.consent.as_ref().is_some_and(Consent::given) {
             fail(
                 "consent",
@@ -160,7 +171,12 @@ impl JoinForm {
         }
         match (sku, name, contact) {
             (Some(sku), Some(name), Some(contact)) if errors.is_empty() => {
-                Ok(JoinInput::Request(JoinDetails { sku, name, contact }))
+                Ok(JoinInput::Request(JoinDetails {
+                    sku,
+                    name,
+                    contact,
+                    language,
+                }))
             }
             _ => Err(errors),
         }
@@ -187,6 +203,28 @@ mod tests {
         .unwrap();
         let JoinInput::Request(r) = r else { panic!() };
         assert_eq!(r.contact.channel(), Channel::Email);
+    }
+
+    #[test]
+    fn the_pages_language_travels_and_junk_is_refused_by_name() {
+        let with = |l: &str| {
+            json(&format!(
+                r#"{{"sku":"CHAIR-WAL","name":"Della","email":"della@example.com","consent":true,"language":{l}}}"#
+            ))
+        };
+        let JoinInput::Request(r) = with("\"de-AT\"").unwrap() else {
+            panic!()
+        };
+        assert_eq!(r.language.unwrap().to_string(), "de-AT");
+        let JoinInput::Request(r) = with("\"  \"").unwrap() else {
+            panic!()
+        };
+        assert_eq!(r.language, None, "blank: not said");
+        assert_eq!(fields(with("\"<script>\"")), ["language"]);
+        assert_eq!(
+            fields(with(&format!("\"{}\"", "a".repeat(40)))),
+            ["language"]
+        );
     }
 
     #[test]

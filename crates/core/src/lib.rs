@@ -39,6 +39,7 @@ pub mod contact;
 pub mod feedback;
 pub mod ids;
 pub mod join;
+pub mod lang;
 pub mod lifecycle;
 pub mod message;
 pub mod notice;
@@ -69,6 +70,7 @@ pub use allocate::{Candidate, Counters, ListShare, Plan, SkipReason, plan_offers
 pub use catalogue::CatalogueEntry;
 pub use contact::{Channel, Contact, ContactKey, Email, Phone, ShopperName, SmsRefusal};
 pub use ids::{HoldId, LinkToken, OptOutToken, RequestId, ReserveToken, Sku, TokenHash};
+pub use lang::{Language, Texts};
 pub use lifecycle::{Freed, HoldRefused, HoldTaken, RequestState, Status, TransitionError};
 pub use message::Message;
 pub use platform::{Delivery, Platform, PlatformIds, Purchase};

@@ -10,6 +10,7 @@ use std::fmt::Write;
 
 use serde::{Deserialize, Serialize};
 
+use crate::lang::{Language, Texts, arg};
 use crate::window::Window;
 
 /// The longest phrase accepted from the model, in characters.
@@ -40,12 +41,97 @@ pub enum PhraseRejection {
     /// More than two sentences, or several lines.
     #[error("more than two sentences")]
     Rambling,
+    /// Not in the script of the language asked for.
+    #[error("not written in the language asked for")]
+    WrongScript,
+}
+
+/// The scripts restock can tell apart, to check the model answered in the
+/// language it was asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Script {
+    Latin,
+    Arabic,
+    Hebrew,
+    Cyrillic,
+    Greek,
+    /// Kana and kanji.
+    Japanese,
+    /// Han.
+    Chinese,
+    /// Hangul.
+    Korean,
+}
+
+impl Script {
+    fn of(language: &Language) -> Option<Self> {
+        Some(match language.primary() {
+            "en" | "de" | "fr" | "es" | "it" | "nl" | "pl" | "pt" | "sv" | "da" | "nb" | "nn"
+            | "no" | "fi" | "cs" | "sk" | "hu" | "ro" | "hr" | "sl" | "et" | "lv" | "lt" | "ca"
+            | "ga" | "cy" | "tr" | "id" | "ms" | "vi" => Self::Latin,
+            "ar" | "fa" | "ur" => Self::Arabic,
+            "he" | "yi" => Self::Hebrew,
+            "ru" | "uk" | "bg" | "sr" | "mk" | "be" => Self::Cyrillic,
+            "el" => Self::Greek,
+            "ja" => Self::Japanese,
+            "zh" => Self::Chinese,
+            "ko" => Self::Korean,
+            _ => return None,
+        })
+    }
+
+    fn has(self, c: char) -> bool {
+        let u = u32::from(c);
+        match self {
+            Self::Latin => {
+                c.is_ascii_alphabetic()
+                    || (0xC0..=0x24F).contains(&u)
+                    || (0x1E00..=0x1EFF).contains(&u)
+            }
+            Self::Arabic => {
+                (0x600..=0x6FF).contains(&u)
+                    || (0x750..=0x77F).contains(&u)
+                    || (0x8A0..=0x8FF).contains(&u)
+                    || (0xFB50..=0xFDFF).contains(&u)
+                    || (0xFE70..=0xFEFF).contains(&u)
+            }
+            Self::Hebrew => (0x590..=0x5FF).contains(&u) || (0xFB1D..=0xFB4F).contains(&u),
+            Self::Cyrillic => (0x400..=0x52F).contains(&u),
+            Self::Greek => (0x370..=0x3FF).contains(&u) || (0x1F00..=0x1FFF).contains(&u),
+            Self::Japanese => {
+                (0x3040..=0x30FF).contains(&u)
+                    || Self::Chinese.has(c)
+                    || (0xFF66..=0xFF9F).contains(&u)
+            }
+            Self::Chinese => (0x4E00..=0x9FFF).contains(&u) || (0x3400..=0x4DBF).contains(&u),
+            Self::Korean => (0xAC00..=0xD7AF).contains(&u) || (0x1100..=0x11FF).contains(&u),
+        }
+    }
 }
 
 impl Phrase {
-    /// The sentence used when the model fails, times out or is refused.
-    pub fn fallback() -> Self {
-        Self("Good news: it's back in stock, and we've set one aside for you.".to_owned())
+    /// The sentence used when the model fails, times out or is refused, in
+    /// the shopper's language.
+    pub fn fallback(texts: &Texts) -> Self {
+        Self(texts.word("notice-fallback-phrase"))
+    }
+
+    /// [`Phrase::check`], and the sentence must be written in `language`'s
+    /// script (a model asked for Arabic that answers in English is refused).
+    ///
+    /// # Errors
+    /// The first rule it breaks.
+    pub fn check_in(raw: &str, language: &Language) -> Result<Self, PhraseRejection> {
+        let phrase = Self::check(raw)?;
+        if let Some(script) = Script::of(language) {
+            let letters: Vec<char> = phrase.0.chars().filter(|c| c.is_alphabetic()).collect();
+            let own = letters.iter().filter(|c| script.has(**c)).count();
+            // Most of it: a borrowed word in Latin letters is fine.
+            if own * 5 < letters.len() * 4 {
+                return Err(PhraseRejection::WrongScript);
+            }
+        }
+        Ok(phrase)
     }
 
     /// Accepts the model's output if it is one or two plain sentences with no
@@ -81,7 +167,7 @@ impl Phrase {
             return Err(PhraseRejection::Number);
         }
         let sentences = text
-            .split(['.', '!', '?'])
+            .split(['.', '!', '?', '。', '！', '？', '؟'])
             .filter(|s| !s.trim().is_empty())
             .count();
         if text.contains(['\n', '\r']) || sentences > 2 || text.chars().any(char::is_control) {
@@ -96,12 +182,20 @@ impl Phrase {
     }
 }
 
-/// What the model is asked, as a system prompt and a user message.
-pub fn phrase_prompt(store: &str, voice: &str, product: &str) -> (String, String) {
+/// What the model is asked, as a system prompt and a user message: one
+/// sentence in `language`.
+pub fn phrase_prompt(
+    store: &str,
+    voice: &str,
+    product: &str,
+    language: &Language,
+) -> (String, String) {
     let system = format!(
         "You write one short sentence for a back-in-stock notice from the shop {store}. Voice: {voice}. \
+         Write it in {name} (language tag {language}), whatever language the product's name is in. \
          Reply with the sentence only: at most {MAX_PHRASE_CHARS} characters, no links, no numbers, no prices, \
-         no names, no emoji, no markup, no placeholders. Do not promise anything."
+         no names, no emoji, no markup, no placeholders. Do not promise anything.",
+        name = language.english_name(),
     );
     let user = format!("The product that is back: {product}");
     (system, user)
@@ -127,6 +221,8 @@ pub struct NoticeInput<'a> {
     pub manage_url: &'a str,
     /// How long the reserve link lasts.
     pub window: Window,
+    /// The words, in the shopper's language.
+    pub texts: &'a Texts,
 }
 
 /// A rendered email.
@@ -148,53 +244,95 @@ pub struct EmailNotice {
 /// `List-Unsubscribe-Post` header value for one-click unsubscribe (RFC 8058).
 pub const LIST_UNSUBSCRIBE_POST: &str = "List-Unsubscribe=One-Click";
 
-/// Renders the email.
+/// Renders the email in the shopper's language.
 pub fn render_email(n: &NoticeInput<'_>) -> EmailNotice {
-    let window = n.window.in_words();
-    let subject = format!("{} is back at {}", n.product, n.store);
+    let t = n.texts;
+    let window = t.window(n.window);
+    let subject = t.get(
+        "notice-subject",
+        &[arg("product", n.product), arg("store", n.store)],
+    );
+    let greeting = t.get("greeting", &[arg("shopper", n.shopper)]);
+    let back = t.get(
+        "notice-back",
+        &[
+            arg("product", n.product),
+            arg("store", n.store),
+            arg("window", &window),
+        ],
+    );
+    let (held, passes, manage, stop) = (
+        t.word("notice-held-waits"),
+        t.word("notice-passes-on"),
+        t.word("manage-link"),
+        t.word("notice-stop"),
+    );
     let text = format!(
-        "Hi {shopper},\n\n{phrase}\n\n{product} is back in stock at {store}. Your reserve link holds one for you if you tap it within {window}:\n\n{reserve}\n\nOnce held, it waits for you at checkout for a little while. If you don't tap, it passes to the next person waiting.\n\nSee or leave your place: {manage}\nStop these messages: {optout}\n",
-        shopper = n.shopper,
+        "{greeting}\n\n{phrase}\n\n{back}\n\n{reserve}\n\n{held} {passes}\n\n{manage}: {manage_url}\n{stop}: {optout}\n",
         phrase = n.phrase.as_str(),
-        product = n.product,
-        store = n.store,
         reserve = n.reserve_url,
         optout = n.optout_url,
-        manage = n.manage_url,
+        manage_url = n.manage_url,
     );
+    let body = format!(
+        concat!(
+            "<p>{greeting}</p><p>{phrase}</p><p>{back}</p>",
+            "{button}",
+            "<p style=\"font-size:14px;color:#555\">{passes}</p>",
+            "<p style=\"font-size:13px;color:#555\"><a href=\"{manage_url}\" style=\"color:#555\">{manage}</a> · <a href=\"{optout}\" style=\"color:#555\">{stop}</a></p>",
+        ),
+        greeting = escape_html(&greeting),
+        phrase = escape_html(n.phrase.as_str()),
+        back = escape_html(&back),
+        button = button(t, &t.word("notice-button"), n.reserve_url),
+        passes = escape_html(&passes),
+        manage_url = escape_html(n.manage_url),
+        manage = escape_html(&manage),
+        optout = escape_html(n.optout_url),
+        stop = escape_html(&stop),
+    );
+    EmailNotice {
+        html: email_html(t, &subject, &body),
+        subject,
+        text,
+        list_unsubscribe: format!("<{}>", n.optout_url),
+        tags: Vec::new(),
+    }
+}
+
+/// A call-to-action button, with the link written out beneath it for
+/// clients that do not show buttons.
+pub(crate) fn button(t: &Texts, label: &str, url: &str) -> String {
+    format!(
+        concat!(
+            "<p><a href=\"{url}\" style=\"display:inline-block;padding:14px 24px;background:#1a1a1a;color:#ffffff;text-decoration:none;border-radius:6px;font-weight:600\">{label}</a></p>",
+            "<p style=\"font-size:14px;color:#555\">{fallback} <a href=\"{url}\" style=\"color:#1a1a1a\">{url}</a></p>",
+        ),
+        url = escape_html(url),
+        label = escape_html(label),
+        fallback = escape_html(&t.word("button-fallback")),
+    )
+}
+
+/// An HTML email around `body` (already escaped), in the shopper's
+/// language and its direction.
+pub(crate) fn email_html(t: &Texts, subject: &str, body: &str) -> String {
+    let language = t.language();
     let mut html = String::with_capacity(2048);
     let _ = write!(
         html,
         concat!(
-            "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">",
+            "<!doctype html><html lang=\"{lang}\" dir=\"{dir}\"><head><meta charset=\"utf-8\">",
             "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>{subject}</title></head>",
             "<body style=\"margin:0;padding:24px;font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;color:#1a1a1a;background:#ffffff\">",
-            "<main style=\"max-width:480px;margin:0 auto\">",
-            "<p>Hi {shopper},</p><p>{phrase}</p>",
-            "<p><strong>{product}</strong> is back in stock at {store}. Your reserve link holds one for you if you tap it within <strong>{window}</strong>.</p>",
-            "<p><a href=\"{reserve}\" style=\"display:inline-block;padding:14px 24px;background:#1a1a1a;color:#ffffff;text-decoration:none;border-radius:6px;font-weight:600\">Reserve mine</a></p>",
-            "<p style=\"font-size:14px;color:#555\">If the button does not work, open this link: <a href=\"{reserve}\" style=\"color:#1a1a1a\">{reserve}</a></p>",
-            "<p style=\"font-size:14px;color:#555\">If you don't tap, it passes to the next person waiting.</p>",
-            "<p style=\"font-size:13px;color:#555\"><a href=\"{manage}\" style=\"color:#555\">See or leave your place</a> · <a href=\"{optout}\" style=\"color:#555\">Stop these messages</a></p>",
-            "</main></body></html>"
+            "<main style=\"max-width:480px;margin:0 auto\">{body}</main></body></html>"
         ),
-        subject = escape_html(&subject),
-        shopper = escape_html(n.shopper),
-        phrase = escape_html(n.phrase.as_str()),
-        product = escape_html(n.product),
-        store = escape_html(n.store),
-        window = escape_html(&window),
-        reserve = escape_html(n.reserve_url),
-        optout = escape_html(n.optout_url),
-        manage = escape_html(n.manage_url),
+        lang = escape_html(&language.to_string()),
+        dir = language.dir(),
+        subject = escape_html(subject),
+        body = body,
     );
-    EmailNotice {
-        subject,
-        text,
-        html,
-        list_unsubscribe: format!("<{}>", n.optout_url),
-        tags: Vec::new(),
-    }
+    html
 }
 
 /// How an SMS is encoded.
@@ -213,47 +351,167 @@ pub struct SmsNotice {
     pub text: String,
     /// Its encoding.
     pub encoding: SmsEncoding,
-    /// How many segments it takes (at most 2).
+    /// How many segments it takes (within [`sms_budget`] but for a link too long for it).
     pub segments: u32,
 }
 
-/// Renders the SMS within two segments. If it does not fit, the phrase is
-/// dropped; then the text is folded into the GSM alphabet (UCS-2 halves the
-/// room); then the product name is shortened. The link and the way to stop
-/// always stay.
+/// The most segments a text may take, by the encoding its language's own
+/// words need: two GSM segments (306 characters), three UCS-2 ones (201
+/// UTF-16 units), so a text in a script GSM lacks still carries the link,
+/// the window and the way to stop in words. A name in another script does
+/// not raise the budget: it is folded into GSM first.
+pub fn sms_budget(encoding: SmsEncoding) -> u32 {
+    match encoding {
+        SmsEncoding::Gsm7 => 2,
+        SmsEncoding::Ucs2 => 3,
+    }
+}
+
+/// Renders the SMS in the shopper's language within its [`sms_budget`]
+/// (GSM 03.38 where every character allows, else UCS-2 at 70/67 a
+/// segment). Each step is tried as written, then with its letters in the
+/// GSM alphabet (accents dropped, as Polish or French texts often are) when
+/// that is all it takes: the phrase; then without it; then with the shop's
+/// and product's names folded into the GSM alphabet; then the product name
+/// shortened, then "your item", then the shop's name cut to 11 characters.
+/// The link and the way to stop are never cut: only a link too long for the
+/// budget on its own makes a longer text.
 pub fn render_sms(n: &NoticeInput<'_>) -> SmsNotice {
-    let window = n.window.in_words();
+    let t = n.texts;
+    let window = t.window(n.window);
     let compose = |store: &str, phrase: Option<&str>, product: &str| {
-        let lead = phrase.map(|p| format!("{p} ")).unwrap_or_default();
-        format!(
-            "{store}: {lead}{product} is back. Tap within {window} to hold one: {url} Reply STOP to opt out",
-            url = n.reserve_url
-        )
+        let sms = t.get(
+            "notice-sms",
+            &[
+                arg("store", store),
+                arg("product", product),
+                arg("window", &window),
+                arg("url", n.reserve_url),
+            ],
+        );
+        match phrase {
+            Some(p) => format!("{p} {sms}"),
+            None => sms,
+        }
     };
-    let fits = |text: &str| sms_segments(text).1 <= 2;
-    let mut text = compose(n.store, Some(n.phrase.as_str()), n.product);
-    if !fits(&text) {
-        text = compose(n.store, None, n.product);
+    let budget = budget_for(&compose("", None, ""));
+    let fit = |text| fit(text, budget);
+    if let Some(text) = fit(compose(n.store, Some(n.phrase.as_str()), n.product)) {
+        return sms_notice(text);
     }
-    if !fits(&text) {
-        let store = fold_to_gsm(n.store);
-        let mut product = fold_to_gsm(n.product);
-        if product.is_empty() {
-            product = "Your item".to_owned();
-        }
-        text = compose(&store, None, &product);
-        while !fits(&text) && product.chars().count() > 8 {
-            let keep = product.chars().count() * 3 / 4;
-            product = product
-                .chars()
-                .take(keep)
-                .collect::<String>()
-                .trim_end()
-                .to_owned()
-                + "...";
-            text = compose(&store, None, &product);
-        }
+    let (mut store, mut product) = (n.store.to_owned(), n.product.to_owned());
+    if let Some(text) = fit(compose(&store, None, &product)) {
+        return sms_notice(text);
     }
+    (store, product) = (fold_to_gsm(&store), fold_to_gsm(&product));
+    while product.chars().count() > 12 {
+        if let Some(text) = fit(compose(&store, None, &product)) {
+            return sms_notice(text);
+        }
+        let keep = product.chars().count() * 3 / 4;
+        product = product
+            .chars()
+            .take(keep)
+            .collect::<String>()
+            .trim_end()
+            .to_owned()
+            + "...";
+    }
+    if !product.trim_matches(['.', ' ']).is_empty()
+        && let Some(text) = fit(compose(&store, None, &product))
+    {
+        return sms_notice(text);
+    }
+    product = t.word("notice-sms-item");
+    if let Some(text) = fit(compose(&store, None, &product)) {
+        return sms_notice(text);
+    }
+    store = store
+        .chars()
+        .take(11)
+        .collect::<String>()
+        .trim_end()
+        .to_owned();
+    let text = compose(&store, None, &product);
+    sms_notice(fit(text.clone()).unwrap_or(text))
+}
+
+/// The budget of a text whose words, without names or links, are `words`.
+pub(crate) fn budget_for(words: &str) -> u32 {
+    let gsm = words.chars().all(|c| gsm_letter(c).is_some());
+    sms_budget(if gsm {
+        SmsEncoding::Gsm7
+    } else {
+        SmsEncoding::Ucs2
+    })
+}
+
+/// The text if it fits the budget as written, else with every letter in the
+/// GSM alphabet if that makes it fit (never for a script GSM lacks).
+pub(crate) fn fit(text: String, budget: u32) -> Option<String> {
+    let fits = |text: &str| sms_segments(text).1 <= budget;
+    if fits(&text) {
+        return Some(text);
+    }
+    let plain: String = text.chars().map(gsm_letter).collect::<Option<_>>()?;
+    fits(&plain).then_some(plain)
+}
+
+/// A character as GSM 03.38 can send it: itself, or its letter without the
+/// accent GSM lacks, or the punctuation it looks like; `None` if GSM has no
+/// stand-in (another script).
+fn gsm_letter(c: char) -> Option<char> {
+    const PLAIN: [(&str, char); 24] = [
+        ("áâãāăą", 'a'),
+        ("ÁÂÃĀĂĄÀ", 'A'),
+        ("çćĉčċ", 'c'),
+        ("ĆĈČĊ", 'C'),
+        ("ďđ", 'd'),
+        ("ĎĐ", 'D'),
+        ("êëēėęě", 'e'),
+        ("ÊËĒĖĘĚÈ", 'E'),
+        ("íîïīįı", 'i'),
+        ("ÍÎÏĪĮİÌ", 'I'),
+        ("łľĺ", 'l'),
+        ("ŁĽĹ", 'L'),
+        ("ńňņ", 'n'),
+        ("ŃŇŅ", 'N'),
+        ("óôõōő", 'o'),
+        ("ÓÔÕŌŐÒ", 'O'),
+        ("ŕřśšşșťţț", '\0'),
+        ("úûūůűų", 'u'),
+        ("ÚÛŪŮŰŲÙ", 'U'),
+        ("ýÿ", 'y'),
+        ("Ýź", '\0'),
+        ("žż", 'z'),
+        ("ŹŽŻ", 'Z'),
+        ("\u{A0}\u{202F}", ' '),
+    ];
+    if gsm7_septets(c).is_some() {
+        return Some(c);
+    }
+    let mapped = match c {
+        '\u{2018}' | '\u{2019}' | '\u{2032}' => '\'',
+        '\u{201C}' | '\u{201D}' | '«' | '»' | '„' => '"',
+        '\u{2013}' | '\u{2014}' => '-',
+        '\u{2026}' => '.',
+        'ŕ' | 'ř' => 'r',
+        'ś' | 'š' | 'ş' | 'ș' => 's',
+        'ť' | 'ţ' | 'ț' => 't',
+        'Ý' => 'Y',
+        'ź' => 'z',
+        'Ř' => 'R',
+        'Ś' | 'Š' | 'Ş' | 'Ș' => 'S',
+        'Ť' | 'Ţ' | 'Ț' => 'T',
+        c => PLAIN
+            .iter()
+            .find(|(from, to)| *to != '\0' && from.contains(c))
+            .map(|(_, to)| *to)?,
+    };
+    Some(mapped)
+}
+
+pub(crate) fn sms_notice(text: String) -> SmsNotice {
     let (encoding, segments) = sms_segments(&text);
     SmsNotice {
         text,
@@ -341,7 +599,15 @@ mod tests {
             optout_url: "https://notify.loomandlast.co.uk/o/AAAAAAAAAAAAAAAAAAAAAA.CCCCCCCCCCCCCCCCCCCCCC",
             manage_url: "https://notify.loomandlast.co.uk/m/AAAAAAAAAAAAAAAAAAAAAA.DDDDDDDDDDDDDDDDDDDDDD",
             window: Window::from_mins(15),
+            texts: &EN,
         }
+    }
+
+    static EN: std::sync::LazyLock<Texts> = std::sync::LazyLock::new(|| texts("en"));
+
+    fn texts(tag: &str) -> Texts {
+        let l: Language = tag.parse().unwrap();
+        Texts::new(&l, &l, &crate::lang::Overrides::new())
     }
 
     #[test]
@@ -364,12 +630,12 @@ mod tests {
             Phrase::check(&"a".repeat(161)),
             Err(PhraseRejection::TooLong)
         );
-        assert!(Phrase::check(Phrase::fallback().as_str()).is_ok());
+        assert!(Phrase::check(Phrase::fallback(&EN).as_str()).is_ok());
     }
 
     #[test]
     fn the_email_carries_link_window_and_opt_out_with_everything_escaped() {
-        let phrase = Phrase::fallback();
+        let phrase = Phrase::fallback(&EN);
         let email = render_email(&input(
             &phrase,
             "<script>alert(1)</script>",
@@ -447,12 +713,106 @@ mod tests {
         );
     }
 
+    #[test]
+    fn each_language_gets_its_own_words_direction_and_a_text_within_budget() {
+        for (tag, _) in crate::lang::SHIPPED {
+            let t = texts(tag);
+            let phrase = Phrase::fallback(&t);
+            assert!(
+                Phrase::check_in(phrase.as_str(), t.language()).is_ok(),
+                "{tag}: the fixed phrase passes its own checks"
+            );
+            let mut n = input(&phrase, "Della", "Walnut dining chair");
+            n.texts = &t;
+            let email = render_email(&n);
+            assert!(
+                email.html.starts_with(&format!(
+                    "<!doctype html><html lang=\"{tag}\" dir=\"{}\">",
+                    t.language().dir()
+                )),
+                "{tag}"
+            );
+            assert!(email.text.contains(&phrase.as_str().to_owned()));
+            let sms = render_sms(&n);
+            assert!(sms.segments <= sms_budget(sms.encoding), "{tag}: {sms:?}");
+            assert!(
+                sms.text.contains(n.reserve_url) && sms.text.contains("STOP"),
+                "{tag}: {sms:?}"
+            );
+        }
+        let ar = texts("ar");
+        let phrase = Phrase::fallback(&ar);
+        let mut n = input(&phrase, "ديلا", "كرسي طعام من خشب الجوز");
+        n.texts = &ar;
+        let email = render_email(&n);
+        assert!(email.html.contains("dir=\"rtl\"") && email.subject.contains("كرسي"));
+        let sms = render_sms(&n);
+        assert_eq!(sms.encoding, SmsEncoding::Ucs2);
+        assert!(
+            sms.segments <= 3 && sms.text.contains(n.reserve_url),
+            "{sms:?}"
+        );
+        let de = texts("de");
+        let phrase = Phrase::fallback(&de);
+        n = input(&phrase, "Della", "Stuhl");
+        n.texts = &de;
+        assert!(render_email(&n).text.contains("innerhalb von 15 Minuten"));
+    }
+
+    #[test]
+    fn the_model_must_answer_in_the_script_asked_for() {
+        let l = |t: &str| t.parse::<Language>().unwrap();
+        let english = "It's home again, and one is set aside for you.";
+        assert!(Phrase::check_in(english, &l("en")).is_ok());
+        assert!(
+            Phrase::check_in(english, &l("de")).is_ok(),
+            "same script: not told apart"
+        );
+        assert_eq!(
+            Phrase::check_in(english, &l("ar")),
+            Err(PhraseRejection::WrongScript)
+        );
+        assert_eq!(
+            Phrase::check_in(english, &l("ja")),
+            Err(PhraseRejection::WrongScript)
+        );
+        assert!(Phrase::check_in("عاد إلى المخزون، وحجزنا واحدًا لك.", &l("ar")).is_ok());
+        assert!(Phrase::check_in("再入荷しました。お取り置きしています。", &l("ja")).is_ok());
+        assert_eq!(
+            Phrase::check_in("再入荷しました。", &l("fr")),
+            Err(PhraseRejection::WrongScript)
+        );
+        assert!(Phrase::check_in(english, &l("sv-FI")).is_ok());
+        assert!(
+            Phrase::check_in(english, &l("xx")).is_ok(),
+            "an unknown language is not checked"
+        );
+        let (system, _) = phrase_prompt("Loom", "warm", "Chair", &l("de"));
+        assert!(system.contains("German (language tag de)"), "{system}");
+    }
+
     proptest! {
         #[test]
-        fn every_sms_fits_two_segments(product in "\\PC{1,200}", shopper in "\\PC{1,80}") {
-            let phrase = Phrase::fallback();
+        fn every_language_keeps_link_and_stop_within_budget(
+            product in "\\PC{1,200}",
+            store in "\\PC{1,60}",
+            which in 0usize..10,
+        ) {
+            let t = texts(crate::lang::SHIPPED[which].0);
+            let phrase = Phrase::fallback(&t);
+            let mut n = input(&phrase, "Della", &product);
+            n.store = &store;
+            n.texts = &t;
+            let sms = render_sms(&n);
+            prop_assert!(sms.segments <= sms_budget(sms.encoding), "{:?}", sms);
+            prop_assert!(sms.text.contains(n.reserve_url) && sms.text.contains("STOP"));
+        }
+
+        #[test]
+        fn every_sms_fits_its_budget(product in "\\PC{1,200}", shopper in "\\PC{1,80}") {
+            let phrase = Phrase::fallback(&EN);
             let sms = render_sms(&input(&phrase, &shopper, &product));
-            prop_assert!(sms.segments <= 2, "{:?}", sms);
+            prop_assert!(sms.segments <= sms_budget(sms.encoding), "{:?}", sms);
             prop_assert!(sms.text.contains("/r/AAAAAAAAAAAAAAAAAAAAAA.BBBBBBBBBBBBBBBBBBBBBB"));
         }
 

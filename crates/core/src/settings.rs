@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use url::Url;
 
 use crate::allocate::ListShare;
+use crate::lang::{self, Language, Overrides, Texts};
 use crate::stock::Rules;
 use crate::window::Window;
 
@@ -147,10 +148,27 @@ pub struct Settings {
     /// they carry the address masked and the contact's keyed hash.
     #[serde(default)]
     pub events_include_contact: bool,
+    /// The languages shoppers are spoken to in (BCP 47 tags): a shopper
+    /// gets the closest to their page's language, else `default_language`.
+    /// Each is one restock ships (`restock_core::lang::SHIPPED`) or one the
+    /// shop writes every message for under `[messages.<tag>]`.
+    #[serde(default = "default_languages")]
+    pub languages: Vec<Language>,
+    /// The language of a shopper whose language the shop does not offer.
+    #[serde(default = "Language::english")]
+    pub default_language: Language,
+    /// The shop's own wording, per language and message id (Fluent
+    /// patterns), in place of restock's (`docs/LANGUAGES.md`).
+    #[serde(default, skip_serializing_if = "Overrides::is_empty")]
+    pub messages: Overrides,
+}
+
+fn default_languages() -> Vec<Language> {
+    vec![Language::english()]
 }
 
 fn default_voice() -> String {
-    "warm, brief, plain British English".to_owned()
+    "warm, brief and plain".to_owned()
 }
 fn default_threshold() -> u32 {
     1
@@ -220,7 +238,48 @@ impl Settings {
         self.check_shop()?;
         self.check_pace()?;
         self.check_reach()?;
-        self.check_consent()
+        self.check_consent()?;
+        self.check_languages()
+    }
+
+    /// The language a shopper is spoken to in, from what their page asked.
+    pub fn language_for(&self, asked: Option<&Language>) -> Language {
+        lang::negotiate(asked, &self.languages, &self.default_language)
+    }
+
+    /// The words for a shopper who speaks `language`.
+    pub fn texts(&self, language: &Language) -> Texts {
+        Texts::new(language, &self.default_language, &self.messages)
+    }
+
+    /// Every offered language has its words, and the default is offered.
+    fn check_languages(&self) -> Result<(), SettingsError> {
+        if !self.languages.contains(&self.default_language) {
+            return Err(SettingsError::Invalid {
+                field: "default_language",
+                reason: format!("`{}` must be one of `languages`", self.default_language),
+            });
+        }
+        for language in &self.languages {
+            let written = self
+                .messages
+                .get(&language.to_string())
+                .map_or(0, std::collections::BTreeMap::len);
+            if !lang::is_shipped(language) && written < lang::MESSAGES.len() {
+                return Err(SettingsError::Invalid {
+                    field: "languages",
+                    reason: format!(
+                        "restock has no catalogue for `{language}`: write all {} messages under [messages.{language}] (docs/LANGUAGES.md), or choose one of {}",
+                        lang::MESSAGES.len(),
+                        lang::SHIPPED.map(|(t, _)| t).join(", ")
+                    ),
+                });
+            }
+        }
+        lang::check_overrides(&self.messages).map_err(|reason| SettingsError::Invalid {
+            field: "messages",
+            reason,
+        })
     }
 
     /// The shop's name, address, sender and voice.
@@ -413,6 +472,42 @@ storefront_origins = ["https://loomandlast.co.uk"]
 max_jump = 500
 max_level = 100000
 "#;
+
+    #[test]
+    fn languages_are_offered_only_with_their_words() {
+        let base = "store_name = \"S\"\npublic_base_url = \"https://s.example\"\nemail_from = \"a@s.example\"\n";
+        let plain = Settings::from_toml(base).unwrap();
+        assert_eq!(plain.languages, vec![Language::english()]);
+        let de = |asked: &str| asked.parse::<Language>().unwrap();
+        assert_eq!(plain.language_for(Some(&de("de"))).to_string(), "en");
+        let shop = Settings::from_toml(&format!(
+            "{base}languages = [\"en\", \"de\", \"ar\"]\ndefault_language = \"de\"\n[messages.de]\nnotice-button = \"Sichern\"\n"
+        ))
+        .unwrap();
+        assert_eq!(shop.language_for(Some(&de("de-AT"))).to_string(), "de");
+        assert_eq!(shop.language_for(Some(&de("xx-YY"))).to_string(), "de");
+        assert_eq!(shop.language_for(None).to_string(), "de");
+        assert_eq!(shop.texts(&de("de")).word("notice-button"), "Sichern");
+        assert_eq!(Settings::from_toml(&shop.to_toml()).unwrap(), shop);
+        for (doc, field) in [
+            (
+                "languages = [\"en\"]\ndefault_language = \"de\"\n",
+                "default_language",
+            ),
+            ("languages = [\"en\", \"sv\"]\n", "languages"),
+            (
+                "[messages.de]\nnotice-subject = \"{ $price }\"\n",
+                "messages",
+            ),
+        ] {
+            let refused = Settings::from_toml(&format!("{base}{doc}"));
+            assert!(
+                matches!(&refused, Err(SettingsError::Invalid { field: f, .. }) if *f == field),
+                "{doc}: {refused:?}"
+            );
+        }
+        assert!(Settings::from_toml(&format!("{base}languages = [\"not a tag\"]\n")).is_err());
+    }
 
     #[test]
     fn limits_can_be_raised_and_never_zero() {

@@ -25,6 +25,13 @@
 
   var uid = 0;
 
+  // The page's language (<html lang>, else the browser's), sent only if it
+  // looks like a BCP 47 tag: the shopper is told in the closest one the shop offers.
+  function pageLanguage() {
+    var tag = (document.documentElement.getAttribute("lang") || navigator.language || "").trim();
+    return tag.length <= 35 && /^[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8})*$/.test(tag) ? tag : undefined;
+  }
+
   function el(tag, attrs, text) {
     var node = document.createElement(tag);
     Object.keys(attrs || {}).forEach(function (k) {
@@ -218,7 +225,7 @@
       }
       contact.removeAttribute("aria-invalid");
       name.removeAttribute("aria-invalid");
-      var payload = { sku: sku, name: name.value.trim(), consent: true, website: trap.value || undefined };
+      var payload = { sku: sku, name: name.value.trim(), consent: true, language: pageLanguage(), website: trap.value || undefined };
       if (value.indexOf("@") >= 0) payload.email = value;
       else payload.phone = value;
       submit.disabled = true;

@@ -283,6 +283,7 @@ pub async fn offered(
                 shards,
                 lifetime_ms: 90 * 86_400_000,
                 manage_hash: None,
+                language: None,
                 confirm_window_ms: None,
                 consent: None,
             })

@@ -42,8 +42,8 @@ use restock_core::allowance::{self, Refill};
 use restock_core::feedback::MailDay;
 use restock_core::webhook::ItemRef;
 use restock_core::{
-    CatalogueEntry, ContactKey, HoldId, Millis, OptOutToken, RequestId, ReserveToken, Rules,
-    Settings, Sku, StockEvent, StockOutcome, TokenHash, Window,
+    CatalogueEntry, ContactKey, HoldId, Language, Millis, OptOutToken, RequestId, ReserveToken,
+    Rules, Settings, Sku, StockEvent, StockOutcome, TokenHash, Window,
 };
 use restock_store::StoreError;
 use restock_store::model::*;
@@ -789,14 +789,27 @@ impl NotifyStore for SimStore {
         self.inner.resume_sender().await
     }
 
-    async fn restock_phrase(&self, sku: &Sku, episode: u32) -> Result<Option<String>> {
+    async fn restock_phrase(
+        &self,
+        sku: &Sku,
+        episode: u32,
+        language: &Language,
+    ) -> Result<Option<String>> {
         self.round_trip().await;
-        self.inner.restock_phrase(sku, episode).await
+        self.inner.restock_phrase(sku, episode, language).await
     }
 
-    async fn save_restock_phrase(&self, sku: &Sku, episode: u32, phrase: &str) -> Result<()> {
+    async fn save_restock_phrase(
+        &self,
+        sku: &Sku,
+        episode: u32,
+        language: &Language,
+        phrase: &str,
+    ) -> Result<()> {
         self.round_trip().await;
-        self.inner.save_restock_phrase(sku, episode, phrase).await
+        self.inner
+            .save_restock_phrase(sku, episode, language, phrase)
+            .await
     }
 }
 

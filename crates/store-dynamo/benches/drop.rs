@@ -134,6 +134,7 @@ async fn main() {
             shards,
             lifetime_ms: 90 * 86_400_000,
             manage_hash: None,
+            language: None,
             confirm_window_ms: None,
             consent: None,
         };

@@ -89,6 +89,7 @@ fn new_request(r: &Request, now: i64) -> NewRequest {
         shards: SHARDS,
         lifetime_ms: 90 * 86_400_000,
         manage_hash: None,
+        language: None,
         confirm_window_ms: None,
         consent: None,
     }

@@ -46,6 +46,8 @@ pub const RESERVE_HASH: &str = "rh";
 pub const OPTOUT_HASH: &str = "oh";
 /// The manage secret's hash.
 pub const MANAGE_HASH: &str = "mh";
+/// The language the shopper is spoken to in (a BCP 47 tag; absent: the shop's default).
+pub const LANGUAGE: &str = "lg";
 /// The hashes of the manage links sent to the shopper's inbox (a set).
 pub const INBOX_HASH: &str = "ih";
 /// The confirmation link secret's hash (double opt-in).
@@ -106,9 +108,9 @@ pub const DRIFTS: &str = "drifts";
 pub const VERSION: &str = "ver";
 /// When a counter last moved (reconcile waits for quiet).
 pub const TOUCHED: &str = "touched";
-/// The restock's phrase.
+/// The restock's phrase, per language (`phrase_de`).
 pub const PHRASE: &str = "phrase";
-/// The restock the phrase was written for.
+/// The restock the phrase was written for, per language (`phrase_epi_de`).
 pub const PHRASE_EPISODE: &str = "phrase_epi";
 
 // --- other items ----------------------------------------------------------------

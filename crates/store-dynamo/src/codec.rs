@@ -278,6 +278,9 @@ pub(crate) fn request_item(r: &Request) -> Item {
             s(serde_json::to_string(consent).expect("consent serialises")),
         );
     }
+    if let Some(language) = &r.language {
+        item.insert(attr::LANGUAGE.into(), s(language.to_string()));
+    }
     if let Some(ticket) = &r.ticket {
         item.insert(attr::TICKET.into(), s(write_ticket(ticket)));
     }
@@ -410,6 +413,9 @@ pub(crate) fn read_request(item: &Item) -> Result<Request, StoreError> {
         confirm_hash: hash(attr::CONFIRM_HASH)?,
         consent,
         notice,
+        language: opt_s(item, attr::LANGUAGE)
+            .map(|l| l.parse().map_err(|e| corrupt(item, e)))
+            .transpose()?,
         ticket: opt_s(item, attr::TICKET)
             .map(|t| read_ticket(t).ok_or_else(|| corrupt(item, "tk is malformed")))
             .transpose()?,

@@ -9,8 +9,8 @@ use std::collections::HashMap;
 use async_trait::async_trait;
 use aws_sdk_dynamodb::types::AttributeValue;
 use restock_core::{
-    Candidate, ContactKey, LinkToken, Millis, Plan, RequestId, RequestState, SkipReason, Sku,
-    TokenHash, plan_offers,
+    Candidate, ContactKey, Language, LinkToken, Millis, Plan, RequestId, RequestState, SkipReason,
+    Sku, TokenHash, plan_offers,
 };
 use restock_store::port::Result;
 use restock_store::{
@@ -613,22 +613,42 @@ impl NotifyStore for DynamoStore {
             .transpose()
     }
 
-    async fn restock_phrase(&self, sku: &Sku, episode: u32) -> Result<Option<String>> {
+    async fn restock_phrase(
+        &self,
+        sku: &Sku,
+        episode: u32,
+        language: &Language,
+    ) -> Result<Option<String>> {
         let Some(item) = self.get(sku_pk(sku), STATE_SK).await? else {
             return Ok(None);
         };
-        let stored_for: Option<u32> = opt_n(&item, PHRASE_EPISODE)?;
-        Ok(opt_s(&item, PHRASE)
+        let (phrase, stored_episode) = phrase_attrs(language);
+        let stored_for: Option<u32> = opt_n(&item, &stored_episode)?;
+        Ok(opt_s(&item, &phrase)
             .filter(|_| stored_for == Some(episode))
             .map(str::to_owned))
     }
 
-    async fn save_restock_phrase(&self, sku: &Sku, episode: u32, phrase: &str) -> Result<()> {
+    async fn save_restock_phrase(
+        &self,
+        sku: &Sku,
+        episode: u32,
+        language: &Language,
+        phrase: &str,
+    ) -> Result<()> {
+        let (phrase_attr, episode_attr) = phrase_attrs(language);
         Change::on(key(sku_pk(sku), STATE_SK))
-            .set(PHRASE, s(phrase))
-            .set(PHRASE_EPISODE, n(episode))
+            .set(&phrase_attr, s(phrase))
+            .set(&episode_attr, n(episode))
             .apply(self)
             .await
             .map(drop)
     }
+}
+
+/// The attributes of a restock's phrase in one language and the restock it
+/// was written for: `phrase_de`, `phrase_epi_de` (`-` in a tag becomes `_`).
+fn phrase_attrs(language: &Language) -> (String, String) {
+    let tag = language.to_string().replace('-', "_");
+    (format!("{PHRASE}_{tag}"), format!("{PHRASE_EPISODE}_{tag}"))
 }

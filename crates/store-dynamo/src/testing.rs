@@ -322,6 +322,7 @@ pub fn waiting_request(
         optout_hashes: Vec::new(),
         notice: None,
         manage_hash: None,
+        language: None,
         inbox_hashes: Vec::new(),
         confirm_hash: None,
         consent: None,

@@ -27,8 +27,8 @@ use std::sync::{Mutex, MutexGuard};
 
 use restock_core::webhook::ItemRef;
 use restock_core::{
-    Candidate, CatalogueEntry, ContactKey, Freed, HoldId, HoldTaken, JoinKey, LinkToken, Millis,
-    OptOutToken, RequestId, RequestState, ReserveToken, Rules, Settings, SkipReason, Sku,
+    Candidate, CatalogueEntry, ContactKey, Freed, HoldId, HoldTaken, JoinKey, Language, LinkToken,
+    Millis, OptOutToken, RequestId, RequestState, ReserveToken, Rules, Settings, SkipReason, Sku,
     StockEvent, StockOutcome, TokenHash, Window, plan_offers,
 };
 use restock_store::port::*;
@@ -59,7 +59,7 @@ struct State {
     deliveries: HashSet<String>,
     holds: HashMap<HoldId, RequestId>,
     wakes: Vec<Wake>,
-    phrases: HashMap<(Sku, u32), String>,
+    phrases: HashMap<(Sku, u32, Language), String>,
     rates: HashMap<(String, Millis), u64>,
     /// When ended windows were last forgotten (once a window, not per call:
     /// a sweep per call made every sign-up cost the number of live keys).

@@ -285,13 +285,25 @@ impl NotifyStore for MemoryStore {
         Ok(self.lock().pause.take().map(|p| p.skus))
     }
 
-    async fn restock_phrase(&self, sku: &Sku, episode: u32) -> Result<Option<String>> {
-        Ok(self.lock().phrases.get(&(sku.clone(), episode)).cloned())
+    async fn restock_phrase(
+        &self,
+        sku: &Sku,
+        episode: u32,
+        language: &Language,
+    ) -> Result<Option<String>> {
+        let key = (sku.clone(), episode, language.clone());
+        Ok(self.lock().phrases.get(&key).cloned())
     }
-    async fn save_restock_phrase(&self, sku: &Sku, episode: u32, phrase: &str) -> Result<()> {
+    async fn save_restock_phrase(
+        &self,
+        sku: &Sku,
+        episode: u32,
+        language: &Language,
+        phrase: &str,
+    ) -> Result<()> {
         self.lock()
             .phrases
-            .insert((sku.clone(), episode), phrase.to_owned());
+            .insert((sku.clone(), episode, language.clone()), phrase.to_owned());
         Ok(())
     }
 }

@@ -5,8 +5,8 @@
 
 use restock_core::lifecycle::HoldRefused;
 use restock_core::{
-    Contact, ContactKey, Counters, HoldId, JoinKey, LinkToken, Millis, RequestId, RequestState,
-    ShopperName, SkipReason, Sku, StockOutcome, StockState, TokenHash,
+    Contact, ContactKey, Counters, HoldId, JoinKey, Language, LinkToken, Millis, RequestId,
+    RequestState, ShopperName, SkipReason, Sku, StockOutcome, StockState, TokenHash,
 };
 use serde::{Deserialize, Serialize};
 
@@ -52,6 +52,9 @@ pub struct Request {
     pub confirm_hash: Option<TokenHash>,
     /// What the shopper agreed to, when and from where.
     pub consent: Option<Consent>,
+    /// The language they are spoken to in (`None`: the shop's default, for
+    /// requests from before languages and bulk imports).
+    pub language: Option<Language>,
     /// The store's bookkeeping for a position at constant cost (the
     /// DynamoDB store's ticket); `None` in a store that counts directly.
     pub ticket: Option<Ticket>,
@@ -181,6 +184,8 @@ pub struct NewRequest {
     /// Hash of the manage secret the joining browser keeps (`None` for a
     /// trusted bulk import).
     pub manage_hash: Option<TokenHash>,
+    /// The language they are spoken to in (`None`: the shop's default).
+    pub language: Option<Language>,
     /// Double opt-in: how long the sign-up may stay unconfirmed (`None`:
     /// it joins the queue at once).
     pub confirm_window_ms: Option<Millis>,
@@ -210,6 +215,7 @@ impl NewRequest {
             inbox_hashes: Vec::new(),
             confirm_hash: None,
             consent: self.consent,
+            language: self.language,
             ticket: None,
             id: self.id,
             sku: self.sku,

@@ -14,8 +14,8 @@ use async_trait::async_trait;
 use restock_core::feedback::MailDay;
 use restock_core::webhook::ItemRef;
 use restock_core::{
-    CatalogueEntry, ContactKey, HoldId, Millis, OptOutToken, RequestId, ReserveToken, Rules,
-    Settings, Sku, StockEvent, StockOutcome, TokenHash, Window,
+    CatalogueEntry, ContactKey, HoldId, Language, Millis, OptOutToken, RequestId, ReserveToken,
+    Rules, Settings, Sku, StockEvent, StockOutcome, TokenHash, Window,
 };
 
 use crate::error::StoreError;
@@ -229,10 +229,21 @@ pub trait NotifyStore: Send + Sync {
     /// Ends the pause: the items held back, to wake (`None` when no pause
     /// was open).
     async fn resume_sender(&self) -> Result<Option<Vec<Sku>>>;
-    /// The phrase written for a restock, if one was stored.
-    async fn restock_phrase(&self, sku: &Sku, episode: u32) -> Result<Option<String>>;
-    /// Stores the phrase for a restock so later waves reuse it.
-    async fn save_restock_phrase(&self, sku: &Sku, episode: u32, phrase: &str) -> Result<()>;
+    /// The phrase written for a restock in `language`, if one was stored.
+    async fn restock_phrase(
+        &self,
+        sku: &Sku,
+        episode: u32,
+        language: &Language,
+    ) -> Result<Option<String>>;
+    /// Stores the phrase for a restock in `language`, so later waves reuse it.
+    async fn save_restock_phrase(
+        &self,
+        sku: &Sku,
+        episode: u32,
+        language: &Language,
+        phrase: &str,
+    ) -> Result<()>;
 }
 
 /// Abuse: rate limits.

@@ -24,6 +24,8 @@ pub struct BedrockFake {
     pub url: String,
     /// Converse calls received.
     pub calls: Arc<AtomicUsize>,
+    /// The system prompt of each call, in order.
+    pub prompts: Arc<Mutex<Vec<String>>>,
     /// What it does next.
     pub mode: Arc<Mutex<ModelMode>>,
 }
@@ -34,10 +36,15 @@ impl BedrockFake {
         use axum::extract::{Path, State};
         use axum::response::IntoResponse;
         let calls = Arc::new(AtomicUsize::new(0));
+        let prompts = Arc::new(Mutex::new(Vec::new()));
         let mode = Arc::new(Mutex::new(mode));
-        type Shared = (Arc<AtomicUsize>, Arc<Mutex<ModelMode>>);
+        type Shared = (
+            Arc<AtomicUsize>,
+            Arc<Mutex<Vec<String>>>,
+            Arc<Mutex<ModelMode>>,
+        );
         async fn converse(
-            State((calls, mode)): State<Shared>,
+            State((calls, prompts, mode)): State<Shared>,
             Path(_model): Path<String>,
             body: String,
         ) -> axum::response::Response {
@@ -50,6 +57,12 @@ impl BedrockFake {
                     .into_response();
             }
             calls.fetch_add(1, Ordering::SeqCst);
+            prompts.lock().expect("lock").push(
+                request["system"][0]["text"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+            );
             let mode = mode.lock().expect("lock").clone();
             match mode {
                 ModelMode::Fail => (
@@ -74,18 +87,28 @@ impl BedrockFake {
         }
         let app = Router::new()
             .route("/model/{model}/converse", axum::routing::post(converse))
-            .with_state((calls.clone(), mode.clone()));
+            .with_state((calls.clone(), prompts.clone(), mode.clone()));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind");
         let url = format!("http://{}", listener.local_addr().expect("addr"));
         tokio::spawn(async move { axum::serve(listener, app).await.expect("fake serves") });
-        Self { url, calls, mode }
+        Self {
+            url,
+            calls,
+            prompts,
+            mode,
+        }
     }
 
     /// Converse calls received so far.
     pub fn calls(&self) -> usize {
         self.calls.load(Ordering::SeqCst)
+    }
+
+    /// The system prompts received so far.
+    pub fn prompts(&self) -> Vec<String> {
+        self.prompts.lock().expect("lock").clone()
     }
 
     /// Changes what it does next.

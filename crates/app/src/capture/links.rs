@@ -152,6 +152,7 @@ pub(super) async fn rejoin(State(s): Shared, Path(token_text): Path<String>) -> 
             // Rejoined from a link page, not the widget: managed through the
             // links its notices carry.
             manage_hash: None,
+            language: r.language.clone(),
             // The link came to the shopper's own inbox or phone: nothing
             // more to confirm, under the consent already on record.
             confirm_window_ms: None,

@@ -47,6 +47,7 @@ fn new_request(i: usize, id_seed: u64, now: i64) -> NewRequest {
         shards: 1,
         lifetime_ms: 90 * 86_400_000,
         manage_hash: None,
+        language: None,
         confirm_window_ms: None,
         consent: None,
     }

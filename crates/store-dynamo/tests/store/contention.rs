@@ -40,6 +40,7 @@ fn new_request(i: usize, shards: u16) -> NewRequest {
         shards,
         lifetime_ms: 90 * 86_400_000,
         manage_hash: None,
+        language: None,
         confirm_window_ms: None,
         consent: None,
     }

@@ -42,6 +42,7 @@ async fn join(store: &DynamoStore, name: &str, at: i64) -> Request {
         shards: 1,
         lifetime_ms: 90 * 86_400_000,
         manage_hash: None,
+        language: None,
         confirm_window_ms: None,
         consent: None,
     };

@@ -32,6 +32,7 @@ fn new_request(i: u64, at: i64, confirm: bool) -> NewRequest {
         shards: SHARDS,
         lifetime_ms: 90 * DAY,
         manage_hash: None,
+        language: None,
         confirm_window_ms: confirm.then_some(2 * DAY),
         consent: None,
     }

@@ -129,6 +129,7 @@ impl App {
             shards,
             lifetime_ms: LIFETIME.as_millis(),
             manage_hash: None,
+            language: None,
             confirm_window_ms: None,
             consent: None,
         };
@@ -160,6 +161,7 @@ impl App {
             shards: 2,
             lifetime_ms: LIFETIME.as_millis(),
             manage_hash: manage,
+            language: None,
             confirm_window_ms: Some(2 * DAY),
             consent: Some(Consent {
                 version: "2026-11".into(),

@@ -54,7 +54,7 @@ macro_rules! conformance_suite {
             a_capped_wave_hands_on_with_a_wake,
             a_contact_who_opted_out_is_never_claimed_for_a_notice,
             an_opt_out_cut_short_still_stops_the_notice_and_its_retry_ends_the_request,
-            a_restock_keeps_its_phrase,
+            a_restock_keeps_its_phrase_per_language,
             rate_limits_count_per_key_and_window,
             the_catalogue_lists_every_entry_once_in_sku_order,
             deliveries_heard_and_each_silence_claimed_once,
@@ -1213,26 +1213,52 @@ pub async fn unsent_offers_are_reissued_with_fresh_links_and_sent_once(app: App)
     );
 }
 
-pub async fn a_restock_keeps_its_phrase(app: App) {
+pub async fn a_restock_keeps_its_phrase_per_language(app: App) {
+    let (en, de, pt_br) = (
+        restock_core::Language::english(),
+        "de".parse().unwrap(),
+        "pt-BR".parse().unwrap(),
+    );
     assert_eq!(
-        app.store.restock_phrase(&sku(CHAIR), 1).await.unwrap(),
+        app.store.restock_phrase(&sku(CHAIR), 1, &en).await.unwrap(),
         None
     );
     app.level(CHAIR, 1, T0, "d1").await;
-    app.store
-        .save_restock_phrase(&sku(CHAIR), 1, "Home again.")
-        .await
-        .unwrap();
+    for (language, words) in [
+        (&en, "Home again."),
+        (&de, "Wieder da."),
+        (&pt_br, "De volta."),
+    ] {
+        app.store
+            .save_restock_phrase(&sku(CHAIR), 1, language, words)
+            .await
+            .unwrap();
+    }
+    for (language, words) in [
+        (&en, "Home again."),
+        (&de, "Wieder da."),
+        (&pt_br, "De volta."),
+    ] {
+        assert_eq!(
+            app.store
+                .restock_phrase(&sku(CHAIR), 1, language)
+                .await
+                .unwrap()
+                .as_deref(),
+            Some(words),
+            "{language}"
+        );
+    }
     assert_eq!(
         app.store
-            .restock_phrase(&sku(CHAIR), 1)
+            .restock_phrase(&sku(CHAIR), 1, &"fr".parse().unwrap())
             .await
-            .unwrap()
-            .as_deref(),
-        Some("Home again.")
+            .unwrap(),
+        None,
+        "each language its own words"
     );
     assert_eq!(
-        app.store.restock_phrase(&sku(CHAIR), 2).await.unwrap(),
+        app.store.restock_phrase(&sku(CHAIR), 2, &en).await.unwrap(),
         None,
         "a new restock gets new words"
     );

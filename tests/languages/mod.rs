@@ -1,0 +1,195 @@
+//! Every shopper in their own language, through the real routers: the
+//! page's language travels with the sign-up, is kept as the closest one the
+//! shop offers, and every message to the shopper is in it; the model is
+//! asked once per restock and language, and its sentence must be in that
+//! language's script.
+
+use restock_app::ports::{Outbox, Sent};
+use restock_core::notice::{SmsEncoding, sms_budget};
+use restock_e2e::*;
+
+use crate::story::helpers::AwsWorld;
+
+/// The test settings, offering English (the default), German and Arabic.
+fn multilingual(confirm: bool) -> restock_core::Settings {
+    let mut settings = settings();
+    settings.languages = ["en", "de", "ar"].map(|l| l.parse().unwrap()).to_vec();
+    settings.confirm = confirm;
+    settings.validate().expect("valid");
+    settings
+}
+
+async fn join_in(w: &World, name: &str, language: &str) -> Reply {
+    w.capture_json(
+        "POST",
+        "/requests",
+        serde_json::json!({
+            "sku": CHAIR, "name": name, "email": w.email(name), "consent": true, "language": language,
+        }),
+    )
+    .await
+}
+
+fn email_to<'a>(sent: &'a [Sent], to: &str) -> Vec<&'a restock_core::notice::EmailNotice> {
+    sent.iter()
+        .filter_map(|s| match s {
+            Sent::Email { to: t, notice } if t == to => Some(notice),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn each_shopper_is_told_in_their_language_with_one_model_call_per_language() {
+    let fake = BedrockFake::start(ModelMode::Answer(
+        "It's home again, and one is set aside for you.".into(),
+    ))
+    .await;
+    let aws = AwsWorld::start(&fake).await;
+    let w = &aws.world;
+    w.store.put_settings(&multilingual(false)).await.unwrap();
+    assert_eq!(join_in(w, "Anke", "de-DE").await.status, 201);
+    assert_eq!(join_in(w, "Badr", "ar").await.status, 201);
+    assert_eq!(join_in(w, "Cyd", "xx-YY").await.status, 201);
+    assert_eq!(w.shopify(Some(3), "d-1").await.status, 200);
+    w.pump().await;
+
+    let told = aws.emails_to(w).await;
+    let body_to = |name: &str| {
+        told.iter()
+            .find(|m| m.0 == w.email(name))
+            .unwrap_or_else(|| panic!("{name} was told: {told:?}"))
+            .clone()
+    };
+    let (_, subject, html) = body_to("Anke");
+    assert_eq!(subject, "Walnut dining chair ist wieder da bei Loom & Last");
+    assert!(
+        html.contains("<html lang=\"de\" dir=\"ltr\">") && html.contains("innerhalb von"),
+        "{html}"
+    );
+    let (_, subject, html) = body_to("Badr");
+    assert!(subject.contains("متوفر من جديد"), "{subject}");
+    assert!(html.contains("<html lang=\"ar\" dir=\"rtl\">"), "{html}");
+    assert!(
+        html.contains("خبر سار"),
+        "the model answered English when asked for Arabic: the Arabic fixed sentence went out"
+    );
+    let (_, subject, html) = body_to("Cyd");
+    assert_eq!(
+        subject, "Walnut dining chair is back at Loom & Last",
+        "xx-YY gets the default"
+    );
+    assert!(
+        html.contains("It&#39;s home again"),
+        "the model's sentence, in English"
+    );
+
+    let prompts = fake.prompts();
+    assert_eq!(prompts.len(), 3, "one call per language: {prompts:?}");
+    for asked in [
+        "German (language tag de)",
+        "Arabic (language tag ar)",
+        "English (language tag en)",
+    ] {
+        assert!(
+            prompts.iter().any(|p| p.contains(asked)),
+            "{asked}: {prompts:?}"
+        );
+    }
+
+    // The restock's second wave (one more unit) reuses each language's words.
+    assert_eq!(join_in(w, "Dora", "de").await.status, 201);
+    w.advance(1_000);
+    assert_eq!(w.shopify(Some(4), "d-2").await.status, 200);
+    w.pump().await;
+    let told = aws.emails_to(w).await;
+    assert!(
+        told.iter()
+            .any(|m| m.0 == w.email("Dora") && m.1.contains("ist wieder da")),
+        "{told:?}"
+    );
+    assert_eq!(fake.calls(), 3, "no model call for the second wave");
+}
+
+#[tokio::test]
+async fn confirmations_and_texts_are_in_the_shoppers_language_within_budget() {
+    let (w, outbox) = World::memory().await;
+    w.store.put_settings(&multilingual(true)).await.unwrap();
+    assert_eq!(join_in(&w, "Anke", "de-AT").await.status, 201);
+    let arabic = w
+        .capture_json(
+            "POST",
+            "/requests",
+            serde_json::json!({
+                "sku": CHAIR, "name": "Badr", "phone": "+447911123456", "consent": true, "language": "ar-SA",
+            }),
+        )
+        .await;
+    assert_eq!(arabic.status, 201, "{}", arabic.body);
+    w.pump().await;
+    let sent = outbox.sent();
+    let anke = email_to(&sent, &w.email("Anke"));
+    assert_eq!(anke.len(), 1, "{sent:?}");
+    assert!(
+        anke[0].subject.starts_with("Bestätigen:"),
+        "{}",
+        anke[0].subject
+    );
+    assert!(
+        anke[0].text.contains("innerhalb von 2 Tagen"),
+        "{}",
+        anke[0].text
+    );
+    assert!(anke[0].html.contains("<html lang=\"de\" dir=\"ltr\">"));
+    let text = sms_to(&outbox, "+447911123456");
+    assert_eq!(text.encoding, SmsEncoding::Ucs2, "{text:?}");
+    assert!(text.segments <= sms_budget(SmsEncoding::Ucs2), "{text:?}");
+    assert!(
+        text.text.contains("أكّد خلال") && text.text.contains("/c/") && text.text.contains("STOP"),
+        "{text:?}"
+    );
+
+    // Confirmed, restocked: the notice text is Arabic too, link and STOP whole.
+    for s in outbox.sent() {
+        if let Some(link) = s.confirm_link() {
+            let path = path_of(&link);
+            assert_eq!(w.capture("POST", &path).await.status, 200);
+        }
+    }
+    assert_eq!(w.shopify(Some(2), "d-1").await.status, 200);
+    w.pump().await;
+    let notice = sms_to(&outbox, "+447911123456");
+    assert!(
+        notice.text.contains("/r/") && notice.text.contains("STOP"),
+        "{notice:?}"
+    );
+    assert!(notice.text.contains("احجز خلال"), "{notice:?}");
+    assert!(notice.segments <= sms_budget(notice.encoding), "{notice:?}");
+}
+
+#[tokio::test]
+async fn a_language_tag_that_is_not_one_is_refused_by_field() {
+    let (w, _) = World::memory().await;
+    let reply = join_in(&w, "Anke", "<script>").await;
+    assert_eq!(reply.status, 400, "{}", reply.body);
+    assert!(reply.body.contains("\"language\""), "{}", reply.body);
+    let reply = join_in(&w, "Anke", "de").await;
+    assert_eq!(
+        reply.status, 201,
+        "a shop offering only English takes it: {}",
+        reply.body
+    );
+}
+
+/// The last text sent to `to`.
+fn sms_to(outbox: &Outbox, to: &str) -> restock_core::notice::SmsNotice {
+    outbox
+        .sent()
+        .into_iter()
+        .rev()
+        .find_map(|s| match s {
+            Sent::Sms { to: t, notice } if t == to => Some(notice),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no text to {to}"))
+}
