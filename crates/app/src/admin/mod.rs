@@ -351,6 +351,9 @@ impl Admin {
                     r.contact.masked(),
                     restock_core::rfc3339(r.key.joined_ms),
                     r.state.status().to_string(),
+                    r.language
+                        .as_ref()
+                        .map_or_else(|| "default".to_owned(), ToString::to_string),
                 ]
             })
             .collect();
@@ -362,6 +365,7 @@ impl Admin {
                     "position": i + 1, "request_id": r.id, "contact": r.contact.masked(),
                     "channel": r.contact.channel().as_str(), "joined_ms": r.key.joined_ms,
                     "status": r.state.status().to_string(),
+                    "language": r.language.as_ref().map(ToString::to_string),
                 })
             })
             .collect();
@@ -370,7 +374,9 @@ impl Admin {
                 "{} waiting for {sku} (showing at most {limit})",
                 waiting.len()
             ),
-            &["position", "request", "contact", "joined", "status"],
+            &[
+                "position", "request", "contact", "joined", "status", "language",
+            ],
             rows,
             Value::Array(json),
         ))

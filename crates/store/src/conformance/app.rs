@@ -161,7 +161,7 @@ impl App {
             shards: 2,
             lifetime_ms: LIFETIME.as_millis(),
             manage_hash: manage,
-            language: None,
+            language: Some("pt-BR".parse().unwrap()),
             confirm_window_ms: Some(2 * DAY),
             consent: Some(Consent {
                 version: "2026-11".into(),

@@ -1755,6 +1755,11 @@ pub async fn an_unconfirmed_sign_up_keeps_its_place_but_is_offered_nothing_until
         Some(T0 + 3 * MIN)
     );
     assert_eq!(stored.consent.as_ref().unwrap().version, "2026-11");
+    assert_eq!(
+        stored.language.as_ref().map(ToString::to_string).as_deref(),
+        Some("pt-BR"),
+        "the language it signed up in"
+    );
     assert!(matches!(
         app.store.confirm(&link, owner(), LIFETIME.as_millis(), T0 + 4 * MIN).await.unwrap(),
         ConfirmOutcome::AlreadyConfirmed(r) if r.id == ann.id
@@ -1765,12 +1770,12 @@ pub async fn an_unconfirmed_sign_up_keeps_its_place_but_is_offered_nothing_until
         .await
         .unwrap()
         .into_iter()
-        .map(|r| r.id)
+        .map(|r| (r.id, r.language.map(|l| l.to_string())))
         .collect();
     assert_eq!(
         queue,
-        [ann.id],
-        "Bob holds an offer; Ann waits first in line"
+        [(ann.id, Some("pt-BR".to_owned()))],
+        "Bob holds an offer; Ann waits first in line, in her language"
     );
     assert_eq!(app.store.position(&stored, 2).await.unwrap(), Some(1));
     app.assert_never_oversold(CHAIR).await;
