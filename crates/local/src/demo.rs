@@ -12,9 +12,9 @@ use axum::{Json, Router};
 use restock_app::admin::Command;
 use restock_app::admin::webhooks::{TestEvent, delivery_id, sign};
 use restock_app::ports::Sent;
-use restock_core::Platform;
 use restock_core::Sku;
 use restock_core::notice::escape_html as esc;
+use restock_core::{Language, Platform};
 use serde::Deserialize;
 use serde_json::json;
 use tower::ServiceExt;
@@ -33,12 +33,19 @@ button,.button{padding:.7rem 1rem;font:inherit;font-weight:600;color:#fff;backgr
 input{padding:.5rem;font:inherit}:focus-visible{outline:3px solid #f2b705;outline-offset:2px}";
 
 fn page(title: &str, body: &str) -> Response {
+    page_in(&Language::english(), title, body)
+}
+
+/// A demo page declaring `language` (the widget sends it with a sign-up).
+fn page_in(language: &Language, title: &str, body: &str) -> Response {
     let html = format!(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+        "<!doctype html><html lang=\"{lang}\" dir=\"{dir}\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>{t}</title>\
          <style>{STYLE}</style></head><body><header><nav aria-label=\"demo\"><a href=\"/\">Restock demo shop</a>\
          <a href=\"/outbox\">Outbox</a></nav></header><main>{body}</main></body></html>",
-        t = esc(title)
+        t = esc(title),
+        lang = esc(&language.to_string()),
+        dir = language.dir(),
     );
     let mut response = Html(html).into_response();
     let headers = response.headers_mut();
@@ -108,7 +115,22 @@ async fn index(State((local, _)): Shared) -> Response {
     )
 }
 
-async fn product(State((local, _)): Shared, Path(sku): Path<String>) -> Response {
+/// A product page's query: `?lang=de` declares the page German, as a shop's
+/// German storefront would.
+#[derive(Deserialize)]
+struct ProductQuery {
+    lang: Option<String>,
+}
+
+async fn product(
+    State((local, _)): Shared,
+    Path(sku): Path<String>,
+    Query(query): Query<ProductQuery>,
+) -> Response {
+    let language = query
+        .lang
+        .and_then(|l| l.parse::<Language>().ok())
+        .unwrap_or_else(Language::english);
     let Ok(sku) = Sku::try_from(sku.as_str()) else {
         return problem(StatusCode::NOT_FOUND, "no such product");
     };
@@ -126,10 +148,16 @@ async fn product(State((local, _)): Shared, Path(sku): Path<String>) -> Response
     } else {
         "<span class=\"tag\">Sold out</span>".to_owned()
     };
-    page(
+    let languages = restock_core::lang::SHIPPED
+        .iter()
+        .map(|(tag, _)| format!("<a href=\"?lang={tag}\" hreflang=\"{tag}\">{tag}</a>"))
+        .collect::<Vec<_>>()
+        .join(" · ");
+    page_in(
+        &language,
         &entry.name,
         &format!(
-            "<p class=\"muted\">{sku}</p><h1>{name}</h1><p>{tag}</p>\
+            "<p class=\"muted\">{sku} · page language: {languages}</p><h1>{name}</h1><p>{tag}</p>\
              <div data-restock-sku=\"{sku}\" data-restock-product=\"{name}\"></div>\
              <script src=\"/restock-widget.js\" defer></script>\
              <section class=\"panel\" aria-labelledby=\"bo\"><h2 id=\"bo\">Back office (demo)</h2>\

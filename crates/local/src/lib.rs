@@ -121,6 +121,7 @@ hold_window = "10m"
 sends_per_second = 50
 storefront_origins = ["{origin}", "http://localhost:{port}"]
 sms_countries = ["GB", "GG", "JE", "IM", "IE"]
+languages = ["en", "de", "fr", "es", "it", "nl", "pl", "pt", "ja", "ar"]
 "#
     ))
     .expect("the demo settings are valid")

@@ -273,6 +273,15 @@ async fn the_demo_pages_serve_the_widget_and_escape_what_they_show() {
     let (status, page) = call(&router, get("/products/CHAIR-WAL")).await;
     assert_eq!(status, StatusCode::OK);
     assert!(page.contains("data-restock-sku=\"CHAIR-WAL\"") && page.contains("Sold out"));
+    let (_, page) = call(&router, get("/products/CHAIR-WAL?lang=de")).await;
+    assert!(
+        page.contains("<html lang=\"de\" dir=\"ltr\">"),
+        "a German storefront page"
+    );
+    let (_, page) = call(&router, get("/products/CHAIR-WAL?lang=ar")).await;
+    assert!(page.contains("<html lang=\"ar\" dir=\"rtl\">"));
+    let (_, page) = call(&router, get("/products/CHAIR-WAL?lang=%22%3E%3Cscript%3E")).await;
+    assert!(page.contains("<html lang=\"en\"") && !page.contains("\"><script>"));
     let (status, _) = call(&router, get("/products/NOPE")).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     let (status, page) = call(
