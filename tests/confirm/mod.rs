@@ -354,7 +354,12 @@ async fn every_notice_email_carries_a_manage_link_that_leaves_and_passes_the_uni
     let manage = link_to(&outbox, &w.email("Ann"), "m").expect("a manage link in the notice");
     let page = get(&w, &manage).await;
     assert_eq!(page.status, 200);
-    assert!(page.body.contains("offered"), "{}", page.body);
+    assert!(
+        page.body
+            .contains("set aside for you: tap the reserve link"),
+        "{}",
+        page.body
+    );
     assert_eq!(post(&w, &manage).await.status, 200);
     w.pump().await;
     let told: Vec<String> = outbox.sent().iter().map(|s| s.to().to_owned()).collect();

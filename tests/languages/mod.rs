@@ -193,3 +193,57 @@ fn sms_to(outbox: &Outbox, to: &str) -> restock_core::notice::SmsNotice {
         })
         .unwrap_or_else(|| panic!("no text to {to}"))
 }
+
+#[tokio::test]
+async fn the_pages_behind_each_link_speak_the_shoppers_language() {
+    use axum::body::Body;
+    use axum::http::Request;
+    let (w, outbox) = World::memory().await;
+    w.store.put_settings(&multilingual(false)).await.unwrap();
+    assert_eq!(join_in(&w, "Anke", "de").await.status, 201);
+    assert_eq!(w.shopify(Some(1), "d-1").await.status, 200);
+    w.pump().await;
+    let link = outbox
+        .sent()
+        .iter()
+        .find_map(Sent::reserve_link)
+        .expect("a reserve link");
+    let page = w.capture("GET", &path_of(&link)).await;
+    assert!(
+        page.body.contains("<html lang=\"de\" dir=\"ltr\">")
+            && page.body.contains("Reservieren und zur Kasse"),
+        "{}",
+        page.body
+    );
+    // A guessed link names no request: the browser's languages decide.
+    let guessed = Request::get("/r/CHAIR-WAL~AAAAAAAAAAAAAAAAAAAAAA.BBBBBBBBBBBBBBBBBBBBBB")
+        .header("accept-language", "fr-FR,ar;q=0.9,en;q=0.5")
+        .body(Body::empty())
+        .unwrap();
+    let page = w.call(Api::Capture, guessed).await;
+    assert_eq!(page.status, 410);
+    assert!(
+        page.body.contains("<html lang=\"ar\" dir=\"rtl\">") && page.body.contains("انتهت صلاحية"),
+        "{}",
+        page.body
+    );
+    // A form post without the script answers in the language it sent.
+    let form = Request::post("/requests")
+        .header("content-type", "application/x-www-form-urlencoded")
+        .header("accept", "text/html")
+        .extension(restock_app::capture::ClientAddr(
+            "203.0.113.9".parse().unwrap(),
+        ))
+        .body(Body::from(format!(
+            "sku={CHAIR}&name=Jonas&email={}&consent=on&language=de-CH",
+            w.email("Jonas").replace('@', "%40")
+        )))
+        .unwrap();
+    let page = w.call(Api::Capture, form).await;
+    assert_eq!(page.status, 201, "{}", page.body);
+    assert!(
+        page.body.contains("<html lang=\"de\"") && page.body.contains("in der Warteliste"),
+        "{}",
+        page.body
+    );
+}

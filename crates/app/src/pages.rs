@@ -3,6 +3,7 @@
 
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
+use restock_core::Texts;
 use restock_core::notice::escape_html;
 
 const STYLE: &str = "body{margin:0;font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#1a1a1a;background:#fafaf8;line-height:1.5}\
@@ -13,15 +14,19 @@ color:#fff;background:#1a1a1a;border:0;border-radius:.4rem;cursor:pointer;text-d
 button:focus-visible,.button:focus-visible,a:focus-visible{outline:3px solid #f2b705;outline-offset:2px}\
 form{margin:0 0 1rem}";
 
-/// A whole page: `title` is escaped here; `body` must already be safe HTML
-/// (build it with [`text`] and [`escape_html`]).
-pub fn page(status: StatusCode, title: &str, body: &str) -> Response {
+/// A whole page in the shopper's language (`lang` and `dir` from `texts`):
+/// `title` is escaped here; `body` must already be safe HTML (build it with
+/// [`text`] and [`escape_html`]).
+pub fn page(texts: &Texts, status: StatusCode, title: &str, body: &str) -> Response {
+    let language = texts.language();
     let html = format!(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+        "<!doctype html><html lang=\"{lang}\" dir=\"{dir}\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\
          <meta name=\"robots\" content=\"noindex\"><title>{title}</title><style>{STYLE}</style></head>\
          <body><main><h1>{title}</h1>{body}</main></body></html>",
         title = escape_html(title),
+        lang = escape_html(&language.to_string()),
+        dir = language.dir(),
     );
     let mut response = (status, Html(html)).into_response();
     let headers = response.headers_mut();
@@ -56,15 +61,4 @@ pub fn button(action: &str, label: &str) -> String {
         escape_html(action),
         escape_html(label)
     )
-}
-
-/// "14 minutes", "1 minute", "less than a minute".
-pub(crate) fn time_left(ms: i64) -> String {
-    let minutes = ms / 60_000;
-    match minutes {
-        m if m <= 0 => "less than a minute".to_owned(),
-        1 => "1 minute".to_owned(),
-        m if m < 120 => format!("{m} minutes"),
-        m => format!("{} hours", m / 60),
-    }
 }

@@ -26,6 +26,7 @@ duration-days = { $n ->
     [many] { $n } يومًا
    *[other] { $n } يوم
 }
+duration-under-minute = أقل من دقيقة
 
 greeting = مرحبًا { $shopper }،
 button-fallback = إذا لم يعمل الزر، افتح هذا الرابط:
@@ -47,3 +48,65 @@ confirm-button = نعم، أبلغني
 confirm-not-you = إذا لم تكن أنت، فلا تفعل شيئًا: لن تسمع منا مجددًا، وسيُحذف هذا العنوان بعد { $window }.
 confirm-stop = إيقاف جميع الرسائل من { $store }
 confirm-sms = { $store }: أكّد خلال { $window } لتعرف متى يعود { $product }: { $url } أرسل STOP للإلغاء
+
+## الصفحات التي يراها العملاء.
+
+join-check-title = تحقق من بريدك الوارد
+join-check = اقتربنا: أرسلنا رابط تأكيد إلى { $contact }. افتحه خلال { $window } للاحتفاظ بمكانك (رقم { $position } في الطابور) لـ { $product }.
+join-check-short = افتح رابط التأكيد المرسل إلى { $contact } خلال { $window } للاحتفاظ بمكانك.
+page-on-list-title = أنت في القائمة
+page-position = أنت رقم { $position } في الطابور لـ { $product }.
+page-position-told-once = أنت رقم { $position } في الطابور لـ { $product }. سنبلغك مرة واحدة فور عودته.
+page-on-list = أنت في قائمة { $product }.
+page-wait-title = لحظة من فضلك
+page-wait = وصلتنا طلبات كثيرة من شبكتك. حاول فتح هذا الرابط مرة أخرى بعد { $time }.
+
+page-reserve-title = احجز { $product }
+page-reserve-back = عاد { $product }، وهناك قطعة بانتظارك.
+page-reserve-left = يبقى هذا الرابط محتفظًا بقطعة لك لمدة { $time }.
+page-reserve-button = احجزها وانتقل إلى الدفع
+page-held-title = القطعة محجوزة لك
+page-held-left = قطعة من { $product } محجوزة لك لمدة { $time }.
+page-held-number = رقم حجزك { $hold }. اذكره عند الدفع.
+page-checkout-button = انتقل إلى الدفع
+page-ended-title = انتهت صلاحية رابط الحجز هذا
+page-ended = كان صالحًا لفترة قصيرة فقط، وانتقلت القطعة إلى الشخص التالي.
+page-used = استُخدم هذا الرابط للشراء من قبل.
+page-rejoin-button = أعدني إلى الطابور
+page-sold-out-title = نفد مجددًا، نعتذر
+page-sold-out = نفدت آخر قطعة من { $product } قبل نقرتك بلحظات.
+page-sold-out-front = تحتفظ بمكانك في مقدمة الطابور، وستكون أول من يعلم عندما تتوفر قطعة أخرى.
+page-invalid-title = تعذّر ذلك
+page-invalid = لم يعد هذا الرابط صالحًا. يُرجى التسجيل مجددًا من صفحة المنتج.
+page-opted-out-title = ألغيت الاشتراك
+page-opted-out = طلبت منا عدم التواصل معك، لذا لم نضفك.
+page-back-title = عدت إلى الطابور
+
+page-stop-title = إيقاف الرسائل؟
+page-stop = لن تصلك منا أي رسائل أخرى، عن أي منتج، على هذا العنوان أو الرقم.
+page-stop-button = إيقاف جميع الرسائل
+page-link-unknown-title = لم نعثر على هذا الرابط
+page-link-unknown = إذا استمرت الرسائل في الوصول، أرسل STOP ردًا على رسالة نصية أو تواصل مع المتجر.
+page-stopped-title = تم إلغاء اشتراكك
+page-stopped = لن تسمع منا مجددًا.
+
+page-confirm-title = أكّد مكانك
+page-confirm = نقرة واحدة لتأكيد أنك صاحب الطلب وللاحتفاظ بمكانك في الطابور.
+page-confirm-button = نعم، أبلغني عند عودته
+page-confirm-ended-title = انتهت صلاحية رابط التأكيد هذا
+page-confirm-ended = ربما انتهت صلاحيته، أو أُزيل التسجيل. يُرجى التسجيل مجددًا من صفحة المنتج.
+page-manage-keep = احتفظ بهذا الرابط: إنه لك وحدك.
+page-manage-from-email = لعرض مكانك أو مغادرته، استخدم الرابط في أي رسالة بريد أرسلناها إليك.
+
+page-manage-unknown-title = لم نعثر على هذا التسجيل
+page-manage-unknown = ربما انتهى بالفعل. يمكنك التسجيل مجددًا من صفحة المنتج.
+page-manage-title = مكانك في الطابور
+page-manage-unconfirmed = أنت رقم { $position } في الطابور لـ { $product } بمجرد أن تؤكد بالرابط الذي أرسلناه.
+page-manage-offered = قطعة من { $product } محجوزة لك: انقر على رابط الحجز في الرسالة التي أرسلناها.
+page-manage-held = قطعة من { $product } محجوزة لك: أكمل طلبك عند الدفع.
+page-manage-ended = انتهى هذا التسجيل لـ { $product }.
+page-leave-button = مغادرة القائمة
+page-left-title = غادرت القائمة
+page-left = لن تسمع منا مجددًا بخصوص هذا المنتج.
+page-already-ended-title = انتهى بالفعل
+page-already-ended = انتهى هذا التسجيل بالفعل.

@@ -17,6 +17,7 @@ duration-days = { $n ->
     [one] { $n } Tag
    *[other] { $n } Tagen
 }
+duration-under-minute = weniger als eine Minute
 
 greeting = Hallo { $shopper },
 button-fallback = Falls der Button nicht funktioniert, öffne diesen Link:
@@ -38,3 +39,65 @@ confirm-button = Ja, sag mir Bescheid
 confirm-not-you = Warst du das nicht, tu nichts: Du hörst nichts mehr von uns, und diese Adresse wird nach { $window } gelöscht.
 confirm-stop = Alle Nachrichten von { $store } abbestellen
 confirm-sms = { $store }: Bestätige innerhalb von { $window }, um zu erfahren, wann { $product } wieder da ist: { $url } Nicht du? Ignoriere dies. Antworte STOP zum Abmelden
+
+## Die Seiten, die Kundinnen und Kunden sehen.
+
+join-check-title = Schau in dein Postfach
+join-check = Fast geschafft: Wir haben einen Bestätigungslink an { $contact } geschickt. Öffne ihn innerhalb von { $window }, um deinen Platz (Nummer { $position } in der Warteliste) für { $product } zu behalten.
+join-check-short = Schau in { $contact } nach dem Bestätigungslink und öffne ihn innerhalb von { $window }, um deinen Platz zu behalten.
+page-on-list-title = Du stehst auf der Liste
+page-position = Du bist Nummer { $position } in der Warteliste für { $product }.
+page-position-told-once = Du bist Nummer { $position } in der Warteliste für { $product }. Wir sagen dir einmal Bescheid, sobald es wieder da ist.
+page-on-list = Du stehst auf der Liste für { $product }.
+page-wait-title = Einen Moment bitte
+page-wait = Aus deinem Netzwerk kamen sehr viele Anfragen. Bitte versuche diesen Link in { $time } noch einmal.
+
+page-reserve-title = Reserviere dein { $product }
+page-reserve-back = { $product } ist wieder da, und eins wartet auf dich.
+page-reserve-left = Dieser Link hält eins für dich – noch { $time }.
+page-reserve-button = Reservieren und zur Kasse
+page-held-title = Es ist für dich reserviert
+page-held-left = Ein { $product } ist für dich reserviert – noch { $time }.
+page-held-number = Deine Reservierungsnummer ist { $hold }. Gib sie an der Kasse an.
+page-checkout-button = Zur Kasse
+page-ended-title = Dieser Reservierungslink ist abgelaufen
+page-ended = Er war nur kurz gültig, und der Artikel ist an die nächste Person gegangen.
+page-used = Mit diesem Link wurde bereits gekauft.
+page-rejoin-button = Stell mich wieder in die Warteliste
+page-sold-out-title = Leider wieder ausverkauft
+page-sold-out = Das letzte { $product } ging kurz vor deinem Tippen weg.
+page-sold-out-front = Du behältst deinen Platz vorne in der Warteliste und erfährst als Erste oder Erster, wenn wieder eins frei wird.
+page-invalid-title = Das hat nicht geklappt
+page-invalid = Dieser Link ist nicht mehr gültig. Bitte melde dich auf der Produktseite neu an.
+page-opted-out-title = Du hast dich abgemeldet
+page-opted-out = Du hast uns gebeten, dich nicht zu kontaktieren, deshalb haben wir dich nicht eingetragen.
+page-back-title = Du bist wieder in der Warteliste
+
+page-stop-title = Nachrichten abbestellen?
+page-stop = Du bekommst keine Nachrichten mehr von uns, zu keinem Produkt, an diese Adresse oder Nummer.
+page-stop-button = Alle Nachrichten abbestellen
+page-link-unknown-title = Diesen Link konnten wir nicht finden
+page-link-unknown = Wenn du weiter Nachrichten bekommst, antworte STOP auf eine SMS oder wende dich an den Shop.
+page-stopped-title = Du bist abgemeldet
+page-stopped = Du hörst nichts mehr von uns.
+
+page-confirm-title = Bestätige deinen Platz
+page-confirm = Ein Tippen bestätigt, dass du es warst, und hält deinen Platz in der Warteliste.
+page-confirm-button = Ja, sag mir Bescheid, wenn es wieder da ist
+page-confirm-ended-title = Dieser Bestätigungslink ist abgelaufen
+page-confirm-ended = Vielleicht ist er abgelaufen, oder die Anmeldung wurde entfernt. Bitte melde dich auf der Produktseite neu an.
+page-manage-keep = Bewahre diesen Link auf: Er gehört nur dir.
+page-manage-from-email = Um deinen Platz anzusehen oder zu verlassen, nutze den Link in einer unserer E-Mails.
+
+page-manage-unknown-title = Diese Anmeldung konnten wir nicht finden
+page-manage-unknown = Vielleicht ist sie schon beendet. Du kannst dich auf der Produktseite neu anmelden.
+page-manage-title = Dein Platz in der Warteliste
+page-manage-unconfirmed = Du bist Nummer { $position } in der Warteliste für { $product }, sobald du mit dem Link bestätigst, den wir dir geschickt haben.
+page-manage-offered = Ein { $product } ist für dich zurückgelegt: Tippe auf den Reservierungslink in unserer Nachricht.
+page-manage-held = Ein { $product } ist für dich reserviert: Schließe deine Bestellung an der Kasse ab.
+page-manage-ended = Diese Anmeldung für { $product } ist beendet.
+page-leave-button = Warteliste verlassen
+page-left-title = Du hast die Warteliste verlassen
+page-left = Du hörst zu diesem Produkt nichts mehr von uns.
+page-already-ended-title = Bereits beendet
+page-already-ended = Diese Anmeldung ist bereits beendet.

@@ -18,6 +18,7 @@ duration-days = { $n ->
     [one] { $n } day
    *[other] { $n } days
 }
+duration-under-minute = less than a minute
 
 greeting = Hi { $shopper },
 button-fallback = If the button does not work, open this link:
@@ -40,3 +41,66 @@ confirm-button = Yes, tell me
 confirm-not-you = If it wasn't you, do nothing: you won't hear from us again, and this address is deleted after { $window }.
 confirm-stop = Stop all messages from { $store }
 confirm-sms = { $store }: confirm within { $window } to be told when { $product } is back: { $url } Not you? Ignore this. Reply STOP to opt out
+
+## The pages a shopper sees: after joining, and behind each link.
+## { $time } is the time left on a link ("14 minutes", "less than a minute").
+
+join-check-title = Check your inbox
+join-check = Nearly there: we've sent a confirmation link to { $contact }. Open it within { $window } to keep your place (number { $position } in line) for { $product }.
+join-check-short = Check { $contact } for a confirmation link, and open it within { $window } to keep your place.
+page-on-list-title = You're on the list
+page-position = You're number { $position } in line for { $product }.
+page-position-told-once = You're number { $position } in line for { $product }. We'll tell you once, as soon as it's back.
+page-on-list = You're on the list for { $product }.
+page-wait-title = Please wait a moment
+page-wait = There have been a lot of requests from your network. Please try this link again in { $time }.
+
+page-reserve-title = Reserve your { $product }
+page-reserve-back = { $product } is back, and one is waiting for you.
+page-reserve-left = This link holds one for you and runs out in { $time }.
+page-reserve-button = Hold mine and go to checkout
+page-held-title = It's held for you
+page-held-left = One { $product } is held for you. The hold runs out in { $time }.
+page-held-number = Your hold number is { $hold }. Quote it at checkout.
+page-checkout-button = Go to checkout
+page-ended-title = This reserve link has ended
+page-ended = It was only live for a short while, and the unit has passed to the next person.
+page-used = This link was already used to buy.
+page-rejoin-button = Put me back in the queue
+page-sold-out-title = Sold out again, sorry
+page-sold-out = The last { $product } went moments before you tapped.
+page-sold-out-front = You keep your place at the front of the line, and you'll be told first when another one frees up.
+page-invalid-title = We couldn't do that
+page-invalid = This link is not valid any more. Please sign up again from the product page.
+page-opted-out-title = You opted out
+page-opted-out = You asked us not to contact you, so we haven't added you.
+page-back-title = You're back in the queue
+
+page-stop-title = Stop messages?
+page-stop = You won't get any more messages from us, about any product, on this address or number.
+page-stop-button = Stop all messages
+page-link-unknown-title = We couldn't find that link
+page-link-unknown = If you keep getting messages, reply STOP to a text or contact the shop.
+page-stopped-title = You're opted out
+page-stopped = You won't hear from us again.
+
+page-confirm-title = Confirm your place
+page-confirm = One tap to confirm it was you, and to keep your place in line.
+page-confirm-button = Yes, tell me when it's back
+page-confirm-ended-title = This confirmation link has ended
+page-confirm-ended = It may have run out, or the sign-up was removed. Please sign up again from the product page.
+page-manage-keep = Keep this link: it is yours alone.
+page-manage-from-email = To see or leave your place, use the link in any email we sent you.
+
+page-manage-unknown-title = We couldn't find that sign-up
+page-manage-unknown = It may have ended already. You can sign up again from the product page.
+page-manage-title = Your place in line
+page-manage-unconfirmed = You're number { $position } in line for { $product }, once you confirm with the link we sent.
+page-manage-offered = One { $product } is set aside for you: tap the reserve link in the message we sent.
+page-manage-held = One { $product } is held for you: finish your order at checkout.
+page-manage-ended = This sign-up for { $product } has ended.
+page-leave-button = Leave the list
+page-left-title = You've left the list
+page-left = You won't hear from us about this product.
+page-already-ended-title = Already ended
+page-already-ended = This sign-up has already ended.

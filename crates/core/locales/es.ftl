@@ -16,6 +16,7 @@ duration-days = { $n ->
     [one] { $n } día
    *[other] { $n } días
 }
+duration-under-minute = menos de un minuto
 
 greeting = Hola, { $shopper }:
 button-fallback = Si el botón no funciona, abre este enlace:
@@ -37,3 +38,65 @@ confirm-button = Sí, avísame
 confirm-not-you = Si no fuiste tú, no hagas nada: no volverás a saber de nosotros y esta dirección se borrará en { $window }.
 confirm-stop = Dejar de recibir mensajes de { $store }
 confirm-sms = { $store }: confirma en menos de { $window } para saber cuándo vuelve { $product }: { $url } ¿No fuiste tú? Ignóralo. Responde STOP para darte de baja
+
+## Las páginas que ven los clientes.
+
+join-check-title = Revisa tu bandeja de entrada
+join-check = Casi listo: hemos enviado un enlace de confirmación a { $contact }. Ábrelo en menos de { $window } para mantener tu lugar (número { $position } en la cola) para { $product }.
+join-check-short = Busca el enlace de confirmación enviado a { $contact } y ábrelo en menos de { $window } para mantener tu lugar.
+page-on-list-title = Estás en la lista
+page-position = Eres el número { $position } en la cola para { $product }.
+page-position-told-once = Eres el número { $position } en la cola para { $product }. Te avisaremos una vez, en cuanto vuelva.
+page-on-list = Estás en la lista para { $product }.
+page-wait-title = Espera un momento
+page-wait = Ha habido muchas solicitudes desde tu red. Vuelve a probar este enlace dentro de { $time }.
+
+page-reserve-title = Reserva tu { $product }
+page-reserve-back = { $product } ha vuelto, y hay uno esperándote.
+page-reserve-left = Este enlace te guarda uno y caduca en { $time }.
+page-reserve-button = Reservarlo e ir a pagar
+page-held-title = Está reservado para ti
+page-held-left = Un { $product } está reservado para ti; la reserva caduca en { $time }.
+page-held-number = Tu número de reserva es { $hold }. Indícalo al pagar.
+page-checkout-button = Ir a pagar
+page-ended-title = Este enlace de reserva ha caducado
+page-ended = Solo era válido un rato, y la unidad ha pasado a la siguiente persona.
+page-used = Este enlace ya se usó para comprar.
+page-rejoin-button = Vuelve a ponerme en la cola
+page-sold-out-title = Agotado otra vez, lo sentimos
+page-sold-out = El último { $product } se fue justo antes de que tocaras.
+page-sold-out-front = Mantienes tu lugar al principio de la cola y serás el primero en saber cuándo quede otro libre.
+page-invalid-title = No hemos podido hacerlo
+page-invalid = Este enlace ya no es válido. Vuelve a apuntarte desde la página del producto.
+page-opted-out-title = Te diste de baja
+page-opted-out = Nos pediste que no te contactáramos, así que no te hemos añadido.
+page-back-title = Vuelves a estar en la cola
+
+page-stop-title = ¿Dejar de recibir mensajes?
+page-stop = No recibirás más mensajes nuestros, de ningún producto, en esta dirección o número.
+page-stop-button = Dejar de recibir mensajes
+page-link-unknown-title = No hemos encontrado ese enlace
+page-link-unknown = Si sigues recibiendo mensajes, responde STOP a un SMS o contacta con la tienda.
+page-stopped-title = Te has dado de baja
+page-stopped = No volverás a saber de nosotros.
+
+page-confirm-title = Confirma tu lugar
+page-confirm = Un toque para confirmar que fuiste tú y mantener tu lugar en la cola.
+page-confirm-button = Sí, avísame cuando vuelva
+page-confirm-ended-title = Este enlace de confirmación ha caducado
+page-confirm-ended = Puede que haya caducado o que se haya eliminado la inscripción. Vuelve a apuntarte desde la página del producto.
+page-manage-keep = Guarda este enlace: es solo tuyo.
+page-manage-from-email = Para ver o dejar tu lugar, usa el enlace de cualquiera de nuestros correos.
+
+page-manage-unknown-title = No hemos encontrado esa inscripción
+page-manage-unknown = Puede que ya haya terminado. Puedes volver a apuntarte desde la página del producto.
+page-manage-title = Tu lugar en la cola
+page-manage-unconfirmed = Eres el número { $position } en la cola para { $product }, en cuanto confirmes con el enlace que te enviamos.
+page-manage-offered = Hay un { $product } apartado para ti: toca el enlace de reserva del mensaje que te enviamos.
+page-manage-held = Hay un { $product } reservado para ti: termina tu pedido al pagar.
+page-manage-ended = Esta inscripción para { $product } ha terminado.
+page-leave-button = Salir de la lista
+page-left-title = Has salido de la lista
+page-left = No volverás a saber de nosotros sobre este producto.
+page-already-ended-title = Ya terminada
+page-already-ended = Esta inscripción ya ha terminado.

@@ -16,6 +16,7 @@ duration-days = { $n ->
     [one] { $n } jour
    *[other] { $n } jours
 }
+duration-under-minute = moins d'une minute
 
 greeting = Bonjour { $shopper },
 button-fallback = Si le bouton ne fonctionne pas, ouvrez ce lien :
@@ -37,3 +38,65 @@ confirm-button = Oui, prévenez-moi
 confirm-not-you = Si ce n'était pas vous, ne faites rien : vous n'aurez plus de nouvelles de nous, et cette adresse sera supprimée dans { $window }.
 confirm-stop = Ne plus recevoir de messages de { $store }
 confirm-sms = { $store } : confirmez d'ici { $window } pour être prévenu du retour de { $product } : { $url } Pas vous ? Ignorez ce message. Répondez STOP pour vous désabonner
+
+## Les pages que voient les clients.
+
+join-check-title = Consultez votre boîte de réception
+join-check = Presque fini : nous avons envoyé un lien de confirmation à { $contact }. Ouvrez-le d'ici { $window } pour garder votre place (numéro { $position } dans la file) pour { $product }.
+join-check-short = Cherchez le lien de confirmation envoyé à { $contact } et ouvrez-le d'ici { $window } pour garder votre place.
+page-on-list-title = Vous êtes sur la liste
+page-position = Vous êtes numéro { $position } dans la file pour { $product }.
+page-position-told-once = Vous êtes numéro { $position } dans la file pour { $product }. Nous vous préviendrons une fois, dès son retour.
+page-on-list = Vous êtes sur la liste pour { $product }.
+page-wait-title = Un instant, s'il vous plaît
+page-wait = Votre réseau a envoyé beaucoup de demandes. Réessayez ce lien dans { $time }.
+
+page-reserve-title = Réservez votre { $product }
+page-reserve-back = { $product } est de retour, et un exemplaire vous attend.
+page-reserve-left = Ce lien vous en garde un encore { $time }.
+page-reserve-button = Le réserver et passer au paiement
+page-held-title = Il vous est réservé
+page-held-left = Un { $product } vous est réservé encore { $time }.
+page-held-number = Votre numéro de réservation est { $hold }. Indiquez-le au paiement.
+page-checkout-button = Passer au paiement
+page-ended-title = Ce lien de réservation a expiré
+page-ended = Il n'était valable que peu de temps, et l'article est passé à la personne suivante.
+page-used = Ce lien a déjà servi à un achat.
+page-rejoin-button = Me remettre dans la file
+page-sold-out-title = De nouveau épuisé, désolé
+page-sold-out = Le dernier { $product } est parti juste avant votre clic.
+page-sold-out-front = Vous gardez votre place en tête de file et serez prévenu en premier dès qu'un autre se libère.
+page-invalid-title = Impossible de faire cela
+page-invalid = Ce lien n'est plus valable. Inscrivez-vous de nouveau depuis la page du produit.
+page-opted-out-title = Vous vous êtes désabonné
+page-opted-out = Vous nous avez demandé de ne pas vous contacter, nous ne vous avons donc pas ajouté.
+page-back-title = Vous êtes de retour dans la file
+
+page-stop-title = Ne plus recevoir de messages ?
+page-stop = Vous ne recevrez plus aucun message de notre part, pour aucun produit, à cette adresse ou à ce numéro.
+page-stop-button = Ne plus recevoir de messages
+page-link-unknown-title = Nous n'avons pas trouvé ce lien
+page-link-unknown = Si vous recevez encore des messages, répondez STOP à un SMS ou contactez la boutique.
+page-stopped-title = Vous êtes désabonné
+page-stopped = Vous n'aurez plus de nouvelles de nous.
+
+page-confirm-title = Confirmez votre place
+page-confirm = Un clic pour confirmer que c'était bien vous et garder votre place dans la file.
+page-confirm-button = Oui, prévenez-moi à son retour
+page-confirm-ended-title = Ce lien de confirmation a expiré
+page-confirm-ended = Il a peut-être expiré, ou l'inscription a été supprimée. Inscrivez-vous de nouveau depuis la page du produit.
+page-manage-keep = Gardez ce lien : il n'est qu'à vous.
+page-manage-from-email = Pour voir ou quitter votre place, utilisez le lien de l'un de nos e-mails.
+
+page-manage-unknown-title = Nous n'avons pas trouvé cette inscription
+page-manage-unknown = Elle est peut-être déjà terminée. Vous pouvez vous réinscrire depuis la page du produit.
+page-manage-title = Votre place dans la file
+page-manage-unconfirmed = Vous êtes numéro { $position } dans la file pour { $product }, dès que vous confirmez avec le lien envoyé.
+page-manage-offered = Un { $product } vous est mis de côté : touchez le lien de réservation du message envoyé.
+page-manage-held = Un { $product } vous est réservé : finalisez votre commande au paiement.
+page-manage-ended = Cette inscription pour { $product } est terminée.
+page-leave-button = Quitter la liste
+page-left-title = Vous avez quitté la liste
+page-left = Vous n'aurez plus de nouvelles de nous pour ce produit.
+page-already-ended-title = Déjà terminée
+page-already-ended = Cette inscription est déjà terminée.

@@ -16,6 +16,7 @@ duration-days = { $n ->
     [one] { $n } giorno
    *[other] { $n } giorni
 }
+duration-under-minute = meno di un minuto
 
 greeting = Ciao { $shopper },
 button-fallback = Se il pulsante non funziona, apri questo link:
@@ -37,3 +38,65 @@ confirm-button = Sì, avvisami
 confirm-not-you = Se non sei stato tu, non fare nulla: non avrai più nostre notizie e questo indirizzo sarà cancellato dopo { $window }.
 confirm-stop = Non ricevere più messaggi da { $store }
 confirm-sms = { $store }: conferma entro { $window } per sapere quando torna { $product }: { $url } Non sei tu? Ignora. Rispondi STOP per non ricevere più messaggi
+
+## Le pagine che vedono i clienti.
+
+join-check-title = Controlla la tua casella
+join-check = Ci siamo quasi: abbiamo inviato un link di conferma a { $contact }. Aprilo entro { $window } per mantenere il tuo posto (numero { $position } in fila) per { $product }.
+join-check-short = Cerca il link di conferma inviato a { $contact } e aprilo entro { $window } per mantenere il tuo posto.
+page-on-list-title = Sei in lista
+page-position = Sei il numero { $position } in fila per { $product }.
+page-position-told-once = Sei il numero { $position } in fila per { $product }. Ti avviseremo una volta, appena torna.
+page-on-list = Sei in lista per { $product }.
+page-wait-title = Attendi un momento
+page-wait = Dalla tua rete sono arrivate molte richieste. Riprova questo link tra { $time }.
+
+page-reserve-title = Prenota il tuo { $product }
+page-reserve-back = { $product } è tornato, e uno ti aspetta.
+page-reserve-left = Questo link te ne tiene uno ancora per { $time }.
+page-reserve-button = Prenotalo e vai alla cassa
+page-held-title = È riservato a te
+page-held-left = Un { $product } è riservato a te ancora per { $time }.
+page-held-number = Il tuo numero di prenotazione è { $hold }. Indicalo alla cassa.
+page-checkout-button = Vai alla cassa
+page-ended-title = Questo link di prenotazione è scaduto
+page-ended = Era valido solo per poco, e l'articolo è passato alla persona successiva.
+page-used = Questo link è già stato usato per un acquisto.
+page-rejoin-button = Rimettimi in fila
+page-sold-out-title = Di nuovo esaurito, ci dispiace
+page-sold-out = L'ultimo { $product } è andato un attimo prima del tuo tocco.
+page-sold-out-front = Mantieni il tuo posto in cima alla fila e sarai il primo a saperlo quando se ne libera un altro.
+page-invalid-title = Non è stato possibile
+page-invalid = Questo link non è più valido. Iscriviti di nuovo dalla pagina del prodotto.
+page-opted-out-title = Hai chiesto di non ricevere messaggi
+page-opted-out = Ci hai chiesto di non contattarti, quindi non ti abbiamo aggiunto.
+page-back-title = Sei di nuovo in fila
+
+page-stop-title = Non ricevere più messaggi?
+page-stop = Non riceverai più messaggi da noi, per nessun prodotto, a questo indirizzo o numero.
+page-stop-button = Non ricevere più messaggi
+page-link-unknown-title = Non abbiamo trovato quel link
+page-link-unknown = Se continui a ricevere messaggi, rispondi STOP a un SMS o contatta il negozio.
+page-stopped-title = Non riceverai più messaggi
+page-stopped = Non avrai più nostre notizie.
+
+page-confirm-title = Conferma il tuo posto
+page-confirm = Un tocco per confermare che eri tu e mantenere il tuo posto in fila.
+page-confirm-button = Sì, avvisami quando torna
+page-confirm-ended-title = Questo link di conferma è scaduto
+page-confirm-ended = Potrebbe essere scaduto, o l'iscrizione è stata rimossa. Iscriviti di nuovo dalla pagina del prodotto.
+page-manage-keep = Conserva questo link: è solo tuo.
+page-manage-from-email = Per vedere o lasciare il tuo posto, usa il link in una delle nostre email.
+
+page-manage-unknown-title = Non abbiamo trovato quell'iscrizione
+page-manage-unknown = Potrebbe essere già terminata. Puoi iscriverti di nuovo dalla pagina del prodotto.
+page-manage-title = Il tuo posto in fila
+page-manage-unconfirmed = Sei il numero { $position } in fila per { $product }, appena confermi con il link che ti abbiamo inviato.
+page-manage-offered = Un { $product } è messo da parte per te: tocca il link di prenotazione nel messaggio che ti abbiamo inviato.
+page-manage-held = Un { $product } è riservato a te: completa l'ordine alla cassa.
+page-manage-ended = Questa iscrizione per { $product } è terminata.
+page-leave-button = Esci dalla lista
+page-left-title = Sei uscito dalla lista
+page-left = Non avrai più nostre notizie su questo prodotto.
+page-already-ended-title = Già terminata
+page-already-ended = Questa iscrizione è già terminata.

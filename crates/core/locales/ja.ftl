@@ -4,6 +4,7 @@ duration-seconds = { $n }秒
 duration-minutes = { $n }分
 duration-hours = { $n }時間
 duration-days = { $n }日
+duration-under-minute = 1分未満
 
 greeting = { $shopper } 様
 button-fallback = ボタンが機能しない場合は、こちらのリンクを開いてください：
@@ -25,3 +26,65 @@ confirm-button = はい、知らせてください
 confirm-not-you = お心当たりがない場合は、何もしないでください。今後ご連絡することはなく、このアドレスは{ $window }後に削除されます。
 confirm-stop = { $store }からのすべての配信を停止する
 confirm-sms = { $store }：{ $product }の再入荷通知を受け取るには{ $window }以内に確認：{ $url } 心当たりがなければ無視してください。停止はSTOPと返信
+
+## お客様が見るページ。
+
+join-check-title = 受信箱をご確認ください
+join-check = あと少しです：確認リンクを{ $contact }に送りました。{ $product }の順番（{ $position }番目）を確保するには、{ $window }以内に開いてください。
+join-check-short = { $contact }に届いた確認リンクを、{ $window }以内に開いて順番を確保してください。
+page-on-list-title = リストに登録されました
+page-position = { $product }の順番は{ $position }番目です。
+page-position-told-once = { $product }の順番は{ $position }番目です。再入荷したら一度だけお知らせします。
+page-on-list = { $product }のリストに登録されています。
+page-wait-title = 少々お待ちください
+page-wait = お使いのネットワークから多数のリクエストがありました。{ $time }後にもう一度このリンクをお試しください。
+
+page-reserve-title = { $product }を予約する
+page-reserve-back = { $product }が再入荷し、お客様の分をご用意しています。
+page-reserve-left = このリンクは残り{ $time }、1点を確保しています。
+page-reserve-button = 確保してチェックアウトへ
+page-held-title = お取り置き中です
+page-held-left = { $product }を1点、残り{ $time }お取り置きしています。
+page-held-number = お取り置き番号は{ $hold }です。チェックアウトでお伝えください。
+page-checkout-button = チェックアウトへ
+page-ended-title = この予約リンクは期限切れです
+page-ended = 有効期間は短く、商品は次の方に回りました。
+page-used = このリンクはすでに購入に使われました。
+page-rejoin-button = もう一度順番待ちに入る
+page-sold-out-title = 申し訳ありません、再び売り切れです
+page-sold-out = 最後の{ $product }は、タップの直前に売れてしまいました。
+page-sold-out-front = 順番は先頭のまま、次に空きが出たら最初にお知らせします。
+page-invalid-title = 処理できませんでした
+page-invalid = このリンクはもう有効ではありません。商品ページからもう一度登録してください。
+page-opted-out-title = 配信停止済みです
+page-opted-out = ご連絡しないようご依頼いただいているため、登録しませんでした。
+page-back-title = 順番待ちに戻りました
+
+page-stop-title = 配信を停止しますか？
+page-stop = このアドレスまたは番号には、どの商品についても今後メッセージをお送りしません。
+page-stop-button = すべての配信を停止する
+page-link-unknown-title = リンクが見つかりませんでした
+page-link-unknown = メッセージが届き続ける場合は、SMSにSTOPと返信するか、ショップにお問い合わせください。
+page-stopped-title = 配信を停止しました
+page-stopped = 今後ご連絡することはありません。
+
+page-confirm-title = 順番を確定する
+page-confirm = ご本人であることを確認し、順番を確保するにはタップしてください。
+page-confirm-button = はい、再入荷したら知らせてください
+page-confirm-ended-title = この確認リンクは期限切れです
+page-confirm-ended = 期限が切れたか、登録が削除された可能性があります。商品ページからもう一度登録してください。
+page-manage-keep = このリンクは大切に保管してください。お客様専用です。
+page-manage-from-email = 順番の確認・登録解除は、お送りしたメールのリンクからどうぞ。
+
+page-manage-unknown-title = 登録が見つかりませんでした
+page-manage-unknown = すでに終了している可能性があります。商品ページからもう一度登録できます。
+page-manage-title = あなたの順番
+page-manage-unconfirmed = お送りしたリンクで確認すると、{ $product }の順番は{ $position }番目になります。
+page-manage-offered = { $product }をお取り置きしています。お送りしたメッセージの予約リンクをタップしてください。
+page-manage-held = { $product }を確保しています。チェックアウトでご注文を完了してください。
+page-manage-ended = { $product }の登録は終了しました。
+page-leave-button = リストから外れる
+page-left-title = リストから外れました
+page-left = この商品について今後ご連絡することはありません。
+page-already-ended-title = すでに終了しています
+page-already-ended = この登録はすでに終了しています。

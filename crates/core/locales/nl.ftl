@@ -16,6 +16,7 @@ duration-days = { $n ->
     [one] { $n } dag
    *[other] { $n } dagen
 }
+duration-under-minute = minder dan een minuut
 
 greeting = Hoi { $shopper },
 button-fallback = Werkt de knop niet? Open dan deze link:
@@ -37,3 +38,65 @@ confirm-button = Ja, laat het me weten
 confirm-not-you = Was jij het niet? Doe dan niets: je hoort niets meer van ons, en dit adres wordt na { $window } gewist.
 confirm-stop = Geen berichten meer van { $store }
 confirm-sms = { $store }: bevestig binnen { $window } om te horen wanneer { $product } terug is: { $url } Niet jij? Negeer dit. Antwoord STOP om af te melden
+
+## De pagina's die klanten zien.
+
+join-check-title = Kijk in je inbox
+join-check = Bijna klaar: we hebben een bevestigingslink naar { $contact } gestuurd. Open hem binnen { $window } om je plek (nummer { $position } in de rij) voor { $product } te houden.
+join-check-short = Zoek de bevestigingslink die naar { $contact } is gestuurd en open hem binnen { $window } om je plek te houden.
+page-on-list-title = Je staat op de lijst
+page-position = Je bent nummer { $position } in de rij voor { $product }.
+page-position-told-once = Je bent nummer { $position } in de rij voor { $product }. We laten het je één keer weten, zodra het terug is.
+page-on-list = Je staat op de lijst voor { $product }.
+page-wait-title = Een moment geduld
+page-wait = Er kwamen veel verzoeken van je netwerk. Probeer deze link over { $time } opnieuw.
+
+page-reserve-title = Reserveer je { $product }
+page-reserve-back = { $product } is terug, en er ligt er een voor je klaar.
+page-reserve-left = Deze link houdt er nog { $time } een voor je vast.
+page-reserve-button = Reserveren en afrekenen
+page-held-title = Het ligt voor je klaar
+page-held-left = Een { $product } ligt nog { $time } voor je klaar.
+page-held-number = Je reserveringsnummer is { $hold }. Noem het bij het afrekenen.
+page-checkout-button = Naar afrekenen
+page-ended-title = Deze reserveringslink is verlopen
+page-ended = Hij was maar kort geldig, en het artikel is naar de volgende persoon gegaan.
+page-used = Met deze link is al gekocht.
+page-rejoin-button = Zet me terug in de rij
+page-sold-out-title = Helaas weer uitverkocht
+page-sold-out = De laatste { $product } ging vlak voordat je tikte.
+page-sold-out-front = Je houdt je plek vooraan in de rij en hoort het als eerste als er weer een vrijkomt.
+page-invalid-title = Dat lukte niet
+page-invalid = Deze link is niet meer geldig. Meld je opnieuw aan via de productpagina.
+page-opted-out-title = Je hebt je afgemeld
+page-opted-out = Je vroeg ons geen contact op te nemen, dus we hebben je niet toegevoegd.
+page-back-title = Je staat weer in de rij
+
+page-stop-title = Geen berichten meer?
+page-stop = Je krijgt geen berichten meer van ons, over geen enkel product, op dit adres of nummer.
+page-stop-button = Geen berichten meer
+page-link-unknown-title = We konden die link niet vinden
+page-link-unknown = Krijg je nog steeds berichten? Antwoord STOP op een sms of neem contact op met de winkel.
+page-stopped-title = Je bent afgemeld
+page-stopped = Je hoort niets meer van ons.
+
+page-confirm-title = Bevestig je plek
+page-confirm = Eén tik om te bevestigen dat jij het was en je plek in de rij te houden.
+page-confirm-button = Ja, laat het me weten als het terug is
+page-confirm-ended-title = Deze bevestigingslink is verlopen
+page-confirm-ended = Hij is misschien verlopen, of de aanmelding is verwijderd. Meld je opnieuw aan via de productpagina.
+page-manage-keep = Bewaar deze link: hij is alleen van jou.
+page-manage-from-email = Om je plek te bekijken of te verlaten, gebruik je de link in een van onze e-mails.
+
+page-manage-unknown-title = We konden die aanmelding niet vinden
+page-manage-unknown = Misschien is ze al beëindigd. Je kunt je opnieuw aanmelden via de productpagina.
+page-manage-title = Je plek in de rij
+page-manage-unconfirmed = Je bent nummer { $position } in de rij voor { $product }, zodra je bevestigt met de link die we stuurden.
+page-manage-offered = Er ligt een { $product } voor je apart: tik op de reserveringslink in ons bericht.
+page-manage-held = Er is een { $product } voor je gereserveerd: rond je bestelling af bij het afrekenen.
+page-manage-ended = Deze aanmelding voor { $product } is beëindigd.
+page-leave-button = De lijst verlaten
+page-left-title = Je hebt de lijst verlaten
+page-left = Je hoort niets meer van ons over dit product.
+page-already-ended-title = Al beëindigd
+page-already-ended = Deze aanmelding is al beëindigd.

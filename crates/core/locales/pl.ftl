@@ -17,6 +17,7 @@ duration-days = { $n ->
     [one] { $n } dnia
    *[other] { $n } dni
 }
+duration-under-minute = niecałej minuty
 
 greeting = Cześć { $shopper },
 button-fallback = Jeśli przycisk nie działa, otwórz ten link:
@@ -38,3 +39,65 @@ confirm-button = Tak, dajcie znać
 confirm-not-you = Jeśli to nie Ty, nic nie rób: nie odezwiemy się więcej, a ten adres zostanie usunięty, jeśli nikt nie potwierdzi w ciągu { $window }.
 confirm-stop = Nie chcę wiadomości od { $store }
 confirm-sms = { $store }: potwierdź w ciągu { $window }, aby dowiedzieć się, gdy { $product } wróci: { $url } To nie Ty? Zignoruj. Odpisz STOP, aby zrezygnować
+
+## Strony, które widzą klienci. { $time } stoi po „do upływu” / „po upływie”: dopełniacz.
+
+join-check-title = Sprawdź skrzynkę
+join-check = Prawie gotowe: wysłaliśmy link potwierdzający na { $contact }. Otwórz go w ciągu { $window }, aby zachować swoje miejsce (numer { $position } w kolejce) po { $product }.
+join-check-short = Znajdź link potwierdzający wysłany na { $contact } i otwórz go w ciągu { $window }, aby zachować swoje miejsce.
+page-on-list-title = Jesteś na liście
+page-position = Jesteś numerem { $position } w kolejce po { $product }.
+page-position-told-once = Jesteś numerem { $position } w kolejce po { $product }. Powiadomimy Cię raz, gdy tylko wróci.
+page-on-list = Jesteś na liście po { $product }.
+page-wait-title = Chwileczkę
+page-wait = Z Twojej sieci przyszło bardzo dużo zapytań. Spróbuj otworzyć ten link ponownie po upływie { $time }.
+
+page-reserve-title = Zarezerwuj { $product }
+page-reserve-back = { $product } wrócił i jedna sztuka czeka na Ciebie.
+page-reserve-left = Ten link trzyma dla Ciebie sztukę do upływu { $time }.
+page-reserve-button = Rezerwuję i przechodzę do kasy
+page-held-title = Zarezerwowane dla Ciebie
+page-held-left = { $product } jest zarezerwowany dla Ciebie do upływu { $time }.
+page-held-number = Twój numer rezerwacji to { $hold }. Podaj go przy kasie.
+page-checkout-button = Przejdź do kasy
+page-ended-title = Ten link rezerwacji wygasł
+page-ended = Był ważny tylko przez chwilę, a produkt przeszedł do następnej osoby.
+page-used = Ten link został już użyty do zakupu.
+page-rejoin-button = Wróć mnie do kolejki
+page-sold-out-title = Przykro nam, znów wyprzedane
+page-sold-out = Ostatni { $product } zniknął tuż przed Twoim kliknięciem.
+page-sold-out-front = Zachowujesz miejsce na początku kolejki i dowiesz się pierwszy, gdy zwolni się kolejna sztuka.
+page-invalid-title = Nie udało się
+page-invalid = Ten link nie jest już ważny. Zapisz się ponownie na stronie produktu.
+page-opted-out-title = Zrezygnowałeś z wiadomości
+page-opted-out = Poprosiłeś, abyśmy się z Tobą nie kontaktowali, więc Cię nie dodaliśmy.
+page-back-title = Wracasz do kolejki
+
+page-stop-title = Zrezygnować z wiadomości?
+page-stop = Nie dostaniesz od nas więcej wiadomości o żadnym produkcie na ten adres ani numer.
+page-stop-button = Rezygnuję ze wszystkich wiadomości
+page-link-unknown-title = Nie znaleźliśmy tego linku
+page-link-unknown = Jeśli nadal dostajesz wiadomości, odpisz STOP na SMS albo skontaktuj się ze sklepem.
+page-stopped-title = Zrezygnowano z wiadomości
+page-stopped = Nie odezwiemy się więcej.
+
+page-confirm-title = Potwierdź swoje miejsce
+page-confirm = Jedno kliknięcie potwierdzi, że to Ty, i zachowa Twoje miejsce w kolejce.
+page-confirm-button = Tak, dajcie znać, gdy wróci
+page-confirm-ended-title = Ten link potwierdzający wygasł
+page-confirm-ended = Mógł wygasnąć albo zapis został usunięty. Zapisz się ponownie na stronie produktu.
+page-manage-keep = Zachowaj ten link: należy tylko do Ciebie.
+page-manage-from-email = Aby zobaczyć lub opuścić swoje miejsce, użyj linku z dowolnego naszego e-maila.
+
+page-manage-unknown-title = Nie znaleźliśmy tego zapisu
+page-manage-unknown = Mógł się już zakończyć. Możesz zapisać się ponownie na stronie produktu.
+page-manage-title = Twoje miejsce w kolejce
+page-manage-unconfirmed = Jesteś numerem { $position } w kolejce po { $product }, gdy tylko potwierdzisz linkiem, który wysłaliśmy.
+page-manage-offered = { $product } jest dla Ciebie odłożony: kliknij link rezerwacji z wiadomości, którą wysłaliśmy.
+page-manage-held = { $product } jest dla Ciebie zarezerwowany: dokończ zamówienie w kasie.
+page-manage-ended = Ten zapis po { $product } się zakończył.
+page-leave-button = Opuść listę
+page-left-title = Opuściłeś listę
+page-left = Nie odezwiemy się więcej w sprawie tego produktu.
+page-already-ended-title = Już zakończony
+page-already-ended = Ten zapis już się zakończył.

@@ -16,6 +16,7 @@ duration-days = { $n ->
     [one] { $n } dia
    *[other] { $n } dias
 }
+duration-under-minute = menos de um minuto
 
 greeting = Olá, { $shopper },
 button-fallback = Se o botão não funcionar, abra este link:
@@ -37,3 +38,65 @@ confirm-button = Sim, avise-me
 confirm-not-you = Se não foi você, não faça nada: não terá mais notícias nossas, e este endereço será apagado após { $window }.
 confirm-stop = Deixar de receber mensagens da { $store }
 confirm-sms = { $store }: confirme dentro de { $window } para saber quando { $product } voltar: { $url } Não foi você? Ignore. Responda STOP para cancelar
+
+## As páginas que os clientes veem.
+
+join-check-title = Confira sua caixa de entrada
+join-check = Quase lá: enviamos um link de confirmação para { $contact }. Abra-o dentro de { $window } para manter o seu lugar (número { $position } na fila) para { $product }.
+join-check-short = Procure o link de confirmação enviado para { $contact } e abra-o dentro de { $window } para manter o seu lugar.
+page-on-list-title = Você está na lista
+page-position = Você é o número { $position } na fila para { $product }.
+page-position-told-once = Você é o número { $position } na fila para { $product }. Avisaremos uma vez, assim que voltar.
+page-on-list = Você está na lista para { $product }.
+page-wait-title = Aguarde um momento
+page-wait = Houve muitos pedidos da sua rede. Tente este link novamente daqui a { $time }.
+
+page-reserve-title = Reserve o seu { $product }
+page-reserve-back = { $product } voltou, e há um esperando por você.
+page-reserve-left = Este link guarda um para você e expira em { $time }.
+page-reserve-button = Reservar e ir para o checkout
+page-held-title = Está reservado para você
+page-held-left = Um { $product } está reservado para você; a reserva expira em { $time }.
+page-held-number = O seu número de reserva é { $hold }. Informe-o no checkout.
+page-checkout-button = Ir para o checkout
+page-ended-title = Este link de reserva expirou
+page-ended = Ele valia só por pouco tempo, e a unidade passou para a próxima pessoa.
+page-used = Este link já foi usado numa compra.
+page-rejoin-button = Colocar-me de volta na fila
+page-sold-out-title = Esgotado de novo, desculpe
+page-sold-out = O último { $product } saiu pouco antes do seu toque.
+page-sold-out-front = Você mantém o seu lugar no início da fila e será o primeiro a saber quando outro ficar livre.
+page-invalid-title = Não foi possível
+page-invalid = Este link já não é válido. Inscreva-se de novo na página do produto.
+page-opted-out-title = Você cancelou as mensagens
+page-opted-out = Você pediu que não o contactássemos, por isso não o adicionamos.
+page-back-title = Você está de volta na fila
+
+page-stop-title = Deixar de receber mensagens?
+page-stop = Você não receberá mais mensagens nossas, de nenhum produto, neste endereço ou número.
+page-stop-button = Deixar de receber mensagens
+page-link-unknown-title = Não encontramos esse link
+page-link-unknown = Se continuar a receber mensagens, responda STOP a um SMS ou contacte a loja.
+page-stopped-title = Mensagens canceladas
+page-stopped = Não terá mais notícias nossas.
+
+page-confirm-title = Confirme o seu lugar
+page-confirm = Um toque para confirmar que foi você e manter o seu lugar na fila.
+page-confirm-button = Sim, avise-me quando voltar
+page-confirm-ended-title = Este link de confirmação expirou
+page-confirm-ended = Pode ter expirado, ou a inscrição foi removida. Inscreva-se de novo na página do produto.
+page-manage-keep = Guarde este link: é só seu.
+page-manage-from-email = Para ver ou deixar o seu lugar, use o link de qualquer e-mail nosso.
+
+page-manage-unknown-title = Não encontramos essa inscrição
+page-manage-unknown = Talvez já tenha terminado. Pode inscrever-se de novo na página do produto.
+page-manage-title = O seu lugar na fila
+page-manage-unconfirmed = Você é o número { $position } na fila para { $product }, assim que confirmar com o link que enviamos.
+page-manage-offered = Há um { $product } separado para você: toque no link de reserva da mensagem que enviamos.
+page-manage-held = Há um { $product } reservado para você: conclua o pedido no checkout.
+page-manage-ended = Esta inscrição para { $product } terminou.
+page-leave-button = Sair da lista
+page-left-title = Você saiu da lista
+page-left = Não terá mais notícias nossas sobre este produto.
+page-already-ended-title = Já terminada
+page-already-ended = Esta inscrição já terminou.

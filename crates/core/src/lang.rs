@@ -131,6 +131,24 @@ pub fn negotiate(asked: Option<&Language>, offered: &[Language], default: &Langu
     .map_or_else(|| default.clone(), |id| Language((**id).clone()))
 }
 
+/// The language for a visitor known only by their browser (a link that names
+/// no request we know): the first of their `Accept-Language` the shop
+/// offers, by closeness, else the shop's `default`.
+pub fn negotiate_accepted(header: &str, offered: &[Language], default: &Language) -> Language {
+    let asked = fluent_langneg::accepted_languages::parse(header);
+    // A browser sends a handful; a script's thousand are not all read.
+    let asked: Vec<&LanguageIdentifier> = asked.iter().take(12).collect();
+    let available: Vec<&LanguageIdentifier> = offered.iter().map(|l| &l.0).collect();
+    negotiate_languages(
+        &asked,
+        &available,
+        Some(&&default.0),
+        NegotiationStrategy::Lookup,
+    )
+    .first()
+    .map_or_else(|| default.clone(), |id| Language((**id).clone()))
+}
+
 /// The catalogues restock ships, by tag.
 pub const SHIPPED: [(&str, &str); 10] = [
     ("en", include_str!("../locales/en.ftl")),
@@ -153,6 +171,7 @@ pub const MESSAGES: &[(&str, &[&str])] = &[
     ("duration-minutes", &["n"]),
     ("duration-hours", &["n"]),
     ("duration-days", &["n"]),
+    ("duration-under-minute", &[]),
     ("greeting", &["shopper"]),
     ("button-fallback", &[]),
     ("manage-link", &[]),
@@ -171,6 +190,61 @@ pub const MESSAGES: &[(&str, &[&str])] = &[
     ("confirm-not-you", &["window"]),
     ("confirm-stop", &["store"]),
     ("confirm-sms", &["store", "product", "window", "url"]),
+    ("join-check-title", &[]),
+    ("join-check", &["contact", "window", "position", "product"]),
+    ("join-check-short", &["contact", "window"]),
+    ("page-on-list-title", &[]),
+    ("page-position", &["position", "product"]),
+    ("page-position-told-once", &["position", "product"]),
+    ("page-on-list", &["product"]),
+    ("page-wait-title", &[]),
+    ("page-wait", &["time"]),
+    ("page-reserve-title", &["product"]),
+    ("page-reserve-back", &["product"]),
+    ("page-reserve-left", &["time"]),
+    ("page-reserve-button", &[]),
+    ("page-held-title", &[]),
+    ("page-held-left", &["product", "time"]),
+    ("page-held-number", &["hold"]),
+    ("page-checkout-button", &[]),
+    ("page-ended-title", &[]),
+    ("page-ended", &[]),
+    ("page-used", &[]),
+    ("page-rejoin-button", &[]),
+    ("page-sold-out-title", &[]),
+    ("page-sold-out", &["product"]),
+    ("page-sold-out-front", &[]),
+    ("page-invalid-title", &[]),
+    ("page-invalid", &[]),
+    ("page-opted-out-title", &[]),
+    ("page-opted-out", &[]),
+    ("page-back-title", &[]),
+    ("page-stop-title", &[]),
+    ("page-stop", &[]),
+    ("page-stop-button", &[]),
+    ("page-link-unknown-title", &[]),
+    ("page-link-unknown", &[]),
+    ("page-stopped-title", &[]),
+    ("page-stopped", &[]),
+    ("page-confirm-title", &[]),
+    ("page-confirm", &[]),
+    ("page-confirm-button", &[]),
+    ("page-confirm-ended-title", &[]),
+    ("page-confirm-ended", &[]),
+    ("page-manage-keep", &[]),
+    ("page-manage-from-email", &[]),
+    ("page-manage-unknown-title", &[]),
+    ("page-manage-unknown", &[]),
+    ("page-manage-title", &[]),
+    ("page-manage-unconfirmed", &["position", "product"]),
+    ("page-manage-offered", &["product"]),
+    ("page-manage-held", &["product"]),
+    ("page-manage-ended", &["product"]),
+    ("page-leave-button", &[]),
+    ("page-left-title", &[]),
+    ("page-left", &[]),
+    ("page-already-ended-title", &[]),
+    ("page-already-ended", &[]),
 ];
 
 type Bundle = FluentBundle<FluentResource>;
@@ -368,6 +442,16 @@ impl Texts {
         self.get(id, &[])
     }
 
+    /// The time left on a link, in words: "14 minutes", "2 hours", "less
+    /// than a minute" (rounded down).
+    pub fn time_left(&self, ms: i64) -> String {
+        match ms / 60_000 {
+            m if m <= 0 => self.word("duration-under-minute"),
+            m if m < 120 => self.get("duration-minutes", &[("n", FluentValue::from(m))]),
+            m => self.get("duration-hours", &[("n", FluentValue::from(m / 60))]),
+        }
+    }
+
     /// How long a window lasts, in words: "15 minutes", "15 Minuten".
     pub fn window(&self, window: Window) -> String {
         let (n, id) = match window.as_secs() {
@@ -500,6 +584,24 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_visitor_gets_the_first_of_their_browsers_languages_the_shop_offers() {
+        let offered = [lang("en"), lang("de"), lang("ar")];
+        let en = lang("en");
+        let pick = |header: &str| negotiate_accepted(header, &offered, &en).to_string();
+        assert_eq!(pick("de-CH,de;q=0.9,en;q=0.8"), "de");
+        assert_eq!(pick("fr-FR,fr;q=0.9,ar;q=0.5"), "ar");
+        assert_eq!(pick("fr"), "en");
+        assert_eq!(pick(""), "en");
+        assert_eq!(pick("*"), "en");
+        assert_eq!(pick(&"x-junk,".repeat(1_000)), "en");
+        let t = Texts::new(&lang("en"), &en, &Overrides::new());
+        assert_eq!(t.time_left(59_999), "less than a minute");
+        assert_eq!(t.time_left(60_000), "1 minute");
+        assert_eq!(t.time_left(119 * 60_000), "119 minutes");
+        assert_eq!(t.time_left(150 * 60_000), "2 hours");
     }
 
     #[test]

@@ -247,6 +247,16 @@ impl Settings {
         lang::negotiate(asked, &self.languages, &self.default_language)
     }
 
+    /// The language for a visitor known only by their browser's
+    /// `Accept-Language`.
+    pub fn language_for_visitor(&self, accept_language: Option<&str>) -> Language {
+        lang::negotiate_accepted(
+            accept_language.unwrap_or(""),
+            &self.languages,
+            &self.default_language,
+        )
+    }
+
     /// The words for a shopper who speaks `language`.
     pub fn texts(&self, language: &Language) -> Texts {
         Texts::new(language, &self.default_language, &self.messages)

@@ -2,33 +2,53 @@
 //! the queue from an ended link, and the opt-out page. A guessed or unknown
 //! link is answered exactly like an ended one.
 
+use restock_core::notice::escape_html;
+
 use super::*;
 
-fn gone(token: &str, what: &str) -> Response {
-    let body = text(what) + &button(&format!("/r/{token}/rejoin"), "Put me back in the queue");
-    page(StatusCode::GONE, "This reserve link has ended", &body)
+fn gone(t: &Texts, token: &str, what: &str) -> Response {
+    let body =
+        text(&t.word(what)) + &button(&format!("/r/{token}/rejoin"), &t.word("page-rejoin-button"));
+    page(t, StatusCode::GONE, &t.word("page-ended-title"), &body)
 }
 
 /// The page for a link that has ended (or never existed: the two look alike).
-fn ended_link(token_text: &str) -> Response {
-    gone(
-        token_text,
-        "It was only live for a short while, and the unit has passed to the next person.",
-    )
+fn ended_link(t: &Texts, token_text: &str) -> Response {
+    gone(t, token_text, "page-ended")
 }
 
-pub(super) async fn reserve_page(State(s): Shared, Path(token_text): Path<String>) -> Response {
-    let expired = || ended_link(&token_text);
-    let Ok(token) = token_text.parse::<LinkToken>() else {
-        return expired();
-    };
+/// The words for whoever opened a link: the language of the request it
+/// names, if it is that request's own link (`is_own`), else the browser's.
+async fn link_words(
+    s: &Services,
+    headers: &HeaderMap,
+    request: Option<&restock_store::Request>,
+) -> Result<Texts, AppError> {
+    let settings = s.settings().await?;
+    Ok(match request {
+        Some(r) => words(&settings, r),
+        None => visitor_words(&settings, headers),
+    })
+}
+
+pub(super) async fn reserve_page(
+    State(s): Shared,
+    Path(token_text): Path<String>,
+    headers: HeaderMap,
+) -> Response {
     let result = async {
-        let Some(r) = s.store.request(&token.request()).await? else {
-            return Ok(expired());
+        let request = match token_text.parse::<LinkToken>() {
+            Ok(token) => s
+                .store
+                .request(&token.request())
+                .await?
+                .filter(|r| r.reserve_link_is(&token)),
+            Err(_) => None,
         };
-        if !r.reserve_link_is(&token) {
-            return Ok(expired());
-        }
+        let t = link_words(&s, &headers, request.as_ref()).await?;
+        let Some(r) = request else {
+            return Ok(ended_link(&t, &token_text));
+        };
         let name = s
             .store
             .catalogue_entry(&r.sku)
@@ -37,35 +57,43 @@ pub(super) async fn reserve_page(State(s): Shared, Path(token_text): Path<String
         let now = s.clock.now_ms();
         Ok::<_, AppError>(match r.state {
             RequestState::Offered { expires_ms, .. } if now < expires_ms => {
-                let body = text(&format!("{name} is back, and one is waiting for you."))
-                    + &note(&format!(
-                        "This link holds one for {} more.",
-                        time_left(expires_ms - now)
+                let body = text(&t.get("page-reserve-back", &[arg("product", &name)]))
+                    + &note(&t.get(
+                        "page-reserve-left",
+                        &[arg("time", &t.time_left(expires_ms - now))],
                     ))
-                    + &button(&format!("/r/{token_text}"), "Hold mine and go to checkout");
-                page(StatusCode::OK, &format!("Reserve your {name}"), &body)
+                    + &button(&format!("/r/{token_text}"), &t.word("page-reserve-button"));
+                let title = t.get("page-reserve-title", &[arg("product", &name)]);
+                page(&t, StatusCode::OK, &title, &body)
             }
             RequestState::Held { expires_ms, .. } if now < expires_ms => {
-                let body = text(&format!(
-                    "One {name} is held for you for {} more.",
-                    time_left(expires_ms - now)
-                )) + &button(&format!("/r/{token_text}"), "Go to checkout");
-                page(StatusCode::OK, "It's held for you", &body)
+                let body =
+                    text(&t.get(
+                        "page-held-left",
+                        &[
+                            arg("product", &name),
+                            arg("time", &t.time_left(expires_ms - now)),
+                        ],
+                    )) + &button(&format!("/r/{token_text}"), &t.word("page-checkout-button"));
+                page(&t, StatusCode::OK, &t.word("page-held-title"), &body)
             }
-            RequestState::Bought { .. } => gone(&token_text, "This link was already used to buy."),
-            _ => expired(),
+            RequestState::Bought { .. } => gone(&t, &token_text, "page-used"),
+            _ => ended_link(&t, &token_text),
         })
     };
     result.await.unwrap_or_else(|e| unavailable(&e))
 }
 
-pub(super) async fn reserve(State(s): Shared, Path(token_text): Path<String>) -> Response {
-    let expired = || ended_link(&token_text);
-    let Ok(token) = token_text.parse::<LinkToken>() else {
-        return expired();
-    };
+pub(super) async fn reserve(
+    State(s): Shared,
+    Path(token_text): Path<String>,
+    headers: HeaderMap,
+) -> Response {
     let result = async {
         let settings = s.settings().await?;
+        let Ok(token) = token_text.parse::<LinkToken>() else {
+            return Ok(ended_link(&visitor_words(&settings, &headers), &token_text));
+        };
         let now = s.clock.now_ms();
         let entry = s.store.catalogue_entry(token.sku()).await?;
         let outcome = s
@@ -84,61 +112,83 @@ pub(super) async fn reserve(State(s): Shared, Path(token_text): Path<String>) ->
         if matches!(outcome, HoldOutcome::Held { .. }) {
             metrics::count(Metric::Holds, 1);
         }
+        if let HoldOutcome::Held { hold, .. } | HoldOutcome::AlreadyHeld { hold, .. } = &outcome
+            && let Some(url) = entry.as_ref().and_then(|e| e.checkout_for(hold))
+        {
+            tracing::info!(sku = %token.sku(), "hold taken");
+            return Ok((StatusCode::SEE_OTHER, [(header::LOCATION, url)]).into_response());
+        }
+        // A page to show: in the language of the request the link is its own.
+        let request = s
+            .store
+            .request(&token.request())
+            .await?
+            .filter(|r| r.reserve_link_is(&token));
+        let t = match &request {
+            Some(r) => words(&settings, r),
+            None => visitor_words(&settings, &headers),
+        };
         Ok::<_, AppError>(match outcome {
             HoldOutcome::Held { hold, expires } | HoldOutcome::AlreadyHeld { hold, expires } => {
                 tracing::info!(sku = %token.sku(), "hold taken");
-                match entry.as_ref().and_then(|e| e.checkout_for(&hold)) {
-                    Some(url) => (StatusCode::SEE_OTHER, [(header::LOCATION, url)]).into_response(),
-                    None => page(
-                        StatusCode::OK,
-                        "It's held for you",
-                        &(text(&format!(
-                            "One {name} is held for you for {}.",
-                            time_left(expires - now)
-                        )) + &note(&format!(
-                            "Your hold number is {hold}. Quote it at checkout."
-                        ))),
-                    ),
-                }
+                page(
+                    &t,
+                    StatusCode::OK,
+                    &t.word("page-held-title"),
+                    &(text(&t.get(
+                        "page-held-left",
+                        &[
+                            arg("product", &name),
+                            arg("time", &t.time_left(expires - now)),
+                        ],
+                    )) + &note(&t.get("page-held-number", &[arg("hold", &hold.to_string())]))),
+                )
             }
             HoldOutcome::SoldOutAgain => page(
+                &t,
                 StatusCode::CONFLICT,
-                "Sold out again, sorry",
-                &(text(&format!("The last {name} went moments before you tapped."))
-                    + &note(
-                        "You keep your place at the front of the line, and you'll be told first when another one frees up.",
-                    )),
+                &t.word("page-sold-out-title"),
+                &(text(&t.get("page-sold-out", &[arg("product", &name)]))
+                    + &note(&t.word("page-sold-out-front"))),
             ),
-            HoldOutcome::Refused(HoldRefused::Used) => {
-                gone(&token_text, "This link was already used to buy.")
+            HoldOutcome::Refused(HoldRefused::Used) => gone(&t, &token_text, "page-used"),
+            HoldOutcome::Refused(HoldRefused::Expired | HoldRefused::NotOffered) => {
+                ended_link(&t, &token_text)
             }
-            HoldOutcome::Refused(HoldRefused::Expired | HoldRefused::NotOffered) => expired(),
         })
     };
     result.await.unwrap_or_else(|e| unavailable(&e))
 }
 
-pub(super) async fn rejoin(State(s): Shared, Path(token_text): Path<String>) -> Response {
-    let invalid = || {
+pub(super) async fn rejoin(
+    State(s): Shared,
+    Path(token_text): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let invalid = |t: &Texts| {
         page(
+            t,
             StatusCode::NOT_FOUND,
-            "We couldn't do that",
-            &text("This link is not valid any more. Please sign up again from the product page."),
+            &t.word("page-invalid-title"),
+            &text(&t.word("page-invalid")),
         )
     };
-    let Ok(token) = token_text.parse::<LinkToken>() else {
-        return invalid();
-    };
     let result = async {
-        let Some(r) = s.store.request(&token.request()).await? else {
-            return Ok(invalid());
-        };
-        if !r.reserve_link_is(&token) && !r.optout_link_is(&token) {
-            return Ok(invalid());
-        }
         let settings = s.settings().await?;
+        let request = match token_text.parse::<LinkToken>() {
+            Ok(token) => s
+                .store
+                .request(&token.request())
+                .await?
+                .filter(|r| r.reserve_link_is(&token) || r.optout_link_is(&token)),
+            Err(_) => None,
+        };
+        let Some(r) = request else {
+            return Ok(invalid(&visitor_words(&settings, &headers)));
+        };
+        let t = words(&settings, &r);
         let Some(entry) = s.store.catalogue_entry(&r.sku).await? else {
-            return Ok(invalid());
+            return Ok(invalid(&t));
         };
         let request = NewRequest {
             id: RequestId::from_random(s.random()),
@@ -162,35 +212,73 @@ pub(super) async fn rejoin(State(s): Shared, Path(token_text): Path<String>) -> 
             JoinOutcome::Joined(r) | JoinOutcome::AlreadyWaiting(r) => r,
             JoinOutcome::OptedOut => {
                 return Ok(page(
+                    &t,
                     StatusCode::CONFLICT,
-                    "You opted out",
-                    &text("You asked us not to contact you, so we haven't added you."),
+                    &t.word("page-opted-out-title"),
+                    &text(&t.word("page-opted-out")),
                 ));
             }
         };
         let position = s.store.position(&stored, entry.shards).await?;
+        let product = arg("product", &entry.name);
         let body = match position {
-            Some(p) => text(&format!("You're number {p} in line for {}.", entry.name)),
-            None => text(&format!("You're already on the list for {}.", entry.name)),
+            Some(p) => text(&t.get("page-position", &[("position", p.into()), product])),
+            None => text(&t.get("page-on-list", &[product])),
         };
-        Ok::<_, AppError>(page(StatusCode::OK, "You're back in the queue", &body))
+        Ok::<_, AppError>(page(&t, StatusCode::OK, &t.word("page-back-title"), &body))
     };
     result.await.unwrap_or_else(|e| unavailable(&e))
 }
 
-pub(super) async fn optout_page(Path(token_text): Path<String>) -> Response {
-    let body = text(
-        "You won't get any more messages from us, about any product, on this address or number.",
-    ) + &button(&format!("/o/{token_text}"), "Stop all messages");
-    page(StatusCode::OK, "Stop messages?", &body)
+/// The words for an opt-out or confirmation link: its request's language
+/// when the link is one of its own, else the browser's.
+async fn own_link_words(
+    s: &Services,
+    headers: &HeaderMap,
+    token_text: &str,
+    is_own: impl Fn(&restock_store::Request, &LinkToken) -> bool,
+) -> Result<Texts, AppError> {
+    let request = match token_text.parse::<LinkToken>() {
+        Ok(token) => s
+            .store
+            .request(&token.request())
+            .await?
+            .filter(|r| is_own(r, &token)),
+        Err(_) => None,
+    };
+    link_words(s, headers, request.as_ref()).await
 }
 
-pub(super) async fn optout(State(s): Shared, Path(token_text): Path<String>) -> Response {
+pub(super) async fn optout_page(
+    State(s): Shared,
+    Path(token_text): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let t = match own_link_words(&s, &headers, &token_text, |r, l| r.optout_link_is(l)).await {
+        Ok(t) => t,
+        Err(e) => return unavailable(&e),
+    };
+    let body = text(&t.word("page-stop"))
+        + &button(&format!("/o/{token_text}"), &t.word("page-stop-button"));
+    page(&t, StatusCode::OK, &t.word("page-stop-title"), &body)
+}
+
+pub(super) async fn optout(
+    State(s): Shared,
+    Path(token_text): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    // Read before the opt-out: afterwards the request may be gone.
+    let t = match own_link_words(&s, &headers, &token_text, |r, l| r.optout_link_is(l)).await {
+        Ok(t) => t,
+        Err(e) => return unavailable(&e),
+    };
     let invalid = || {
         page(
+            &t,
             StatusCode::NOT_FOUND,
-            "We couldn't find that link",
-            &text("If you keep getting messages, reply STOP to a text or contact the shop."),
+            &t.word("page-link-unknown-title"),
+            &text(&t.word("page-link-unknown")),
         )
     };
     let Ok(token) = token_text.parse::<LinkToken>() else {
@@ -200,9 +288,10 @@ pub(super) async fn optout(State(s): Shared, Path(token_text): Path<String>) -> 
         Ok(OptOutOutcome::OptedOut { ended }) => {
             tracing::info!(sku = %token.sku(), ended, "opted out");
             page(
+                &t,
                 StatusCode::OK,
-                "You're opted out",
-                &text("You won't hear from us again."),
+                &t.word("page-stopped-title"),
+                &text(&t.word("page-stopped")),
             )
         }
         Ok(OptOutOutcome::NotFound) => invalid(),
@@ -212,27 +301,38 @@ pub(super) async fn optout(State(s): Shared, Path(token_text): Path<String>) -> 
 
 /// The page a confirmation link opens: a button, because mail scanners
 /// open links too, and only a person's tap should confirm.
-pub(super) async fn confirm_page(Path(token_text): Path<String>) -> Response {
-    let body = text("One tap to confirm it was you, and to keep your place in line.")
-        + &button(&format!("/c/{token_text}"), "Yes, tell me when it's back");
-    page(StatusCode::OK, "Confirm your place", &body)
+pub(super) async fn confirm_page(
+    State(s): Shared,
+    Path(token_text): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let t = match own_link_words(&s, &headers, &token_text, |r, l| r.confirm_link_is(l)).await {
+        Ok(t) => t,
+        Err(e) => return unavailable(&e),
+    };
+    let body = text(&t.word("page-confirm"))
+        + &button(&format!("/c/{token_text}"), &t.word("page-confirm-button"));
+    page(&t, StatusCode::OK, &t.word("page-confirm-title"), &body)
 }
 
-pub(super) async fn confirm(State(s): Shared, Path(token_text): Path<String>) -> Response {
-    let invalid = || {
-        page(
-            StatusCode::NOT_FOUND,
-            "This confirmation link has ended",
-            &text(
-                "It may have run out, or the sign-up was removed. Please sign up again from the product page.",
-            ),
-        )
-    };
-    let Ok(token) = token_text.parse::<LinkToken>() else {
-        return invalid();
-    };
+pub(super) async fn confirm(
+    State(s): Shared,
+    Path(token_text): Path<String>,
+    headers: HeaderMap,
+) -> Response {
     let result = async {
         let settings = s.settings().await?;
+        let invalid = |t: &Texts| {
+            page(
+                t,
+                StatusCode::NOT_FOUND,
+                &t.word("page-confirm-ended-title"),
+                &text(&t.word("page-confirm-ended")),
+            )
+        };
+        let Ok(token) = token_text.parse::<LinkToken>() else {
+            return Ok(invalid(&visitor_words(&settings, &headers)));
+        };
         let now = s.clock.now_ms();
         // Whoever follows the link from the inbox owns the place: a manage
         // link of their own replaces the one the signing-up browser kept.
@@ -262,28 +362,38 @@ pub(super) async fn confirm(State(s): Shared, Path(token_text): Path<String>) ->
                 r
             }
             ConfirmOutcome::AlreadyConfirmed(r) => r,
-            ConfirmOutcome::Refused => return Ok(invalid()),
+            ConfirmOutcome::Refused => return Ok(invalid(&visitor_words(&settings, &headers))),
         };
+        let t = words(&settings, &r);
         let entry = s.store.catalogue_entry(&r.sku).await?;
         let name = entry
             .as_ref()
             .map_or_else(|| r.sku.to_string(), |e| e.name.clone());
         let shards = entry.map_or(1, |e| e.shards);
         let position = s.store.position(&r, shards).await?;
+        let product = arg("product", &name);
         let mut body = match position {
-            Some(p) => text(&format!(
-                "You're number {p} in line for {name}. We'll tell you once, as soon as it's back."
+            Some(p) => text(&t.get(
+                "page-position-told-once",
+                &[("position", p.into()), product],
             )),
-            None => text(&format!("You're on the list for {name}.")),
+            None => text(&t.get("page-on-list", &[product])),
         };
         body += &match manage {
             Some(link) => format!(
-                "<p><a href=\"{}\">See or leave your place</a> (keep this link: it is yours alone).</p>",
-                settings.link("m", &link)
+                "<p><a href=\"{}\">{}</a>. {}</p>",
+                escape_html(&settings.link("m", &link)),
+                escape_html(&t.word("manage-link")),
+                escape_html(&t.word("page-manage-keep")),
             ),
-            None => text("To see or leave your place, use the link in any email we sent you."),
+            None => text(&t.word("page-manage-from-email")),
         };
-        Ok::<_, AppError>(page(StatusCode::OK, "You're on the list", &body))
+        Ok::<_, AppError>(page(
+            &t,
+            StatusCode::OK,
+            &t.word("page-on-list-title"),
+            &body,
+        ))
     };
     result.await.unwrap_or_else(|e| unavailable(&e))
 }
@@ -303,21 +413,28 @@ async fn managed_by_link(
         .filter(|r| r.manage_link_is(&token)))
 }
 
-fn unknown_manage_link() -> Response {
-    page(
+async fn unknown_manage_link(s: &Services, headers: &HeaderMap) -> Result<Response, AppError> {
+    let t = link_words(s, headers, None).await?;
+    Ok(page(
+        &t,
         StatusCode::NOT_FOUND,
-        "We couldn't find that sign-up",
-        &text("It may have ended already. You can sign up again from the product page."),
-    )
+        &t.word("page-manage-unknown-title"),
+        &text(&t.word("page-manage-unknown")),
+    ))
 }
 
 /// Where a sign-up stands, from the link in the shopper's inbox, with a way
 /// to leave the list.
-pub(super) async fn manage_page(State(s): Shared, Path(token_text): Path<String>) -> Response {
+pub(super) async fn manage_page(
+    State(s): Shared,
+    Path(token_text): Path<String>,
+    headers: HeaderMap,
+) -> Response {
     let result = async {
         let Some(r) = managed_by_link(&s, &token_text).await? else {
-            return Ok(unknown_manage_link());
+            return unknown_manage_link(&s, &headers).await;
         };
+        let t = link_words(&s, &headers, Some(&r)).await?;
         let entry = s.store.catalogue_entry(&r.sku).await?;
         let name = entry
             .as_ref()
@@ -325,42 +442,58 @@ pub(super) async fn manage_page(State(s): Shared, Path(token_text): Path<String>
         let shards = entry.map_or(1, |e| e.shards);
         let position = s.store.position(&r, shards).await?;
         let status = r.state.status();
+        let product = arg("product", &name);
         let mut body = match (r.state, position) {
-            (RequestState::Unconfirmed, Some(p)) => text(&format!(
-                "You're number {p} in line for {name}, once you confirm with the link we sent."
+            (RequestState::Unconfirmed, Some(p)) => text(&t.get(
+                "page-manage-unconfirmed",
+                &[("position", p.into()), product],
             )),
-            (_, Some(p)) => text(&format!("You're number {p} in line for {name}.")),
-            _ if status.is_live() => text(&format!("You're on the list for {name} ({status}).")),
-            _ => text(&format!("This sign-up for {name} has ended ({status}).")),
+            (_, Some(p)) => text(&t.get("page-position", &[("position", p.into()), product])),
+            (RequestState::Offered { .. }, None) => text(&t.get("page-manage-offered", &[product])),
+            (RequestState::Held { .. }, None) => text(&t.get("page-manage-held", &[product])),
+            _ if status.is_live() => text(&t.get("page-on-list", &[product])),
+            _ => text(&t.get("page-manage-ended", &[product])),
         };
         if status.is_live() {
-            body += &button(&format!("/m/{token_text}"), "Leave the list");
+            body += &button(&format!("/m/{token_text}"), &t.word("page-leave-button"));
         }
-        Ok::<_, AppError>(page(StatusCode::OK, "Your place in line", &body))
+        Ok::<_, AppError>(page(
+            &t,
+            StatusCode::OK,
+            &t.word("page-manage-title"),
+            &body,
+        ))
     };
     result.await.unwrap_or_else(|e| unavailable(&e))
 }
 
-pub(super) async fn manage_leave(State(s): Shared, Path(token_text): Path<String>) -> Response {
+pub(super) async fn manage_leave(
+    State(s): Shared,
+    Path(token_text): Path<String>,
+    headers: HeaderMap,
+) -> Response {
     let result = async {
         let Some(r) = managed_by_link(&s, &token_text).await? else {
-            return Ok(unknown_manage_link());
+            return unknown_manage_link(&s, &headers).await;
         };
+        let t = link_words(&s, &headers, Some(&r)).await?;
         Ok::<_, AppError>(match s.store.cancel(&r.id, s.clock.now_ms()).await? {
             CancelOutcome::Cancelled => {
                 tracing::info!(sku = %r.sku, "left the list from the inbox link");
                 page(
+                    &t,
                     StatusCode::OK,
-                    "You've left the list",
-                    &text("You won't hear from us about this product."),
+                    &t.word("page-left-title"),
+                    &text(&t.word("page-left")),
                 )
             }
-            CancelOutcome::NotLive(status) => page(
+            CancelOutcome::NotLive(_) => page(
+                &t,
                 StatusCode::CONFLICT,
-                "Already ended",
-                &text(&format!("This sign-up is already {status}.")),
+                &t.word("page-already-ended-title"),
+                &text(&t.word("page-already-ended")),
             ),
-            CancelOutcome::NotFound => unknown_manage_link(),
+            CancelOutcome::NotFound => unknown_manage_link(&s, &headers).await?,
         })
     };
     result.await.unwrap_or_else(|e| unavailable(&e))

@@ -22,8 +22,9 @@ use axum::response::{IntoResponse, Json, Response};
 use axum::routing::{get, post};
 use restock_core::client::client_address;
 use restock_core::join::{FieldError, JoinForm, JoinInput, MAX_BODY_BYTES};
+use restock_core::lang::arg;
 use restock_core::{
-    Contact, HoldId, HoldRefused, LinkToken, RequestId, RequestState, Settings, Sku,
+    Contact, HoldId, HoldRefused, LinkToken, RequestId, RequestState, Settings, Sku, Texts,
 };
 use restock_store::{
     CancelOutcome, ConfirmOutcome, HoldOutcome, JoinOutcome, NewRequest, OptOutOutcome,
@@ -32,7 +33,7 @@ use restock_store::{
 use serde_json::json;
 
 use crate::metrics::{self, Metric};
-use crate::pages::{button, note, page, text, time_left};
+use crate::pages::{button, note, page, text};
 use crate::{AppError, Services, alerts};
 
 mod links;
@@ -143,24 +144,24 @@ async fn read_limit(State(s): Shared, request: Request, next: Next) -> Response 
         let key = format!("read:{}", client_key(client, &headers, &settings));
         let limits = settings.limits;
         let now = s.clock.now_ms();
-        Ok::<_, AppError>(
-            s.store
-                .rate_limit(&key, limits.reads_per_ip, limits.window.as_millis(), now)
-                .await?,
-        )
+        let decision = s
+            .store
+            .rate_limit(&key, limits.reads_per_ip, limits.window.as_millis(), now)
+            .await?;
+        Ok::<_, AppError>((decision, settings))
     };
     match decision.await {
-        Ok(RateDecision::Allowed) => next.run(request).await,
-        Ok(RateDecision::Limited { retry_after_ms }) if api => too_many(retry_after_ms),
-        Ok(RateDecision::Limited { retry_after_ms }) => {
+        Ok((RateDecision::Allowed, _)) => next.run(request).await,
+        Ok((RateDecision::Limited { retry_after_ms }, _)) if api => too_many(retry_after_ms),
+        Ok((RateDecision::Limited { retry_after_ms }, settings)) => {
+            let t = visitor_words(&settings, &headers);
             let minutes = (retry_after_ms + 59_999) / 60_000;
+            let wait = t.window(restock_core::Window::from_mins(minutes.max(1) as u64));
             let mut r = page(
+                &t,
                 StatusCode::TOO_MANY_REQUESTS,
-                "Please wait a moment",
-                &text(&format!(
-                    "There have been a lot of requests from your network. Please try this link again in {minutes} minute{}.",
-                    if minutes == 1 { "" } else { "s" }
-                )),
+                &t.word("page-wait-title"),
+                &text(&t.get("page-wait", &[arg("time", &wait)])),
             );
             r.headers_mut().insert(
                 header::RETRY_AFTER,
@@ -170,6 +171,21 @@ async fn read_limit(State(s): Shared, request: Request, next: Next) -> Response 
         }
         Err(e) => unavailable(&e),
     }
+}
+
+/// The words for a shopper whose request is known: the language it joined
+/// in, if the shop still offers it.
+fn words(settings: &Settings, r: &restock_store::Request) -> Texts {
+    settings.texts(&settings.language_for(r.language.as_ref()))
+}
+
+/// The words for a visitor known only by their browser (a link naming no
+/// request we know): its `Accept-Language`.
+fn visitor_words(settings: &Settings, headers: &HeaderMap) -> Texts {
+    let accept = headers
+        .get(header::ACCEPT_LANGUAGE)
+        .and_then(|v| v.to_str().ok());
+    settings.texts(&settings.language_for_visitor(accept))
 }
 
 fn wants_html(headers: &HeaderMap) -> bool {
@@ -503,34 +519,38 @@ fn join_answer(
     manage: &LinkToken,
 ) -> Response {
     let unconfirmed = stored.state == RequestState::Unconfirmed;
+    let t = words(settings, stored);
+    let (contact, window) = (stored.contact.masked(), t.window(settings.confirm_window));
     if wants_html(headers) {
         let body = match position {
-            Some(p) if unconfirmed => text(&format!(
-                "Nearly there: we've sent a confirmation link to {}. Open it within {} to keep your place (number {p} in line) for {}.",
-                stored.contact.masked(),
-                settings.confirm_window.in_words(),
-                entry.name
+            Some(p) if unconfirmed => text(&t.get(
+                "join-check",
+                &[
+                    arg("contact", &contact),
+                    arg("window", &window),
+                    ("position", p.into()),
+                    arg("product", &entry.name),
+                ],
             )),
-            Some(p) => text(&format!(
-                "You're number {p} in line for {}. We'll tell you once, as soon as it's back.",
-                entry.name
+            Some(p) => text(&t.get(
+                "page-position-told-once",
+                &[("position", p.into()), arg("product", &entry.name)],
             )),
-            None => text(&format!("You're already on the list for {}.", entry.name)),
+            None => text(&t.get("page-on-list", &[arg("product", &entry.name)])),
         };
         let title = if unconfirmed {
-            "Check your inbox"
+            t.word("join-check-title")
         } else {
-            "You're on the list"
+            t.word("page-on-list-title")
         };
-        return page(status, title, &body);
+        return page(&t, status, &title, &body);
     }
     let mut body = status_json(stored, position);
     if unconfirmed {
         body["confirm_by_ms"] = json!(stored.stale_at);
-        body["message"] = json!(format!(
-            "Check {} for a confirmation link: your place is kept for {} until you open it.",
-            stored.contact.masked(),
-            settings.confirm_window.in_words()
+        body["message"] = json!(t.get(
+            "join-check-short",
+            &[arg("contact", &contact), arg("window", &window)]
         ));
     }
     if status == StatusCode::CREATED {
