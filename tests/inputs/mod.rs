@@ -103,7 +103,9 @@ async fn unknown_products_and_opted_out_contacts_are_refused() {
         reply.json()["error"]
             .as_str()
             .unwrap()
-            .contains("not one you can wait for")
+            .contains("not one you can wait for"),
+        "{}",
+        reply.body
     );
     let pepper = restock_app::ports::Secrets::from_json(&secrets_json())
         .unwrap()
@@ -534,7 +536,10 @@ async fn knowing_an_address_gives_no_power_over_its_request() {
         w.manage("DELETE", &forged).await,
     ] {
         assert_eq!(attempt.status, 404, "{}", attempt.body);
-        assert_eq!(attempt.json()["error"], "no such request");
+        assert_eq!(
+            attempt.json()["error"],
+            "We couldn't find that sign-up. It may have ended already."
+        );
     }
     // Ann's own browser, with the token it was given, can.
     let mine = w.manage("GET", &token).await;
@@ -627,7 +632,7 @@ async fn texts_go_only_to_mobiles_in_the_shops_countries() {
     let premium = by_phone("+44 909 090 1234", "Pump").await;
     assert_eq!(premium.status, 400, "{}", premium.body);
     assert_eq!(premium.json()["errors"][0]["field"], "phone");
-    let said = premium.json()["errors"][0]["message"]
+    let said = premium.json()["errors"][0]["detail"]
         .as_str()
         .unwrap()
         .to_owned();

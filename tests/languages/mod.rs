@@ -247,3 +247,118 @@ async fn the_pages_behind_each_link_speak_the_shoppers_language() {
         page.body
     );
 }
+
+#[tokio::test]
+async fn the_widget_and_the_api_s_errors_speak_the_page_s_language() {
+    use axum::body::Body;
+    use axum::http::Request;
+    let (w, _) = World::memory().await;
+    let mut settings = multilingual(false);
+    settings
+        .messages
+        .entry("de".into())
+        .or_default()
+        .insert("widget-submit".into(), "Gib mir Bescheid".into());
+    w.store.put_settings(&settings).await.unwrap();
+
+    // The widget's words: the closest offered language, the shop's own
+    // wording first, {product} and {position} left for the widget.
+    let words = w.capture("GET", "/widget?language=de-AT").await;
+    assert_eq!(words.status, 200, "{}", words.body);
+    let answer = words.json();
+    assert_eq!(answer["language"], "de");
+    assert_eq!(answer["dir"], "ltr");
+    assert_eq!(
+        answer["words"]["submit"], "Gib mir Bescheid",
+        "the override"
+    );
+    assert_eq!(answer["words"]["contact-both"], "E-Mail oder Handynummer");
+    assert_eq!(answer["words"]["leave"], "Warteliste verlassen");
+    assert!(
+        answer["words"]["consent"]
+            .as_str()
+            .unwrap()
+            .contains("wenn {product} wieder da ist"),
+        "{answer}"
+    );
+    assert!(
+        answer["words"]["position"]
+            .as_str()
+            .unwrap()
+            .contains("Nummer {position}"),
+        "{answer}"
+    );
+    let named = |id: &str| id.strip_prefix("widget-").map(str::to_owned);
+    let expected = restock_core::lang::MESSAGES
+        .iter()
+        .filter_map(|(id, _)| named(id))
+        .count()
+        + 4;
+    assert_eq!(
+        answer["words"].as_object().unwrap().len(),
+        expected,
+        "every widget word: {answer}"
+    );
+    // No language named: the browser's; not one offered: the default.
+    let arabic = Request::get("/widget")
+        .header("accept-language", "ar-EG,en;q=0.5")
+        .body(Body::empty())
+        .unwrap();
+    let arabic = w.call(Api::Capture, arabic).await.json();
+    assert_eq!(
+        (&arabic["language"], &arabic["dir"]),
+        (&"ar".into(), &"rtl".into())
+    );
+    assert_eq!(arabic["words"]["submit"], "أخبرني");
+    let other = w.capture("GET", "/widget?language=xx-YY").await.json();
+    assert_eq!(other["language"], "en");
+    assert_eq!(other["words"]["submit"], "Notify me");
+
+    // The API's refusals, in the language the sign-up names: what to fix
+    // for the shopper, the exact reason for whoever builds a client.
+    let reply = w
+        .capture_json(
+            "POST",
+            "/requests",
+            serde_json::json!({ "sku": CHAIR, "name": "Anke", "email": "anke@", "consent": false, "language": "de" }),
+        )
+        .await;
+    assert_eq!(reply.status, 400, "{}", reply.body);
+    let body = reply.json();
+    assert_eq!(body["error"], "Bitte prüfe einige Angaben noch einmal.");
+    let email = body["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["field"] == "email")
+        .unwrap_or_else(|| panic!("{body}"));
+    assert!(
+        email["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Gib eine E-Mail-Adresse"),
+        "{body}"
+    );
+    assert!(!email["detail"].as_str().unwrap().is_empty(), "{body}");
+    let unknown = w
+        .capture_json(
+            "POST",
+            "/requests",
+            serde_json::json!({ "sku": "NO-SUCH", "name": "Anke", "email": w.email("Anke"), "consent": true, "language": "ar" }),
+        )
+        .await;
+    assert_eq!(unknown.status, 404, "{}", unknown.body);
+    assert_eq!(unknown.json()["error"], "لا يمكن انتظار هذا المنتج هنا.");
+    // A malformed body names no language: the browser's.
+    let junk = Request::post("/requests")
+        .header("content-type", "application/json")
+        .header("accept-language", "de")
+        .body(Body::from("{"))
+        .unwrap();
+    let junk = w.call(Api::Capture, junk).await;
+    assert_eq!(junk.status, 400);
+    assert_eq!(
+        junk.json()["errors"][0]["message"],
+        "Das Formular konnte nicht gelesen werden. Bitte versuche es noch einmal."
+    );
+}

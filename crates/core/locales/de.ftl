@@ -101,3 +101,42 @@ page-left-title = Du hast die Warteliste verlassen
 page-left = Du hörst zu diesem Produkt nichts mehr von uns.
 page-already-ended-title = Bereits beendet
 page-already-ended = Diese Anmeldung ist bereits beendet.
+
+# What capture answers the widget and the API when it cannot take a sign-up.
+error-fields = Bitte prüfe einige Angaben noch einmal.
+field-sku = Gib an, auf welches Produkt du warten möchtest.
+field-name = Gib deinen Vornamen ein (bis zu 80 Zeichen).
+field-email = Gib eine E-Mail-Adresse wie name@example.com ein.
+field-phone = Gib eine Handynummer mit Ländervorwahl ein, an die wir eine SMS senden können (z. B. +49 151 23456789).
+field-channel = Wähle E-Mail oder SMS.
+field-language = Die Sprache der Seite konnte nicht gelesen werden.
+field-consent = Setze das Häkchen, damit wir dir einmal Bescheid geben dürfen, wenn es wieder da ist.
+field-body = Das Formular konnte nicht gelesen werden. Bitte versuche es noch einmal.
+error-unknown-item = Auf dieses Produkt kannst du hier nicht warten.
+error-opted-out = Diese Adresse möchte nicht kontaktiert werden, deshalb wurde nichts gespeichert.
+error-too-many = Gerade melden sich sehr viele an. Bitte warte ein paar Minuten und versuche es dann noch einmal.
+error-busy = Der Shop ist gerade sehr ausgelastet, es wurde nichts gespeichert. Bitte versuche es gleich noch einmal.
+error-unavailable = Anmeldungen sind kurz nicht möglich, es wurde nichts gespeichert. Bitte versuche es gleich noch einmal.
+error-no-request = Diese Anmeldung haben wir nicht gefunden. Vielleicht ist sie schon beendet.
+
+# Die Wörter des Widgets (GET /widget).
+widget-heading = Ausverkauft – lass dich benachrichtigen, wenn es wieder da ist
+widget-contact-both = E-Mail oder Handynummer
+widget-contact-email = E-Mail
+widget-contact-sms = Handynummer
+widget-name = Vorname
+widget-consent = Sag mir einmal Bescheid, wenn { $product } wieder da ist. Ich kann mich jederzeit abmelden.
+widget-submit = Benachrichtige mich
+widget-enter-contact = Bitte gib deine E-Mail-Adresse oder Handynummer ein.
+widget-tick = Bitte setze das Häkchen, damit wir dir Bescheid geben dürfen.
+widget-enter-name = Bitte gib deinen Vornamen ein, damit wir dich begrüßen können.
+widget-adding = Wir tragen dich ein…
+widget-retrying = Gerade melden sich sehr viele an – wir versuchen es noch einmal…
+widget-position = Du bist Nummer { $position } in der Warteschlange.
+widget-check = Wir haben dir einen Link geschickt: Öffne ihn zum Bestätigen, dann sagen wir dir einmal Bescheid, wenn { $product } wieder da ist.
+widget-told-once = Wir sagen dir einmal Bescheid, wenn { $product } wieder da ist, mit einem Link, der eins für dich zurücklegt.
+widget-left = Du hörst nichts mehr zu { $product }. Du kannst dich jederzeit wieder eintragen.
+widget-from-inbox = Verwalte deinen Platz über dein Postfach: Der Link in unserer E-Mail zeigt ihn dir oder trägt dich aus.
+widget-try-again = Das hat nicht geklappt – bitte versuche es noch einmal.
+widget-unreachable = Wir konnten den Shop nicht erreichen. Prüfe deine Verbindung und versuche es noch einmal.
+widget-went-wrong = Bei uns ist etwas schiefgelaufen. Bitte versuche es in einer Minute noch einmal.

@@ -104,3 +104,43 @@ page-left-title = You've left the list
 page-left = You won't hear from us about this product.
 page-already-ended-title = Already ended
 page-already-ended = This sign-up has already ended.
+
+# What capture answers the widget and the API when it cannot take a sign-up.
+error-fields = Some fields need another look.
+field-sku = Say which product to wait for.
+field-name = Enter your first name (up to 80 characters).
+field-email = Enter an email address like name@example.com.
+field-phone = Enter a mobile number we can text, with its country code (like +44 7700 900123).
+field-channel = Choose email or text message.
+field-language = The page's language could not be read.
+field-consent = Tick the box to agree to one message when it is back.
+field-body = The form could not be read. Please try again.
+error-unknown-item = This product is not one you can wait for here.
+error-opted-out = This address asked not to be contacted, so nothing was saved.
+error-too-many = Lots of people are signing up right now. Please wait a few minutes and try again.
+error-busy = The shop is very busy right now and nothing was saved. Please try again in a second.
+error-unavailable = Sign-ups are unavailable for a moment and nothing was saved. Please try again shortly.
+error-no-request = We couldn't find that sign-up. It may have ended already.
+
+# The widget's own words (GET /widget): { $product } and { $position } reach
+# the widget as {product} and {position}, and it fills them in.
+widget-heading = Sold out — get told when it's back
+widget-contact-both = Email or mobile number
+widget-contact-email = Email
+widget-contact-sms = Mobile number
+widget-name = First name
+widget-consent = Tell me once when { $product } is back. I can opt out any time.
+widget-submit = Notify me
+widget-enter-contact = Please enter your email address or mobile number.
+widget-tick = Please tick the box so we may tell you.
+widget-enter-name = Please enter your first name, so the message can greet you.
+widget-adding = Adding you to the list…
+widget-retrying = Lots of people are signing up right now — trying again…
+widget-position = You're number { $position } in line.
+widget-check = We've sent you a link: open it to confirm, and we'll tell you once when { $product } is back.
+widget-told-once = We'll tell you once when { $product } is back, with a link that holds one for you.
+widget-left = You won't hear about { $product }. You can join again any time.
+widget-from-inbox = Manage your place from your inbox: the link in our email shows it, or lets you leave the list.
+widget-try-again = That didn't work — please try again.
+widget-unreachable = We couldn't reach the shop. Check your connection and try again.
+widget-went-wrong = Something went wrong on our side. Please try again in a minute.

@@ -100,3 +100,42 @@ page-left-title = Has salido de la lista
 page-left = No volverás a saber de nosotros sobre este producto.
 page-already-ended-title = Ya terminada
 page-already-ended = Esta inscripción ya ha terminado.
+
+# What capture answers the widget and the API when it cannot take a sign-up.
+error-fields = Algunos campos necesitan otra revisión.
+field-sku = Indica qué producto quieres esperar.
+field-name = Escribe tu nombre (hasta 80 caracteres).
+field-email = Escribe un correo electrónico como nombre@example.com.
+field-phone = Escribe un número de móvil al que podamos enviar SMS, con el prefijo del país (por ejemplo +34 612 345 678).
+field-channel = Elige correo electrónico o SMS.
+field-language = No se pudo leer el idioma de la página.
+field-consent = Marca la casilla para aceptar un solo mensaje cuando vuelva.
+field-body = No se pudo leer el formulario. Inténtalo de nuevo.
+error-unknown-item = Este producto no se puede esperar aquí.
+error-opted-out = Esta dirección pidió no ser contactada, así que no se guardó nada.
+error-too-many = Mucha gente se está apuntando ahora mismo. Espera unos minutos e inténtalo de nuevo.
+error-busy = La tienda está muy ocupada ahora mismo y no se guardó nada. Inténtalo de nuevo en un segundo.
+error-unavailable = Las inscripciones no están disponibles por un momento y no se guardó nada. Inténtalo de nuevo en breve.
+error-no-request = No encontramos esa inscripción. Puede que ya haya terminado.
+
+# Las palabras del widget (GET /widget).
+widget-heading = Agotado: te avisamos cuando vuelva
+widget-contact-both = Correo electrónico o número de móvil
+widget-contact-email = Correo electrónico
+widget-contact-sms = Número de móvil
+widget-name = Nombre
+widget-consent = Avísame una vez cuando { $product } vuelva. Puedo darme de baja en cualquier momento.
+widget-submit = Avísame
+widget-enter-contact = Escribe tu correo electrónico o tu número de móvil.
+widget-tick = Marca la casilla para que podamos avisarte.
+widget-enter-name = Escribe tu nombre, para que el mensaje pueda saludarte.
+widget-adding = Apuntándote en la lista…
+widget-retrying = Mucha gente se está apuntando ahora mismo; lo intentamos de nuevo…
+widget-position = Eres el número { $position } en la cola.
+widget-check = Te hemos enviado un enlace: ábrelo para confirmar y te avisaremos una vez cuando { $product } vuelva.
+widget-told-once = Te avisaremos una vez cuando { $product } vuelva, con un enlace que te reserva uno.
+widget-left = No recibirás avisos sobre { $product }. Puedes volver a apuntarte cuando quieras.
+widget-from-inbox = Gestiona tu plaza desde tu bandeja de entrada: el enlace de nuestro correo te la muestra o te permite salir de la lista.
+widget-try-again = No ha funcionado; inténtalo de nuevo.
+widget-unreachable = No pudimos contactar con la tienda. Revisa tu conexión e inténtalo de nuevo.
+widget-went-wrong = Algo ha fallado por nuestra parte. Inténtalo de nuevo en un minuto.

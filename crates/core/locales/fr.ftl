@@ -100,3 +100,42 @@ page-left-title = Vous avez quitté la liste
 page-left = Vous n'aurez plus de nouvelles de nous pour ce produit.
 page-already-ended-title = Déjà terminée
 page-already-ended = Cette inscription est déjà terminée.
+
+# What capture answers the widget and the API when it cannot take a sign-up.
+error-fields = Certains champs sont à revoir.
+field-sku = Indiquez le produit que vous attendez.
+field-name = Saisissez votre prénom (80 caractères au plus).
+field-email = Saisissez une adresse e-mail comme nom@example.com.
+field-phone = Saisissez un numéro de mobile joignable par SMS, avec l'indicatif du pays (par exemple +33 6 12 34 56 78).
+field-channel = Choisissez l'e-mail ou le SMS.
+field-language = La langue de la page n'a pas pu être lue.
+field-consent = Cochez la case pour accepter un seul message à son retour.
+field-body = Le formulaire n'a pas pu être lu. Veuillez réessayer.
+error-unknown-item = Ce produit ne peut pas être attendu ici.
+error-opted-out = Cette adresse a demandé à ne pas être contactée ; rien n'a été enregistré.
+error-too-many = Beaucoup de personnes s'inscrivent en ce moment. Veuillez patienter quelques minutes et réessayer.
+error-busy = La boutique est très sollicitée en ce moment et rien n'a été enregistré. Veuillez réessayer dans un instant.
+error-unavailable = Les inscriptions sont momentanément indisponibles et rien n'a été enregistré. Veuillez réessayer sous peu.
+error-no-request = Nous n'avons pas trouvé cette inscription. Elle est peut-être déjà terminée.
+
+# Les mots du widget (GET /widget).
+widget-heading = Épuisé — soyez prévenu de son retour
+widget-contact-both = E-mail ou numéro de mobile
+widget-contact-email = E-mail
+widget-contact-sms = Numéro de mobile
+widget-name = Prénom
+widget-consent = Prévenez-moi une fois quand { $product } sera de retour. Je peux me désinscrire à tout moment.
+widget-submit = Me prévenir
+widget-enter-contact = Veuillez saisir votre adresse e-mail ou votre numéro de mobile.
+widget-tick = Veuillez cocher la case pour que nous puissions vous prévenir.
+widget-enter-name = Veuillez saisir votre prénom, pour que le message vous salue.
+widget-adding = Inscription en cours…
+widget-retrying = Beaucoup de personnes s'inscrivent en ce moment — nouvel essai…
+widget-position = Vous êtes numéro { $position } dans la file.
+widget-check = Nous vous avons envoyé un lien : ouvrez-le pour confirmer, et nous vous préviendrons une fois quand { $product } sera de retour.
+widget-told-once = Nous vous préviendrons une fois quand { $product } sera de retour, avec un lien qui vous en réserve un.
+widget-left = Vous n'aurez plus de nouvelles de { $product }. Vous pouvez vous réinscrire à tout moment.
+widget-from-inbox = Gérez votre place depuis votre boîte de réception : le lien de notre e-mail vous la montre ou vous permet de quitter la liste.
+widget-try-again = Cela n'a pas fonctionné — veuillez réessayer.
+widget-unreachable = Impossible de joindre la boutique. Vérifiez votre connexion et réessayez.
+widget-went-wrong = Un problème est survenu de notre côté. Veuillez réessayer dans une minute.

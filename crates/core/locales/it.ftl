@@ -100,3 +100,42 @@ page-left-title = Sei uscito dalla lista
 page-left = Non avrai più nostre notizie su questo prodotto.
 page-already-ended-title = Già terminata
 page-already-ended = Questa iscrizione è già terminata.
+
+# What capture answers the widget and the API when it cannot take a sign-up.
+error-fields = Alcuni campi vanno ricontrollati.
+field-sku = Indica quale prodotto vuoi attendere.
+field-name = Inserisci il tuo nome (fino a 80 caratteri).
+field-email = Inserisci un indirizzo email come nome@example.com.
+field-phone = Inserisci un numero di cellulare a cui inviare SMS, con il prefisso internazionale (ad esempio +39 312 345 6789).
+field-channel = Scegli email o SMS.
+field-language = Non è stato possibile leggere la lingua della pagina.
+field-consent = Spunta la casella per accettare un solo messaggio quando torna.
+field-body = Non è stato possibile leggere il modulo. Riprova.
+error-unknown-item = Questo prodotto non si può attendere qui.
+error-opted-out = Questo indirizzo ha chiesto di non essere contattato, quindi non è stato salvato nulla.
+error-too-many = Tante persone si stanno iscrivendo in questo momento. Attendi qualche minuto e riprova.
+error-busy = Il negozio è molto occupato in questo momento e non è stato salvato nulla. Riprova tra un secondo.
+error-unavailable = Le iscrizioni non sono disponibili per un momento e non è stato salvato nulla. Riprova a breve.
+error-no-request = Non abbiamo trovato questa iscrizione. Forse è già terminata.
+
+# Le parole del widget (GET /widget).
+widget-heading = Esaurito: ti avvisiamo quando torna
+widget-contact-both = Email o numero di cellulare
+widget-contact-email = Email
+widget-contact-sms = Numero di cellulare
+widget-name = Nome
+widget-consent = Avvisatemi una volta quando { $product } torna. Posso annullare in qualsiasi momento.
+widget-submit = Avvisami
+widget-enter-contact = Inserisci il tuo indirizzo email o il tuo numero di cellulare.
+widget-tick = Spunta la casella, così possiamo avvisarti.
+widget-enter-name = Inserisci il tuo nome, così il messaggio può salutarti.
+widget-adding = Ti stiamo aggiungendo alla lista…
+widget-retrying = Tante persone si stanno iscrivendo in questo momento: riproviamo…
+widget-position = Sei il numero { $position } in coda.
+widget-check = Ti abbiamo inviato un link: aprilo per confermare e ti avviseremo una volta quando { $product } torna.
+widget-told-once = Ti avviseremo una volta quando { $product } torna, con un link che te ne mette da parte uno.
+widget-left = Non riceverai avvisi su { $product }. Puoi iscriverti di nuovo quando vuoi.
+widget-from-inbox = Gestisci il tuo posto dalla tua casella: il link nella nostra email te lo mostra o ti permette di uscire dalla lista.
+widget-try-again = Non ha funzionato: riprova.
+widget-unreachable = Non siamo riusciti a raggiungere il negozio. Controlla la connessione e riprova.
+widget-went-wrong = Qualcosa è andato storto da parte nostra. Riprova tra un minuto.

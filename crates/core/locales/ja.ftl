@@ -88,3 +88,42 @@ page-left-title = リストから外れました
 page-left = この商品について今後ご連絡することはありません。
 page-already-ended-title = すでに終了しています
 page-already-ended = この登録はすでに終了しています。
+
+# What capture answers the widget and the API when it cannot take a sign-up.
+error-fields = いくつかの項目をご確認ください。
+field-sku = お待ちになる商品をお選びください。
+field-name = お名前を入力してください（80文字まで）。
+field-email = name@example.com のようなメールアドレスを入力してください。
+field-phone = SMSを受け取れる携帯電話番号を国番号付きで入力してください（例：+81 90 1234 5678）。
+field-channel = メールかSMSをお選びください。
+field-language = ページの言語を読み取れませんでした。
+field-consent = 再入荷時に一度だけお知らせすることに同意する場合は、チェックを入れてください。
+field-body = フォームを読み取れませんでした。もう一度お試しください。
+error-unknown-item = この商品はこちらで再入荷待ちできません。
+error-opted-out = このアドレスは連絡を希望していないため、何も保存されていません。
+error-too-many = ただいま多くの方が登録しています。数分待ってからもう一度お試しください。
+error-busy = ただいまショップが大変混み合っており、何も保存されていません。すぐにもう一度お試しください。
+error-unavailable = 一時的に登録できず、何も保存されていません。しばらくしてからもう一度お試しください。
+error-no-request = その登録は見つかりませんでした。すでに終了している可能性があります。
+
+# ウィジェットの文言（GET /widget）。
+widget-heading = 売り切れ — 再入荷をお知らせします
+widget-contact-both = メールアドレスまたは携帯電話番号
+widget-contact-email = メールアドレス
+widget-contact-sms = 携帯電話番号
+widget-name = お名前
+widget-consent = { $product }が再入荷したら一度だけ知らせてください。いつでも配信を停止できます。
+widget-submit = 再入荷を知らせる
+widget-enter-contact = メールアドレスまたは携帯電話番号を入力してください。
+widget-tick = お知らせできるよう、チェックを入れてください。
+widget-enter-name = メッセージでお呼びできるよう、お名前を入力してください。
+widget-adding = リストに登録しています…
+widget-retrying = ただいま多くの方が登録しています — もう一度試しています…
+widget-position = あなたの順番は{ $position }番目です。
+widget-check = 確認用のリンクをお送りしました。開いて確認していただくと、{ $product }が再入荷したときに一度だけお知らせします。
+widget-told-once = { $product }が再入荷したら一度だけ、お取り置き用のリンクを添えてお知らせします。
+widget-left = { $product }についてのお知らせは届きません。いつでも再登録できます。
+widget-from-inbox = 受信箱から順番を管理できます。メールのリンクから順番の確認やリストからの登録解除ができます。
+widget-try-again = うまくいきませんでした。もう一度お試しください。
+widget-unreachable = ショップに接続できませんでした。接続を確認して、もう一度お試しください。
+widget-went-wrong = こちらで問題が発生しました。1分後にもう一度お試しください。

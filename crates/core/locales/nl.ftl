@@ -100,3 +100,42 @@ page-left-title = Je hebt de lijst verlaten
 page-left = Je hoort niets meer van ons over dit product.
 page-already-ended-title = Al beëindigd
 page-already-ended = Deze aanmelding is al beëindigd.
+
+# What capture answers the widget and the API when it cannot take a sign-up.
+error-fields = Een paar velden moeten nog eens bekeken worden.
+field-sku = Geef aan op welk product je wilt wachten.
+field-name = Vul je voornaam in (hoogstens 80 tekens).
+field-email = Vul een e-mailadres in zoals naam@example.com.
+field-phone = Vul een mobiel nummer in waar we een sms naartoe kunnen sturen, met landcode (bijvoorbeeld +31 6 12345678).
+field-channel = Kies e-mail of sms.
+field-language = De taal van de pagina kon niet gelezen worden.
+field-consent = Vink het vakje aan om in te stemmen met één bericht als het terug is.
+field-body = Het formulier kon niet gelezen worden. Probeer het opnieuw.
+error-unknown-item = Op dit product kun je hier niet wachten.
+error-opted-out = Dit adres wil niet benaderd worden, dus er is niets opgeslagen.
+error-too-many = Er melden zich nu heel veel mensen aan. Wacht een paar minuten en probeer het opnieuw.
+error-busy = De winkel is nu erg druk en er is niets opgeslagen. Probeer het zo opnieuw.
+error-unavailable = Aanmelden kan even niet en er is niets opgeslagen. Probeer het straks opnieuw.
+error-no-request = We konden die aanmelding niet vinden. Misschien is ze al afgelopen.
+
+# De woorden van de widget (GET /widget).
+widget-heading = Uitverkocht — krijg bericht als het terug is
+widget-contact-both = E-mail of mobiel nummer
+widget-contact-email = E-mail
+widget-contact-sms = Mobiel nummer
+widget-name = Voornaam
+widget-consent = Laat het me één keer weten als { $product } terug is. Ik kan me altijd afmelden.
+widget-submit = Houd me op de hoogte
+widget-enter-contact = Vul je e-mailadres of mobiele nummer in.
+widget-tick = Vink het vakje aan, zodat we je mogen laten weten.
+widget-enter-name = Vul je voornaam in, zodat het bericht je kan begroeten.
+widget-adding = We zetten je op de lijst…
+widget-retrying = Er melden zich nu heel veel mensen aan — we proberen het opnieuw…
+widget-position = Je bent nummer { $position } in de rij.
+widget-check = We hebben je een link gestuurd: open hem om te bevestigen, en we laten het je één keer weten als { $product } terug is.
+widget-told-once = We laten het je één keer weten als { $product } terug is, met een link die er een voor je vasthoudt.
+widget-left = Je hoort niets meer over { $product }. Je kunt je altijd opnieuw aanmelden.
+widget-from-inbox = Beheer je plek vanuit je inbox: de link in onze e-mail laat hem zien, of haalt je van de lijst.
+widget-try-again = Dat lukte niet — probeer het opnieuw.
+widget-unreachable = We konden de winkel niet bereiken. Controleer je verbinding en probeer het opnieuw.
+widget-went-wrong = Er ging bij ons iets mis. Probeer het over een minuut opnieuw.

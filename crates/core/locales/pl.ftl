@@ -101,3 +101,42 @@ page-left-title = Opuściłeś listę
 page-left = Nie odezwiemy się więcej w sprawie tego produktu.
 page-already-ended-title = Już zakończony
 page-already-ended = Ten zapis już się zakończył.
+
+# What capture answers the widget and the API when it cannot take a sign-up.
+error-fields = Niektóre pola wymagają poprawy.
+field-sku = Wskaż, na który produkt chcesz czekać.
+field-name = Wpisz swoje imię (do 80 znaków).
+field-email = Wpisz adres e-mail, np. imie@example.com.
+field-phone = Wpisz numer komórkowy, na który możemy wysłać SMS, z numerem kierunkowym kraju (np. +48 512 345 678).
+field-channel = Wybierz e-mail lub SMS.
+field-language = Nie udało się odczytać języka strony.
+field-consent = Zaznacz pole, aby zgodzić się na jedną wiadomość, gdy produkt wróci.
+field-body = Nie udało się odczytać formularza. Spróbuj ponownie.
+error-unknown-item = Na ten produkt nie można tu czekać.
+error-opted-out = Ten adres prosił, by się z nim nie kontaktować, więc niczego nie zapisano.
+error-too-many = Właśnie zapisuje się bardzo wiele osób. Odczekaj kilka minut i spróbuj ponownie.
+error-busy = Sklep jest teraz bardzo obciążony i niczego nie zapisano. Spróbuj ponownie za chwilę.
+error-unavailable = Zapisy są chwilowo niedostępne i niczego nie zapisano. Spróbuj ponownie za moment.
+error-no-request = Nie znaleźliśmy tego zapisu. Być może już się zakończył.
+
+# Słowa widżetu (GET /widget).
+widget-heading = Wyprzedane — daj znać, gdy wróci
+widget-contact-both = E-mail lub numer komórkowy
+widget-contact-email = E-mail
+widget-contact-sms = Numer komórkowy
+widget-name = Imię
+widget-consent = Powiadom mnie raz, gdy { $product } wróci. Mogę zrezygnować w każdej chwili.
+widget-submit = Powiadom mnie
+widget-enter-contact = Wpisz swój adres e-mail lub numer komórkowy.
+widget-tick = Zaznacz pole, abyśmy mogli Cię powiadomić.
+widget-enter-name = Wpisz swoje imię, aby wiadomość mogła Cię powitać.
+widget-adding = Dopisujemy Cię do listy…
+widget-retrying = Właśnie zapisuje się bardzo wiele osób — próbujemy ponownie…
+widget-position = Jesteś numerem { $position } w kolejce.
+widget-check = Wysłaliśmy Ci link: otwórz go, aby potwierdzić, a powiadomimy Cię raz, gdy { $product } wróci.
+widget-told-once = Powiadomimy Cię raz, gdy { $product } wróci, z linkiem, który zarezerwuje jedną sztukę dla Ciebie.
+widget-left = Nie dostaniesz już wiadomości o { $product }. W każdej chwili możesz zapisać się ponownie.
+widget-from-inbox = Zarządzaj swoim miejscem ze skrzynki: link w naszym e-mailu je pokazuje lub pozwala opuścić listę.
+widget-try-again = Nie udało się — spróbuj ponownie.
+widget-unreachable = Nie udało się połączyć ze sklepem. Sprawdź połączenie i spróbuj ponownie.
+widget-went-wrong = Coś poszło nie tak po naszej stronie. Spróbuj ponownie za minutę.

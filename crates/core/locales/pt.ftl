@@ -100,3 +100,42 @@ page-left-title = Você saiu da lista
 page-left = Não terá mais notícias nossas sobre este produto.
 page-already-ended-title = Já terminada
 page-already-ended = Esta inscrição já terminou.
+
+# What capture answers the widget and the API when it cannot take a sign-up.
+error-fields = Alguns campos precisam de outra olhada.
+field-sku = Diga qual produto você quer esperar.
+field-name = Digite seu nome (até 80 caracteres).
+field-email = Digite um e-mail como nome@example.com.
+field-phone = Digite um celular que receba SMS, com o código do país (por exemplo +55 11 91234 5678).
+field-channel = Escolha e-mail ou SMS.
+field-language = Não foi possível ler o idioma da página.
+field-consent = Marque a caixa para aceitar uma única mensagem quando ele voltar.
+field-body = Não foi possível ler o formulário. Tente de novo.
+error-unknown-item = Este produto não pode ser aguardado aqui.
+error-opted-out = Este endereço pediu para não ser contatado, então nada foi salvo.
+error-too-many = Muita gente está se inscrevendo agora. Espere alguns minutos e tente de novo.
+error-busy = A loja está muito movimentada agora e nada foi salvo. Tente de novo em um segundo.
+error-unavailable = As inscrições estão indisponíveis por um momento e nada foi salvo. Tente de novo em breve.
+error-no-request = Não encontramos essa inscrição. Talvez ela já tenha terminado.
+
+# As palavras do widget (GET /widget).
+widget-heading = Esgotado — receba um aviso quando voltar
+widget-contact-both = E-mail ou celular
+widget-contact-email = E-mail
+widget-contact-sms = Celular
+widget-name = Nome
+widget-consent = Me avise uma vez quando { $product } voltar. Posso cancelar quando quiser.
+widget-submit = Avise-me
+widget-enter-contact = Digite seu e-mail ou celular.
+widget-tick = Marque a caixa para que possamos avisar você.
+widget-enter-name = Digite seu nome, para que a mensagem possa cumprimentar você.
+widget-adding = Colocando você na lista…
+widget-retrying = Muita gente está se inscrevendo agora — tentando de novo…
+widget-position = Você é o número { $position } na fila.
+widget-check = Enviamos um link para você: abra-o para confirmar, e avisaremos uma vez quando { $product } voltar.
+widget-told-once = Avisaremos uma vez quando { $product } voltar, com um link que reserva um para você.
+widget-left = Você não terá notícias sobre { $product }. Pode se inscrever de novo quando quiser.
+widget-from-inbox = Gerencie seu lugar pela sua caixa de entrada: o link do nosso e-mail mostra o lugar ou permite sair da lista.
+widget-try-again = Não deu certo — tente de novo.
+widget-unreachable = Não conseguimos falar com a loja. Verifique sua conexão e tente de novo.
+widget-went-wrong = Algo deu errado do nosso lado. Tente de novo em um minuto.

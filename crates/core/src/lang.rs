@@ -245,6 +245,41 @@ pub const MESSAGES: &[(&str, &[&str])] = &[
     ("page-left", &[]),
     ("page-already-ended-title", &[]),
     ("page-already-ended", &[]),
+    ("error-fields", &[]),
+    ("field-sku", &[]),
+    ("field-name", &[]),
+    ("field-email", &[]),
+    ("field-phone", &[]),
+    ("field-channel", &[]),
+    ("field-language", &[]),
+    ("field-consent", &[]),
+    ("field-body", &[]),
+    ("error-unknown-item", &[]),
+    ("error-opted-out", &[]),
+    ("error-too-many", &[]),
+    ("error-busy", &[]),
+    ("error-unavailable", &[]),
+    ("error-no-request", &[]),
+    ("widget-heading", &[]),
+    ("widget-contact-both", &[]),
+    ("widget-contact-email", &[]),
+    ("widget-contact-sms", &[]),
+    ("widget-name", &[]),
+    ("widget-consent", &["product"]),
+    ("widget-submit", &[]),
+    ("widget-enter-contact", &[]),
+    ("widget-tick", &[]),
+    ("widget-enter-name", &[]),
+    ("widget-adding", &[]),
+    ("widget-retrying", &[]),
+    ("widget-position", &["position"]),
+    ("widget-check", &["product"]),
+    ("widget-told-once", &["product"]),
+    ("widget-left", &["product"]),
+    ("widget-from-inbox", &[]),
+    ("widget-try-again", &[]),
+    ("widget-unreachable", &[]),
+    ("widget-went-wrong", &[]),
 ];
 
 type Bundle = FluentBundle<FluentResource>;
@@ -409,6 +444,13 @@ impl Texts {
             language: language.clone(),
             chain,
         }
+    }
+
+    /// English as shipped: for an answer given before the shop's settings
+    /// could be read.
+    pub fn english() -> Self {
+        let en = Language::english();
+        Self::new(&en, &en, &Overrides::new())
     }
 
     /// The language spoken.

@@ -5,6 +5,10 @@
  *
  * Optional attributes: data-restock-channels="email sms" (or just one),
  * data-restock-product="Walnut lounge chair" (used in messages).
+ *
+ * Its words come from the shop (GET <endpoint>/widget?language=<the page's
+ * language>), in the closest language the shop offers, with the shop's own
+ * wording; the English below is used only when they cannot be fetched.
  */
 (function () {
   "use strict";
@@ -24,6 +28,34 @@
     ".restock .restock-status{margin:.75rem 0 0;min-height:1.5em}";
 
   var uid = 0;
+
+  // The words when the shop's cannot be fetched: English as restock ships it.
+  var ENGLISH = {
+    heading: "Sold out \u2014 get told when it\u2019s back",
+    "contact-both": "Email or mobile number",
+    "contact-email": "Email",
+    "contact-sms": "Mobile number",
+    name: "First name",
+    consent: "Tell me once when {product} is back. I can opt out any time.",
+    submit: "Notify me",
+    "enter-contact": "Please enter your email address or mobile number.",
+    tick: "Please tick the box so we may tell you.",
+    "enter-name": "Please enter your first name, so the message can greet you.",
+    adding: "Adding you to the list\u2026",
+    retrying: "Lots of people are signing up right now \u2014 trying again\u2026",
+    position: "You\u2019re number {position} in line.",
+    check: "We\u2019ve sent you a link: open it to confirm, and we\u2019ll tell you once when {product} is back.",
+    "told-once": "We\u2019ll tell you once when {product} is back, with a link that holds one for you.",
+    left: "You won\u2019t hear about {product}. You can join again any time.",
+    "from-inbox": "Manage your place from your inbox: the link in our email shows it, or lets you leave the list.",
+    "try-again": "That didn\u2019t work \u2014 please try again.",
+    unreachable: "We couldn\u2019t reach the shop. Check your connection and try again.",
+    "went-wrong": "Something went wrong on our side. Please try again in a minute.",
+    "check-title": "Check your inbox",
+    "on-list-title": "You\u2019re on the list",
+    leave: "Leave the list",
+    "left-title": "You\u2019ve left the list",
+  };
 
   // The page's language (<html lang>, else the browser's), sent only if it
   // looks like a BCP 47 tag: the shopper is told in the closest one the shop offers.
@@ -69,24 +101,69 @@
     return rest.split(".")[0];
   }
 
-  function ordinal(n) {
-    return "number " + n + " in line";
+  // The shop's words for this page's language, once per endpoint; English
+  // if they do not arrive within three seconds.
+  var fetched = {};
+  function loadWords(endpoint, done) {
+    var key = endpoint + "|" + (pageLanguage() || "");
+    if (fetched[key]) return fetched[key].push(done);
+    var waiting = (fetched[key] = [done]);
+    var settled = false;
+    function settle(answer) {
+      if (settled) return;
+      settled = true;
+      fetched[key] = { push: function (f) { f(answer); } };
+      waiting.forEach(function (f) { f(answer); });
+    }
+    var xhr = new XMLHttpRequest();
+    var lang = pageLanguage();
+    xhr.open("GET", endpoint + "/widget" + (lang ? "?language=" + encodeURIComponent(lang) : ""));
+    xhr.setRequestHeader("Accept", "application/json");
+    xhr.timeout = 3000;
+    xhr.onload = function () {
+      var body = null;
+      try {
+        body = xhr.status === 200 ? JSON.parse(xhr.responseText) : null;
+      } catch (e) {
+        body = null;
+      }
+      settle(body && body.words ? body : { words: {} });
+    };
+    xhr.onerror = xhr.ontimeout = function () {
+      settle({ words: {} });
+    };
+    xhr.send(null);
   }
 
   function mount(root) {
-    var sku = root.getAttribute("data-restock-sku");
     var endpoint = (root.getAttribute("data-restock-endpoint") || "").replace(/\/+$/, "");
+    loadWords(endpoint, function (answer) {
+      build(root, endpoint, answer);
+    });
+  }
+
+  function build(root, endpoint, answer) {
+    var sku = root.getAttribute("data-restock-sku");
     var product = root.getAttribute("data-restock-product") || "this item";
     var channels = (root.getAttribute("data-restock-channels") || "email sms").split(/\s+/);
+    // A word by name, with {product} and {position} filled in.
+    function w(name, position) {
+      var text = answer.words[name] || ENGLISH[name];
+      return text.split("{product}").join(product).split("{position}").join(String(position));
+    }
     var n = ++uid;
     root.classList.add("restock");
     root.textContent = "";
+    if (answer.language) {
+      root.setAttribute("lang", answer.language);
+      root.setAttribute("dir", answer.dir || "ltr");
+    }
 
-    var heading = el("h2", { id: "restock-h-" + n }, "Sold out \u2014 get told when it\u2019s back");
+    var heading = el("h2", { id: "restock-h-" + n }, w("heading"));
     var form = el("form", { novalidate: "", "aria-labelledby": "restock-h-" + n });
     var wantsSms = channels.indexOf("sms") >= 0;
     var wantsEmail = channels.indexOf("email") >= 0;
-    var contactLabel = wantsEmail && wantsSms ? "Email or mobile number" : wantsSms ? "Mobile number" : "Email";
+    var contactLabel = w(wantsEmail && wantsSms ? "contact-both" : wantsSms ? "contact-sms" : "contact-email");
     var contact = el("input", {
       id: "restock-contact-" + n,
       name: "contact",
@@ -101,16 +178,16 @@
     var consent = el("input", { id: "restock-consent-" + n, name: "consent", type: "checkbox", required: "" });
     var consentLabel = el("label", { class: "restock-consent", for: "restock-consent-" + n });
     consentLabel.appendChild(consent);
-    consentLabel.appendChild(document.createTextNode("Tell me once when " + product + " is back. I can opt out any time."));
+    consentLabel.appendChild(document.createTextNode(w("consent")));
     var honeypot = el("div", { class: "restock-hp", "aria-hidden": "true" });
     var trap = el("input", { name: "website", type: "text", tabindex: "-1", autocomplete: "off" });
     honeypot.appendChild(trap);
-    var submit = el("button", { type: "submit" }, "Notify me");
+    var submit = el("button", { type: "submit" }, w("submit"));
     var status = el("p", { id: "restock-status-" + n, class: "restock-status", role: "status", "aria-live": "polite" });
 
     form.appendChild(el("label", { for: "restock-contact-" + n }, contactLabel));
     form.appendChild(contact);
-    form.appendChild(el("label", { for: "restock-name-" + n }, "First name"));
+    form.appendChild(el("label", { for: "restock-name-" + n }, w("name")));
     form.appendChild(name);
     form.appendChild(consentLabel);
     form.appendChild(honeypot);
@@ -126,28 +203,28 @@
 
     function joined(body, token) {
       form.hidden = true;
-      var where = body.position ? "You\u2019re " + ordinal(body.position) + ". " : "";
+      var where = body.position ? w("position", body.position) + " " : "";
       if (body.status === "unconfirmed") {
         // Double opt-in: the place is kept, but only a tap in the shopper's
         // own inbox or phone confirms it.
-        heading.textContent = "Check your inbox";
-        say(where + "We\u2019ve sent you a link: open it to confirm, and we\u2019ll tell you once when " + product + " is back.");
+        heading.textContent = w("check-title");
+        say(where + w("check"));
       } else {
-        heading.textContent = "You\u2019re on the list";
-        say(where + "We\u2019ll tell you once when " + product + " is back, with a link that holds one for you.");
+        heading.textContent = w("on-list-title");
+        say(where + w("told-once"));
       }
       token = token || body.manage_token;
       if (!token) return; // a repeat tap from another browser: it may not manage the request
       remember(sku, token);
-      var leave = el("button", { type: "button", class: "restock-secondary" }, "Leave the list");
+      var leave = el("button", { type: "button", class: "restock-secondary" }, w("leave"));
       leave.addEventListener("click", function () {
         leave.disabled = true;
         request("DELETE", "/requests/" + encodeURIComponent(requestOf(token)), null, token, function (code) {
           if (code >= 200 && code < 300) {
             remember(sku, null);
             leave.remove();
-            heading.textContent = "You\u2019ve left the list";
-            say("You won\u2019t hear about " + product + ". You can join again any time.");
+            heading.textContent = w("left-title");
+            say(w("left"));
             form.hidden = false;
             submit.disabled = false;
           } else if (code === 404) {
@@ -157,7 +234,7 @@
             say(fromInbox);
           } else {
             leave.disabled = false;
-            say("That didn\u2019t work \u2014 please try again.", true);
+            say(w("try-again"), true);
           }
         });
       });
@@ -187,8 +264,7 @@
       xhr.send(payload ? JSON.stringify(payload) : null);
     }
 
-    var fromInbox =
-      "Manage your place from your inbox: the link in our email shows it, or lets you leave the list.";
+    var fromInbox = w("from-inbox");
     var existing = recall(sku);
     if (existing) {
       request("GET", "/requests/" + encodeURIComponent(requestOf(existing)), null, existing, function (code, body) {
@@ -207,18 +283,18 @@
       event.preventDefault();
       var value = contact.value.trim();
       if (!value) {
-        say("Please enter your " + contactLabel.toLowerCase() + ".", true);
+        say(w("enter-contact"), true);
         contact.setAttribute("aria-invalid", "true");
         contact.focus();
         return;
       }
       if (!consent.checked) {
-        say("Please tick the box so we may tell you.", true);
+        say(w("tick"), true);
         consent.focus();
         return;
       }
       if (!name.value.trim()) {
-        say("Please enter your first name, so the message can greet you.", true);
+        say(w("enter-name"), true);
         name.setAttribute("aria-invalid", "true");
         name.focus();
         return;
@@ -229,7 +305,7 @@
       if (value.indexOf("@") >= 0) payload.email = value;
       else payload.phone = value;
       submit.disabled = true;
-      say("Adding you to the list\u2026");
+      say(w("adding"));
       var retried = false;
       function answered(code, body, xhr) {
         // Busy for a moment (a drop): nothing was saved; try once more on
@@ -237,29 +313,26 @@
         if (code === 503 && !retried) {
           retried = true;
           var pause = Math.min(parseInt(xhr.getResponseHeader("Retry-After") || "1", 10) || 1, 10);
-          say("Lots of people are signing up right now \u2014 trying again\u2026");
+          say(w("retrying"));
           return window.setTimeout(function () {
             request("POST", "/requests", payload, null, answered);
           }, pause * 1000 + Math.floor(Math.random() * 500));
         }
         submit.disabled = false;
         if (code === 200 || code === 201) return joined(body);
-        if (code === 429) {
-          var wait = parseInt(xhr.getResponseHeader("Retry-After") || "60", 10);
-          return say("Lots of people are signing up right now. Please try again in " + (wait > 90 ? Math.ceil(wait / 60) + " minutes" : wait + " seconds") + ".", true);
-        }
+        if (code === 0) return say(w("unreachable"), true);
         if (code === 400 || code === 422) {
+          // Each field error's message is in the shopper's language; the
+          // field it names takes the focus.
           var first = body.errors && body.errors.length ? body.errors[0] : null;
-          var message = first ? (first.message || first.error || String(first)) : body.error;
-          contact.setAttribute("aria-invalid", "true");
-          contact.focus();
-          return say(message || "Please check what you entered.", true);
+          var field = first && first.field === "name" ? name : first && first.field === "consent" ? consent : contact;
+          field.setAttribute("aria-invalid", "true");
+          field.focus();
+          return say((first && first.message) || body.error || w("enter-contact"), true);
         }
-        if (code === 409) return say("This contact asked not to be told about restocks, so nothing was saved.", true);
-        if (code === 404) return say("Alerts aren\u2019t available for this item.", true);
-        if (code === 0) return say("We couldn\u2019t reach the shop. Check your connection and try again.", true);
-        if (code === 503) return say("The shop is very busy right now and nothing was saved. Please try again in a moment.", true);
-        say("Something went wrong on our side. Please try again in a minute.", true);
+        // 404 (not an item to wait for), 409 (opted out), 429 (too many),
+        // 503 (busy): the shop says why, in the shopper's language.
+        say(body.error || w("went-wrong"), true);
       }
       request("POST", "/requests", payload, null, answered);
     });

@@ -9,6 +9,7 @@
 //! | `POST /r/{token}` | takes the hold: 303 to checkout, or a page saying why not |
 //! | `POST /r/{token}/rejoin` | one tap back into the queue from an expired or used link |
 //! | `GET`/`POST /o/{token}` | opt out for good (the POST also serves one-click unsubscribe) |
+//! | `GET /widget?language=` | the widget's words in the closest language the shop offers |
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -56,6 +57,7 @@ pub fn router(services: Arc<Services>) -> Router {
         .route_layer(middleware::from_fn_with_state(services.clone(), read_limit));
     Router::new()
         .route("/requests", post(join))
+        .route("/widget", get(widget_words))
         .merge(reads)
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
@@ -70,40 +72,52 @@ fn error(status: StatusCode, message: &str) -> Response {
     (status, Json(json!({ "error": message }))).into_response()
 }
 
-fn field_errors(errors: Vec<FieldError>) -> Response {
+/// An error in the caller's language: catalogue message `id`.
+fn said(t: &Texts, status: StatusCode, id: &str) -> Response {
+    error(status, &t.word(id))
+}
+
+/// 400 with what each field needs, in the caller's language (`message`),
+/// and the exact reason for whoever builds a client (`detail`).
+fn field_errors(t: &Texts, errors: Vec<FieldError>) -> Response {
+    let errors: Vec<_> = errors
+        .into_iter()
+        .map(|e| {
+            json!({
+                "field": e.field,
+                "message": t.word(&format!("field-{}", e.field)),
+                "detail": e.message,
+            })
+        })
+        .collect();
     (
         StatusCode::BAD_REQUEST,
-        Json(json!({ "error": "some fields need another look", "errors": errors })),
+        Json(json!({ "error": t.word("error-fields"), "errors": errors })),
     )
         .into_response()
 }
 
 fn unavailable(e: &AppError) -> Response {
+    unavailable_in(&Texts::english(), e)
+}
+
+/// 503 with `Retry-After`: nothing was written. Too many at once on one
+/// item: a second is enough; anything else: a few.
+fn unavailable_in(t: &Texts, e: &AppError) -> Response {
     tracing::error!(error = %e, retryable = e.is_retryable(), "capture could not complete a request");
-    // Nothing was written. Too many at once on one item: a second is
-    // enough; anything else: a few.
-    let (message, secs) = match e {
-        AppError::Store(restock_store::StoreError::Contention(_)) => (
-            "very busy right now; nothing was saved, please try again in a second",
-            1u32,
-        ),
-        _ => (
-            "restock is unavailable for a moment; nothing was saved, please try again shortly",
-            5,
-        ),
+    let (id, secs) = match e {
+        AppError::Store(restock_store::StoreError::Contention(_)) => ("error-busy", 1u32),
+        _ => ("error-unavailable", 5),
     };
-    let mut r = error(StatusCode::SERVICE_UNAVAILABLE, message);
+    let mut r = said(t, StatusCode::SERVICE_UNAVAILABLE, id);
     r.headers_mut()
         .insert(header::RETRY_AFTER, HeaderValue::from(secs));
     r
 }
 
-fn too_many(retry_after_ms: i64) -> Response {
+fn too_many(t: &Texts, retry_after_ms: i64) -> Response {
     let secs = (retry_after_ms + 999) / 1000;
-    let mut r = error(
-        StatusCode::TOO_MANY_REQUESTS,
-        "too many requests; please wait a few minutes and try again",
-    );
+    let mut r = said(t, StatusCode::TOO_MANY_REQUESTS, "error-too-many");
     r.headers_mut()
         .insert(header::RETRY_AFTER, HeaderValue::from(secs));
     r
@@ -152,7 +166,9 @@ async fn read_limit(State(s): Shared, request: Request, next: Next) -> Response 
     };
     match decision.await {
         Ok((RateDecision::Allowed, _)) => next.run(request).await,
-        Ok((RateDecision::Limited { retry_after_ms }, _)) if api => too_many(retry_after_ms),
+        Ok((RateDecision::Limited { retry_after_ms }, settings)) if api => {
+            too_many(&visitor_words(&settings, &headers), retry_after_ms)
+        }
         Ok((RateDecision::Limited { retry_after_ms }, settings)) => {
             let t = visitor_words(&settings, &headers);
             let minutes = (retry_after_ms + 59_999) / 60_000;
@@ -227,7 +243,7 @@ async fn cors(State(s): Shared, request: Request, next: Next) -> Response {
     if allowed && let Some(origin) = origin.and_then(|o| HeaderValue::from_str(&o).ok()) {
         let h = response.headers_mut();
         h.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
-        h.insert(header::VARY, HeaderValue::from_static("Origin"));
+        h.append(header::VARY, HeaderValue::from_static("Origin"));
         if preflight {
             h.insert(
                 header::ACCESS_CONTROL_ALLOW_METHODS,
@@ -252,13 +268,16 @@ enum BodyError {
     UnsupportedType,
 }
 
-impl IntoResponse for BodyError {
-    fn into_response(self) -> Response {
+impl BodyError {
+    fn answer(self, t: &Texts) -> Response {
         match self {
-            Self::Malformed(message) => field_errors(vec![FieldError {
-                field: "body".into(),
-                message,
-            }]),
+            Self::Malformed(message) => field_errors(
+                t,
+                vec![FieldError {
+                    field: "body".into(),
+                    message,
+                }],
+            ),
             Self::UnsupportedType => error(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 "send JSON (application/json) or a form post",
@@ -291,7 +310,7 @@ async fn join(
 ) -> Response {
     let form = match parse_form(&headers, &body) {
         Ok(form) => form,
-        Err(e) => return e.into_response(),
+        Err(e) => return e.answer(&caller_words(&s, None, &headers).await),
     };
     let new = match form.parse() {
         Ok(JoinInput::Request(new)) => new,
@@ -309,11 +328,80 @@ async fn join(
             )
                 .into_response();
         }
-        Err(errors) => return field_errors(errors),
+        Err(errors) => {
+            let t = caller_words(&s, form.language.as_deref(), &headers).await;
+            return field_errors(&t, errors);
+        }
     };
     match join_request(&s, new, client.map(|Extension(c)| c), &headers).await {
         Ok(response) => response,
-        Err(e) => unavailable(&e),
+        Err(e) => unavailable_in(
+            &caller_words(&s, form.language.as_deref(), &headers).await,
+            &e,
+        ),
+    }
+}
+
+/// What `GET /widget` answers, under the name the widget looks up: each
+/// `widget-*` message, and the page titles it shares.
+const WIDGET_WORDS: &[(&str, &str)] = &[
+    ("check-title", "join-check-title"),
+    ("on-list-title", "page-on-list-title"),
+    ("leave", "page-leave-button"),
+    ("left-title", "page-left-title"),
+];
+
+#[derive(serde::Deserialize)]
+struct WidgetQuery {
+    language: Option<String>,
+}
+
+/// The widget's words in the closest language the shop offers to the one
+/// its page declares (else the browser's): every message it shows before a
+/// sign-up reaches capture. `{product}` and `{position}` stay for the
+/// widget to fill in. Cached by browsers and CDNs for five minutes.
+async fn widget_words(
+    State(s): Shared,
+    axum::extract::Query(q): axum::extract::Query<WidgetQuery>,
+    headers: HeaderMap,
+) -> Response {
+    let t = caller_words(&s, q.language.as_deref(), &headers).await;
+    let placeholders = [arg("product", "{product}"), arg("position", "{position}")];
+    let mut words = serde_json::Map::new();
+    for (id, _) in restock_core::lang::MESSAGES {
+        if let Some(name) = id.strip_prefix("widget-") {
+            words.insert(name.to_owned(), json!(t.get(id, &placeholders)));
+        }
+    }
+    for (name, id) in WIDGET_WORDS {
+        words.insert((*name).to_owned(), json!(t.word(id)));
+    }
+    let language = t.language();
+    let mut r = Json(json!({
+        "language": language.to_string(),
+        "dir": language.dir(),
+        "words": words,
+    }))
+    .into_response();
+    let h = r.headers_mut();
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("public, max-age=300"),
+    );
+    h.insert(header::VARY, HeaderValue::from_static("Accept-Language"));
+    r
+}
+
+/// The words for a caller of the JSON API: the language its sign-up asks
+/// for, else its browser's; English as shipped when the settings cannot
+/// be read.
+async fn caller_words(s: &Services, asked: Option<&str>, headers: &HeaderMap) -> Texts {
+    let Ok(settings) = s.settings().await else {
+        return Texts::english();
+    };
+    match asked.and_then(|a| a.trim().parse::<restock_core::Language>().ok()) {
+        Some(language) => settings.texts(&settings.language_for(Some(&language))),
+        None => visitor_words(&settings, headers),
     }
 }
 
@@ -377,6 +465,7 @@ async fn join_request(
 ) -> Result<Response, AppError> {
     let now = s.clock.now_ms();
     let settings = s.settings().await?;
+    let t = settings.texts(&settings.language_for(new.language.as_ref()));
     let limits = settings.limits;
     if let RateDecision::Limited { retry_after_ms } = s
         .store
@@ -388,21 +477,21 @@ async fn join_request(
         )
         .await?
     {
-        return Ok(too_many(retry_after_ms));
+        return Ok(too_many(&t, retry_after_ms));
     }
     let Some(entry) = s.store.catalogue_entry(&new.sku).await? else {
-        return Ok(error(
-            StatusCode::NOT_FOUND,
-            "this product is not one you can wait for here",
-        ));
+        return Ok(said(&t, StatusCode::NOT_FOUND, "error-unknown-item"));
     };
     if let Contact::Sms(phone) = &new.contact
         && let Err(refusal) = phone.sms_allowed(&settings.sms_countries)
     {
-        return Ok(field_errors(vec![FieldError {
-            field: "phone".into(),
-            message: refusal.to_string(),
-        }]));
+        return Ok(field_errors(
+            &t,
+            vec![FieldError {
+                field: "phone".into(),
+                message: refusal.to_string(),
+            }],
+        ));
     }
     let secrets = s.keyring.keys().await?;
     let contact_key = new.contact.key(&secrets.contact_pepper);
@@ -416,7 +505,7 @@ async fn join_request(
         )
         .await?
     {
-        return Ok(too_many(retry_after_ms));
+        return Ok(too_many(&t, retry_after_ms));
     }
     let id = RequestId::from_random(s.random());
     // Given once, to this browser only: it is what reads or leaves the request.
@@ -441,10 +530,7 @@ async fn join_request(
         }
         JoinOutcome::AlreadyWaiting(r) => (StatusCode::OK, r),
         JoinOutcome::OptedOut => {
-            return Ok(error(
-                StatusCode::CONFLICT,
-                "this address asked not to be contacted; nothing was saved",
-            ));
+            return Ok(said(&t, StatusCode::CONFLICT, "error-opted-out"));
         }
     };
     // The sign-up is saved: from here on a failure is logged, never
@@ -611,7 +697,8 @@ fn status_json(r: &restock_store::Request, position: Option<usize>) -> serde_jso
 async fn status(State(s): Shared, Path(id): Path<String>, headers: HeaderMap) -> Response {
     let result = async {
         let Some(r) = managed(&s, &id, &headers).await? else {
-            return Ok(error(StatusCode::NOT_FOUND, "no such request"));
+            let t = caller_words(&s, None, &headers).await;
+            return Ok(said(&t, StatusCode::NOT_FOUND, "error-no-request"));
         };
         let shards = s
             .store
@@ -627,7 +714,10 @@ async fn status(State(s): Shared, Path(id): Path<String>, headers: HeaderMap) ->
 async fn cancel(State(s): Shared, Path(id): Path<String>, headers: HeaderMap) -> Response {
     let r = match managed(&s, &id, &headers).await {
         Ok(Some(r)) => r,
-        Ok(None) => return error(StatusCode::NOT_FOUND, "no such request"),
+        Ok(None) => {
+            let t = caller_words(&s, None, &headers).await;
+            return said(&t, StatusCode::NOT_FOUND, "error-no-request");
+        }
         Err(e) => return unavailable(&e),
     };
     let id = r.id;
@@ -638,7 +728,10 @@ async fn cancel(State(s): Shared, Path(id): Path<String>, headers: HeaderMap) ->
             Json(json!({ "request_id": id, "status": status, "error": format!("this request is already {status}") })),
         )
             .into_response(),
-        Ok(CancelOutcome::NotFound) => error(StatusCode::NOT_FOUND, "no such request"),
+        Ok(CancelOutcome::NotFound) => {
+            let t = caller_words(&s, None, &headers).await;
+            said(&t, StatusCode::NOT_FOUND, "error-no-request")
+        }
         Err(e) => unavailable(&e.into()),
     }
 }
