@@ -14,7 +14,7 @@
   "use strict";
 
   var STYLE =
-    ".restock{font:inherit;max-width:26rem;border:1px solid #d6d6d0;border-radius:.5rem;padding:1rem;background:#fff}" +
+    ".restock{position:relative;font:inherit;max-width:26rem;border:1px solid #d6d6d0;border-radius:.5rem;padding:1rem;background:#fff}" +
     ".restock h2{font-size:1.05rem;margin:0 0 .5rem}" +
     ".restock label{display:block;font-weight:600;margin:.6rem 0 .25rem}" +
     ".restock input[type=email],.restock input[type=tel],.restock input[type=text]{width:100%;box-sizing:border-box;padding:.7rem;font:inherit;border:1px solid #8a8a85;border-radius:.35rem}" +
@@ -23,7 +23,9 @@
     ".restock button[disabled]{opacity:.6;cursor:progress}" +
     ".restock button.restock-secondary{background:#fff;color:#1a1a1a;border:2px solid #1a1a1a;margin-top:.5rem}" +
     ".restock :focus-visible{outline:3px solid #f2b705;outline-offset:2px}" +
-    ".restock .restock-hp{position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden}" +
+    // Hidden in place, not pushed off to one side: an offset past the left
+    // edge widens a right-to-left page.
+    ".restock .restock-hp{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}" +
     ".restock .restock-error{color:#a4000f}" +
     ".restock .restock-status{margin:.75rem 0 0;min-height:1.5em}";
 
