@@ -1,7 +1,8 @@
 """Run moto's server with every request applied one at a time.
 
 It also answers `GET /_restock/ses/messages` with the emails moto's SES has
-accepted (recipient, subject, body), which the end-to-end tests read back;
+accepted (recipient, subject, body), and `GET /_restock/sns/texts` with the
+texts moto's SNS has sent (number, text), which the end-to-end tests read back;
 moto's own `/moto-api/data.json` dumps every stored object and takes minutes
 once the tests have written a few thousand items.
 
@@ -110,6 +111,20 @@ def lighten_moto() -> None:
     models.DynamoDBBackend.transact_write_items = transact_write_items
 
 
+def sns_texts() -> list:
+    from moto.sns.models import sns_backends
+
+    texts = []
+    for account in list(sns_backends.keys()):
+        for region in list(sns_backends[account].keys()):
+            for number, text in sns_backends[account][region].sms_messages.values():
+                texts.append({"to": number, "text": text})
+    return texts
+
+
+READ_BACK = {"/_restock/ses/messages": ses_messages, "/_restock/sns/texts": sns_texts}
+
+
 def main() -> None:
     host, port = sys.argv[1], int(sys.argv[2])
     lighten_moto()
@@ -118,9 +133,10 @@ def main() -> None:
     lock = threading.Lock()
 
     def serialised(environ, start_response):
-        if environ.get("PATH_INFO") == "/_restock/ses/messages":
+        read_back = READ_BACK.get(environ.get("PATH_INFO"))
+        if read_back:
             with lock:
-                body = json.dumps(ses_messages()).encode()
+                body = json.dumps(read_back()).encode()
             start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])
             return [body]
         with lock:

@@ -316,3 +316,105 @@ async fn notify_puts_restock_s_events_on_the_bus_at_least_once() {
     );
     assert!(queued_events(&d.endpoint, &d.event_queue).await.is_empty());
 }
+
+/// A Function URL request to capture, from the notify-me fixture.
+fn capture_event(method: &str, path: &str, query: &str, body: Option<String>) -> String {
+    let mut event: serde_json::Value =
+        serde_json::from_str(&fixture("capture-notify-me.json")).unwrap();
+    event["rawPath"] = path.into();
+    event["rawQueryString"] = query.into();
+    event["requestContext"]["http"]["method"] = method.into();
+    event["requestContext"]["http"]["path"] = path.into();
+    event["body"] = body.map_or(serde_json::Value::Null, Into::into);
+    event.to_string()
+}
+
+/// Every shopper in their own language, through the compiled functions:
+/// the widget's words, the sign-up, one model call per language, and each
+/// shopper's notice (an Arabic text in UCS-2 within its budget).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_shopper_is_told_in_their_language_by_the_binaries() {
+    use restock_core::notice::{SmsEncoding, sms_budget, sms_segments};
+    let mut multilingual = settings();
+    multilingual.languages = ["en", "de", "ar"].map(|l| l.parse().unwrap()).to_vec();
+    multilingual.validate().expect("valid");
+    let d = Deployment::create(multilingual).await;
+
+    let (outcome, _) = run(
+        &d,
+        "capture",
+        &capture_event("GET", "/widget", "language=de-AT", None),
+    )
+    .await;
+    let (status, words) = http_status(&outcome);
+    assert_eq!(status, 200, "{words}");
+    assert_eq!(words["language"], "de");
+    assert_eq!(words["words"]["submit"], "Benachrichtige mich");
+
+    let shoppers = [
+        serde_json::json!({"sku": CHAIR, "name": "Anke", "email": "anke@example.de", "consent": true, "language": "de-DE"}),
+        serde_json::json!({"sku": CHAIR, "name": "Badr", "phone": "+447400123456", "consent": true, "language": "ar"}),
+        serde_json::json!({"sku": CHAIR, "name": "Cyd", "email": "cyd@example.org", "consent": true, "language": "xx-YY"}),
+    ];
+    for (i, shopper) in shoppers.iter().enumerate() {
+        let event = capture_event("POST", "/requests", "", Some(shopper.to_string()));
+        let (outcome, _) = run(&d, "capture", &event).await;
+        let (status, reply) = http_status(&outcome);
+        assert_eq!(status, 201, "{reply}");
+        assert_eq!(reply["position"], i + 1);
+    }
+    let (outcome, _) = run(&d, "detect", &fixture("detect-shopify.json")).await;
+    assert_eq!(http_status(&outcome).0, 200);
+    let (outcome, logs) = run(&d, "notify", &fixture("notify-restock-record.json")).await;
+    assert_eq!(
+        outcome,
+        Outcome::Response("{\"batchItemFailures\":[]}".into()),
+        "{logs}"
+    );
+
+    let prompts = d.model.prompts.lock().unwrap().clone();
+    assert_eq!(prompts.len(), 3, "one model call per language: {prompts:?}");
+    for asked in [
+        "German (language tag de)",
+        "Arabic (language tag ar)",
+        "English (language tag en)",
+    ] {
+        assert!(
+            prompts.iter().any(|p| p.contains(asked)),
+            "{asked}: {prompts:?}"
+        );
+    }
+    let mail = ses_messages(&d.endpoint).await;
+    let to = |who: &str| {
+        // The latest: moto's SES holds what every test sent.
+        mail.iter()
+            .rev()
+            .find(|m| m.0 == who)
+            .unwrap_or_else(|| panic!("{who} was told: {mail:?}"))
+            .clone()
+    };
+    let (_, subject, html) = to("anke@example.de");
+    assert!(subject.contains("ist wieder da"), "{subject}");
+    assert!(html.contains("<html lang=\"de\" dir=\"ltr\">"), "{html}");
+    let (_, subject, _) = to("cyd@example.org");
+    assert!(
+        subject.contains(" is back at "),
+        "xx-YY gets the default: {subject}"
+    );
+    let texts = sns_texts(&d.endpoint).await;
+    let (_, text) = texts
+        .iter()
+        .rev()
+        .find(|t| t.0 == "+447400123456")
+        .unwrap_or_else(|| panic!("Badr was texted: {texts:?}"));
+    let (encoding, segments) = sms_segments(text);
+    assert_eq!(encoding, SmsEncoding::Ucs2, "{text}");
+    assert!(
+        segments <= sms_budget(encoding),
+        "{segments} segments: {text}"
+    );
+    assert!(
+        text.contains("احجز خلال") && text.contains("/r/CHAIR-WAL~") && text.contains("STOP"),
+        "{text}"
+    );
+}

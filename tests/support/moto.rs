@@ -34,6 +34,26 @@ pub async fn ses_messages(endpoint: &str) -> Vec<(String, String, String)> {
         .collect()
 }
 
+/// Texts moto's SNS sent, as (number, text), read from the test server's
+/// `/_restock/sns/texts`.
+pub async fn sns_texts(endpoint: &str) -> Vec<(String, String)> {
+    let body = http_get(&format!("{endpoint}/_restock/sns/texts")).await;
+    let texts: serde_json::Value = serde_json::from_str(&body).unwrap_or_else(|e| {
+        panic!("{endpoint} is not scripts/moto_serial.py (no SNS text list: {e})")
+    });
+    texts
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|t| {
+            (
+                t["to"].as_str().unwrap_or_default().to_owned(),
+                t["text"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}
+
 /// A plain HTTP GET on loopback.
 pub async fn http_get(url: &str) -> String {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
