@@ -51,6 +51,38 @@ async fn each_shopper_is_told_in_their_language_with_one_model_call_per_language
     assert_eq!(join_in(w, "Anke", "de-DE").await.status, 201);
     assert_eq!(join_in(w, "Badr", "ar").await.status, 201);
     assert_eq!(join_in(w, "Cyd", "xx-YY").await.status, 201);
+    // The team sees who waits in which language.
+    let admin = restock_app::admin::Admin {
+        store: w.store.clone(),
+        pepper: None,
+    };
+    let stats = admin
+        .run(
+            restock_app::admin::Command::Stats { skus: vec![] },
+            restock_app::ports::Clock::now_ms(w.clock.as_ref()),
+        )
+        .await
+        .unwrap();
+    let chair = stats.json["skus"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["sku"] == CHAIR)
+        .unwrap()
+        .clone();
+    assert_eq!(
+        chair["stats"]["waiting_by_language"],
+        serde_json::json!({"ar": 1, "de": 1, "en": 1}),
+        "{stats:?}"
+    );
+    assert!(
+        stats
+            .rows
+            .iter()
+            .any(|r| r.contains(&"ar 1 · de 1 · en 1".to_owned())),
+        "{:?}",
+        stats.rows
+    );
     assert_eq!(w.shopify(Some(3), "d-1").await.status, 200);
     w.pump().await;
 

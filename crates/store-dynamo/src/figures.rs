@@ -33,8 +33,10 @@ impl FiguresStore for DynamoStore {
 
     async fn stats(&self, sku: &Sku, shards: u16) -> Result<SkuStats> {
         let item = self.sku_item(sku).await?;
+        let waiting_by_language = self.waiting_by_language(sku, shards).await?;
         Ok(SkuStats {
-            waiting: self.count_waiting(sku, shards, None).await? as u32,
+            waiting: waiting_by_language.values().sum(),
+            waiting_by_language,
             offered: item.snapshot.counters.offered,
             held: item.snapshot.counters.held,
             bought: item.snapshot.bought,

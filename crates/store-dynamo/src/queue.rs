@@ -4,12 +4,12 @@
 //! consistent: a wave sees every join that committed before it looked, and a
 //! position counts exactly the people still ahead.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 
 use aws_sdk_dynamodb::types::Select;
 use restock_core::Sku;
 use restock_store::port::Result;
-use restock_store::{Request, StoreError};
+use restock_store::{Request, StoreError, language_tag};
 
 use crate::DynamoStore;
 use crate::attr::*;
@@ -130,5 +130,46 @@ impl DynamoStore {
             .await?
             .into_iter()
             .sum())
+    }
+
+    /// The waiting requests by language (`SkuStats::waiting_by_language`):
+    /// the same strongly consistent pages a count reads, with only each
+    /// entry's language returned.
+    pub(crate) async fn waiting_by_language(
+        &self,
+        sku: &Sku,
+        shards: u16,
+    ) -> Result<BTreeMap<String, u32>> {
+        let tallies = (0..shards.max(1)).map(|shard| async move {
+            let mut tally = BTreeMap::<String, u32>::new();
+            let mut start = None;
+            loop {
+                let out = self
+                    .query()
+                    .consistent_read(true)
+                    .key_condition_expression(format!("{PK} = :q"))
+                    .expression_attribute_values(":q", s(queue_pk(sku, shard)))
+                    .projection_expression(LANGUAGE)
+                    .set_exclusive_start_key(start)
+                    .send()
+                    .await
+                    .map_err(|e| StoreError::backend(crate::DYNAMODB, "Query", e))?;
+                for entry in out.items() {
+                    let language = opt_s(entry, LANGUAGE).and_then(|l| l.parse().ok());
+                    *tally.entry(language_tag(language.as_ref())).or_default() += 1;
+                }
+                start = out.last_evaluated_key;
+                if start.is_none() {
+                    return Ok::<_, StoreError>(tally);
+                }
+            }
+        });
+        let mut total = BTreeMap::new();
+        for tally in futures::future::try_join_all(tallies).await? {
+            for (language, n) in tally {
+                *total.entry(language).or_default() += n;
+            }
+        }
+        Ok(total)
     }
 }

@@ -22,8 +22,15 @@ impl FiguresStore for MemoryStore {
         let s = self.lock();
         let rec = s.skus.get(sku);
         let counters = rec.map(|r| r.snapshot.counters).unwrap_or_default();
+        let mut waiting_by_language = std::collections::BTreeMap::new();
+        for id in s.queues.get(sku).into_iter().flat_map(|q| q.values()) {
+            *waiting_by_language
+                .entry(language_tag(s.requests[id].language.as_ref()))
+                .or_default() += 1;
+        }
         Ok(SkuStats {
             waiting: s.queues.get(sku).map_or(0, |q| q.len() as u32),
+            waiting_by_language,
             offered: counters.offered,
             held: counters.held,
             bought: rec.map_or(0, |r| r.snapshot.bought),

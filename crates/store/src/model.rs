@@ -560,11 +560,19 @@ pub struct Drift {
     pub counted: Counters,
 }
 
+/// How `SkuStats::waiting_by_language` names a request's language.
+pub fn language_tag(language: Option<&restock_core::Language>) -> String {
+    language.map_or_else(|| "-".to_owned(), ToString::to_string)
+}
+
 /// Per-SKU figures for the team.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
 pub struct SkuStats {
     /// Waiting requests.
     pub waiting: u32,
+    /// Waiting requests by the language they are told in (its tag; `-` for
+    /// a request kept before languages were), adding up to `waiting`.
+    pub waiting_by_language: std::collections::BTreeMap<String, u32>,
     /// Live offers.
     pub offered: u32,
     /// Live holds.

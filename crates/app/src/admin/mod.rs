@@ -165,6 +165,18 @@ pub struct Admin {
     pub pepper: Option<Vec<u8>>,
 }
 
+/// The waiting by language, most first: "de 3 · en 2".
+fn by_language(counts: &std::collections::BTreeMap<String, u32>) -> String {
+    let mut counts: Vec<_> = counts.iter().collect();
+    counts.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    let shown: Vec<_> = counts.iter().map(|(l, n)| format!("{l} {n}")).collect();
+    if shown.is_empty() {
+        "-".into()
+    } else {
+        shown.join(" · ")
+    }
+}
+
 fn contact(text: &str) -> Result<Contact, AdminError> {
     let text = text.trim();
     let parsed = if text.contains('@') {
@@ -432,6 +444,7 @@ impl Admin {
                 s.bought.to_string(),
                 s.lapsed.to_string(),
                 claim.map_or("-".into(), |c| format!("{:.0}%", c * 100.0)),
+                by_language(&s.waiting_by_language),
             ]);
             json.push(json!({ "sku": entry.sku, "stats": s, "claim_rate": claim }));
         }
@@ -458,6 +471,7 @@ impl Admin {
                 "bought",
                 "lapsed",
                 "claim rate",
+                "waiting by language",
             ],
             rows,
             json!({

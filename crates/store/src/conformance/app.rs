@@ -150,6 +150,20 @@ impl App {
         now: Millis,
         manage: Option<TokenHash>,
     ) -> Request {
+        self.sign_up_in(s, i, now, manage, Some("pt-BR".parse().unwrap()))
+            .await
+    }
+
+    /// [`Self::sign_up_managed`] in `language` (`None`: a request kept
+    /// before languages were).
+    pub async fn sign_up_in(
+        &self,
+        s: &str,
+        i: usize,
+        now: Millis,
+        manage: Option<TokenHash>,
+        language: Option<restock_core::Language>,
+    ) -> Request {
         let contact = email(i);
         let new = NewRequest {
             id: RequestId::from_random(self.bytes()),
@@ -161,7 +175,7 @@ impl App {
             shards: 2,
             lifetime_ms: LIFETIME.as_millis(),
             manage_hash: manage,
-            language: Some("pt-BR".parse().unwrap()),
+            language,
             confirm_window_ms: Some(2 * DAY),
             consent: Some(Consent {
                 version: "2026-11".into(),

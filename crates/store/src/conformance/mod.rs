@@ -1778,6 +1778,23 @@ pub async fn an_unconfirmed_sign_up_keeps_its_place_but_is_offered_nothing_until
         "Bob holds an offer; Ann waits first in line, in her language"
     );
     assert_eq!(app.store.position(&stored, 2).await.unwrap(), Some(1));
+    // The team's figures count the waiting by language; one kept before
+    // languages were shows as "-".
+    let cy = app.sign_up_in(CHAIR, 3, T0 + 5 * MIN, None, None).await;
+    let (_, link) = app.claim_confirmation(&cy).await;
+    assert!(matches!(
+        app.store
+            .confirm(&link, owner(), LIFETIME.as_millis(), T0 + 6 * MIN)
+            .await
+            .unwrap(),
+        ConfirmOutcome::Confirmed(_)
+    ));
+    let stats = app.store.stats(&sku(CHAIR), 2).await.unwrap();
+    assert_eq!(stats.waiting, 2);
+    assert_eq!(
+        stats.waiting_by_language,
+        [("-".to_owned(), 1), ("pt-BR".to_owned(), 1)].into(),
+    );
     app.assert_never_oversold(CHAIR).await;
 }
 
