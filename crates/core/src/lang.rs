@@ -16,6 +16,9 @@ use std::sync::LazyLock;
 use fluent_bundle::concurrent::FluentBundle;
 use fluent_bundle::{FluentArgs, FluentResource, FluentValue};
 use fluent_langneg::{NegotiationStrategy, negotiate_languages};
+use icu_decimal::DecimalFormatter;
+use icu_decimal::input::Decimal;
+use intl_memoizer::concurrent::IntlLangMemoizer;
 use serde::{Deserialize, Serialize};
 use unic_langid::{CharacterDirection, LanguageIdentifier};
 
@@ -284,12 +287,44 @@ pub const MESSAGES: &[(&str, &[&str])] = &[
 
 type Bundle = FluentBundle<FluentResource>;
 
+/// Whole numbers as the language writes them ("12.345" in German, "12 345"
+/// in French): Fluent's own formatting groups no digits. One per language,
+/// kept by the bundle's memoizer.
+struct Numbers(DecimalFormatter);
+
+impl intl_memoizer::Memoizable for Numbers {
+    type Args = ();
+    type Error = ();
+
+    fn construct(language: LanguageIdentifier, (): ()) -> Result<Self, ()> {
+        let locale: icu_locale_core::Locale = language.to_string().parse().map_err(|_| ())?;
+        DecimalFormatter::try_new(locale.into(), Default::default())
+            .map(Numbers)
+            .map_err(|_| ())
+    }
+}
+
+/// The bundles' number formatter: whole numbers grouped per language;
+/// anything else as Fluent writes it.
+fn format_number(value: &FluentValue<'_>, memo: &IntlLangMemoizer) -> Option<String> {
+    let FluentValue::Number(number) = value else {
+        return None;
+    };
+    let n = number.value;
+    if n.fract() != 0.0 || n.abs() >= 1e15 {
+        return None;
+    }
+    memo.with_try_get::<Numbers, _, _>((), |f| f.0.format(&Decimal::from(n as i64)).to_string())
+        .ok()
+}
+
 fn bundle(language: &Language, source: String) -> Result<Bundle, String> {
     let resource = FluentResource::try_new(source)
         .map_err(|(_, errors)| errors.first().map_or_else(String::new, ToString::to_string))?;
     let mut bundle = FluentBundle::new_concurrent(vec![language.0.clone()]);
     // Values go into texts and URLs as they are: no bidi isolation marks.
     bundle.set_use_isolating(false);
+    bundle.set_formatter(Some(format_number));
     bundle
         .add_resource(resource)
         .map_err(|errors| format!("{errors:?}"))?;
@@ -689,6 +724,54 @@ mod tests {
         assert_eq!(t("ja").window(Window::from_mins(15)), "15分");
         assert_eq!(t("ar").window(Window::from_mins(2)), "دقيقتين");
         assert_eq!(t("de").window(Window::from_secs(2 * 86_400)), "2 Tagen");
+    }
+
+    #[test]
+    fn numbers_are_grouped_as_each_language_writes_them() {
+        let place = |tag: &str, n: u32| {
+            Texts::new(&lang(tag), &lang("en"), &Overrides::new())
+                .get("widget-position", &[("position", n.into())])
+        };
+        assert_eq!(place("en", 12_345), "You're number 12,345 in line.");
+        assert_eq!(
+            place("de", 12_345),
+            "Du bist Nummer 12.345 in der Warteschlange."
+        );
+        assert!(
+            place("fr", 12_345).contains("12\u{202f}345"),
+            "{}",
+            place("fr", 12_345)
+        );
+        // Polish and Spanish group only from five digits.
+        assert!(
+            place("pl", 1_234).contains(" 1234 "),
+            "{}",
+            place("pl", 1_234)
+        );
+        assert!(
+            place("es", 1_234).contains(" 1234 "),
+            "{}",
+            place("es", 1_234)
+        );
+        assert!(
+            place("ja", 12_345).contains("12,345"),
+            "{}",
+            place("ja", 12_345)
+        );
+        assert_eq!(place("en", 7), "You're number 7 in line.");
+        // A shop's own wording is formatted the same way.
+        let overrides = Overrides::from([(
+            "de".to_owned(),
+            BTreeMap::from([(
+                "widget-position".to_owned(),
+                "Platz { $position }".to_owned(),
+            )]),
+        )]);
+        let t = Texts::new(&lang("de"), &lang("en"), &overrides);
+        assert_eq!(
+            t.get("widget-position", &[("position", 100_000.into())]),
+            "Platz 100.000"
+        );
     }
 
     #[test]
