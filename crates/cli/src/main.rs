@@ -86,6 +86,23 @@ enum Cmd {
     /// Erase everything held about an email address or phone number
     /// (requests, consent records), all but an opt-out's hash.
     Forget { contact: String },
+    /// Write CSV: every request kept (item, state, joined, confirmed, told,
+    /// held, bought, ended, language, contact masked), or per-day figures
+    /// (`days`: sign-ups, confirmed, told, held, bought per day and item).
+    /// Page by page: any number of rows in constant memory.
+    Export {
+        /// `requests` or `days`.
+        #[arg(value_enum)]
+        what: ExportKind,
+        /// Only these items (every item without any).
+        skus: Vec<String>,
+        /// Contacts in the clear instead of masked. The export is logged.
+        #[arg(long)]
+        with_contacts: bool,
+        /// Write here instead of standard output.
+        #[arg(long)]
+        out: Option<String>,
+    },
     /// Print a correctly signed test webhook as a curl command.
     SignWebhook {
         /// A platform's name (`shopify`, `woocommerce`, `stock`) for a stock
@@ -115,6 +132,15 @@ enum Cmd {
         #[arg(long)]
         hold: Option<String>,
     },
+}
+
+/// What `restock export` writes.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum ExportKind {
+    /// One row per request.
+    Requests,
+    /// One row per day and item.
+    Days,
 }
 
 #[derive(Subcommand)]
@@ -175,6 +201,12 @@ enum CliError {
         file: String,
         source: std::io::Error,
     },
+    /// A file that could not be created.
+    #[error("cannot create {file}: {source}")]
+    Create {
+        file: String,
+        source: std::io::Error,
+    },
     /// A catalogue CSV with a bad row.
     #[error("{file}: {source}")]
     Catalogue {
@@ -207,6 +239,9 @@ enum CliError {
     /// A test delivery that could not be signed.
     #[error(transparent)]
     Sign(#[from] restock_app::admin::webhooks::SignError),
+    /// The export could not be written.
+    #[error("cannot write the export: {0}")]
+    Write(#[from] csv::Error),
 }
 
 /// Where commands run.
@@ -372,6 +407,66 @@ async fn import(target: &Target, file: &str, json: bool) -> Result<Output, CliEr
     ))
 }
 
+/// `restock export`: the rows a page at a time, each page written before
+/// the next is asked for (`restock_app::admin::export::write`).
+async fn export(target: &Target, cmd: &Cmd, json: bool) -> Result<Output, CliError> {
+    use restock_app::admin::export::{self, ExportError, Kind};
+    let Cmd::Export {
+        what,
+        skus: s,
+        with_contacts,
+        out,
+    } = cmd
+    else {
+        unreachable!("called for export only")
+    };
+    let skus = skus(s)?;
+    let sink: Box<dyn std::io::Write> = match out {
+        Some(file) => Box::new(std::fs::File::create(file).map_err(|source| {
+            CliError::Create {
+                file: file.clone(),
+                source,
+            }
+        })?),
+        None => Box::new(std::io::stdout().lock()),
+    };
+    if *with_contacts {
+        eprintln!("restock: contacts are in the clear in this export; keep the file safe");
+    }
+    let bar = if json || out.is_none() {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new_spinner()
+    };
+    let kind = match what {
+        ExportKind::Requests => Kind::Requests,
+        ExportKind::Days => Kind::Days,
+    };
+    let rows = export::write(
+        kind,
+        sink,
+        |after| {
+            target.run(Command::ExportPage {
+                skus: skus.clone(),
+                after,
+                with_contacts: *with_contacts,
+            })
+        },
+        |rows| bar.set_message(format!("{rows} requests")),
+    )
+    .await
+    .map_err(|e| match e {
+        ExportError::Page(e) => e,
+        ExportError::Write(e) => CliError::Write(e),
+    })?;
+    bar.finish_and_clear();
+    let message = match out {
+        Some(file) => format!("{rows} requests exported to {file}"),
+        None => String::new(),
+    };
+    Ok(Output::message(message, serde_json::json!({ "requests": rows })))
+}
+
 /// `restock sign-webhook`: posts to `--url` when given, else to the local
 /// server the other commands talk to (`--local` / `RESTOCK_LOCAL_URL`).
 fn sign_webhook(cmd: &Cmd, local: &str) -> Result<String, CliError> {
@@ -440,6 +535,14 @@ async fn run(cli: &Cli) -> Result<String, CliError> {
         Cmd::Catalogue {
             action: CatalogueCmd::Import { file },
         } => import(&target, file, cli.json).await?,
+        export_cmd @ Cmd::Export { out, .. } => {
+            let output = export(&target, export_cmd, cli.json).await?;
+            if out.is_none() {
+                // The CSV went to standard output: nothing more there.
+                return Ok(String::new());
+            }
+            output
+        }
         other => target.run(command(other)?).await?,
     };
     Ok(if cli.json {
@@ -487,6 +590,7 @@ fn command(cmd: &Cmd) -> Result<Command, CliError> {
         Cmd::Catalogue {
             action: CatalogueCmd::Import { .. },
         }
+        | Cmd::Export { .. }
         | Cmd::SignWebhook { .. } => {
             unreachable!("handled before")
         }

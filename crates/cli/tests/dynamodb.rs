@@ -201,3 +201,70 @@ fn sign_webhook_prints_a_curl_command_for_each_format() {
     assert_eq!(missing.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("--sku"));
 }
+
+/// `restock export`: every request as CSV, page by page (1,100 requests
+/// take three), contacts masked unless asked for; per-day figures from the
+/// same rows.
+#[tokio::test]
+async fn an_operator_exports_requests_and_daily_figures() {
+    const T0: i64 = 1_796_374_800_000; // 2026-12-04T09:00:00Z
+    let store = testing::dynamo_store().await;
+    let table = store.table().to_owned();
+    ok(&restock(
+        &table,
+        &["catalogue", "import", "examples/catalogue.csv"],
+    ));
+    for (sku, from, count) in [("CHAIR-WAL", 0, 700), ("LAMP-BRASS", 700, 400)] {
+        let sku = restock_core::Sku::try_from(sku).unwrap();
+        let requests: Vec<_> = (from..from + count)
+            .map(|i| {
+                // Half of them a day later.
+                let day = if i % 2 == 0 { 0 } else { 86_400_000 };
+                testing::waiting_request(i, &sku, T0 + day + i as i64, 1, b"pepper")
+            })
+            .collect();
+        store.import_waiting(&requests, 1).await.unwrap();
+    }
+    let dir = std::env::temp_dir().join(testing::unique_table("export"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("chairs.csv");
+    let said = ok(&restock(
+        &table,
+        &["export", "requests", "CHAIR-WAL", "--out", file.to_str().unwrap()],
+    ));
+    assert!(said.contains("700 requests exported"), "{said}");
+    let csv = std::fs::read_to_string(&file).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "item,request,state,joined,confirmed,told,held,bought,ended,language,contact"
+    );
+    let rows: Vec<_> = lines.collect();
+    assert_eq!(rows.len(), 700);
+    assert!(rows.iter().all(|r| r.starts_with("CHAIR-WAL,")));
+    assert!(rows.iter().all(|r| r.contains(",waiting,2026-12-0")), "{}", rows[0]);
+    assert!(rows.iter().all(|r| r.ends_with("@example.com") && r.contains("***")), "masked: {}", rows[0]);
+
+    // Everything, to standard output, with contacts: said on stderr.
+    let out = restock(&table, &["export", "requests", "--with-contacts"]);
+    let csv = ok(&out);
+    assert_eq!(csv.lines().count(), 1 + 1_100);
+    assert!(csv.contains(",fan3@example.com\n"), "in the clear");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("contacts are in the clear"),
+        "the operator is told"
+    );
+
+    let days = ok(&restock(&table, &["export", "days"]));
+    assert_eq!(
+        days.lines().collect::<Vec<_>>(),
+        [
+            "day,item,sign_ups,confirmed,told,held,bought",
+            "2026-12-04,CHAIR-WAL,350,0,0,0,0",
+            "2026-12-04,LAMP-BRASS,200,0,0,0,0",
+            "2026-12-05,CHAIR-WAL,350,0,0,0,0",
+            "2026-12-05,LAMP-BRASS,200,0,0,0,0",
+        ]
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -891,4 +891,13 @@ impl FiguresStore for SimStore {
         self.round_trip().await;
         self.inner.mail_day(day).await
     }
+
+    async fn requests_page(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<restock_store::RequestPage> {
+        self.round_trip().await;
+        self.inner.requests_page(after, limit).await
+    }
 }

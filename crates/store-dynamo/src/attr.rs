@@ -48,6 +48,12 @@ pub const OPTOUT_HASH: &str = "oh";
 pub const MANAGE_HASH: &str = "mh";
 /// The language the shopper is spoken to in (a BCP 47 tag; absent: the shop's default).
 pub const LANGUAGE: &str = "lg";
+/// When the request's notice went out (ms).
+pub const TOLD_AT: &str = "told_at";
+/// When it took a hold (ms).
+pub const HELD_AT: &str = "held_at";
+/// When it ended (ms).
+pub const ENDED_AT: &str = "ended_at";
 /// The hashes of the manage links sent to the shopper's inbox (a set).
 pub const INBOX_HASH: &str = "ih";
 /// The confirmation link secret's hash (double opt-in).

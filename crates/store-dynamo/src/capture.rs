@@ -509,6 +509,7 @@ impl DynamoStore {
             "request",
             Change::on(key(request_pk(&id), REQUEST_SK))
                 .set(STATUS, s("held"))
+                .set(HELD_AT, n(now))
                 .set(EXPIRES, n(hold_expires))
                 .set(HOLD, s(hold.to_string()))
                 .set(DUE, n(hold_expires))

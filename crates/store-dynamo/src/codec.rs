@@ -284,6 +284,15 @@ pub(crate) fn request_item(r: &Request) -> Item {
     if let Some(ticket) = &r.ticket {
         item.insert(attr::TICKET.into(), s(write_ticket(ticket)));
     }
+    for (name, at) in [
+        (attr::TOLD_AT, r.moments.told_ms),
+        (attr::HELD_AT, r.moments.held_ms),
+        (attr::ENDED_AT, r.moments.ended_ms),
+    ] {
+        if let Some(at) = at {
+            item.insert(name.into(), n(at));
+        }
+    }
     if let Some(notice) = &r.notice {
         item.insert(
             attr::NOTICE.into(),
@@ -419,6 +428,11 @@ pub(crate) fn read_request(item: &Item) -> Result<Request, StoreError> {
         ticket: opt_s(item, attr::TICKET)
             .map(|t| read_ticket(t).ok_or_else(|| corrupt(item, "tk is malformed")))
             .transpose()?,
+        moments: restock_store::Moments {
+            told_ms: opt_n(item, attr::TOLD_AT)?,
+            held_ms: opt_n(item, attr::HELD_AT)?,
+            ended_ms: opt_n(item, attr::ENDED_AT)?,
+        },
     })
 }
 

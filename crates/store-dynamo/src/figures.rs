@@ -3,7 +3,7 @@
 use async_trait::async_trait;
 use restock_core::Sku;
 use restock_store::port::Result;
-use restock_store::{FiguresStore, Request, SkuStats, StoreError};
+use restock_store::{FiguresStore, Request, RequestPage, SkuStats, StoreError};
 
 use restock_core::feedback::MailDay;
 
@@ -29,6 +29,44 @@ use crate::queue::QueueReader;
 impl FiguresStore for DynamoStore {
     async fn queue(&self, sku: &Sku, shards: u16, limit: usize) -> Result<Vec<Request>> {
         QueueReader::new(sku, shards, limit).take(self, limit).await
+    }
+
+    async fn requests_page(&self, after: Option<&str>, limit: usize) -> Result<RequestPage> {
+        // A Scan: no index names every request, and an export is rare and
+        // run by the operator. The cursor is the last key read (`pk`, a
+        // unit separator, `sk`), which need not be a request's.
+        let start = after
+            .map(|cursor| {
+                let (pk, sk) = cursor.split_once('\u{1f}').ok_or_else(|| {
+                    StoreError::Refused(format!("not an export cursor: {cursor}"))
+                })?;
+                Ok::<_, StoreError>(key(pk, sk))
+            })
+            .transpose()?;
+        let page = self
+            .client
+            .scan()
+            .table_name(&self.table)
+            .filter_expression(format!("{SK} = :req"))
+            .expression_attribute_values(":req", s(REQUEST_SK))
+            .limit(i32::try_from(limit.max(1)).unwrap_or(i32::MAX))
+            .set_exclusive_start_key(start)
+            .send()
+            .await
+            .map_err(|e| StoreError::backend(crate::DYNAMODB, "Scan", e))?;
+        let requests = page
+            .items()
+            .iter()
+            .map(read_request)
+            .collect::<Result<Vec<_>>>()?;
+        let next = page.last_evaluated_key.map(|k| {
+            format!(
+                "{}\u{1f}{}",
+                opt_s(&k, PK).unwrap_or_default(),
+                opt_s(&k, SK).unwrap_or_default()
+            )
+        });
+        Ok(RequestPage { requests, next })
     }
 
     async fn stats(&self, sku: &Sku, shards: u16) -> Result<SkuStats> {

@@ -81,6 +81,7 @@ pub(crate) fn finish(
 ) -> Result<()> {
     let mut request = Change::on(key(request_pk(&r.id), REQUEST_SK))
         .set(TTL, ttl(now, FINISHED_TTL_SECS))
+        .set(ENDED_AT, n(now))
         .set_all(state_attrs(&to))
         .remove_all(INDEX_KEYS)
         .when(format!("{STATUS} = :from"))

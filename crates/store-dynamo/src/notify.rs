@@ -442,7 +442,11 @@ impl NotifyStore for DynamoStore {
                 return Ok(());
             }
         }
-        Change::on(key(request_pk(id), REQUEST_SK))
+        let mut change = Change::on(key(request_pk(id), REQUEST_SK));
+        if matches!(outcome, NoticeOutcome::Sent { .. }) {
+            change = change.set(TOLD_AT, n(now));
+        }
+        change
             .set(NOTICE, s(notice_json(&outcome)))
             .when(format!("{LAST_EPISODE} = :e"))
             .value(":e", n(episode))

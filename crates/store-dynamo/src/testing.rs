@@ -327,6 +327,7 @@ pub fn waiting_request(
         confirm_hash: None,
         consent: None,
         ticket: None,
+        moments: restock_store::Moments::default(),
     }
 }
 

@@ -96,6 +96,7 @@ impl CaptureStore for MemoryStore {
                     s.holds.insert(hold, id);
                     let r = s.requests.get_mut(&id).expect("read above");
                     r.state = held;
+                    r.moments.held_ms = Some(now);
                     let RequestState::Held { expires_ms, .. } = held else {
                         unreachable!("hold() gives a held state")
                     };

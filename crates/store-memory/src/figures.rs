@@ -18,6 +18,31 @@ impl FiguresStore for MemoryStore {
             })
             .unwrap_or_default())
     }
+    async fn requests_page(&self, after: Option<&str>, limit: usize) -> Result<RequestPage> {
+        let after = after
+            .map(|a| {
+                a.parse::<RequestId>()
+                    .map_err(|_| StoreError::Refused(format!("not an export cursor: {a}")))
+            })
+            .transpose()?;
+        let limit = limit.max(1);
+        let s = self.lock();
+        // In id order, the cursor the last id given: the `limit` smallest
+        // ids after it, kept in a heap of `limit` (one pass, no sort of all).
+        let mut smallest = std::collections::BinaryHeap::with_capacity(limit + 1);
+        for id in s.requests.keys().filter(|id| after.is_none_or(|a| **id > a)) {
+            smallest.push(*id);
+            if smallest.len() > limit {
+                smallest.pop();
+            }
+        }
+        let ids = smallest.into_sorted_vec();
+        let next = (ids.len() == limit).then(|| ids.last().map(ToString::to_string)).flatten();
+        Ok(RequestPage {
+            requests: ids.iter().map(|id| s.requests[id].clone()).collect(),
+            next,
+        })
+    }
     async fn stats(&self, sku: &Sku, _shards: u16) -> Result<SkuStats> {
         let s = self.lock();
         let rec = s.skus.get(sku);

@@ -184,6 +184,7 @@ impl State {
         if to.status().is_live() {
             return;
         }
+        req.moments.ended_ms = Some(now);
         if let Some(q) = self.queues.get_mut(&sku) {
             q.remove(&key);
         }

@@ -190,6 +190,9 @@ impl NotifyStore for MemoryStore {
             return Ok(());
         }
         let failed = matches!(outcome, NoticeOutcome::Failed { .. });
+        if matches!(outcome, NoticeOutcome::Sent { .. }) {
+            r.moments.told_ms = Some(now);
+        }
         r.notice = Some(outcome);
         let state = r.state;
         if let (true, Ok((to, freed))) = (failed, state.undeliverable()) {

@@ -58,6 +58,29 @@ pub struct Request {
     /// The store's bookkeeping for a position at constant cost (the
     /// DynamoDB store's ticket); `None` in a store that counts directly.
     pub ticket: Option<Ticket>,
+    /// When it was told, held and ended, for the team's exports.
+    pub moments: Moments,
+}
+
+/// A page of every request kept (`FiguresStore::requests_page`).
+#[derive(Debug, Clone, Default)]
+pub struct RequestPage {
+    /// This page's requests.
+    pub requests: Vec<Request>,
+    /// Where the next page starts; `None` after the last.
+    pub next: Option<String>,
+}
+
+/// When a request was told, held and ended (joined and confirmed are its
+/// join key and its consent): what an export and the team's figures read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Moments {
+    /// When its notice was accepted by SES or SNS (the latest offer's).
+    pub told_ms: Option<Millis>,
+    /// When it took a hold.
+    pub held_ms: Option<Millis>,
+    /// When it ended (bought, lapsed, cancelled, …: its state says which).
+    pub ended_ms: Option<Millis>,
 }
 
 /// A request's ticket: its number in its shard (tickets are dealt in join
@@ -217,6 +240,7 @@ impl NewRequest {
             consent: self.consent,
             language: self.language,
             ticket: None,
+            moments: Moments::default(),
             id: self.id,
             sku: self.sku,
             name: self.name,

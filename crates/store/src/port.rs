@@ -299,6 +299,11 @@ pub trait FiguresStore: Send + Sync {
     async fn count_mail(&self, day: &str, add: MailDay) -> Result<MailDay>;
     /// A UTC day's mail figures.
     async fn mail_day(&self, day: &str) -> Result<MailDay>;
+    /// Every request kept (live and ended, of every item), about `limit`
+    /// at a time in no particular order: the first page with `after`
+    /// `None`, the next with the page's `next`. For exports: it reads
+    /// every item the store holds.
+    async fn requests_page(&self, after: Option<&str>, limit: usize) -> Result<RequestPage>;
 }
 
 /// Everything restock persists: the seven sections together.

@@ -10,6 +10,7 @@
 //! - [`webhooks`]: correctly signed test deliveries (`restock sign-webhook`,
 //!   the local demo's buttons).
 
+pub mod export;
 pub mod webhooks;
 
 use std::sync::Arc;
@@ -95,6 +96,16 @@ pub enum Command {
     Forget {
         /// An email address or phone number.
         contact: String,
+    },
+    /// One page of the requests export (`export::COLUMNS`); the answer's
+    /// JSON `next` is where the following page starts.
+    ExportPage {
+        /// Only these items (every item when empty).
+        skus: Vec<Sku>,
+        /// The previous page's `next`; `None` for the first.
+        after: Option<String>,
+        /// Contacts in the clear instead of masked (logged).
+        with_contacts: bool,
     },
 }
 
@@ -226,7 +237,43 @@ impl Admin {
             Command::OptOutAdd { contact } => self.opt_out_add(contact, now).await,
             Command::Forget { contact } => self.forget(contact, now).await,
             Command::OptOutRemove { contact } => self.opt_out_remove(contact).await,
+            Command::ExportPage {
+                skus,
+                after,
+                with_contacts,
+            } => self.export_page(&skus, after, with_contacts).await,
         }
+    }
+
+    /// A page of every request as export rows.
+    async fn export_page(
+        &self,
+        skus: &[Sku],
+        after: Option<String>,
+        with_contacts: bool,
+    ) -> Result<Output, AdminError> {
+        let page = self
+            .store
+            .requests_page(after.as_deref(), export::PAGE)
+            .await?;
+        let rows: Vec<_> = page
+            .requests
+            .iter()
+            .filter(|r| export::wanted(r, skus))
+            .map(|r| export::row(r, with_contacts))
+            .collect();
+        if with_contacts && !rows.is_empty() {
+            tracing::warn!(
+                rows = rows.len(),
+                "requests exported with their contacts in the clear"
+            );
+        }
+        Ok(Output {
+            message: String::new(),
+            columns: export::COLUMNS.map(str::to_owned).to_vec(),
+            rows,
+            json: json!({ "next": page.next }),
+        })
     }
 
     /// The settings document, as TOML.

@@ -62,6 +62,7 @@ macro_rules! conformance_suite {
             the_sender_pause_opens_once_notes_items_and_ends,
             an_offer_whose_notice_never_went_out_keeps_its_place_when_it_runs_out,
             a_day_s_mail_figures_add_up,
+            every_request_is_listed_once_with_when_it_was_told_held_and_ended,
             send_slots_are_shared_and_never_overlap,
             an_unconfirmed_sign_up_keeps_its_place_but_is_offered_nothing_until_confirmed,
             a_confirmation_is_claimed_once_and_a_claim_given_back_is_pending_again,
@@ -952,6 +953,65 @@ pub async fn a_purchase_ends_the_hold_and_takes_the_unit_off_the_level(app: App)
         app.get(&wave.offers[0].request.id).await.state,
         RequestState::Bought { hold }
     );
+}
+
+pub async fn every_request_is_listed_once_with_when_it_was_told_held_and_ended(app: App) {
+    for i in 1..=7 {
+        app.join(CHAIR, i, T0 + i as i64).await;
+    }
+    app.level(CHAIR, 1, T0 + 10, "d1").await;
+    let wave = app.wave(CHAIR, T0 + 10).await;
+    let buyer = wave.offers[0].request.id;
+    assert_eq!(app.claim(&buyer, &wave.offers[0].reserve.secret_hash()).await, Claim::Claimed);
+    let sent = NoticeOutcome::Sent {
+        message_id: "m".into(),
+    };
+    app.store
+        .record_notice(&buyer, 1, sent, T0 + 20)
+        .await
+        .unwrap();
+    let hold = HoldId::from_random(app.bytes());
+    app.store
+        .take_hold(&wave.offers[0].reserve, hold, 1, T0 + MIN, WINDOW)
+        .await
+        .unwrap();
+    app.store
+        .mark_bought(&hold, &order_at(T0 + 2 * MIN), T0 + 2 * MIN)
+        .await
+        .unwrap();
+
+    // Pages of three: every request exactly once.
+    let mut seen = Vec::new();
+    let mut after = None;
+    for _ in 0..20 {
+        let page = app
+            .store
+            .requests_page(after.as_deref(), 3)
+            .await
+            .unwrap();
+        seen.extend(page.requests);
+        after = page.next;
+        if after.is_none() {
+            break;
+        }
+    }
+    assert!(after.is_none(), "the pages end");
+    let mut ids: Vec<_> = seen.iter().map(|r| r.id).collect();
+    ids.sort_unstable_by_key(ToString::to_string);
+    ids.dedup();
+    assert_eq!((seen.len(), ids.len()), (7, 7), "each of the seven once");
+    let bought = seen.iter().find(|r| r.id == buyer).unwrap();
+    assert_eq!(bought.state, RequestState::Bought { hold });
+    assert_eq!(
+        bought.moments,
+        crate::Moments {
+            told_ms: Some(T0 + 20),
+            held_ms: Some(T0 + MIN),
+            ended_ms: Some(T0 + 2 * MIN),
+        }
+    );
+    let waiting = seen.iter().find(|r| r.id != buyer).unwrap();
+    assert_eq!(waiting.moments, crate::Moments::default());
 }
 
 pub async fn sharded_queues_read_back_in_join_order(app: App) {

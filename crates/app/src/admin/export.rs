@@ -1,0 +1,217 @@
+//! `restock export`: every request as a CSV row, and per-day figures drawn
+//! from the same rows. A page at a time (`Command::ExportPage`), so the
+//! operator's machine and the local server hold one page, whatever the count.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::io::Write;
+
+use restock_core::{Millis, RequestState, Sku};
+use restock_store::Request;
+
+/// Requests per export page.
+pub const PAGE: usize = 500;
+
+/// The requests export's columns, in order.
+pub const COLUMNS: [&str; 11] = [
+    "item",
+    "request",
+    "state",
+    "joined",
+    "confirmed",
+    "told",
+    "held",
+    "bought",
+    "ended",
+    "language",
+    "contact",
+];
+
+/// The per-day export's columns, in order.
+pub const DAY_COLUMNS: [&str; 7] = [
+    "day", "item", "sign_ups", "confirmed", "told", "held", "bought",
+];
+
+/// A time as the export writes it: RFC 3339, UTC, to the second.
+fn when(ms: Option<Millis>) -> String {
+    ms.and_then(|ms| {
+        time::OffsetDateTime::from_unix_timestamp(ms.div_euclid(1000))
+            .ok()?
+            .format(&time::format_description::well_known::Rfc3339)
+            .ok()
+    })
+    .unwrap_or_default()
+}
+
+/// One request's row: `COLUMNS`. The contact masked (`d***@example.com`)
+/// unless `with_contacts`.
+pub fn row(r: &Request, with_contacts: bool) -> Vec<String> {
+    let bought = match r.state {
+        RequestState::Bought { .. } => r.moments.ended_ms,
+        _ => None,
+    };
+    vec![
+        r.sku.to_string(),
+        r.id.to_string(),
+        r.state.status().as_str().to_owned(),
+        when(Some(r.key.joined_ms)),
+        when(r.consent.as_ref().and_then(|c| c.confirmed_at)),
+        when(r.moments.told_ms),
+        when(r.moments.held_ms),
+        when(bought),
+        when(r.moments.ended_ms),
+        r.language.as_ref().map(ToString::to_string).unwrap_or_default(),
+        if with_contacts {
+            r.contact.address().to_owned()
+        } else {
+            r.contact.masked()
+        },
+    ]
+}
+
+/// Whether `r` is one of `skus` (every item when empty).
+pub fn wanted(r: &Request, skus: &[Sku]) -> bool {
+    skus.is_empty() || skus.contains(&r.sku)
+}
+
+/// Per-day figures, added up from export rows: sign-ups, confirmations,
+/// notices, holds and purchases per UTC day and item. Holds one entry per
+/// day and item, however many rows go by.
+#[derive(Debug, Default)]
+pub struct Days(BTreeMap<(String, String), [u64; 5]>);
+
+impl Days {
+    /// Counts one requests-export row (`COLUMNS`).
+    pub fn add(&mut self, row: &[String]) {
+        let item = row.first().cloned().unwrap_or_default();
+        // joined, confirmed, told, held, bought
+        for (figure, column) in [3, 4, 5, 6, 7].into_iter().enumerate() {
+            let Some(day) = row.get(column).and_then(|t| t.get(..10)) else {
+                continue;
+            };
+            self.0.entry((day.to_owned(), item.clone())).or_default()[figure] += 1;
+        }
+    }
+
+    /// The rows (`DAY_COLUMNS`), by day then item.
+    pub fn rows(&self) -> impl Iterator<Item = Vec<String>> + '_ {
+        self.0.iter().map(|((day, item), figures)| {
+            let mut row = vec![day.clone(), item.clone()];
+            row.extend(figures.iter().map(u64::to_string));
+            row
+        })
+    }
+}
+
+/// What an export writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// One row per request (`COLUMNS`).
+    Requests,
+    /// One row per day and item (`DAY_COLUMNS`).
+    Days,
+}
+
+/// Why an export stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError<E: std::error::Error + 'static> {
+    /// A page could not be read.
+    #[error(transparent)]
+    Page(E),
+    /// The CSV could not be written.
+    #[error("cannot write the export: {0}")]
+    Write(#[from] csv::Error),
+}
+
+/// Writes an export as CSV to `sink`, asking `page` for one page of rows
+/// at a time (`Command::ExportPage`, through whichever path reaches the
+/// store) and writing it before asking for the next: one page in memory,
+/// whatever the count. `progress` hears the rows so far. The rows read.
+///
+/// # Errors
+/// The first page that fails, or the sink refusing a write.
+pub async fn write<W, F, Fut, E>(
+    kind: Kind,
+    sink: W,
+    mut page: F,
+    mut progress: impl FnMut(u64),
+) -> Result<u64, ExportError<E>>
+where
+    W: Write,
+    F: FnMut(Option<String>) -> Fut,
+    Fut: Future<Output = Result<super::Output, E>>,
+    E: std::error::Error + 'static,
+{
+    let mut csv = csv::Writer::from_writer(std::io::BufWriter::new(sink));
+    if kind == Kind::Requests {
+        csv.write_record(COLUMNS)?;
+    }
+    let (mut days, mut rows, mut after) = (Days::default(), 0u64, None);
+    loop {
+        let answer = page(after.take()).await.map_err(ExportError::Page)?;
+        for row in &answer.rows {
+            match kind {
+                Kind::Requests => csv.write_record(row)?,
+                Kind::Days => days.add(row),
+            }
+        }
+        rows += answer.rows.len() as u64;
+        progress(rows);
+        match answer.json["next"].as_str() {
+            Some(next) => after = Some(next.to_owned()),
+            None => break,
+        }
+    }
+    if kind == Kind::Days {
+        csv.write_record(DAY_COLUMNS)?;
+        for row in days.rows() {
+            csv.write_record(&row)?;
+        }
+    }
+    csv.flush().map_err(csv::Error::from)?;
+    Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row_of(item: &str, times: [&str; 5]) -> Vec<String> {
+        let mut row = vec![item.to_owned(), "id".into(), "bought".into()];
+        row.extend(times.iter().map(|t| (*t).to_owned()));
+        row.extend(["".into(), "de".into(), "d***@example.com".into()]);
+        row
+    }
+
+    #[test]
+    fn days_count_each_moment_on_its_own_day() {
+        let mut days = Days::default();
+        days.add(&row_of(
+            "CHAIR",
+            [
+                "2026-12-01T09:00:00Z",
+                "2026-12-01T09:05:00Z",
+                "2026-12-03T10:00:00Z",
+                "2026-12-03T10:01:00Z",
+                "2026-12-03T10:09:00Z",
+            ],
+        ));
+        days.add(&row_of("CHAIR", ["2026-12-01T11:00:00Z", "", "", "", ""]));
+        days.add(&row_of("LAMP", ["2026-12-01T12:00:00Z", "", "", "", ""]));
+        let rows: Vec<_> = days.rows().map(|r| r.join(",")).collect();
+        assert_eq!(
+            rows,
+            [
+                "2026-12-01,CHAIR,2,1,0,0,0",
+                "2026-12-01,LAMP,1,0,0,0,0",
+                "2026-12-03,CHAIR,0,0,1,1,1",
+            ]
+        );
+    }
+
+    #[test]
+    fn times_are_rfc3339_utc_and_absent_ones_empty() {
+        assert_eq!(when(Some(1_796_374_800_999)), "2026-12-04T09:00:00Z");
+        assert_eq!(when(None), "");
+    }
+}
