@@ -56,7 +56,8 @@ async fn fill(store: &MemoryStore, n: usize) {
         let mut bytes = [0u8; 16];
         bytes[..8].copy_from_slice(&(i as u64 + 1).to_le_bytes());
         let id = RequestId::from_random(bytes);
-        let contact = Contact::Email(Email::try_from(format!("fan{i}@example.com").as_str()).unwrap());
+        let contact =
+            Contact::Email(Email::try_from(format!("fan{i}@example.com").as_str()).unwrap());
         store
             .join(NewRequest {
                 id,
@@ -83,7 +84,11 @@ async fn main() {
         .skip(1)
         .filter_map(|a| a.parse().ok())
         .collect();
-    let sizes = if sizes.is_empty() { vec![10_000] } else { sizes };
+    let sizes = if sizes.is_empty() {
+        vec![10_000]
+    } else {
+        sizes
+    };
     println!("| requests | CSV | export time | rows/s | peak memory before | after |");
     println!("|---:|---:|---:|---:|---:|---:|");
     for n in sizes {

@@ -422,12 +422,12 @@ async fn export(target: &Target, cmd: &Cmd, json: bool) -> Result<Output, CliErr
     };
     let skus = skus(s)?;
     let sink: Box<dyn std::io::Write> = match out {
-        Some(file) => Box::new(std::fs::File::create(file).map_err(|source| {
-            CliError::Create {
+        Some(file) => Box::new(
+            std::fs::File::create(file).map_err(|source| CliError::Create {
                 file: file.clone(),
                 source,
-            }
-        })?),
+            })?,
+        ),
         None => Box::new(std::io::stdout().lock()),
     };
     if *with_contacts {
@@ -464,7 +464,10 @@ async fn export(target: &Target, cmd: &Cmd, json: bool) -> Result<Output, CliErr
         Some(file) => format!("{rows} requests exported to {file}"),
         None => String::new(),
     };
-    Ok(Output::message(message, serde_json::json!({ "requests": rows })))
+    Ok(Output::message(
+        message,
+        serde_json::json!({ "requests": rows }),
+    ))
 }
 
 /// `restock sign-webhook`: posts to `--url` when given, else to the local

@@ -230,7 +230,13 @@ async fn an_operator_exports_requests_and_daily_figures() {
     let file = dir.join("chairs.csv");
     let said = ok(&restock(
         &table,
-        &["export", "requests", "CHAIR-WAL", "--out", file.to_str().unwrap()],
+        &[
+            "export",
+            "requests",
+            "CHAIR-WAL",
+            "--out",
+            file.to_str().unwrap(),
+        ],
     ));
     assert!(said.contains("700 requests exported"), "{said}");
     let csv = std::fs::read_to_string(&file).unwrap();
@@ -242,8 +248,17 @@ async fn an_operator_exports_requests_and_daily_figures() {
     let rows: Vec<_> = lines.collect();
     assert_eq!(rows.len(), 700);
     assert!(rows.iter().all(|r| r.starts_with("CHAIR-WAL,")));
-    assert!(rows.iter().all(|r| r.contains(",waiting,2026-12-0")), "{}", rows[0]);
-    assert!(rows.iter().all(|r| r.ends_with("@example.com") && r.contains("***")), "masked: {}", rows[0]);
+    assert!(
+        rows.iter().all(|r| r.contains(",waiting,2026-12-0")),
+        "{}",
+        rows[0]
+    );
+    assert!(
+        rows.iter()
+            .all(|r| r.ends_with("@example.com") && r.contains("***")),
+        "masked: {}",
+        rows[0]
+    );
 
     // Everything, to standard output, with contacts: said on stderr.
     let out = restock(&table, &["export", "requests", "--with-contacts"]);

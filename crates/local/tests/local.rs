@@ -201,6 +201,36 @@ async fn admin_commands_run_on_the_servers_store() {
         .unwrap();
     assert_eq!(out.rows[0][0], "CHAIR-WAL");
     assert_eq!(out.rows[0][1], "1", "Bob still waits");
+
+    // The export pages over the server's endpoint, as the CLI asks for them:
+    // Ada (opted out, ended) and Bob (waiting), masked, in English.
+    let (status, body) = call(
+        &router,
+        run(serde_json::json!({"command": "export_page", "skus": ["CHAIR-WAL"], "after": null, "with_contacts": false})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let page: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let mut rows: Vec<(String, String, String)> = page["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let r = r.as_array().unwrap();
+            let cell = |i: usize| r[i].as_str().unwrap().to_owned();
+            (cell(10), cell(2), cell(9))
+        })
+        .collect();
+    rows.sort();
+    assert_eq!(
+        rows,
+        [
+            ("a***@example.com".into(), "opted_out".into(), "en".into()),
+            ("b***@example.com".into(), "waiting".into(), "en".into()),
+        ],
+        "{body}"
+    );
+    assert!(!body.contains("bob@example.com"));
 }
 
 #[tokio::test]

@@ -30,14 +30,20 @@ impl FiguresStore for MemoryStore {
         // In id order, the cursor the last id given: the `limit` smallest
         // ids after it, kept in a heap of `limit` (one pass, no sort of all).
         let mut smallest = std::collections::BinaryHeap::with_capacity(limit + 1);
-        for id in s.requests.keys().filter(|id| after.is_none_or(|a| **id > a)) {
+        for id in s
+            .requests
+            .keys()
+            .filter(|id| after.is_none_or(|a| **id > a))
+        {
             smallest.push(*id);
             if smallest.len() > limit {
                 smallest.pop();
             }
         }
         let ids = smallest.into_sorted_vec();
-        let next = (ids.len() == limit).then(|| ids.last().map(ToString::to_string)).flatten();
+        let next = (ids.len() == limit)
+            .then(|| ids.last().map(ToString::to_string))
+            .flatten();
         Ok(RequestPage {
             requests: ids.iter().map(|id| s.requests[id].clone()).collect(),
             next,

@@ -29,7 +29,13 @@ pub const COLUMNS: [&str; 11] = [
 
 /// The per-day export's columns, in order.
 pub const DAY_COLUMNS: [&str; 7] = [
-    "day", "item", "sign_ups", "confirmed", "told", "held", "bought",
+    "day",
+    "item",
+    "sign_ups",
+    "confirmed",
+    "told",
+    "held",
+    "bought",
 ];
 
 /// A time as the export writes it: RFC 3339, UTC, to the second.
@@ -60,7 +66,10 @@ pub fn row(r: &Request, with_contacts: bool) -> Vec<String> {
         when(r.moments.held_ms),
         when(bought),
         when(r.moments.ended_ms),
-        r.language.as_ref().map(ToString::to_string).unwrap_or_default(),
+        r.language
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_default(),
         if with_contacts {
             r.contact.address().to_owned()
         } else {

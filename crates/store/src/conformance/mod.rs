@@ -962,7 +962,11 @@ pub async fn every_request_is_listed_once_with_when_it_was_told_held_and_ended(a
     app.level(CHAIR, 1, T0 + 10, "d1").await;
     let wave = app.wave(CHAIR, T0 + 10).await;
     let buyer = wave.offers[0].request.id;
-    assert_eq!(app.claim(&buyer, &wave.offers[0].reserve.secret_hash()).await, Claim::Claimed);
+    assert_eq!(
+        app.claim(&buyer, &wave.offers[0].reserve.secret_hash())
+            .await,
+        Claim::Claimed
+    );
     let sent = NoticeOutcome::Sent {
         message_id: "m".into(),
     };
@@ -984,11 +988,7 @@ pub async fn every_request_is_listed_once_with_when_it_was_told_held_and_ended(a
     let mut seen = Vec::new();
     let mut after = None;
     for _ in 0..20 {
-        let page = app
-            .store
-            .requests_page(after.as_deref(), 3)
-            .await
-            .unwrap();
+        let page = app.store.requests_page(after.as_deref(), 3).await.unwrap();
         seen.extend(page.requests);
         after = page.next;
         if after.is_none() {
