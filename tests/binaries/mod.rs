@@ -329,14 +329,44 @@ fn capture_event(method: &str, path: &str, query: &str, body: Option<String>) ->
     event.to_string()
 }
 
+/// The path of the first `https://notify.loomandlast.co.uk{kind}…` link in
+/// `text` (an email's HTML or a text message).
+fn link_path(text: &str, kind: &str) -> String {
+    let base = "https://notify.loomandlast.co.uk";
+    let start = text
+        .find(&format!("{base}{kind}"))
+        .unwrap_or_else(|| panic!("no {kind} link in {text}"))
+        + base.len();
+    text[start..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || "/~._-".contains(*c))
+        .collect()
+}
+
+/// A capture page through the binary: its status and HTML.
+async fn page(d: &Deployment, method: &str, path: &str) -> (u64, String) {
+    let (outcome, _) = run(d, "capture", &capture_event(method, path, "", None)).await;
+    let Outcome::Response(body) = outcome else {
+        panic!("capture failed: {outcome:?}")
+    };
+    let response: serde_json::Value = serde_json::from_str(&body).unwrap();
+    (
+        response["statusCode"].as_u64().unwrap(),
+        response["body"].as_str().unwrap_or_default().to_owned(),
+    )
+}
+
 /// Every shopper in their own language, through the compiled functions:
-/// the widget's words, the sign-up, one model call per language, and each
-/// shopper's notice (an Arabic text in UCS-2 within its budget).
+/// the widget's words, the sign-up, the confirmation and its page (double
+/// opt-in), one model call per language, each shopper's notice, and the
+/// reserve page (an Arabic text in UCS-2 within its budget, an Arabic page
+/// right to left).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_shopper_is_told_in_their_language_by_the_binaries() {
     use restock_core::notice::{SmsEncoding, sms_budget, sms_segments};
     let mut multilingual = settings();
     multilingual.languages = ["en", "de", "ar"].map(|l| l.parse().unwrap()).to_vec();
+    multilingual.confirm = true;
     multilingual.validate().expect("valid");
     let d = Deployment::create(multilingual).await;
 
@@ -351,18 +381,74 @@ async fn each_shopper_is_told_in_their_language_by_the_binaries() {
     assert_eq!(words["language"], "de");
     assert_eq!(words["words"]["submit"], "Benachrichtige mich");
 
+    let (anke, badr, cyd) = ("anke@example.de", "+447400123456", "cyd@example.org");
     let shoppers = [
-        serde_json::json!({"sku": CHAIR, "name": "Anke", "email": "anke@example.de", "consent": true, "language": "de-DE"}),
-        serde_json::json!({"sku": CHAIR, "name": "Badr", "phone": "+447400123456", "consent": true, "language": "ar"}),
-        serde_json::json!({"sku": CHAIR, "name": "Cyd", "email": "cyd@example.org", "consent": true, "language": "xx-YY"}),
+        serde_json::json!({"sku": CHAIR, "name": "Anke", "email": anke, "consent": true, "language": "de-DE"}),
+        serde_json::json!({"sku": CHAIR, "name": "Badr", "phone": badr, "consent": true, "language": "ar"}),
+        serde_json::json!({"sku": CHAIR, "name": "Cyd", "email": cyd, "consent": true, "language": "xx-YY"}),
     ];
-    for (i, shopper) in shoppers.iter().enumerate() {
+    for shopper in &shoppers {
         let event = capture_event("POST", "/requests", "", Some(shopper.to_string()));
         let (outcome, _) = run(&d, "capture", &event).await;
         let (status, reply) = http_status(&outcome);
         assert_eq!(status, 201, "{reply}");
-        assert_eq!(reply["position"], i + 1);
+        assert_eq!(reply["status"], "unconfirmed");
     }
+
+    // The join's confirm wake, as the stream hands it to notify.
+    let mut wake: serde_json::Value =
+        serde_json::from_str(&fixture("notify-restock-record.json")).unwrap();
+    let image = &mut wake["Records"][0]["dynamodb"]["NewImage"];
+    image["kind"]["S"] = "confirm".into();
+    image["epi"]["N"] = "0".into();
+    let (outcome, logs) = run(&d, "notify", &wake.to_string()).await;
+    assert_eq!(
+        outcome,
+        Outcome::Response("{\"batchItemFailures\":[]}".into()),
+        "{logs}"
+    );
+    // The latest of each: moto's SES and SNS hold what every test sent.
+    let mail = ses_messages(&d.endpoint).await;
+    let to = |mail: &[(String, String, String)], who: &str| {
+        mail.iter()
+            .rev()
+            .find(|m| m.0 == who)
+            .unwrap_or_else(|| panic!("{who} was written to: {mail:?}"))
+            .clone()
+    };
+    let text_to = |texts: &[(String, String)]| {
+        texts
+            .iter()
+            .rev()
+            .find(|t| t.0 == badr)
+            .unwrap_or_else(|| panic!("Badr was texted: {texts:?}"))
+            .1
+            .clone()
+    };
+    let (_, subject, html) = to(&mail, anke);
+    assert!(subject.starts_with("Bestätigen:"), "{subject}");
+    assert!(html.contains("<html lang=\"de\" dir=\"ltr\">"), "{html}");
+    let confirm_text = text_to(&sns_texts(&d.endpoint).await);
+    let (encoding, segments) = sms_segments(&confirm_text);
+    assert_eq!(encoding, SmsEncoding::Ucs2, "{confirm_text}");
+    assert!(segments <= sms_budget(encoding), "{confirm_text}");
+    let mut confirm_links = vec![link_path(&html, "/c/"), link_path(&confirm_text, "/c/")];
+    confirm_links.push(link_path(&to(&mail, cyd).2, "/c/"));
+    for (i, link) in confirm_links.iter().enumerate() {
+        let (status, html) = page(&d, "POST", link).await;
+        assert_eq!(status, 200, "{html}");
+        if i == 0 {
+            assert!(
+                html.contains("<html lang=\"de\" dir=\"ltr\">")
+                    && html.contains("Du stehst auf der Liste"),
+                "the confirmation page in German: {html}"
+            );
+        }
+        if i == 1 {
+            assert!(html.contains("dir=\"rtl\""), "in Arabic: {html}");
+        }
+    }
+
     let (outcome, _) = run(&d, "detect", &fixture("detect-shopify.json")).await;
     assert_eq!(http_status(&outcome).0, 200);
     let (outcome, logs) = run(&d, "notify", &fixture("notify-restock-record.json")).await;
@@ -385,29 +471,22 @@ async fn each_shopper_is_told_in_their_language_by_the_binaries() {
         );
     }
     let mail = ses_messages(&d.endpoint).await;
-    let to = |who: &str| {
-        // The latest: moto's SES holds what every test sent.
-        mail.iter()
-            .rev()
-            .find(|m| m.0 == who)
-            .unwrap_or_else(|| panic!("{who} was told: {mail:?}"))
-            .clone()
-    };
-    let (_, subject, html) = to("anke@example.de");
+    let (_, subject, html) = to(&mail, anke);
     assert!(subject.contains("ist wieder da"), "{subject}");
     assert!(html.contains("<html lang=\"de\" dir=\"ltr\">"), "{html}");
-    let (_, subject, _) = to("cyd@example.org");
+    let (status, reserve) = page(&d, "GET", &link_path(&html, "/r/")).await;
+    assert_eq!(status, 200, "{reserve}");
+    assert!(
+        reserve.contains("lang=\"de\""),
+        "the reserve page in German: {reserve}"
+    );
+    let (_, subject, _) = to(&mail, cyd);
     assert!(
         subject.contains(" is back at "),
         "xx-YY gets the default: {subject}"
     );
-    let texts = sns_texts(&d.endpoint).await;
-    let (_, text) = texts
-        .iter()
-        .rev()
-        .find(|t| t.0 == "+447400123456")
-        .unwrap_or_else(|| panic!("Badr was texted: {texts:?}"));
-    let (encoding, segments) = sms_segments(text);
+    let text = text_to(&sns_texts(&d.endpoint).await);
+    let (encoding, segments) = sms_segments(&text);
     assert_eq!(encoding, SmsEncoding::Ucs2, "{text}");
     assert!(
         segments <= sms_budget(encoding),
@@ -416,5 +495,11 @@ async fn each_shopper_is_told_in_their_language_by_the_binaries() {
     assert!(
         text.contains("احجز خلال") && text.contains("/r/CHAIR-WAL~") && text.contains("STOP"),
         "{text}"
+    );
+    let (status, reserve) = page(&d, "GET", &link_path(&text, "/r/")).await;
+    assert_eq!(status, 200, "{reserve}");
+    assert!(
+        reserve.contains("<html lang=\"ar\" dir=\"rtl\">"),
+        "the Arabic reserve page runs right to left: {reserve}"
     );
 }
