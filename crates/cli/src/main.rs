@@ -103,6 +103,17 @@ enum Cmd {
         #[arg(long)]
         out: Option<String>,
     },
+    /// Serve the team's dashboard on this machine (127.0.0.1 only) with
+    /// these credentials, and open it in the browser. With the local server,
+    /// open its own (`/admin`).
+    Dashboard {
+        /// The port to listen on (0: any free one).
+        #[arg(long, default_value_t = 7878)]
+        port: u16,
+        /// Print the address without opening a browser.
+        #[arg(long)]
+        no_open: bool,
+    },
     /// Print a correctly signed test webhook as a curl command.
     SignWebhook {
         /// A platform's name (`shopify`, `woocommerce`, `stock`) for a stock
@@ -239,6 +250,9 @@ enum CliError {
     /// A test delivery that could not be signed.
     #[error(transparent)]
     Sign(#[from] restock_app::admin::webhooks::SignError),
+    /// The dashboard could not be served.
+    #[error("the dashboard stopped: {0}")]
+    Serve(String),
     /// The export could not be written.
     #[error("cannot write the export: {0}")]
     Write(#[from] csv::Error),
@@ -470,6 +484,47 @@ async fn export(target: &Target, cmd: &Cmd, json: bool) -> Result<Output, CliErr
     ))
 }
 
+/// `restock dashboard`: serves the dashboard on 127.0.0.1 until Ctrl-C, or
+/// points at the local server's.
+async fn dashboard(target: Target, port: u16, no_open: bool) -> Result<String, CliError> {
+    use restock_app::admin::dashboard::{Dashboard, router};
+    let admin = match target {
+        Target::Dynamo(admin) => admin,
+        Target::Local(base) => {
+            let url = format!("{}/admin", base.trim_end_matches('/'));
+            if !no_open {
+                let _ = open::that_detached(&url);
+            }
+            return Ok(format!("the local server serves the dashboard at {url}\n"));
+        }
+    };
+    let clock: std::sync::Arc<dyn restock_app::ports::Clock> =
+        std::sync::Arc::new(restock_app::ports::SystemClock);
+    let app = router(std::sync::Arc::new(Dashboard::new(admin, clock, "")));
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+        .await
+        .map_err(|e| {
+            CliError::Serve(format!(
+                "cannot listen on 127.0.0.1:{port}: {e} (pass --port)"
+            ))
+        })?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| CliError::Serve(e.to_string()))?;
+    let url = format!("http://{addr}/");
+    eprintln!("restock: the dashboard is at {url} (this machine only; Ctrl-C stops it)");
+    if !no_open && open::that_detached(&url).is_err() {
+        eprintln!("restock: no browser could be opened: open {url} yourself");
+    }
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
+        .map_err(|e| CliError::Serve(e.to_string()))?;
+    Ok(String::new())
+}
+
 /// `restock sign-webhook`: posts to `--url` when given, else to the local
 /// server the other commands talk to (`--local` / `RESTOCK_LOCAL_URL`).
 fn sign_webhook(cmd: &Cmd, local: &str) -> Result<String, CliError> {
@@ -534,6 +589,9 @@ async fn run(cli: &Cli) -> Result<String, CliError> {
         return sign_webhook(&cli.command, &cli.local).map(|c| c + "\n");
     }
     let target = target(cli).await?;
+    if let Cmd::Dashboard { port, no_open } = cli.command {
+        return dashboard(target, port, no_open).await;
+    }
     let output = match &cli.command {
         Cmd::Catalogue {
             action: CatalogueCmd::Import { file },
@@ -594,6 +652,7 @@ fn command(cmd: &Cmd) -> Result<Command, CliError> {
             action: CatalogueCmd::Import { .. },
         }
         | Cmd::Export { .. }
+        | Cmd::Dashboard { .. }
         | Cmd::SignWebhook { .. } => {
             unreachable!("handled before")
         }

@@ -42,7 +42,7 @@ fn page_in(language: &Language, title: &str, body: &str) -> Response {
         "<!doctype html><html lang=\"{lang}\" dir=\"{dir}\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>{t}</title>\
          <style>{STYLE}</style></head><body><header><nav aria-label=\"demo\"><a href=\"/\">Restock demo shop</a>\
-         <a href=\"/outbox\">Outbox</a></nav></header><main>{body}</main></body></html>",
+         <a href=\"/outbox\">Outbox</a><a href=\"/admin\">Dashboard</a></nav></header><main>{body}</main></body></html>",
         t = esc(title),
         lang = esc(&language.to_string()),
         dir = language.dir(),

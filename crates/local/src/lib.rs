@@ -2,7 +2,8 @@
 //! Lambda runs (the same code), runs notify whenever the store records a wake
 //! and sweep on a timer, and keeps notices in an outbox (printed, appended to
 //! a JSONL file, listed at `/outbox`). A demo storefront shows the widget,
-//! and `POST /_admin/run` runs the `restock` CLI's commands on this store.
+//! the team's dashboard is at `/admin`, and `POST /_admin/run` runs the
+//! `restock` CLI's commands on this store.
 
 mod demo;
 
@@ -218,8 +219,20 @@ pub fn build(options: &Options) -> std::io::Result<Arc<Local>> {
 /// each caller's address from the socket.
 pub fn app(local: Arc<Local>) -> Router {
     let detect = restock_app::detect::router(local.services.clone());
+    let dashboard = restock_app::admin::dashboard::Dashboard::new(
+        Admin {
+            store: local.admin.store.clone(),
+            pepper: local.admin.pepper.clone(),
+        },
+        local.services.clock.clone(),
+        "/admin",
+    );
     restock_app::capture::router(local.services.clone())
         .merge(demo::router(local.clone(), detect.clone()))
+        .nest(
+            "/admin",
+            restock_app::admin::dashboard::router(Arc::new(dashboard)),
+        )
         .route_service(
             "/webhooks/{*path}",
             detect.into_service::<axum::body::Body>(),

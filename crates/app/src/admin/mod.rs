@@ -10,6 +10,7 @@
 //! - [`webhooks`]: correctly signed test deliveries (`restock sign-webhook`,
 //!   the local demo's buttons).
 
+pub mod dashboard;
 pub mod export;
 pub mod webhooks;
 
