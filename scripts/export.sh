@@ -8,7 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -gt 0 ] || set -- 10000 100000
-cargo bench -q -p restock-cli --bench export -- "$1" | head -2
+cargo bench -q -p restock-cli --bench export -- "$1"
+shift
 for n in "$@"; do
   cargo bench -q -p restock-cli --bench export -- "$n" | tail -1
 done

@@ -19,10 +19,10 @@ use std::time::Instant;
 
 use restock_app::admin::export::{self, Kind};
 use restock_app::admin::{Admin, Command};
-use restock_core::{Contact, Email, RequestId, Sku};
-use restock_store::NewRequest;
-use restock_store::prelude::*;
 use restock_store_memory::MemoryStore;
+use support::{fill, peak_mib};
+
+mod support;
 
 const T0: i64 = 1_796_342_400_000;
 
@@ -37,44 +37,6 @@ impl Write for Counting {
     }
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
-    }
-}
-
-/// The process's peak resident memory, in MiB.
-fn peak_mib() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
-        .map_or(f64::NAN, |kb| kb / 1024.0)
-}
-
-async fn fill(store: &MemoryStore, n: usize) {
-    let sku = Sku::try_from("CHAIR-WAL").unwrap();
-    for i in 0..n {
-        let mut bytes = [0u8; 16];
-        bytes[..8].copy_from_slice(&(i as u64 + 1).to_le_bytes());
-        let id = RequestId::from_random(bytes);
-        let contact =
-            Contact::Email(Email::try_from(format!("fan{i}@example.com").as_str()).unwrap());
-        store
-            .join(NewRequest {
-                id,
-                sku: sku.clone(),
-                name: "Fan".try_into().unwrap(),
-                contact_key: contact.key(b"bench-pepper"),
-                contact,
-                now: T0 + i as i64,
-                shards: 1,
-                lifetime_ms: 90 * 86_400_000,
-                manage_hash: None,
-                language: Some(if i % 3 == 0 { "de" } else { "en" }.parse().unwrap()),
-                confirm_window_ms: None,
-                consent: None,
-            })
-            .await
-            .unwrap();
     }
 }
 
@@ -93,7 +55,7 @@ async fn main() {
     println!("|---:|---:|---:|---:|---:|---:|");
     for n in sizes {
         let store = Arc::new(MemoryStore::new());
-        fill(&store, n).await;
+        fill(&store, n, T0, 1).await;
         let admin = Admin {
             store: store.clone(),
             pepper: None,

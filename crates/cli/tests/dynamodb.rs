@@ -283,3 +283,89 @@ async fn an_operator_exports_requests_and_daily_figures() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `restock dashboard` on the stack's table: served on 127.0.0.1 from the
+/// operator's machine, showing what the table holds, refusing other hosts
+/// and forged actions, and running a real one.
+#[tokio::test]
+async fn an_operator_opens_the_dashboard_on_the_table() {
+    use std::io::{BufRead, BufReader};
+    let store = testing::dynamo_store().await;
+    let table = store.table().to_owned();
+    ok(&restock(
+        &table,
+        &["catalogue", "import", "examples/catalogue.csv"],
+    ));
+    let now = time::OffsetDateTime::now_utc().unix_timestamp() * 1000;
+    let sku = restock_core::Sku::try_from("CHAIR-WAL").unwrap();
+    let requests: Vec<_> = (0..120)
+        .map(|i| testing::waiting_request(i, &sku, now - 5 * 86_400_000 + i as i64, 1, b"pepper"))
+        .collect();
+    store.import_waiting(&requests, 1).await.unwrap();
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_restock"))
+        .args(["--table", &table, "--endpoint-url", &testing::endpoint()])
+        .args(["dashboard", "--port", "0", "--no-open"])
+        .env("AWS_ACCESS_KEY_ID", "testing")
+        .env("AWS_SECRET_ACCESS_KEY", "testing")
+        .env("AWS_REGION", "eu-west-2")
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("restock dashboard starts");
+    let mut said = String::new();
+    BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut said)
+        .unwrap();
+    let base = said
+        .split_whitespace()
+        .find(|w| w.starts_with("http://127.0.0.1:"))
+        .unwrap_or_else(|| panic!("the address: {said}"))
+        .trim_end_matches('/')
+        .to_owned();
+    let pages = tokio::task::spawn_blocking(move || {
+        let get = |path: &str| {
+            let mut r = ureq::get(format!("{base}{path}"))
+                .config()
+                .http_status_as_error(false)
+                .build()
+                .call()
+                .unwrap();
+            (r.status().as_u16(), r.body_mut().read_to_string().unwrap())
+        };
+        let overview = get("/");
+        let item = get("/items/CHAIR-WAL");
+        let post = |body: &str| {
+            let mut r = ureq::post(format!("{base}/reconcile"))
+                .config()
+                .http_status_as_error(false)
+                .build()
+                .content_type("application/x-www-form-urlencoded")
+                .send(body)
+                .unwrap();
+            (r.status().as_u16(), r.body_mut().read_to_string().unwrap())
+        };
+        let at = overview.1.find("name=\"csrf\" value=\"").unwrap() + 19;
+        let csrf = overview.1[at..at + 32].to_owned();
+        let forged = post("csrf=0123&sku=CHAIR-WAL");
+        let done = post(&format!("csrf={csrf}&sku=CHAIR-WAL"));
+        (overview, item, forged, done)
+    })
+    .await
+    .unwrap();
+    child.kill().ok();
+    child.wait().ok();
+    let ((status, overview), (_, item), (forged, _), (status_done, done)) = pages;
+    assert_eq!(status, 200, "{overview}");
+    assert!(
+        overview.contains("Walnut lounge chair</span></td><td>120</td>"),
+        "120 waiting: {overview}"
+    );
+    assert!(
+        item.contains("Sign-ups — 120 in 30 days, at most 120 a day"),
+        "{item}"
+    );
+    assert!(item.contains("***@example.com") && !item.contains("fan0@example.com"));
+    assert_eq!(forged, 403);
+    assert_eq!(status_done, 200);
+    assert!(done.contains("CHAIR-WAL</td><td>counters match"), "{done}");
+}

@@ -27,20 +27,14 @@ impl FiguresStore for MemoryStore {
             .transpose()?;
         let limit = limit.max(1);
         let s = self.lock();
-        // In id order, the cursor the last id given: the `limit` smallest
-        // ids after it, kept in a heap of `limit` (one pass, no sort of all).
-        let mut smallest = std::collections::BinaryHeap::with_capacity(limit + 1);
-        for id in s
+        // In id order, the cursor the last id given: a range of the map.
+        let from = after.map_or(std::ops::Bound::Unbounded, std::ops::Bound::Excluded);
+        let ids: Vec<RequestId> = s
             .requests
-            .keys()
-            .filter(|id| after.is_none_or(|a| **id > a))
-        {
-            smallest.push(*id);
-            if smallest.len() > limit {
-                smallest.pop();
-            }
-        }
-        let ids = smallest.into_sorted_vec();
+            .range((from, std::ops::Bound::Unbounded))
+            .take(limit)
+            .map(|(id, _)| *id)
+            .collect();
         let next = (ids.len() == limit)
             .then(|| ids.last().map(ToString::to_string))
             .flatten();

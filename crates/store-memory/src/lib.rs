@@ -46,7 +46,7 @@ struct State {
     settings: Option<Settings>,
     catalogue: BTreeMap<Sku, CatalogueEntry>,
     platform_ids: HashMap<(restock_core::Platform, u64), Sku>,
-    requests: HashMap<RequestId, Request>,
+    requests: BTreeMap<RequestId, Request>,
     /// Waiting requests per SKU, in queue order (shards do not matter here),
     /// in an order-statistic tree: a position is a rank, O(log n).
     queues: HashMap<Sku, indexset::BTreeMap<JoinKey, RequestId>>,
