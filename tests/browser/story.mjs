@@ -222,6 +222,40 @@ try {
   await arabic.screenshot({ path: path.join(shots, "5-arabic.png"), fullPage: true });
   await arabic.close();
 
+  console.log("the team looks at the dashboard, on a desktop and on a phone");
+  const inside = async (p, locator) => {
+    const box = await locator.boundingBox();
+    const width = await p.evaluate(() => window.innerWidth);
+    return box !== null && box.x >= 0 && box.x + box.width <= width + 0.5;
+  };
+  for (const [size, viewport] of [["desktop", { width: 1280, height: 800 }], ["phone", { width: 390, height: 844 }]]) {
+    const team = await browser.newPage({ viewport });
+    await team.goto(`${base}/admin`);
+    const chair = team.getByRole("row").filter({ has: team.getByRole("link", { name: "CHAIR-WAL" }) });
+    const cells = await chair.getByRole("cell").allTextContents();
+    // Item, waiting, offered, held, bought, lapsed, claim rate, conversion, sold out for.
+    check(cells[4] === "1" && cells[6] === "100%" && cells[7] === "100%", `the chair's purchase shows: ${cells}`);
+    check(await fits(team), `the overview fits the ${size}'s width (the table scrolls in its own box)`);
+    for (const name of ["Reconcile every item", "Export requests (CSV)", "Forget"]) {
+      check(await inside(team, team.getByRole("button", { name, exact: true })), `"${name}" is on the ${size}'s screen`);
+    }
+    await team.screenshot({ path: path.join(shots, `6-dashboard-${size}.png`), fullPage: true });
+    await team.getByRole("link", { name: "CHAIR-WAL" }).click();
+    await team.getByRole("heading", { name: "CHAIR-WAL" }).waitFor();
+    const charts = team.getByRole("img");
+    check((await charts.count()) === 3, "three charts: sign-ups, notices, purchases");
+    check((await team.locator("svg rect").count()) === 90, "a bar a day for 30 days in each");
+    check((await team.getByRole("figure").filter({ hasText: "Purchases — 1 in 30 days" }).count()) === 1, "the purchase is counted");
+    check((await charts.nth(2).locator("rect").last().getAttribute("height")) !== "0", "on today's bar, the last");
+    for (let i = 0; i < 3; i++) check(await inside(team, charts.nth(i)), `chart ${i + 1} fits the ${size}`);
+    check(await fits(team), `the item's page fits the ${size}'s width`);
+    await team.screenshot({ path: path.join(shots, `7-item-${size}.png`), fullPage: true });
+    await team.getByRole("button", { name: "Reconcile", exact: true }).click();
+    await team.getByRole("heading", { name: "Done" }).waitFor();
+    check((await team.locator("main").textContent()).includes("counters match"), "reconcile runs from the item's page");
+    await team.close();
+  }
+
   console.log(`browser story passed; screenshots in ${shots}`);
 } catch (e) {
   failed = true;

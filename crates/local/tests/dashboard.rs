@@ -182,6 +182,19 @@ async fn the_dashboard_shows_the_story_and_acts_only_for_its_own_pages() {
         .insert("origin", "https://shop.evil.example".parse().unwrap());
     let (status, _) = call(&router, cross).await;
     assert_eq!(status, StatusCode::FORBIDDEN);
+    let mut cross = form(
+        "/admin/forget",
+        &format!("csrf={csrf}&contact=bob%40example.com"),
+    );
+    cross
+        .headers_mut()
+        .insert("sec-fetch-site", "cross-site".parse().unwrap());
+    let (status, _) = call(&router, cross).await;
+    assert_eq!(
+        status,
+        StatusCode::FORBIDDEN,
+        "a browser says it came from elsewhere"
+    );
     let (_, page) = call(&router, get("/admin")).await;
     assert_eq!(
         row(&page, "CHAIR-WAL"),

@@ -155,15 +155,19 @@ fn forged(dashboard: &Dashboard, headers: &HeaderMap, token: &str) -> Option<&'s
             "this form is not from this dashboard (its CSRF token is missing or from an earlier run): reload the page and try again",
         );
     }
+    let from_another_site = "this form was posted from another site: actions are taken only from the dashboard's own pages";
+    // Browsers say where a request comes from; tools (curl) say nothing.
+    let site = headers.get("sec-fetch-site").and_then(|h| h.to_str().ok());
+    if site.is_some_and(|s| s != "same-origin" && s != "none") {
+        return Some(from_another_site);
+    }
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
     let origin = headers.get(header::ORIGIN).and_then(|h| h.to_str().ok());
     match (origin, host) {
         (Some(origin), Some(host))
             if origin != format!("http://{host}") && origin != format!("https://{host}") =>
         {
-            Some(
-                "this form was posted from another site: actions are taken only from the dashboard's own pages",
-            )
+            Some(from_another_site)
         }
         _ => None,
     }
@@ -195,7 +199,9 @@ fn page(d: &Dashboard, status: StatusCode, title: &str, body: &str) -> Response 
     let mut response = (status, Html(html)).into_response();
     let headers = response.headers_mut();
     headers.insert(header::CACHE_CONTROL, "no-store".parse().expect("static"));
-    headers.insert("referrer-policy", "no-referrer".parse().expect("static"));
+    // Not `no-referrer`: with it a form's Origin is `null`, and the action
+    // could not be told from a forged one.
+    headers.insert("referrer-policy", "same-origin".parse().expect("static"));
     headers.insert(
         "content-security-policy",
         "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
@@ -608,9 +614,7 @@ async fn item_html(d: &Dashboard, sku: &Sku) -> Result<String, AdminError> {
         chart("Purchases", &bought, "#1d6b2f"),
     );
     let head = d.admin.store.queue(sku, entry.shards, HEAD).await?;
-    html += &format!(
-        "<h2>Next in line</h2><div class=\"scroll\"><table><thead><tr><th scope=\"col\">#</th><th scope=\"col\">Contact</th><th scope=\"col\">Joined</th><th scope=\"col\">Status</th><th scope=\"col\">Language</th></tr></thead><tbody>"
-    );
+    html += "<h2>Next in line</h2><div class=\"scroll\"><table><thead><tr><th scope=\"col\">#</th><th scope=\"col\">Contact</th><th scope=\"col\">Joined</th><th scope=\"col\">Status</th><th scope=\"col\">Language</th></tr></thead><tbody>";
     for (i, r) in head.iter().enumerate() {
         html += &format!(
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
