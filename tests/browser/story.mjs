@@ -248,6 +248,8 @@ try {
     check((await team.getByRole("figure").filter({ hasText: "Purchases — 1 in 30 days" }).count()) === 1, "the purchase is counted");
     check((await charts.nth(2).locator("rect").last().getAttribute("height")) !== "0", "on today's bar, the last");
     for (let i = 0; i < 3; i++) check(await inside(team, charts.nth(i)), `chart ${i + 1} fits the ${size}`);
+    const restock = await team.getByRole("row").filter({ hasText: "#1" }).getByRole("cell").allTextContents();
+    check(restock[2] === "1" && restock[5] === "1", `restock #1: one told, who bought: ${restock}`);
     check(await fits(team), `the item's page fits the ${size}'s width`);
     await team.screenshot({ path: path.join(shots, `7-item-${size}.png`), fullPage: true });
     await team.getByRole("button", { name: "Reconcile", exact: true }).click();

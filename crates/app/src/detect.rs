@@ -135,6 +135,7 @@ async fn buy_order(s: &Services, source: &str, purchase: Purchase) -> Response {
             placed_at: millis(placed_at),
             // A format that lists line items: the hold's item must be one.
             items: purchase.skus,
+            prices: purchase.prices,
         },
     };
     buy(s, source, &purchase.holds, &sale).await

@@ -16,7 +16,7 @@ use restock_app::admin::dashboard::{Dashboard, router};
 use restock_app::ports::ManualClock;
 use restock_store::prelude::*;
 use restock_store_memory::MemoryStore;
-use support::{fill, peak_mib};
+use support::{fill, peak_mib, sizes};
 
 mod support;
 
@@ -48,18 +48,9 @@ async fn load(url: String) -> (f64, usize) {
 
 #[tokio::main]
 async fn main() {
-    let sizes: Vec<usize> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
-        .collect();
-    let sizes = if sizes.is_empty() {
-        vec![10_000]
-    } else {
-        sizes
-    };
     println!("| waiting | overview | item page (30-day charts) | item page size | peak memory |");
     println!("|---:|---:|---:|---:|---:|");
-    for n in sizes {
+    for n in sizes() {
         let store = Arc::new(MemoryStore::new());
         for entry in restock_core::catalogue::parse_csv(
             &std::fs::read_to_string(concat!(

@@ -20,7 +20,7 @@ use std::time::Instant;
 use restock_app::admin::export::{self, Kind};
 use restock_app::admin::{Admin, Command};
 use restock_store_memory::MemoryStore;
-use support::{fill, peak_mib};
+use support::{fill, peak_mib, sizes};
 
 mod support;
 
@@ -42,18 +42,9 @@ impl Write for Counting {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
-    let sizes: Vec<usize> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
-        .collect();
-    let sizes = if sizes.is_empty() {
-        vec![10_000]
-    } else {
-        sizes
-    };
     println!("| requests | CSV | export time | rows/s | peak memory before | after |");
     println!("|---:|---:|---:|---:|---:|---:|");
-    for n in sizes {
+    for n in sizes() {
         let store = Arc::new(MemoryStore::new());
         fill(&store, n, T0, 1).await;
         let admin = Admin {

@@ -42,6 +42,7 @@ pub mod join;
 pub mod lang;
 pub mod lifecycle;
 pub mod message;
+pub mod money;
 pub mod notice;
 pub mod platform;
 pub mod queue;
@@ -73,6 +74,7 @@ pub use ids::{HoldId, LinkToken, OptOutToken, RequestId, ReserveToken, Sku, Toke
 pub use lang::{Language, Texts};
 pub use lifecycle::{Freed, HoldRefused, HoldTaken, RequestState, Status, TransitionError};
 pub use message::Message;
+pub use money::Money;
 pub use platform::{Delivery, Platform, PlatformIds, Purchase};
 pub use queue::{JoinKey, merge_oldest_first};
 pub use settings::{Limits, Settings};

@@ -64,6 +64,9 @@ pub struct Purchase {
     /// The SKUs of its line items, when the format lists them (a hold whose
     /// item is not among them is left alone).
     pub skus: Option<Vec<String>>,
+    /// The unit price of each item, where the format says (the team's
+    /// revenue figures).
+    pub prices: std::collections::BTreeMap<String, crate::Money>,
     /// When the order was placed, if the payload says.
     pub placed_at: Option<OffsetDateTime>,
 }
@@ -230,6 +233,7 @@ impl Platform {
                     order_id: order.order_id,
                     holds: vec![order.hold],
                     skus: None,
+                    prices: std::collections::BTreeMap::new(),
                     placed_at: order.placed_at,
                 }))
             }
@@ -276,6 +280,7 @@ impl From<OrderDelivery> for Delivery {
                 order_id: Some(order.order_id.to_string()),
                 holds: order.holds,
                 skus: Some(order.skus),
+                prices: order.prices,
                 placed_at: order.placed_at,
             }),
             OrderDelivery::NotPaid => Self::NotPaid,

@@ -1,40 +1,18 @@
 //! The team's dashboard at `/admin` on the local server: what it shows after
 //! sign-ups and a restock, and that its actions run only from its own pages.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use restock_app::admin::webhooks::{TestEvent, sign};
 use restock_core::{Platform, Sku};
-use restock_local::{Options, app, build, memory_store, seed, webhook_request};
-use tower::ServiceExt;
+use restock_local::{app, webhook_request};
+use support::{call, local};
+
+mod support;
 
 const HOST: &str = "127.0.0.1:3000";
-
-async fn local() -> Arc<restock_local::Local> {
-    let store = memory_store();
-    seed(store.as_ref(), 3000).await.unwrap();
-    let dir = std::env::temp_dir().join(format!("restock-dashboard-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    build(&Options {
-        port: 3000,
-        outbox: dir.join(format!("{:?}.jsonl", std::thread::current().id())),
-        store,
-        phraser: None,
-    })
-    .unwrap()
-}
-
-async fn call(router: &axum::Router, request: Request<Body>) -> (StatusCode, String) {
-    let response = router.clone().oneshot(request).await.unwrap();
-    let status = response.status();
-    let body = axum::body::to_bytes(response.into_body(), 1 << 20)
-        .await
-        .unwrap();
-    (status, String::from_utf8_lossy(&body).into_owned())
-}
 
 fn get(path: &str) -> Request<Body> {
     Request::get(path)
@@ -105,7 +83,7 @@ async fn the_dashboard_shows_the_story_and_acts_only_for_its_own_pages() {
     }
     join(&router, "cy@example.com").await;
     let (_, page) = call(&router, get("/admin")).await;
-    assert_eq!(row(&page, "CHAIR-WAL"), "2|0|0|0|0|-|-|-");
+    assert_eq!(row(&page, "CHAIR-WAL"), "2|0|0|0|0|-|-|-|-");
 
     let stock = TestEvent::Stock {
         id: None,
@@ -125,7 +103,7 @@ async fn the_dashboard_shows_the_story_and_acts_only_for_its_own_pages() {
     // The overview: one told (offered), one still waiting, in stock.
     let (status, page) = call(&router, get("/admin")).await;
     assert_eq!(status, StatusCode::OK, "{page}");
-    assert_eq!(row(&page, "CHAIR-WAL"), "1|1|0|0|0|-|0%|in stock");
+    assert_eq!(row(&page, "CHAIR-WAL"), "1|1|0|0|0|-|0%|-|in stock");
     assert!(page.contains("Sending today"), "mail health");
     // Sold-out items only in the "most wanted" view: the chair is in stock.
     let (_, wanted) = call(&router, get("/admin?view=wanted")).await;
@@ -149,6 +127,12 @@ async fn the_dashboard_shows_the_story_and_acts_only_for_its_own_pages() {
     );
     assert!(item.contains("b***@example.com"), "Bob is next, masked");
     assert!(item.contains("Waiting<b>1</b>and 1 to confirm"), "{item}");
+    let restock = &item[item.find("<td>#1</td>").expect("restock #1")..];
+    let restock = &restock[..restock.find("</tr>").unwrap()];
+    assert!(
+        restock.ends_with("<td>1</td><td>1</td><td>0</td><td>0</td><td>0</td><td>0</td><td>0</td>"),
+        "one told, the offer still open: {restock}"
+    );
     for page in [&page, &item] {
         assert!(!page.contains("bob@example.com") && !page.contains("ada@example.com"));
     }
@@ -198,7 +182,7 @@ async fn the_dashboard_shows_the_story_and_acts_only_for_its_own_pages() {
     let (_, page) = call(&router, get("/admin")).await;
     assert_eq!(
         row(&page, "CHAIR-WAL"),
-        "1|1|0|0|0|-|0%|in stock",
+        "1|1|0|0|0|-|0%|-|in stock",
         "nothing changed"
     );
 
@@ -217,7 +201,7 @@ async fn the_dashboard_shows_the_story_and_acts_only_for_its_own_pages() {
         "{done}"
     );
     let (_, page) = call(&router, get("/admin")).await;
-    assert_eq!(row(&page, "CHAIR-WAL"), "0|1|0|0|0|-|0%|in stock");
+    assert_eq!(row(&page, "CHAIR-WAL"), "0|1|0|0|0|-|0%|-|in stock");
     let (status, done) = call(
         &router,
         form("/admin/reconcile", &format!("csrf={csrf}&sku=CHAIR-WAL")),

@@ -2,7 +2,6 @@
 //! deliveries `restock sign-webhook` prints (accepted by the real detect
 //! router), and the demo routes, all on the in-memory store.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
@@ -11,31 +10,10 @@ use restock_app::admin::Command;
 use restock_app::admin::webhooks::{TestEvent, curl, sign};
 use restock_core::Platform;
 use restock_core::Sku;
-use restock_local::{Options, app, build, memory_store, seed, webhook_request};
-use tower::ServiceExt;
+use restock_local::{app, webhook_request};
+use support::{call, local};
 
-async fn local() -> Arc<restock_local::Local> {
-    let store = memory_store();
-    seed(store.as_ref(), 3000).await.unwrap();
-    let dir = std::env::temp_dir().join(format!("restock-local-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    build(&Options {
-        port: 3000,
-        outbox: dir.join(format!("{:?}.jsonl", std::thread::current().id())),
-        store,
-        phraser: None,
-    })
-    .unwrap()
-}
-
-async fn call(router: &axum::Router, request: Request<Body>) -> (StatusCode, String) {
-    let response = router.clone().oneshot(request).await.unwrap();
-    let status = response.status();
-    let body = axum::body::to_bytes(response.into_body(), 1 << 20)
-        .await
-        .unwrap();
-    (status, String::from_utf8_lossy(&body).into_owned())
-}
+mod support;
 
 fn post_json(path: &str, body: serde_json::Value) -> Request<Body> {
     Request::post(path)

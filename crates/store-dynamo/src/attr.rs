@@ -108,6 +108,9 @@ pub const ALLOWANCE: &str = "fr";
 pub const BOUGHT: &str = "bought";
 /// Offers that lapsed.
 pub const LAPSED: &str = "lapsed";
+/// SKU state: what bought holds brought in, one attribute per currency
+/// (`rev_EUR`, thousandths of the unit).
+pub const REVENUE_PREFIX: &str = "rev_";
 /// SKU state: times reconcile corrected the counters.
 pub const DRIFTS: &str = "drifts";
 /// Bumped by every write that can raise `units_out` or move the level.

@@ -266,18 +266,22 @@ impl CaptureStore for DynamoStore {
             let after = sold.next.level().units();
             let mut tx = self.tx();
             finish(&mut tx, &r, to, Freed::Nothing, now)?;
-            tx.update(
-                "counter",
-                crate::detect::versioned(&r.sku, current.version)
-                    .set(STOCK, s(crate::detect::stock_json(&sold.next)))
-                    .set(LEVEL, n(after))
-                    .set_expr(format!(
-                        "{OUT} = {OUT} - :one, {BOUGHT} = if_not_exists({BOUGHT}, :zero) + :one"
-                    ))
-                    .set(TOUCHED, n(now))
-                    .value(":one", n(1))
-                    .value(":zero", n(0)),
-            )?;
+            let mut counter = crate::detect::versioned(&r.sku, current.version)
+                .set(STOCK, s(crate::detect::stock_json(&sold.next)))
+                .set(LEVEL, n(after))
+                .set_expr(format!(
+                    "{OUT} = {OUT} - :one, {BOUGHT} = if_not_exists({BOUGHT}, :zero) + :one"
+                ))
+                .set(TOUCHED, n(now))
+                .value(":one", n(1))
+                .value(":zero", n(0));
+            // What the order paid for the unit, for the team (the currency
+            // is three letters: a safe attribute name).
+            if let Some(paid) = order.price_of(&r.sku) {
+                let revenue = format!("{REVENUE_PREFIX}{}", paid.currency);
+                counter = counter.add(&revenue, n(paid.milli));
+            }
+            tx.update("counter", counter)?;
             // Held falls by one. The allowance (`level - held`, in the
             // slots) moves by the level's fall plus one: nothing when the
             // sale lowered the level, one unit back in slot 0 when a reading

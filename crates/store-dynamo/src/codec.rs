@@ -487,6 +487,8 @@ pub(crate) struct SkuItem {
     pub(crate) snapshot: SkuSnapshot,
     pub(crate) lapsed: u32,
     pub(crate) drifts: u32,
+    /// What bought holds brought in, per currency (thousandths).
+    pub(crate) revenue: std::collections::BTreeMap<String, i64>,
     /// Bumped by every write that can raise `units_out` or change the level, so a
     /// wave's offers are conditional on nothing having moved.
     pub(crate) version: Option<u64>,
@@ -525,6 +527,11 @@ pub(crate) fn read_sku(item: Option<&Item>, slots: Vec<i64>) -> Result<SkuItem, 
         },
         lapsed: opt_n(item, attr::LAPSED)?.unwrap_or(0),
         drifts: opt_n(item, attr::DRIFTS)?.unwrap_or(0),
+        revenue: item
+            .keys()
+            .filter_map(|name| name.strip_prefix(attr::REVENUE_PREFIX).map(|c| (name, c)))
+            .map(|(name, currency)| Ok((currency.to_owned(), opt_n(item, name)?.unwrap_or(0))))
+            .collect::<Result<_, StoreError>>()?,
         version: opt_n(item, attr::VERSION)?,
         out,
         slots,

@@ -80,6 +80,7 @@ impl FiguresStore for DynamoStore {
             bought: item.snapshot.bought,
             lapsed: item.lapsed,
             drifts: item.drifts,
+            revenue: item.revenue,
         })
     }
 

@@ -135,6 +135,9 @@ impl CaptureStore for MemoryStore {
         rec.snapshot.counters.level = rec.snapshot.stock.level().units();
         rec.snapshot.counters.held = rec.snapshot.counters.held.saturating_sub(1);
         rec.snapshot.bought += 1;
+        if let Some(paid) = order.price_of(&req.sku) {
+            *rec.revenue.entry(paid.currency.clone()).or_default() += paid.milli;
+        }
         Ok(BuyOutcome::Bought {
             sku: req.sku,
             tied: sold.tied,

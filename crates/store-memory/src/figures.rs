@@ -61,6 +61,7 @@ impl FiguresStore for MemoryStore {
             bought: rec.map_or(0, |r| r.snapshot.bought),
             lapsed: rec.map_or(0, |r| r.lapsed),
             drifts: rec.map_or(0, |r| r.drifts),
+            revenue: rec.map(|r| r.revenue.clone()).unwrap_or_default(),
         })
     }
     async fn count_mail(

@@ -39,6 +39,8 @@ struct SkuRecord {
     snapshot: SkuSnapshot,
     lapsed: u32,
     drifts: u32,
+    /// What bought holds brought in, per currency (thousandths).
+    revenue: BTreeMap<String, i64>,
 }
 
 #[derive(Default)]

@@ -349,9 +349,17 @@ pub struct Order {
     /// The SKUs of its line items, when the format lists them: a hold ends
     /// as bought only if its item is among them.
     pub items: Option<Vec<String>>,
+    /// The unit price of each item, where the platform says (only counted
+    /// for the team: the revenue a hold brought).
+    pub prices: std::collections::BTreeMap<String, restock_core::Money>,
 }
 
 impl Order {
+    /// What one unit of `sku` cost in this order, if it says.
+    pub fn price_of(&self, sku: &Sku) -> Option<&restock_core::Money> {
+        self.prices.get(sku.as_str())
+    }
+
     /// Whether the order has `sku` among its line items (or lists none).
     pub fn has(&self, sku: &Sku) -> bool {
         self.items
@@ -607,6 +615,9 @@ pub struct SkuStats {
     pub lapsed: u32,
     /// Times reconcile found the counters wrong and corrected them.
     pub drifts: u32,
+    /// What the holds bought brought in, per currency (thousandths), where
+    /// the orders said.
+    pub revenue: std::collections::BTreeMap<String, i64>,
 }
 
 /// A rate limit's verdict.

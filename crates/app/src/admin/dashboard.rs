@@ -239,6 +239,8 @@ struct Row {
     held: u32,
     bought: u32,
     lapsed: u32,
+    /// What bought holds brought in, per currency (thousandths).
+    revenue: BTreeMap<String, i64>,
     in_stock: bool,
     paused: bool,
     /// The newest stock report, when the item is sold out.
@@ -292,6 +294,7 @@ async fn rows(d: &Dashboard) -> Result<Vec<Row>, AdminError> {
             held: stats.held,
             bought: stats.bought,
             lapsed: stats.lapsed,
+            revenue: stats.revenue,
             in_stock: snapshot.stock.in_stock,
             paused: snapshot.stock.paused,
             out_since: newest.filter(|_| !snapshot.stock.in_stock),
@@ -301,7 +304,7 @@ async fn rows(d: &Dashboard) -> Result<Vec<Row>, AdminError> {
 }
 
 /// The overview's columns: query key, heading.
-const COLUMNS: [(&str, &str); 9] = [
+const COLUMNS: [(&str, &str); 10] = [
     ("sku", "Item"),
     ("waiting", "Waiting"),
     ("offered", "Offered"),
@@ -310,6 +313,7 @@ const COLUMNS: [(&str, &str); 9] = [
     ("lapsed", "Lapsed"),
     ("claim", "Claim rate"),
     ("conversion", "Conversion"),
+    ("revenue", "Revenue"),
     ("out", "Sold out for"),
 ];
 
@@ -325,6 +329,8 @@ fn sort(rows: &mut [Row], key: &str) {
         "lapsed" => rows.sort_by_key(|r| Reverse(r.lapsed)),
         "claim" => rows.sort_by_key(|r| rate(r.claim())),
         "conversion" => rows.sort_by_key(|r| rate(r.conversion())),
+        // Currencies do not add up: the largest amount in any one.
+        "revenue" => rows.sort_by_key(|r| Reverse(r.revenue.values().copied().max().unwrap_or(0))),
         "out" => rows.sort_by_key(|r| r.out_since.unwrap_or(Millis::MAX)),
         _ => rows.sort_by(|a, b| a.sku.cmp(&b.sku)),
     }
@@ -404,7 +410,7 @@ async fn overview_html(d: &Dashboard, q: &OverviewQuery) -> Result<String, Admin
             (false, None) => "-".to_owned(),
         };
         html += &format!(
-            "<tr><td><a href=\"{}/items/{}\">{}</a><br><span class=\"muted\">{}</span></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr><td><a href=\"{}/items/{}\">{}</a><br><span class=\"muted\">{}</span></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             esc(&d.base),
             esc(r.sku.as_str()),
             esc(r.sku.as_str()),
@@ -416,13 +422,14 @@ async fn overview_html(d: &Dashboard, q: &OverviewQuery) -> Result<String, Admin
             r.lapsed,
             percent(r.claim()),
             percent(r.conversion()),
+            esc(&restock_core::money::totals(&r.revenue)),
             esc(&out),
         );
     }
     if rows.is_empty() {
-        html += "<tr><td colspan=\"9\" class=\"muted\">No items yet: restock catalogue import FILE.csv adds them.</td></tr>";
+        html += "<tr><td colspan=\"10\" class=\"muted\">No items yet: restock catalogue import FILE.csv adds them.</td></tr>";
     }
-    html += "</tbody></table></div><p class=\"muted\">Waiting: confirmed and in line (an item's page counts those still to confirm). Claim rate: offers clicked among offers decided. Conversion: bought among told. Sold out for: since the newest stock report.</p>";
+    html += "</tbody></table></div><p class=\"muted\">Waiting: confirmed and in line (an item's page counts those still to confirm). Claim rate: offers clicked among offers decided. Conversion: bought among told. Revenue: the unit price of each hold bought, per currency, where the order said. Sold out for: since the newest stock report.</p>";
     html += &mail_html(d, now).await?;
     html += "<h2>Actions</h2><div class=\"actions\">";
     html += &d.action("/reconcile", &[], "Reconcile every item");
@@ -477,11 +484,52 @@ struct History {
     series: [Vec<u64>; 3],
     /// Sign-ups still to confirm.
     unconfirmed: u64,
+    /// Each restock, by number, and what its notices turned into.
+    restocks: BTreeMap<u32, Restock>,
+}
+
+/// What one restock's notices turned into: each shopper counted once, in
+/// the restock they were last told in, by where their request is now.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Restock {
+    /// The first notice's time.
+    first_told: Option<Millis>,
+    told: u64,
+    /// Offers still open.
+    offered: u64,
+    held: u64,
+    bought: u64,
+    /// Offers not clicked in time.
+    lapsed: u64,
+    /// Holds not bought in time.
+    released: u64,
+    /// Left, opted out, or could not be told.
+    other: u64,
+}
+
+impl Restock {
+    fn add(&mut self, r: &restock_store::Request) {
+        use restock_core::RequestState as S;
+        self.told += 1;
+        if let Some(t) = r.moments.told_ms {
+            self.first_told = Some(self.first_told.map_or(t, |f| f.min(t)));
+        }
+        let figure = match r.state {
+            S::Offered { .. } => &mut self.offered,
+            S::Held { .. } => &mut self.held,
+            S::Bought { .. } => &mut self.bought,
+            S::Lapsed => &mut self.lapsed,
+            S::Released => &mut self.released,
+            _ => &mut self.other,
+        };
+        *figure += 1;
+    }
 }
 
 async fn history(d: &Dashboard, sku: &Sku, now: Millis) -> Result<History, AdminError> {
     let mut days = Days::default();
     let mut unconfirmed = 0;
+    let mut restocks: BTreeMap<u32, Restock> = BTreeMap::new();
     let mut after = None;
     let skus = [sku.clone()];
     loop {
@@ -493,6 +541,9 @@ async fn history(d: &Dashboard, sku: &Sku, now: Millis) -> Result<History, Admin
         for r in page.requests.iter().filter(|r| export::wanted(r, &skus)) {
             days.add(&export::row(r, false));
             unconfirmed += u64::from(r.state == restock_core::RequestState::Unconfirmed);
+            if let Some(episode) = r.last_offered_episode {
+                restocks.entry(episode).or_default().add(r);
+            }
         }
         match page.next {
             Some(next) => after = Some(next),
@@ -517,6 +568,7 @@ async fn history(d: &Dashboard, sku: &Sku, now: Millis) -> Result<History, Admin
     Ok(History {
         series,
         unconfirmed,
+        restocks,
     })
 }
 
@@ -582,6 +634,7 @@ async fn item_html(d: &Dashboard, sku: &Sku) -> Result<String, AdminError> {
     let History {
         series: [sign_ups, told, bought],
         unconfirmed,
+        restocks,
     } = history(d, sku, now).await?;
     let stock = if snapshot.stock.in_stock {
         "in stock".to_owned()
@@ -594,7 +647,7 @@ async fn item_html(d: &Dashboard, sku: &Sku) -> Result<String, AdminError> {
         "<div class=\"cards\"><div class=\"card\">Level<b>{}</b>{}</div><div class=\"card\">Restocks<b>{}</b></div>\
          <div class=\"card\">Waiting<b>{}</b>and {} to confirm</div><div class=\"card\">Offered<b>{}</b></div>\
          <div class=\"card\">Held<b>{}</b></div><div class=\"card\">Bought<b>{}</b></div><div class=\"card\">Lapsed<b>{}</b></div>\
-         <div class=\"card\">Claim rate<b>{}</b></div><div class=\"card\">Conversion<b>{}</b></div></div>",
+         <div class=\"card\">Claim rate<b>{}</b></div><div class=\"card\">Conversion<b>{}</b></div><div class=\"card\">Revenue<b>{}</b></div></div>",
         snapshot.stock.level(),
         esc(&stock),
         snapshot.stock.episode,
@@ -606,6 +659,7 @@ async fn item_html(d: &Dashboard, sku: &Sku) -> Result<String, AdminError> {
         row.lapsed,
         percent(row.claim()),
         percent(row.conversion()),
+        esc(&restock_core::money::totals(&row.revenue)),
     );
     html += &format!(
         "<h2>The last {CHART_DAYS} days (UTC)</h2>{}{}{}",
@@ -613,6 +667,7 @@ async fn item_html(d: &Dashboard, sku: &Sku) -> Result<String, AdminError> {
         chart("Notices", &told, "#d4a106"),
         chart("Purchases", &bought, "#1d6b2f"),
     );
+    html += &restocks_html(&restocks);
     let head = d.admin.store.queue(sku, entry.shards, HEAD).await?;
     html += "<h2>Next in line</h2><div class=\"scroll\"><table><thead><tr><th scope=\"col\">#</th><th scope=\"col\">Contact</th><th scope=\"col\">Joined</th><th scope=\"col\">Status</th><th scope=\"col\">Language</th></tr></thead><tbody>";
     for (i, r) in head.iter().enumerate() {
@@ -640,6 +695,32 @@ async fn item_html(d: &Dashboard, sku: &Sku) -> Result<String, AdminError> {
     );
     html += "</div>";
     Ok(html)
+}
+
+/// The restocks, newest first, and what each turned into.
+fn restocks_html(restocks: &BTreeMap<u32, Restock>) -> String {
+    let mut html = "<h2>Restocks</h2><p class=\"muted\">Each shopper once, in the restock they were last told in, by where they are now.</p>\
+        <div class=\"scroll\"><table><thead><tr><th scope=\"col\">Restock</th><th scope=\"col\">First notice</th><th scope=\"col\">Told</th>\
+        <th scope=\"col\">Open offers</th><th scope=\"col\">Held</th><th scope=\"col\">Bought</th><th scope=\"col\">Lapsed</th>\
+        <th scope=\"col\">Holds run out</th><th scope=\"col\">Left or not told</th></tr></thead><tbody>"
+        .to_owned();
+    for (episode, r) in restocks.iter().rev() {
+        html += &format!(
+            "<tr><td>#{episode}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(&r.first_told.map_or(String::new(), restock_core::rfc3339)),
+            r.told,
+            r.offered,
+            r.held,
+            r.bought,
+            r.lapsed,
+            r.released,
+            r.other
+        );
+    }
+    if restocks.is_empty() {
+        html += "<tr><td colspan=\"9\" class=\"muted\">Nobody has been told yet.</td></tr>";
+    }
+    html + "</tbody></table></div>"
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -859,6 +940,7 @@ mod tests {
             held: 0,
             bought,
             lapsed,
+            revenue: BTreeMap::new(),
             in_stock: out.is_none(),
             paused: false,
             out_since: out,

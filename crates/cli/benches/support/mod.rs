@@ -45,3 +45,16 @@ pub async fn fill(store: &MemoryStore, n: usize, t0: i64, spacing_ms: i64) {
             .unwrap();
     }
 }
+
+/// The sizes named on the command line (10,000 when none is).
+pub fn sizes() -> Vec<usize> {
+    let sizes: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    if sizes.is_empty() {
+        vec![10_000]
+    } else {
+        sizes
+    }
+}

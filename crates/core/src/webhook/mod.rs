@@ -146,6 +146,9 @@ pub struct PaidOrder {
     pub holds: Vec<crate::ids::HoldId>,
     /// The SKUs of its line items.
     pub skus: Vec<String>,
+    /// The unit price of each item, where the order says it and its
+    /// currency (for the team's revenue figures).
+    pub prices: std::collections::BTreeMap<String, crate::Money>,
     /// When the platform says the order was placed (the sale's time, which
     /// the shop's own stock report is compared with), if the payload says.
     pub placed_at: Option<OffsetDateTime>,
@@ -177,11 +180,38 @@ pub(crate) fn holds_in<'a>(
 pub(crate) struct LineItem {
     #[serde(default)]
     sku: Option<String>,
+    /// The unit price: a decimal string (Shopify) or a number (WooCommerce).
+    #[serde(default)]
+    price: Option<serde_json::Value>,
 }
 
-/// The SKUs of an order's line items (items without one are left out).
-pub(crate) fn skus_in(items: Vec<LineItem>) -> Vec<String> {
-    items.into_iter().filter_map(|l| l.sku).collect()
+/// The SKUs of an order's line items (items without one are left out), and
+/// the unit price of each in `currency` where both are given.
+pub(crate) fn lines_in(
+    items: Vec<LineItem>,
+    currency: Option<&str>,
+) -> (
+    Vec<String>,
+    std::collections::BTreeMap<String, crate::Money>,
+) {
+    let mut prices = std::collections::BTreeMap::new();
+    let mut skus = Vec::new();
+    for line in items {
+        let Some(sku) = line.sku else { continue };
+        let price = match &line.price {
+            Some(serde_json::Value::String(s)) => Some(s.clone()),
+            Some(serde_json::Value::Number(n)) => Some(n.to_string()),
+            _ => None,
+        };
+        if let Some(money) = currency
+            .zip(price)
+            .and_then(|(c, p)| crate::Money::parse(c, &p))
+        {
+            prices.entry(sku.clone()).or_insert(money);
+        }
+        skus.push(sku);
+    }
+    (skus, prices)
 }
 
 /// Signing keys for one source, current first. Never printed.

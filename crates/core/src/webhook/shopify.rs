@@ -58,6 +58,9 @@ struct Order {
     note_attributes: Vec<NoteAttribute>,
     #[serde(default)]
     line_items: Vec<super::LineItem>,
+    /// The shop's currency, which the line items' prices are in.
+    #[serde(default)]
+    currency: Option<String>,
 }
 
 /// Whether a delivery's topic is an order topic (`orders/...`).
@@ -95,11 +98,13 @@ pub fn parse_order(
             .iter()
             .map(|a| (a.name.as_str(), &a.value)),
     );
+    let (skus, prices) = super::lines_in(order.line_items, order.currency.as_deref());
     Ok(OrderDelivery::Paid(PaidOrder {
         delivery_id,
         order_id: order.id,
         holds,
-        skus: super::skus_in(order.line_items),
+        skus,
+        prices,
         placed_at: order.created_at,
     }))
 }
@@ -210,7 +215,7 @@ mod tests {
     fn a_paid_order_carries_its_holds_and_skus() {
         let hold = crate::ids::HoldId::from_random([3; 16]);
         let body = format!(
-            r#"{{"id": 820982911946154508, "financial_status": "paid", "note_attributes": [{{"name": "gift", "value": "no"}}, {{"name": "hold", "value": "{hold}"}}], "line_items": [{{"sku": "CHAIR-WAL", "quantity": 1}}, {{"sku": null}}]}}"#
+            r#"{{"id": 820982911946154508, "financial_status": "paid", "note_attributes": [{{"name": "gift", "value": "no"}}, {{"name": "hold", "value": "{hold}"}}], "currency": "EUR", "line_items": [{{"sku": "CHAIR-WAL", "quantity": 1, "price": "199.00"}}, {{"sku": null, "price": "5.00"}}]}}"#
         );
         let keys = Keys::raw([KEY]);
         let parsed =
@@ -221,6 +226,12 @@ mod tests {
         assert_eq!(order.order_id, 820_982_911_946_154_508);
         assert_eq!(order.holds, vec![hold]);
         assert_eq!(order.skus, vec!["CHAIR-WAL".to_owned()]);
+        assert_eq!(
+            order.prices.get("CHAIR-WAL"),
+            crate::Money::parse("EUR", "199").as_ref(),
+            "the unit price, in the shop's currency"
+        );
+        assert_eq!(order.prices.len(), 1, "a line without a SKU has none");
         assert!(is_order(&order_headers(&body, "orders/paid")));
         assert!(!is_order(&order_headers(&body, "inventory_levels/update")));
         // orders/paid is paid whatever the status field says.

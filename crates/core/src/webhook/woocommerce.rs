@@ -84,6 +84,9 @@ struct Order {
     meta_data: Vec<MetaField>,
     #[serde(default)]
     line_items: Vec<super::LineItem>,
+    /// The order's currency, which the line items' prices are in.
+    #[serde(default)]
+    currency: Option<String>,
 }
 
 /// Whether a delivery's topic is an order topic (`order.…`).
@@ -120,11 +123,13 @@ pub fn parse_order(
             || format!("body:{}", hex(&Sha256::digest(body))),
             str::to_owned,
         );
+    let (skus, prices) = super::lines_in(order.line_items, order.currency.as_deref());
     Ok(OrderDelivery::Paid(PaidOrder {
         delivery_id,
         order_id: order.id,
         holds: super::holds_in(order.meta_data.iter().map(|m| (m.key.as_str(), &m.value))),
-        skus: super::skus_in(order.line_items),
+        skus,
+        prices,
         placed_at: order
             .date_paid_gmt
             .or(order.date_created_gmt)
@@ -266,7 +271,7 @@ mod tests {
         let key: &[u8] = b"wc_restock_test_key";
         let hold = crate::ids::HoldId::from_random([5; 16]);
         let body = format!(
-            r#"{{"id": 727, "status": "processing", "meta_data": [{{"id": 1, "key": "_wc_order_attribution", "value": "x"}}, {{"id": 2, "key": "hold", "value": "{hold}"}}], "line_items": [{{"sku": "CHAIR-WAL"}}]}}"#
+            r#"{{"id": 727, "status": "processing", "meta_data": [{{"id": 1, "key": "_wc_order_attribution", "value": "x"}}, {{"id": 2, "key": "hold", "value": "{hold}"}}], "currency": "EUR", "line_items": [{{"sku": "CHAIR-WAL", "price": 199.5, "total": "199.50"}}]}}"#
         );
         let headers = |topic: &str, body: &str| {
             vec![
@@ -285,6 +290,14 @@ mod tests {
             (727, vec![hold], vec!["CHAIR-WAL".to_owned()])
         );
         assert_eq!(order.delivery_id, "41");
+        assert_eq!(
+            order
+                .prices
+                .get("CHAIR-WAL")
+                .map(|m| (m.currency.as_str(), m.milli)),
+            Some(("EUR", 199_500)),
+            "WooCommerce's price is a JSON number"
+        );
         assert!(is_order(&headers("order.updated", &body)));
         assert!(!is_order(&headers("product.updated", &body)));
         // A blank delivery id: the body's hash stands in.

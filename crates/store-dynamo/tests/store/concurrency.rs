@@ -279,6 +279,7 @@ async fn clicks_over_sixteen_hold_slots_hold_exactly_the_units_left_however_the_
                 &restock_store::Order {
                     placed_at: T0 + 400,
                     items: None,
+                    prices: Default::default(),
                 },
                 T0 + 400,
             )

@@ -220,6 +220,7 @@ async fn each_thing_a_shop_may_care_about_is_one_event_in_the_table_s_stream() {
     let order = Order {
         placed_at: T0 + 5 * MIN,
         items: None,
+        prices: Default::default(),
     };
     let bought = store
         .mark_bought(&hold, &order, T0 + 5 * MIN)

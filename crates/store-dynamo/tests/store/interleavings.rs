@@ -233,6 +233,7 @@ async fn a_sale_landing_after_a_newer_stock_report_keeps_the_report_s_level() {
     let order = Order {
         placed_at: T0 + 400,
         items: None,
+        prices: Default::default(),
     };
     let bought = on_own_thread(async move { buying.mark_bought(&hold, &order, T0 + 400).await });
     reached.await.unwrap();

@@ -306,6 +306,7 @@ pub fn order_at(at: Millis) -> crate::Order {
     crate::Order {
         placed_at: at,
         items: None,
+        prices: Default::default(),
     }
 }
 

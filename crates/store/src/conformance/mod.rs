@@ -2203,6 +2203,7 @@ pub async fn an_order_without_the_hold_s_item_leaves_the_hold_and_the_level(app:
     let other = crate::Order {
         placed_at: T0 + 2 * MIN,
         items: Some(vec!["THROW-OAT".into()]),
+        prices: Default::default(),
     };
     assert_eq!(
         app.store
@@ -2219,6 +2220,13 @@ pub async fn an_order_without_the_hold_s_item_leaves_the_hold_and_the_level(app:
     let with = crate::Order {
         placed_at: T0 + 2 * MIN,
         items: Some(vec!["THROW-OAT".into(), CHAIR.into()]),
+        prices: [
+            ("THROW-OAT", restock_core::Money::parse("EUR", "35.00")),
+            (CHAIR, restock_core::Money::parse("EUR", "199.50")),
+        ]
+        .into_iter()
+        .map(|(s, m)| (s.to_owned(), m.unwrap()))
+        .collect(),
     };
     assert!(matches!(
         app.store
@@ -2227,6 +2235,16 @@ pub async fn an_order_without_the_hold_s_item_leaves_the_hold_and_the_level(app:
             .unwrap(),
         BuyOutcome::Bought { .. }
     ));
+    // The chair's price counts once, redelivered or not; the throw's not at all.
+    assert_eq!(
+        app.store
+            .mark_bought(&hold, &with, T0 + 3 * MIN)
+            .await
+            .unwrap(),
+        BuyOutcome::AlreadyBought
+    );
+    let stats = app.store.stats(&sku(CHAIR), 1).await.unwrap();
+    assert_eq!(stats.revenue, [("EUR".to_owned(), 199_500)].into());
 }
 
 /// Issue: reconcile lowered a count only on an item quiet for a minute, so
