@@ -9,6 +9,7 @@ use restock_app::admin::webhooks::{TestEvent, sign};
 use restock_core::{Platform, Sku};
 use restock_local::{app, webhook_request};
 use support::{call, local};
+use tower::ServiceExt;
 
 mod support;
 
@@ -222,6 +223,53 @@ async fn the_dashboard_shows_the_story_and_acts_only_for_its_own_pages() {
     .await;
     assert_eq!(status, StatusCode::NOT_FOUND, "{done}");
 
+    // Ada holds her unit and buys it in a Shopify order that gives its
+    // price: the item's revenue, in the shop's currency.
+    let reserve = local
+        .outbox
+        .sent()
+        .iter()
+        .find_map(restock_app::ports::Sent::reserve_link)
+        .expect("Ada's notice");
+    let reserve = format!("/r/{}", reserve.split_once("/r/").unwrap().1);
+    let response = router
+        .clone()
+        .oneshot(Request::post(reserve).body(Body::empty()).unwrap())
+        .await
+        .unwrap();
+    let checkout = response.headers()["location"].to_str().unwrap().to_owned();
+    let hold = checkout
+        .split("hold=")
+        .nth(1)
+        .unwrap()
+        .split('&')
+        .next()
+        .unwrap();
+    let key = restock_app::admin::dev_key(Platform::Shopify);
+    let order = TestEvent::Order {
+        hold: hold.to_owned(),
+        sku: Some("CHAIR-WAL".into()),
+    };
+    let mut delivery = sign(Platform::Shopify, &order, &key, "shop_order_1", now_s).unwrap();
+    let mut body: serde_json::Value = serde_json::from_str(&delivery.body).unwrap();
+    body["currency"] = "EUR".into();
+    body["line_items"][0]["price"] = "199.00".into();
+    delivery.body = body.to_string();
+    for (name, value) in &mut delivery.headers {
+        if *name == "x-shopify-hmac-sha256" {
+            *value = restock_core::webhook::shopify::sign(key.as_bytes(), delivery.body.as_bytes());
+        }
+    }
+    let (status, said) = call(&router, webhook_request(&delivery, delivery.body.clone())).await;
+    assert_eq!(status, StatusCode::OK, "{said}");
+    let (_, page) = call(&router, get("/admin")).await;
+    assert_eq!(
+        row(&page, "CHAIR-WAL"),
+        "0|0|0|1|0|100%|100%|EUR 199.00|0 min"
+    );
+    let (_, item) = call(&router, get("/admin/items/CHAIR-WAL")).await;
+    assert!(item.contains("Revenue<b>EUR 199.00</b>"), "{item}");
+
     // A sender pause shows as a banner with Resume, which ends it.
     let now = time::OffsetDateTime::now_utc().unix_timestamp() * 1000;
     local
@@ -267,5 +315,5 @@ async fn the_dashboard_shows_the_story_and_acts_only_for_its_own_pages() {
         days.starts_with("day,item,sign_ups,confirmed,told,held,bought\n"),
         "{days}"
     );
-    assert!(days.contains(",CHAIR-WAL,2,1,1,0,0"), "{days}");
+    assert!(days.contains(",CHAIR-WAL,2,1,1,1,1"), "{days}");
 }
