@@ -220,14 +220,14 @@ pub(crate) fn mail_health(
             "restock: the {what} rate is {rate} on {day} (SES reviews accounts near {review})"
         ),
         body: format!(
-            "What happened: on {day} restock sent {sent} notices; {bounced} bounced for good and {complained} \
+            "What happened: on {day} restock sent {sent} notice emails; {bounced} bounced for good and {complained} \
              were marked as spam. SES starts reviewing an account near a 5% bounce rate or a 0.1% complaint \
              rate, and may pause its sending.\n\
              What to do: bounced addresses and complainers are already never mailed again. Look for where \
              bad addresses come from (a bot signing up other people: `restock queue SKU`, lower \
              `[limits] joins_per_ip`), and check the SES console's reputation page. `restock stats` shows \
              today's rates. This alert is sent once per day.",
-            sent = totals.sent,
+            sent = totals.emails_sent(),
             bounced = totals.bounced,
             complained = totals.complained,
         ),

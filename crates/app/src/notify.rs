@@ -33,6 +33,8 @@ pub struct NotifyReport {
     pub offers: usize,
     /// Notices accepted by the provider.
     pub sent: usize,
+    /// Of those, texts.
+    pub texts: usize,
     /// Notices refused for good (their units passed on).
     pub failed: usize,
     /// Offers skipped because the contact opted out.
@@ -344,6 +346,7 @@ async fn finish_pass(
     if report.sent > 0 || report.confirmations > 0 {
         let sent = MailDay {
             sent: report.sent as u32,
+            texts_sent: report.texts as u32,
             confirm_sent: report.confirmations as u32,
             ..MailDay::default()
         };
@@ -648,6 +651,7 @@ async fn record_notice_sent(
                 .record_notice(&r.id, episode, NoticeOutcome::Sent { message_id }, now)
                 .await?;
             report.sent += 1;
+            report.texts += usize::from(r.contact.channel() == restock_core::Channel::Sms);
         }
         Err(SendError::Transient(reason)) => {
             tracing::warn!(sku = %r.sku, contact = %r.contact.masked(), %reason, "send failed transiently; will retry");

@@ -245,8 +245,11 @@ pub const MIN_SENT_FOR_RATES: u32 = 100;
 /// One UTC day's mail figures (the sender's health).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MailDay {
-    /// Notices SES accepted.
+    /// Notices accepted (emails by SES, texts by SNS).
     pub sent: u32,
+    /// Of those, texts: SES's rates are over emails only.
+    #[serde(default)]
+    pub texts_sent: u32,
     /// Permanent bounces.
     pub bounced: u32,
     /// Complaints.
@@ -285,20 +288,27 @@ impl HealthWarning {
 }
 
 impl MailDay {
-    /// Bounces per notice sent, once anything was sent.
-    pub fn bounce_rate(&self) -> Option<f64> {
-        (self.sent > 0).then(|| f64::from(self.bounced) / f64::from(self.sent))
+    /// Notice emails sent: what SES's rates are taken over.
+    pub fn emails_sent(&self) -> u32 {
+        self.sent.saturating_sub(self.texts_sent)
     }
 
-    /// Complaints per notice sent, once anything was sent.
+    /// Bounces per notice email sent, once one was.
+    pub fn bounce_rate(&self) -> Option<f64> {
+        let emails = self.emails_sent();
+        (emails > 0).then(|| f64::from(self.bounced) / f64::from(emails))
+    }
+
+    /// Complaints per notice email sent, once one was.
     pub fn complaint_rate(&self) -> Option<f64> {
-        (self.sent > 0).then(|| f64::from(self.complained) / f64::from(self.sent))
+        let emails = self.emails_sent();
+        (emails > 0).then(|| f64::from(self.complained) / f64::from(emails))
     }
 
     /// The rates near SES's review thresholds, once the day has enough sends
     /// to say anything.
     pub fn warnings(&self) -> Vec<HealthWarning> {
-        if self.sent < MIN_SENT_FOR_RATES {
+        if self.emails_sent() < MIN_SENT_FOR_RATES {
             return Vec::new();
         }
         let mut out = Vec::new();
@@ -381,6 +391,22 @@ mod tests {
         assert_eq!(day(1000, 40, 0).warnings(), [HealthWarning::Bounces]);
         assert_eq!(day(10_000, 0, 8).warnings(), [HealthWarning::Complaints]);
         assert_eq!(day(0, 0, 0).bounce_rate(), None);
+        // Texts are not SES's: 1,000 sent of which 900 texts is 100 emails,
+        // and 4 bounces among them is 4%.
+        let mostly_texts = MailDay {
+            texts_sent: 900,
+            ..day(1000, 4, 0)
+        };
+        assert_eq!(mostly_texts.bounce_rate(), Some(0.04));
+        assert_eq!(mostly_texts.warnings(), [HealthWarning::Bounces]);
+        let all_texts = MailDay {
+            texts_sent: 1000,
+            ..day(1000, 0, 0)
+        };
+        assert_eq!(
+            (all_texts.bounce_rate(), all_texts.warnings()),
+            (None, vec![])
+        );
         assert_eq!(day_of(1_796_342_400_000), "2026-12-04");
         assert_eq!(day_of(1_796_342_400_000 - 1), "2026-12-03");
     }

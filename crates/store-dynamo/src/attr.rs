@@ -134,6 +134,8 @@ pub const KIND: &str = "kind";
 pub const WRITTEN_AT: &str = "wat";
 /// A day's notices sent (mail health).
 pub const MAIL_SENT: &str = "sent";
+/// Of a day's notices sent, texts.
+pub const MAIL_TEXTS_SENT: &str = "texts_sent";
 /// A day's permanent bounces.
 pub const MAIL_BOUNCED: &str = "bounced";
 /// A day's complaints.

@@ -15,6 +15,7 @@ use crate::tx::Change;
 fn read_mail_day(item: &Item) -> Result<MailDay> {
     Ok(MailDay {
         sent: opt_n(item, MAIL_SENT)?.unwrap_or(0),
+        texts_sent: opt_n(item, MAIL_TEXTS_SENT)?.unwrap_or(0),
         bounced: opt_n(item, MAIL_BOUNCED)?.unwrap_or(0),
         complained: opt_n(item, MAIL_COMPLAINED)?.unwrap_or(0),
         soft_bounced: opt_n(item, MAIL_SOFT_BOUNCED)?.unwrap_or(0),
@@ -87,6 +88,7 @@ impl FiguresStore for DynamoStore {
     async fn count_mail(&self, day: &str, add: MailDay) -> Result<MailDay> {
         let totals = Change::on(key(format!("MAIL#{day}"), "_"))
             .add(MAIL_SENT, n(add.sent))
+            .add(MAIL_TEXTS_SENT, n(add.texts_sent))
             .add(MAIL_BOUNCED, n(add.bounced))
             .add(MAIL_COMPLAINED, n(add.complained))
             .add(MAIL_SOFT_BOUNCED, n(add.soft_bounced))

@@ -72,6 +72,7 @@ impl FiguresStore for MemoryStore {
         let mut s = self.lock();
         let d = s.mail.entry(day.to_owned()).or_default();
         d.sent += add.sent;
+        d.texts_sent += add.texts_sent;
         d.bounced += add.bounced;
         d.complained += add.complained;
         d.soft_bounced += add.soft_bounced;

@@ -462,13 +462,15 @@ async fn mail_html(d: &Dashboard, now: Millis) -> Result<String, AdminError> {
     };
     Ok(format!(
         "<h2>Sending today ({day}, UTC)</h2><div class=\"cards\">\
-         <div class=\"card\">Sent<b>{}</b></div>\
-         <div class=\"card\">Bounce rate<b>{}</b><span class=\"muted\">SES reviews at 5%</span></div>\
-         <div class=\"card\">Complaint rate<b>{}</b><span class=\"muted\">SES reviews at 0.1%</span></div>\
+         <div class=\"card\">Sent<b>{}</b>{} emails, {} texts</div>\
+         <div class=\"card\">Bounce rate<b>{}</b><span class=\"muted\">of emails; SES reviews at 5%</span></div>\
+         <div class=\"card\">Complaint rate<b>{}</b><span class=\"muted\">of emails; SES reviews at 0.1%</span></div>\
          <div class=\"card\">Confirmations sent<b>{}</b></div>\
          <div class=\"card\">Confirmed<b>{}</b></div>\
          <div class=\"card\">Ran out unconfirmed<b>{}</b></div></div>",
         mail.sent,
+        mail.emails_sent(),
+        mail.texts_sent,
         rate(mail.bounce_rate(), 0.05),
         rate(mail.complaint_rate(), 0.001),
         mail.confirm_sent,

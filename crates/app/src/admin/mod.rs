@@ -502,9 +502,10 @@ impl Admin {
         Ok(Output::table(
             format!(
                 "claim rate: offers clicked (held or bought) among offers decided\n\
-                 mail on {day} (UTC): {} sent, bounce rate {} (SES reviews near 5%), complaint rate {} (near 0.1%)\n\
+                 mail on {day} (UTC): {} sent ({} of them texts), bounce rate {} of emails (SES reviews near 5%), complaint rate {} (near 0.1%)\n\
                  sign-ups on {day}: {} confirmations sent, {} confirmed, {} ran out unconfirmed",
                 mail.sent,
+                mail.texts_sent,
                 percent(mail.bounce_rate()),
                 percent(mail.complaint_rate()),
                 mail.confirm_sent,
@@ -527,6 +528,7 @@ impl Admin {
                 "mail": {
                     "day": day,
                     "sent": mail.sent,
+                    "texts_sent": mail.texts_sent,
                     "bounced": mail.bounced,
                     "complained": mail.complained,
                     "soft_bounced": mail.soft_bounced,

@@ -1709,6 +1709,7 @@ pub async fn a_day_s_mail_figures_add_up(app: App) {
     assert_eq!(app.store.mail_day(day).await.unwrap(), MailDay::default());
     let sent = MailDay {
         sent: 40,
+        texts_sent: 15,
         ..MailDay::default()
     };
     assert_eq!(app.store.count_mail(day, sent).await.unwrap(), sent);
@@ -1728,6 +1729,8 @@ pub async fn a_day_s_mail_figures_add_up(app: App) {
         (40, 1, 0, 2)
     );
     assert_eq!(app.store.mail_day(day).await.unwrap(), totals);
+    assert_eq!(totals.texts_sent, 15);
+    assert_eq!(totals.bounce_rate(), Some(1.0 / 25.0), "over the 25 emails");
     assert_eq!(
         app.store.mail_day("2026-12-05").await.unwrap(),
         MailDay::default()
