@@ -280,27 +280,32 @@ fn ago(now: Millis, then: Millis) -> String {
 }
 
 async fn rows(d: &Dashboard) -> Result<Vec<Row>, AdminError> {
-    let store = &d.admin.store;
     let mut rows = Vec::new();
-    for entry in store.catalogue().await? {
-        let snapshot = store.snapshot(&entry.sku).await?;
-        let stats = store.stats(&entry.sku, entry.shards).await?;
-        let newest = snapshot.stock.locations.values().map(|r| r.at_ms).max();
-        rows.push(Row {
-            name: entry.name.clone(),
-            sku: entry.sku,
-            waiting: stats.waiting,
-            offered: stats.offered,
-            held: stats.held,
-            bought: stats.bought,
-            lapsed: stats.lapsed,
-            revenue: stats.revenue,
-            in_stock: snapshot.stock.in_stock,
-            paused: snapshot.stock.paused,
-            out_since: newest.filter(|_| !snapshot.stock.in_stock),
-        });
+    for entry in d.admin.store.catalogue().await? {
+        rows.push(row(d, entry).await?);
     }
     Ok(rows)
+}
+
+/// One item's figures.
+async fn row(d: &Dashboard, entry: restock_core::CatalogueEntry) -> Result<Row, AdminError> {
+    let store = &d.admin.store;
+    let snapshot = store.snapshot(&entry.sku).await?;
+    let stats = store.stats(&entry.sku, entry.shards).await?;
+    let newest = snapshot.stock.locations.values().map(|r| r.at_ms).max();
+    Ok(Row {
+        name: entry.name,
+        sku: entry.sku,
+        waiting: stats.waiting,
+        offered: stats.offered,
+        held: stats.held,
+        bought: stats.bought,
+        lapsed: stats.lapsed,
+        revenue: stats.revenue,
+        in_stock: snapshot.stock.in_stock,
+        paused: snapshot.stock.paused,
+        out_since: newest.filter(|_| !snapshot.stock.in_stock),
+    })
 }
 
 /// The overview's columns: query key, heading.
@@ -617,11 +622,7 @@ async fn item_html(d: &Dashboard, sku: &Sku) -> Result<String, AdminError> {
     let now = d.clock.now_ms();
     let entry = d.admin.entry(sku).await?;
     let snapshot = d.admin.store.snapshot(sku).await?;
-    let Some(row) = rows(d).await?.into_iter().find(|r| &r.sku == sku) else {
-        return Err(AdminError::NotFound(format!(
-            "{sku} is not in the catalogue"
-        )));
-    };
+    let row = row(d, entry.clone()).await?;
     let mut html = format!(
         "<h1>{}</h1><p class=\"muted\">{}</p>",
         esc(sku.as_str()),
