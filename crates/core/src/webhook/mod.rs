@@ -200,7 +200,10 @@ pub(crate) fn lines_in(
         let Some(sku) = line.sku else { continue };
         let price = match &line.price {
             Some(serde_json::Value::String(s)) => Some(s.clone()),
-            Some(serde_json::Value::Number(n)) => Some(n.to_string()),
+            // WooCommerce's is a float, often with a long tail when the
+            // shop's prices include tax (16.528925619834713): to the
+            // thousandth.
+            Some(serde_json::Value::Number(n)) => n.as_f64().map(|f| format!("{f:.3}")),
             _ => None,
         };
         if let Some(money) = currency

@@ -271,7 +271,7 @@ mod tests {
         let key: &[u8] = b"wc_restock_test_key";
         let hold = crate::ids::HoldId::from_random([5; 16]);
         let body = format!(
-            r#"{{"id": 727, "status": "processing", "meta_data": [{{"id": 1, "key": "_wc_order_attribution", "value": "x"}}, {{"id": 2, "key": "hold", "value": "{hold}"}}], "currency": "EUR", "line_items": [{{"sku": "CHAIR-WAL", "price": 199.5, "total": "199.50"}}]}}"#
+            r#"{{"id": 727, "status": "processing", "meta_data": [{{"id": 1, "key": "_wc_order_attribution", "value": "x"}}, {{"id": 2, "key": "hold", "value": "{hold}"}}], "currency": "EUR", "line_items": [{{"sku": "CHAIR-WAL", "price": 199.5, "total": "199.50"}}, {{"sku": "LAMP-BRASS", "price": 16.528925619834713}}]}}"#
         );
         let headers = |topic: &str, body: &str| {
             vec![
@@ -287,7 +287,11 @@ mod tests {
         };
         assert_eq!(
             (order.order_id, order.holds, order.skus),
-            (727, vec![hold], vec!["CHAIR-WAL".to_owned()])
+            (
+                727,
+                vec![hold],
+                vec!["CHAIR-WAL".to_owned(), "LAMP-BRASS".to_owned()]
+            )
         );
         assert_eq!(order.delivery_id, "41");
         assert_eq!(
@@ -297,6 +301,11 @@ mod tests {
                 .map(|m| (m.currency.as_str(), m.milli)),
             Some(("EUR", 199_500)),
             "WooCommerce's price is a JSON number"
+        );
+        assert_eq!(
+            order.prices.get("LAMP-BRASS").map(|m| m.milli),
+            Some(16_529),
+            "to the thousandth"
         );
         assert!(is_order(&headers("order.updated", &body)));
         assert!(!is_order(&headers("product.updated", &body)));
