@@ -34,8 +34,10 @@ impl FiguresStore for DynamoStore {
 
     async fn requests_page(&self, after: Option<&str>, limit: usize) -> Result<RequestPage> {
         // A Scan: no index names every request, and an export is rare and
-        // run by the operator. The cursor is the last key read (`pk`, a
-        // unit separator, `sk`), which need not be a request's.
+        // run by the operator. Strongly consistent, so a request written a
+        // moment ago is listed (a default read may miss it). The cursor is
+        // the last key read (`pk`, a unit separator, `sk`), which need not
+        // be a request's.
         let start = after
             .map(|cursor| {
                 let (pk, sk) = cursor.split_once('\u{1f}').ok_or_else(|| {
@@ -48,6 +50,7 @@ impl FiguresStore for DynamoStore {
             .client
             .scan()
             .table_name(&self.table)
+            .consistent_read(true)
             .filter_expression(format!("{SK} = :req"))
             .expression_attribute_values(":req", s(REQUEST_SK))
             .limit(i32::try_from(limit.max(1)).unwrap_or(i32::MAX))
