@@ -84,7 +84,11 @@ async fn the_dashboard_shows_the_story_and_acts_only_for_its_own_pages() {
     }
     join(&router, "cy@example.com").await;
     let (_, page) = call(&router, get("/admin")).await;
-    assert_eq!(row(&page, "CHAIR-WAL"), "2|0|0|0|0|-|-|-|-");
+    assert_eq!(
+        row(&page, "CHAIR-WAL"),
+        "2|1|0|0|0|0|-|-|-|-",
+        "two in line, Cy to confirm"
+    );
 
     let stock = TestEvent::Stock {
         id: None,
@@ -104,7 +108,7 @@ async fn the_dashboard_shows_the_story_and_acts_only_for_its_own_pages() {
     // The overview: one told (offered), one still waiting, in stock.
     let (status, page) = call(&router, get("/admin")).await;
     assert_eq!(status, StatusCode::OK, "{page}");
-    assert_eq!(row(&page, "CHAIR-WAL"), "1|1|0|0|0|-|0%|-|in stock");
+    assert_eq!(row(&page, "CHAIR-WAL"), "1|1|1|0|0|0|-|0%|-|in stock");
     assert!(page.contains("Sending today"), "mail health");
     // Sold-out items only in the "most wanted" view: the chair is in stock.
     let (_, wanted) = call(&router, get("/admin?view=wanted")).await;
@@ -183,7 +187,7 @@ async fn the_dashboard_shows_the_story_and_acts_only_for_its_own_pages() {
     let (_, page) = call(&router, get("/admin")).await;
     assert_eq!(
         row(&page, "CHAIR-WAL"),
-        "1|1|0|0|0|-|0%|-|in stock",
+        "1|1|1|0|0|0|-|0%|-|in stock",
         "nothing changed"
     );
 
@@ -202,7 +206,7 @@ async fn the_dashboard_shows_the_story_and_acts_only_for_its_own_pages() {
         "{done}"
     );
     let (_, page) = call(&router, get("/admin")).await;
-    assert_eq!(row(&page, "CHAIR-WAL"), "0|1|0|0|0|-|0%|-|in stock");
+    assert_eq!(row(&page, "CHAIR-WAL"), "0|1|1|0|0|0|-|0%|-|in stock");
     let (status, done) = call(
         &router,
         form("/admin/reconcile", &format!("csrf={csrf}&sku=CHAIR-WAL")),
@@ -265,7 +269,7 @@ async fn the_dashboard_shows_the_story_and_acts_only_for_its_own_pages() {
     let (_, page) = call(&router, get("/admin")).await;
     assert_eq!(
         row(&page, "CHAIR-WAL"),
-        "0|0|0|1|0|100%|100%|EUR 199.00|0 min"
+        "0|1|0|0|1|0|100%|100%|EUR 199.00|0 min"
     );
     let (_, item) = call(&router, get("/admin/items/CHAIR-WAL")).await;
     assert!(item.contains("Revenue<b>EUR 199.00</b>"), "{item}");

@@ -83,6 +83,11 @@ impl CaptureStore for DynamoStore {
                     confirm_marker(&request.sku, &request.id),
                     PutIf::Always,
                 )?;
+                tx.put(
+                    "unconfirmed",
+                    unconfirmed_key(&request.sku, &request.id),
+                    PutIf::Always,
+                )?;
                 wake(
                     &mut tx,
                     &request.sku,
@@ -367,6 +372,7 @@ impl CaptureStore for DynamoStore {
             tx.update("request", change)?;
             tx.put("entry", queue_entry(&confirmed), PutIf::Always)?;
             Presence::arriving(&confirmed).write(&mut tx, &confirmed.sku)?;
+            tx.delete("unconfirmed", unconfirmed_key(&r.sku, &r.id))?;
             // Units may be free now: notify looks.
             wake(
                 &mut tx,

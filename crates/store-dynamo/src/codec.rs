@@ -149,6 +149,15 @@ pub(crate) fn confirm_marker(sku: &Sku, id: &RequestId) -> Item {
     item.insert(attr::REQUEST_ID.into(), s(id.to_string()));
     item
 }
+/// The key of an unconfirmed sign-up's marker: present from the sign-up
+/// until it is confirmed, ends or runs out, so the team's figures count the
+/// sign-ups still to confirm with a `Query` (one of [`SPREAD`] partitions).
+pub(crate) fn unconfirmed_key(sku: &Sku, id: &RequestId) -> Item {
+    key(unconfirmed_pk(sku, id.shard(SPREAD)), id.to_string())
+}
+pub(crate) fn unconfirmed_pk(sku: &Sku, partition: u16) -> String {
+    format!("UNCONFIRMED#{sku}#{partition}")
+}
 /// The sender's pause (the circuit breaker): one item.
 pub(crate) const SENDER_PK: &str = "SENDER";
 pub(crate) const PAUSE_SK: &str = "PAUSE";

@@ -76,9 +76,16 @@ impl FiguresStore for DynamoStore {
     async fn stats(&self, sku: &Sku, shards: u16) -> Result<SkuStats> {
         let item = self.sku_item(sku).await?;
         let waiting_by_language = self.waiting_by_language(sku, shards).await?;
+        let unconfirmed = self
+            .count_items(
+                (0..crate::table::SPREAD).map(|p| unconfirmed_pk(sku, p)),
+                None,
+            )
+            .await?;
         Ok(SkuStats {
             waiting: waiting_by_language.values().sum(),
             waiting_by_language,
+            unconfirmed: u32::try_from(unconfirmed).unwrap_or(u32::MAX),
             offered: item.snapshot.counters.offered,
             held: item.snapshot.counters.held,
             bought: item.snapshot.bought,

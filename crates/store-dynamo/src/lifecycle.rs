@@ -102,6 +102,7 @@ pub(crate) fn finish(
     }
     if r.state == RequestState::Unconfirmed {
         tx.delete("confirm", confirm_key(&r.sku, &r.id))?;
+        tx.delete("unconfirmed", unconfirmed_key(&r.sku, &r.id))?;
     }
     if matches!(
         r.state,

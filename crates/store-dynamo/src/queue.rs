@@ -99,7 +99,19 @@ impl DynamoStore {
         shards: u16,
         before: Option<&str>,
     ) -> Result<usize> {
-        let counts = (0..shards.max(1)).map(|shard| async move {
+        self.count_items((0..shards.max(1)).map(|shard| queue_pk(sku, shard)), before)
+            .await
+    }
+
+    /// Counts the items of partitions `pks` (with a sort key below `before`,
+    /// if given): strongly consistent `Select::Count` pages, the partitions
+    /// side by side.
+    pub(crate) async fn count_items(
+        &self,
+        pks: impl Iterator<Item = String>,
+        before: Option<&str>,
+    ) -> Result<usize> {
+        let counts = pks.map(|pk| async move {
             let mut total = 0usize;
             let mut start = None;
             loop {
@@ -108,7 +120,7 @@ impl DynamoStore {
                     .consistent_read(true)
                     .select(Select::Count)
                     .set_exclusive_start_key(start)
-                    .expression_attribute_values(":q", s(queue_pk(sku, shard)));
+                    .expression_attribute_values(":q", s(&pk));
                 q = match before {
                     Some(jk) => q
                         .key_condition_expression(format!("{PK} = :q AND {SK} < :k"))

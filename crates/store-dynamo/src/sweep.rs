@@ -157,6 +157,7 @@ impl SweepStore for DynamoStore {
             )?;
             tx.delete("place", key(place_pk(&r.contact_key), sku_pk(&r.sku)))?;
             tx.delete("confirm", confirm_key(&r.sku, &r.id))?;
+            tx.delete("unconfirmed", unconfirmed_key(&r.sku, &r.id))?;
             return Ok(match self.transact(tx).await? {
                 Outcome::Cancelled(_) => ExpireOutcome::Skipped,
                 Outcome::Done => ExpireOutcome::Unconfirmed,

@@ -53,9 +53,17 @@ impl FiguresStore for MemoryStore {
                 .entry(language_tag(s.requests[id].language.as_ref()))
                 .or_default() += 1;
         }
+        let unconfirmed = s
+            .places
+            .iter()
+            .filter(|((_, of), id)| {
+                of == sku && s.requests[*id].state == restock_core::RequestState::Unconfirmed
+            })
+            .count();
         Ok(SkuStats {
             waiting: s.queues.get(sku).map_or(0, |q| q.len() as u32),
             waiting_by_language,
+            unconfirmed: unconfirmed as u32,
             offered: counters.offered,
             held: counters.held,
             bought: rec.map_or(0, |r| r.snapshot.bought),

@@ -605,6 +605,8 @@ pub struct SkuStats {
     /// Waiting requests by the language they are told in (its tag; `-` for
     /// a request kept before languages were), adding up to `waiting`.
     pub waiting_by_language: std::collections::BTreeMap<String, u32>,
+    /// Sign-ups still to confirm (double opt-in): not in the queue yet.
+    pub unconfirmed: u32,
     /// Live offers.
     pub offered: u32,
     /// Live holds.

@@ -235,6 +235,8 @@ struct Row {
     sku: Sku,
     name: String,
     waiting: u32,
+    /// Sign-ups still to confirm: not in line yet.
+    unconfirmed: u32,
     offered: u32,
     held: u32,
     bought: u32,
@@ -297,6 +299,7 @@ async fn row(d: &Dashboard, entry: restock_core::CatalogueEntry) -> Result<Row, 
         name: entry.name,
         sku: entry.sku,
         waiting: stats.waiting,
+        unconfirmed: stats.unconfirmed,
         offered: stats.offered,
         held: stats.held,
         bought: stats.bought,
@@ -309,9 +312,10 @@ async fn row(d: &Dashboard, entry: restock_core::CatalogueEntry) -> Result<Row, 
 }
 
 /// The overview's columns: query key, heading.
-const COLUMNS: [(&str, &str); 10] = [
+const COLUMNS: [(&str, &str); 11] = [
     ("sku", "Item"),
     ("waiting", "Waiting"),
+    ("unconfirmed", "To confirm"),
     ("offered", "Offered"),
     ("held", "Held"),
     ("bought", "Bought"),
@@ -328,6 +332,7 @@ fn sort(rows: &mut [Row], key: &str) {
     let rate = |r: Option<f64>| Reverse((r.unwrap_or(-1.0) * 1e6) as i64);
     match key {
         "waiting" => rows.sort_by_key(|r| Reverse(r.waiting)),
+        "unconfirmed" => rows.sort_by_key(|r| Reverse(r.unconfirmed)),
         "offered" => rows.sort_by_key(|r| Reverse(r.offered)),
         "held" => rows.sort_by_key(|r| Reverse(r.held)),
         "bought" => rows.sort_by_key(|r| Reverse(r.bought)),
@@ -415,12 +420,13 @@ async fn overview_html(d: &Dashboard, q: &OverviewQuery) -> Result<String, Admin
             (false, None) => "-".to_owned(),
         };
         html += &format!(
-            "<tr><td><a href=\"{}/items/{}\">{}</a><br><span class=\"muted\">{}</span></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr><td><a href=\"{}/items/{}\">{}</a><br><span class=\"muted\">{}</span></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             esc(&d.base),
             esc(r.sku.as_str()),
             esc(r.sku.as_str()),
             esc(&r.name),
             r.waiting,
+            r.unconfirmed,
             r.offered,
             r.held,
             r.bought,
@@ -432,9 +438,9 @@ async fn overview_html(d: &Dashboard, q: &OverviewQuery) -> Result<String, Admin
         );
     }
     if rows.is_empty() {
-        html += "<tr><td colspan=\"10\" class=\"muted\">No items yet: restock catalogue import FILE.csv adds them.</td></tr>";
+        html += "<tr><td colspan=\"11\" class=\"muted\">No items yet: restock catalogue import FILE.csv adds them.</td></tr>";
     }
-    html += "</tbody></table></div><p class=\"muted\">Waiting: confirmed and in line (an item's page counts those still to confirm). Claim rate: offers clicked among offers decided. Conversion: bought among told. Revenue: the unit price of each hold bought, per currency, where the order said. Sold out for: since the newest stock report.</p>";
+    html += "</tbody></table></div><p class=\"muted\">Waiting: confirmed and in line. To confirm: signed up, the confirmation link not followed yet. Claim rate: offers clicked among offers decided. Conversion: bought among told. Revenue: the unit price of each hold bought, per currency, where the order said. Sold out for: since the newest stock report.</p>";
     html += &mail_html(d, now).await?;
     html += "<h2>Actions</h2><div class=\"actions\">";
     html += &d.action("/reconcile", &[], "Reconcile every item");
@@ -489,8 +495,6 @@ struct History {
     /// Sign-ups, notices and purchases per day for the last `CHART_DAYS`
     /// days, oldest first.
     series: [Vec<u64>; 3],
-    /// Sign-ups still to confirm.
-    unconfirmed: u64,
     /// Each restock, by number, and what its notices turned into.
     restocks: BTreeMap<u32, Restock>,
 }
@@ -535,7 +539,6 @@ impl Restock {
 
 async fn history(d: &Dashboard, sku: &Sku, now: Millis) -> Result<History, AdminError> {
     let mut days = Days::default();
-    let mut unconfirmed = 0;
     let mut restocks: BTreeMap<u32, Restock> = BTreeMap::new();
     let mut after = None;
     let skus = [sku.clone()];
@@ -547,7 +550,6 @@ async fn history(d: &Dashboard, sku: &Sku, now: Millis) -> Result<History, Admin
             .await?;
         for r in page.requests.iter().filter(|r| export::wanted(r, &skus)) {
             days.add(&export::row(r, false));
-            unconfirmed += u64::from(r.state == restock_core::RequestState::Unconfirmed);
             if let Some(episode) = r.last_offered_episode {
                 restocks.entry(episode).or_default().add(r);
             }
@@ -572,11 +574,7 @@ async fn history(d: &Dashboard, sku: &Sku, now: Millis) -> Result<History, Admin
             s.push(f.map_or(0, |f| f[i]));
         }
     }
-    Ok(History {
-        series,
-        unconfirmed,
-        restocks,
-    })
+    Ok(History { series, restocks })
 }
 
 /// A bar chart of `values` (one bar a day, oldest first), with its total
@@ -636,7 +634,6 @@ async fn item_html(d: &Dashboard, sku: &Sku) -> Result<String, AdminError> {
     }
     let History {
         series: [sign_ups, told, bought],
-        unconfirmed,
         restocks,
     } = history(d, sku, now).await?;
     let stock = if snapshot.stock.in_stock {
@@ -655,7 +652,7 @@ async fn item_html(d: &Dashboard, sku: &Sku) -> Result<String, AdminError> {
         esc(&stock),
         snapshot.stock.episode,
         row.waiting,
-        unconfirmed,
+        row.unconfirmed,
         row.offered,
         row.held,
         row.bought,
@@ -939,6 +936,7 @@ mod tests {
             sku: Sku::try_from(sku).expect("sku"),
             name: String::new(),
             waiting,
+            unconfirmed: 10 - waiting,
             offered: 0,
             held: 0,
             bought,
@@ -980,6 +978,8 @@ mod tests {
         assert_eq!(rows[0].sku, a.sku);
         sort(&mut rows, "claim");
         assert_eq!(rows[0].sku, b.sku);
+        sort(&mut rows, "unconfirmed");
+        assert_eq!(rows[0].sku, a.sku, "5 to confirm against 1");
     }
 
     #[test]

@@ -487,6 +487,7 @@ impl Admin {
             rows.push(vec![
                 entry.sku.to_string(),
                 s.waiting.to_string(),
+                s.unconfirmed.to_string(),
                 s.offered.to_string(),
                 s.held.to_string(),
                 s.bought.to_string(),
@@ -515,6 +516,7 @@ impl Admin {
             &[
                 "sku",
                 "waiting",
+                "to confirm",
                 "offered",
                 "held",
                 "bought",

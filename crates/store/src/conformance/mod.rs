@@ -67,6 +67,7 @@ macro_rules! conformance_suite {
             an_unconfirmed_sign_up_keeps_its_place_but_is_offered_nothing_until_confirmed,
             a_confirmation_is_claimed_once_and_a_claim_given_back_is_pending_again,
             an_unconfirmed_sign_up_ends_with_its_window_and_is_forgotten,
+            sign_ups_to_confirm_are_counted_until_confirmed_ended_or_run_out,
             forgetting_a_contact_erases_its_requests_and_keeps_only_the_opt_out,
             a_late_reading_older_than_one_of_the_same_level_is_stale,
             readings_at_the_same_instant_keep_the_lower_level_and_ask_to_settle,
@@ -1953,6 +1954,51 @@ pub async fn an_unconfirmed_sign_up_ends_with_its_window_and_is_forgotten(app: A
     assert_eq!(
         app.sign_up(CHAIR, 1, T0 + 3 * DAY).await.state,
         RequestState::Unconfirmed
+    );
+}
+
+/// The team's figures count the sign-ups still to confirm apart from the
+/// waiting: each leaves the count once, however it leaves.
+pub async fn sign_ups_to_confirm_are_counted_until_confirmed_ended_or_run_out(app: App) {
+    app.catalogue(CHAIR, 2).await;
+    let counts = || async {
+        let stats = app.store.stats(&sku(CHAIR), 2).await.unwrap();
+        (stats.waiting, stats.unconfirmed)
+    };
+    let mut people = Vec::new();
+    for i in 1..=5 {
+        people.push(app.sign_up(CHAIR, i, T0 + i as restock_core::Millis).await);
+    }
+    app.catalogue(OAT, 1).await;
+    app.sign_up(OAT, 9, T0 + DAY).await;
+    assert_eq!(counts().await, (0, 5), "five to confirm, none waiting");
+    let (_, link) = app.claim_confirmation(&people[0]).await;
+    assert!(matches!(
+        app.store
+            .confirm(&link, owner(), LIFETIME.as_millis(), T0 + MIN)
+            .await
+            .unwrap(),
+        ConfirmOutcome::Confirmed(_)
+    ));
+    assert_eq!(counts().await, (1, 4), "confirmed: waiting now");
+    app.store.cancel(&people[1].id, T0 + 2 * MIN).await.unwrap();
+    assert_eq!(counts().await, (1, 3), "cancelled before confirming");
+    app.store
+        .opt_out_contact(&people[2].contact_key, T0 + 3 * MIN)
+        .await
+        .unwrap();
+    assert_eq!(counts().await, (1, 2), "opted out before confirming");
+    app.claim_confirmation(&people[3]).await;
+    app.claim_confirmation(&people[4]).await;
+    assert_eq!(
+        app.sweep(T0 + 2 * DAY + 10).await,
+        [ExpireOutcome::Unconfirmed, ExpireOutcome::Unconfirmed]
+    );
+    assert_eq!(counts().await, (1, 0), "the rest ran out");
+    assert_eq!(
+        app.store.stats(&sku(OAT), 1).await.unwrap().unconfirmed,
+        1,
+        "another item's sign-up is counted there, not here"
     );
 }
 
