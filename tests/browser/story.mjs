@@ -233,8 +233,8 @@ try {
     await team.goto(`${base}/admin`);
     const chair = team.getByRole("row").filter({ has: team.getByRole("link", { name: "CHAIR-WAL" }) });
     const cells = await chair.getByRole("cell").allTextContents();
-    // Item, waiting, offered, held, bought, lapsed, claim rate, conversion, sold out for.
-    check(cells[4] === "1" && cells[6] === "100%" && cells[7] === "100%", `the chair's purchase shows: ${cells}`);
+    // Item, waiting, to confirm, offered, held, bought, lapsed, claim rate, conversion, revenue, sold out for.
+    check(cells[5] === "1" && cells[7] === "100%" && cells[8] === "100%", `the chair's purchase shows: ${cells}`);
     check(await fits(team), `the overview fits the ${size}'s width (the table scrolls in its own box)`);
     for (const name of ["Reconcile every item", "Export requests (CSV)", "Forget"]) {
       check(await inside(team, team.getByRole("button", { name, exact: true })), `"${name}" is on the ${size}'s screen`);
