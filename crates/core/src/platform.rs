@@ -232,8 +232,8 @@ impl Platform {
                     delivery_id: order.delivery_id,
                     order_id: order.order_id,
                     holds: vec![order.hold],
-                    skus: None,
-                    prices: std::collections::BTreeMap::new(),
+                    skus: order.skus,
+                    prices: order.prices,
                     placed_at: order.placed_at,
                 }))
             }
@@ -398,5 +398,43 @@ mod tests {
         assert_eq!(back, ids);
         let bad = serde_json::json!({ "woocommerce_product_id": "x" });
         assert!(serde_json::from_value::<PlatformIds>(bad).is_err());
+    }
+
+    #[test]
+    fn every_format_says_what_an_order_sold() {
+        let now = OffsetDateTime::from_unix_timestamp(1_795_000_000).unwrap();
+        let hold = HoldId::from_random([7; 16]);
+        for (platform, key) in [
+            (Platform::Shopify, "shopify-test-secret"),
+            (Platform::WooCommerce, "woo-test-secret"),
+            (Platform::Standard, "whsec_cmVzdG9jay10ZXN0LXN0b2NrLWtleQ=="),
+        ] {
+            let event = TestEvent::Order {
+                hold: hold.to_string(),
+                sku: Some("CHAIR-WAL".into()),
+            };
+            let signed = platform
+                .sign_test(&event, key, "msg_1", now.unix_timestamp())
+                .unwrap();
+            let keys = platform.decode_keys(&[key.to_owned()]).unwrap();
+            let delivery = platform
+                .parse(
+                    &keys,
+                    signed.path,
+                    &signed.headers,
+                    signed.body.as_bytes(),
+                    now,
+                )
+                .unwrap();
+            let Delivery::Paid(purchase) = delivery else {
+                panic!("{platform}: {delivery:?}")
+            };
+            assert_eq!(purchase.holds, [hold], "{platform}");
+            assert_eq!(
+                purchase.skus,
+                Some(vec!["CHAIR-WAL".to_owned()]),
+                "{platform}"
+            );
+        }
     }
 }

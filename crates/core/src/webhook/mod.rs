@@ -99,6 +99,11 @@ pub struct OrderEvent {
     pub hold: HoldId,
     /// The shop's order id, for the record.
     pub order_id: Option<String>,
+    /// The SKUs of its line items, when the body lists them.
+    pub skus: Option<Vec<String>>,
+    /// The unit price of each listed item, where the body gives it and the
+    /// order's currency.
+    pub prices: std::collections::BTreeMap<String, crate::Money>,
     /// When the order was placed (`at`), if the body says.
     pub placed_at: Option<OffsetDateTime>,
 }

@@ -7,7 +7,10 @@
 //! delivery cannot be replayed later; within the window the id dedups it.
 //!
 //! Stock body: `{"sku", "level", "at", "location"?}` or a list of those
-//! (`level` null means untracked). Order body: `{"hold", "order_id"?}`.
+//! (`level` null means untracked). Order body: `{"hold", "order_id"?, "at"?,
+//! "currency"?, "line_items"?: [{"sku", "price"?}]}`: the line items, when
+//! given, name the items the order sold (a hold whose item is not among them
+//! is left alone) and, with `currency`, what each unit cost.
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as B64;
@@ -15,7 +18,8 @@ use serde::Deserialize;
 use time::OffsetDateTime;
 
 use super::{
-    Headers, ItemRef, Keys, OrderEvent, StockEvent, WebhookError, hmac_b64, required, verify_b64,
+    Headers, ItemRef, Keys, LineItem, OrderEvent, StockEvent, WebhookError, hmac_b64, lines_in,
+    required, verify_b64,
 };
 use crate::ids::{HoldId, Sku};
 use crate::platform::{
@@ -181,6 +185,12 @@ struct OrderBody {
     order_id: Option<String>,
     #[serde(default, with = "time::serde::rfc3339::option")]
     at: Option<OffsetDateTime>,
+    /// The ISO 4217 code the line items' prices are in.
+    #[serde(default)]
+    currency: Option<String>,
+    /// What the order sold, when the shop lists it.
+    #[serde(default)]
+    line_items: Option<Vec<LineItem>>,
 }
 
 /// Verifies and parses an order delivery.
@@ -196,9 +206,16 @@ pub fn parse_order(
     let id = verify(keys, headers, body, now)?.trim().to_owned();
     let order: OrderBody = serde_json::from_slice(body).map_err(|e| {
         WebhookError::Malformed(format!(
-            "expected {{\"hold\", \"order_id\"?, \"at\"?}} ({e})"
+            "expected {{\"hold\", \"order_id\"?, \"at\"?, \"currency\"?, \"line_items\"?: [{{\"sku\", \"price\"?}}]}} ({e})"
         ))
     })?;
+    let (skus, prices) = match order.line_items {
+        Some(items) => {
+            let (skus, prices) = lines_in(items, order.currency.as_deref());
+            (Some(skus), prices)
+        }
+        None => (None, std::collections::BTreeMap::new()),
+    };
     let hold: HoldId = order
         .hold
         .parse()
@@ -207,6 +224,8 @@ pub fn parse_order(
         delivery_id: id,
         hold,
         order_id: order.order_id,
+        skus,
+        prices,
         placed_at: order.at,
     })
 }
@@ -235,7 +254,13 @@ pub(crate) fn test_delivery(
             }
             (0, entry)
         }
-        TestEvent::Order { hold, .. } => (1, serde_json::json!({ "hold": hold })),
+        TestEvent::Order { hold, sku } => {
+            let mut order = serde_json::json!({ "hold": hold });
+            if let Some(sku) = sku {
+                order["line_items"] = serde_json::json!([{ "sku": sku }]);
+            }
+            (1, order)
+        }
     };
     let body = body.to_string();
     Ok(SignedDelivery {
@@ -386,6 +411,54 @@ mod tests {
         .unwrap();
         assert_eq!(order.hold, hold);
         assert_eq!(order.order_id.as_deref(), Some("1001"));
+        assert_eq!(order.skus, None, "no line items: any hold's item");
+        assert!(order.prices.is_empty());
+    }
+
+    #[test]
+    fn an_order_may_list_its_items_and_their_prices() {
+        let hold = HoldId::from_random([4; 16]);
+        let parsed = |body: String| {
+            parse_order(
+                &keys(),
+                &signed("o2", NOW.unix_timestamp(), body.as_bytes()),
+                body.as_bytes(),
+                NOW,
+            )
+        };
+        let order = parsed(format!(
+            r#"{{"hold":"{hold}","currency":"EUR","line_items":[{{"sku":"CHAIR-WAL","price":"199.00"}},{{"sku":"LAMP-BRASS","price":16.5289}},{{"sku":"RUG","price":"free"}},{{"price":"1.00"}}]}}"#
+        ))
+        .unwrap();
+        assert_eq!(
+            order.skus,
+            Some(vec!["CHAIR-WAL".into(), "LAMP-BRASS".into(), "RUG".into()])
+        );
+        let milli = |sku: &str| {
+            order
+                .prices
+                .get(sku)
+                .map(|m| (m.currency.as_str(), m.milli))
+        };
+        assert_eq!(milli("CHAIR-WAL"), Some(("EUR", 199_000)));
+        assert_eq!(milli("LAMP-BRASS"), Some(("EUR", 16_529)));
+        assert_eq!(
+            milli("RUG"),
+            None,
+            "not an amount: no price, the item still listed"
+        );
+        // Prices without a currency are not money.
+        let order = parsed(format!(
+            r#"{{"hold":"{hold}","line_items":[{{"sku":"CHAIR-WAL","price":"199.00"}}]}}"#
+        ))
+        .unwrap();
+        assert_eq!(order.skus, Some(vec!["CHAIR-WAL".into()]));
+        assert!(order.prices.is_empty());
+        let err = parsed(format!(r#"{{"hold":"{hold}","line_items":"CHAIR-WAL"}}"#)).unwrap_err();
+        assert!(
+            matches!(&err, WebhookError::Malformed(m) if m.contains("line_items")),
+            "{err:?}"
+        );
     }
 
     proptest! {
