@@ -249,7 +249,7 @@ try {
     check((await charts.nth(2).locator("rect").last().getAttribute("height")) !== "0", "on today's bar, the last");
     for (let i = 0; i < 3; i++) check(await inside(team, charts.nth(i)), `chart ${i + 1} fits the ${size}`);
     const restock = await team.getByRole("row").filter({ hasText: "#1" }).getByRole("cell").allTextContents();
-    check(restock[2] === "1" && restock[5] === "1", `restock #1: one told, who bought: ${restock}`);
+    check(restock[2] === "1" && restock[3] === "1" && restock[4] === "1" && restock[8] === "100%", `restock #1: one told, who held and bought: ${restock}`);
     check(await fits(team), `the item's page fits the ${size}'s width`);
     await team.screenshot({ path: path.join(shots, `7-item-${size}.png`), fullPage: true });
     await team.getByRole("button", { name: "Reconcile", exact: true }).click();

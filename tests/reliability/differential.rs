@@ -3,7 +3,8 @@
 //! (moto behind the strict double), step by step, and after every step
 //! everything a person can observe is compared: each answer's status, who
 //! was sent what and in which order, every request's state and place in
-//! line, every item's stock state and counters, and `restock stats`. Any
+//! line, every item's stock state and counters, `restock stats` and the
+//! item's history of days and restocks (the dashboard's charts). Any
 //! difference fails with the shortest history that shows it (proptest
 //! shrinks it).
 //!
@@ -434,6 +435,12 @@ impl Side {
                 .await
                 .map_err(|e| e.to_string())?;
             seen.push(format!("{name}: stats {stats:?}"));
+            let history = w
+                .store
+                .item_history(&sku(i), "1970-01-01")
+                .await
+                .map_err(|e| e.to_string())?;
+            seen.push(format!("{name}: history {history:?}"));
         }
         Ok(seen)
     }

@@ -207,6 +207,7 @@ faulty! {
     fn anyone_waiting(&self, sku: &Sku, shards: u16) -> bool;
     fn count_mail(&self, day: &str, add: MailDay) -> MailDay;
     fn mail_day(&self, day: &str) -> MailDay;
+    fn item_history(&self, sku: &Sku, since: &str) -> ItemHistory;
     fn requests_page(&self, after: Option<&str>, limit: usize) -> RequestPage;
     }
 }

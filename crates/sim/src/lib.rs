@@ -892,6 +892,11 @@ impl FiguresStore for SimStore {
         self.inner.mail_day(day).await
     }
 
+    async fn item_history(&self, sku: &Sku, since: &str) -> Result<restock_store::ItemHistory> {
+        self.round_trip().await;
+        self.inner.item_history(sku, since).await
+    }
+
     async fn requests_page(
         &self,
         after: Option<&str>,

@@ -10,8 +10,8 @@ use restock_core::{
 };
 use restock_store::port::Result;
 use restock_store::{
-    BuyOutcome, CancelOutcome, CaptureStore, ConfirmOutcome, Consent, Forgotten, HoldOutcome,
-    JoinOutcome, NewRequest, OptOutOutcome, Order, Request, StoreError, WakeKind,
+    BuyOutcome, CancelOutcome, CaptureStore, ConfirmOutcome, Consent, Counted, Forgotten,
+    HoldOutcome, JoinOutcome, NewRequest, OptOutOutcome, Order, Request, StoreError, WakeKind,
 };
 
 use crate::DynamoStore;
@@ -106,7 +106,12 @@ impl CaptureStore for DynamoStore {
             // in simulated time, this took one shard from about 35 to 60
             // sign-ups a second (docs/PERFORMANCE.md).
             let cancelled = match self.transact_once(&tx).await? {
-                Sent::Done => return Ok(JoinOutcome::Joined(request)),
+                Sent::Done => {
+                    let at = request.key.joined_ms;
+                    self.count(&request.sku, &request.id, Counted::SignUp, at)
+                        .await;
+                    return Ok(JoinOutcome::Joined(request));
+                }
                 Sent::Cancelled(cancelled) => cancelled,
                 Sent::Conflict(_) => {
                     backoff(attempt).await;
@@ -201,6 +206,7 @@ impl CaptureStore for DynamoStore {
             let tx = self.hold_tx(token, hold, own, from, now, hold_expires)?;
             let cancelled = match self.transact(tx).await {
                 Ok(Outcome::Done) => {
+                    self.count_hold(token, now).await;
                     return Ok(HoldOutcome::Held {
                         hold,
                         expires: hold_expires,
@@ -296,6 +302,10 @@ impl CaptureStore for DynamoStore {
             }
             match self.transact(tx).await? {
                 Outcome::Done => {
+                    if let RequestState::Held { episode, .. } = r.state {
+                        self.count(&r.sku, &r.id, Counted::Bought(episode), now)
+                            .await;
+                    }
                     return Ok(BuyOutcome::Bought {
                         sku: r.sku,
                         tied: sold.tied,
@@ -500,6 +510,32 @@ impl DynamoStore {
     /// of slot `from` (the rest of a refill moves into the click's own slot
     /// `own`), the hold's pointer is created, and the unit's marker moves
     /// from unsent to claimed.
+    /// Counts a hold just taken in its restock's figures: the restock is
+    /// the offer's, read back from the request (the click's token does not
+    /// name it).
+    async fn count_hold(&self, token: &ReserveToken, now: Millis) {
+        let id = token.request();
+        let episode = match self
+            .request_item(&id)
+            .await
+            .and_then(|i| i.map(|i| read_request(&i)).transpose())
+        {
+            Ok(Some(r)) => match r.state {
+                RequestState::Held { episode, .. } => Some(episode),
+                _ => r.last_offered_episode,
+            },
+            Ok(None) => None,
+            Err(e) => {
+                tracing::warn!(request = %id, error = %e, "a hold went uncounted in the item's history");
+                None
+            }
+        };
+        if let Some(episode) = episode {
+            self.count(token.sku(), &id, Counted::Held(episode), now)
+                .await;
+        }
+    }
+
     fn hold_tx(
         &self,
         token: &ReserveToken,

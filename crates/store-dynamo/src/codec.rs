@@ -158,6 +158,21 @@ pub(crate) fn unconfirmed_key(sku: &Sku, id: &RequestId) -> Item {
 pub(crate) fn unconfirmed_pk(sku: &Sku, partition: u16) -> String {
     format!("UNCONFIRMED#{sku}#{partition}")
 }
+/// The partition of an item's history ([`restock_store::ItemHistory`])
+/// request `id`'s moments are counted in: one of [`SPREAD`], so a drop's
+/// clicks spread their counts as they spread everything else. Its items
+/// are `D#<day>` (a UTC day's figures) and `R#<restock>` (a restock's).
+pub(crate) fn history_pk(sku: &Sku, partition: u16) -> String {
+    format!("HISTORY#{sku}#{partition}")
+}
+/// The sort key of a UTC day's figures in a history partition.
+pub(crate) fn history_day_sk(day: &str) -> String {
+    format!("D#{day}")
+}
+/// The sort key of a restock's figures in a history partition.
+pub(crate) fn history_restock_sk(episode: u32) -> String {
+    format!("R#{episode:010}")
+}
 /// The sender's pause (the circuit breaker): one item.
 pub(crate) const SENDER_PK: &str = "SENDER";
 pub(crate) const PAUSE_SK: &str = "PAUSE";

@@ -2,8 +2,12 @@
 
 use async_trait::async_trait;
 use restock_core::Sku;
+use restock_core::{Millis, RequestId};
 use restock_store::port::Result;
-use restock_store::{FiguresStore, Request, RequestPage, SkuStats, StoreError};
+use restock_store::{
+    Counted, DayFigures, FiguresStore, ItemHistory, Request, RequestPage, RestockFigures, SkuStats,
+    StoreError,
+};
 
 use restock_core::feedback::MailDay;
 
@@ -26,10 +30,105 @@ fn read_mail_day(item: &Item) -> Result<MailDay> {
 }
 use crate::queue::QueueReader;
 
+/// When a restock's first notice was recorded (in its history items).
+const FIRST_TOLD: &str = "first_told";
+
+impl DynamoStore {
+    /// Adds `counted`, a moment of request `id` at `at`, to its item's
+    /// history, once the write that made it has committed. On its own, not
+    /// in that write's transaction: a counter there would make every click
+    /// on an item contend for one of a few items. So a function that dies
+    /// between the two leaves the moment uncounted; a count that fails is
+    /// logged and the shopper's answer stands (the write is what counts).
+    pub(crate) async fn count(&self, sku: &Sku, id: &RequestId, counted: Counted, at: Millis) {
+        self.count_many(sku, id.shard(crate::table::SPREAD), counted, at, 1)
+            .await;
+    }
+
+    /// [`DynamoStore::count`] of `times` moments alike, in one history
+    /// partition.
+    pub(crate) async fn count_many(
+        &self,
+        sku: &Sku,
+        partition: u16,
+        counted: Counted,
+        at: Millis,
+        times: u64,
+    ) {
+        let pk = history_pk(sku, partition);
+        let mut changes = Vec::new();
+        if let Some(name) = counted.day_figure() {
+            let day = restock_core::feedback::day_of(at);
+            changes.push(Change::on(key(pk.clone(), history_day_sk(&day))).add(name, n(times)));
+        }
+        if let Some((episode, name)) = counted.restock_figure() {
+            let mut change =
+                Change::on(key(pk.clone(), history_restock_sk(episode))).add(name, n(times));
+            if matches!(counted, Counted::Told(_)) {
+                change = change
+                    .set_expr(format!("{FIRST_TOLD} = if_not_exists({FIRST_TOLD}, :at)"))
+                    .value(":at", n(at));
+            }
+            changes.push(change);
+        }
+        for change in changes {
+            if let Err(e) = change.apply(self).await {
+                tracing::warn!(sku = %sku, partition, ?counted, times, error = %e, "moments went uncounted in the item's history");
+            }
+        }
+    }
+}
+
+/// Adds one history item's figures to `history`.
+fn add_history_item(history: &mut ItemHistory, item: &Item) -> Result<()> {
+    let sk = get_s(item, SK)?;
+    if let Some(day) = sk.strip_prefix("D#") {
+        let figures = history.days.entry(day.to_owned()).or_default();
+        for name in DayFigures::NAMES {
+            if let Some(f) = figures.figure_mut(name) {
+                *f += opt_n::<u64>(item, name)?.unwrap_or(0);
+            }
+        }
+    } else if let Some(episode) = sk.strip_prefix("R#") {
+        let episode: u32 = episode.parse().map_err(|e| corrupt(item, e))?;
+        let figures: &mut RestockFigures = history.restocks.entry(episode).or_default();
+        for name in RestockFigures::NAMES {
+            if let Some(f) = figures.figure_mut(name) {
+                *f += opt_n::<u64>(item, name)?.unwrap_or(0);
+            }
+        }
+        if let Some(first) = opt_n::<Millis>(item, FIRST_TOLD)? {
+            figures.first_told = Some(figures.first_told.map_or(first, |f| f.min(first)));
+        }
+    }
+    Ok(())
+}
+
 #[async_trait]
 impl FiguresStore for DynamoStore {
     async fn queue(&self, sku: &Sku, shards: u16, limit: usize) -> Result<Vec<Request>> {
         QueueReader::new(sku, shards, limit).take(self, limit).await
+    }
+
+    async fn item_history(&self, sku: &Sku, since: &str) -> Result<ItemHistory> {
+        // Each partition from the first day asked for on: its days, then
+        // (`R` sorting after `D`) its restocks.
+        let mut history = ItemHistory::default();
+        for p in 0..crate::table::SPREAD {
+            let items = self
+                .query_all(
+                    self.query()
+                        .consistent_read(true)
+                        .key_condition_expression(format!("{PK} = :p AND {SK} >= :from"))
+                        .expression_attribute_values(":p", s(history_pk(sku, p)))
+                        .expression_attribute_values(":from", s(history_day_sk(since))),
+                )
+                .await?;
+            for item in &items {
+                add_history_item(&mut history, item)?;
+            }
+        }
+        Ok(history)
     }
 
     async fn requests_page(&self, after: Option<&str>, limit: usize) -> Result<RequestPage> {

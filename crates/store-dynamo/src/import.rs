@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 
 use restock_core::Sku;
 use restock_store::port::Result;
-use restock_store::{Request, ShardMark, StoreError, Ticket};
+use restock_store::{Counted, Request, ShardMark, StoreError, Ticket};
 
 use crate::DynamoStore;
 use crate::attr::*;
@@ -183,7 +183,21 @@ impl DynamoStore {
         }
         presence.write(&mut tx, sku)?;
         match self.transact(tx).await? {
-            Outcome::Done => Ok(None),
+            Outcome::Done => {
+                // Each sign-up in its item's history on the day it joined.
+                let mut days: BTreeMap<(u16, String), (u64, i64)> = BTreeMap::new();
+                for r in chunk {
+                    let at = r.key.joined_ms;
+                    let partition = r.id.shard(crate::table::SPREAD);
+                    let day = restock_core::feedback::day_of(at);
+                    days.entry((partition, day)).or_insert((0, at)).0 += 1;
+                }
+                for ((partition, _), (times, at)) in days {
+                    self.count_many(sku, partition, Counted::SignUp, at, times)
+                        .await;
+                }
+                Ok(None)
+            }
             Outcome::Cancelled(c) if c.failed("marker") => {
                 let found = c.item("marker").unwrap_or_default();
                 Ok(Some(opt_n(&found, IMPORTED)?.unwrap_or(0)))

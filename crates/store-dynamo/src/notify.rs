@@ -14,7 +14,7 @@ use restock_core::{
 };
 use restock_store::port::Result;
 use restock_store::{
-    Claim, ConfirmLinks, NoticeOutcome, NotifyStore, Offer, Random, Request, SenderPause,
+    Claim, ConfirmLinks, Counted, NoticeOutcome, NotifyStore, Offer, Random, Request, SenderPause,
     StoreError, WakeKind, Wave, WaveParams,
 };
 
@@ -442,17 +442,37 @@ impl NotifyStore for DynamoStore {
                 return Ok(());
             }
         }
+        let sent = matches!(outcome, NoticeOutcome::Sent { .. });
         let mut change = Change::on(key(request_pk(id), REQUEST_SK));
-        if matches!(outcome, NoticeOutcome::Sent { .. }) {
+        if sent {
             change = change.set(TOLD_AT, n(now));
         }
-        change
+        let change = change
             .set(NOTICE, s(notice_json(&outcome)))
             .when(format!("{LAST_EPISODE} = :e"))
-            .value(":e", n(episode))
-            .apply(self)
-            .await
-            .map(drop)
+            .value(":e", n(episode));
+        if !sent {
+            return change.apply(self).await.map(drop);
+        }
+        // Told once however often the same notice is recorded: counted when
+        // this write is the one that moved it on from unsent or sending.
+        let first = change
+            .clone()
+            .when(format!(
+                "attribute_not_exists({NOTICE}) OR {NOTICE} = :sending"
+            ))
+            .value(":sending", s(notice_json(&NoticeOutcome::Sending)))
+            .apply_returning(self)
+            .await?;
+        match first {
+            Some(item) => {
+                let sku = get_s(&item, SKU)?;
+                let sku = Sku::try_from(sku).map_err(|e| corrupt(&item, e))?;
+                self.count(&sku, id, Counted::Told(episode), now).await;
+                Ok(())
+            }
+            None => change.apply(self).await.map(drop),
+        }
     }
 
     async fn release_notice(&self, sku: &Sku, id: &RequestId, episode: u32) -> Result<()> {

@@ -6,7 +6,7 @@ use async_trait::async_trait;
 use restock_core::allowance::{self, Guard, SlotChange};
 use restock_core::{Counters, Millis, RequestId, RequestState, Sku};
 use restock_store::port::Result;
-use restock_store::{Drift, Due, ExpireOutcome, Heard, StoreError, SweepStore};
+use restock_store::{Counted, Drift, Due, ExpireOutcome, Heard, StoreError, SweepStore};
 
 use crate::DynamoStore;
 use crate::attr::*;
@@ -175,11 +175,25 @@ impl SweepStore for DynamoStore {
         match self.transact(tx).await? {
             // Another sweep, a click or a cancel got there first; theirs stands.
             Outcome::Cancelled(_) => Ok(ExpireOutcome::Skipped),
-            Outcome::Done => Ok(match to {
-                RequestState::Stale => ExpireOutcome::Stale,
-                RequestState::Lapsed => ExpireOutcome::Lapsed,
-                _ => ExpireOutcome::Released,
-            }),
+            Outcome::Done => {
+                let counted = match (to, r.state) {
+                    (RequestState::Lapsed, RequestState::Offered { episode, .. }) => {
+                        Some(Counted::Lapsed(episode))
+                    }
+                    (RequestState::Released, RequestState::Held { episode, .. }) => {
+                        Some(Counted::Released(episode))
+                    }
+                    _ => None,
+                };
+                if let Some(counted) = counted {
+                    self.count(&r.sku, &r.id, counted, now).await;
+                }
+                Ok(match to {
+                    RequestState::Stale => ExpireOutcome::Stale,
+                    RequestState::Lapsed => ExpireOutcome::Lapsed,
+                    _ => ExpireOutcome::Released,
+                })
+            }
         }
     }
 

@@ -31,6 +31,7 @@ impl CaptureStore for MemoryStore {
                 .or_default()
                 .insert(request.key, request.id);
         }
+        s.count(&request.sku, Counted::SignUp, request.key.joined_ms);
         s.requests.insert(request.id, request.clone());
         Ok(JoinOutcome::Joined(request))
     }
@@ -97,9 +98,15 @@ impl CaptureStore for MemoryStore {
                     let r = s.requests.get_mut(&id).expect("read above");
                     r.state = held;
                     r.moments.held_ms = Some(now);
-                    let RequestState::Held { expires_ms, .. } = held else {
+                    let RequestState::Held {
+                        expires_ms,
+                        episode,
+                        ..
+                    } = held
+                    else {
                         unreachable!("hold() gives a held state")
                     };
+                    s.count(&req.sku, Counted::Held(episode), now);
                     Ok(HoldOutcome::Held {
                         hold,
                         expires: expires_ms,
@@ -127,6 +134,9 @@ impl CaptureStore for MemoryStore {
         }
         let (to, _) = req.state.buy().expect("held");
         s.finish(&id, to, Freed::Nothing, now);
+        if let RequestState::Held { episode, .. } = req.state {
+            s.count(&req.sku, Counted::Bought(episode), now);
+        }
         let rec = s.sku(&req.sku);
         // The unit left with the shopper: the sale comes off the level until
         // a reading taken after it counts it (not at all if one already has).

@@ -18,6 +18,14 @@ impl FiguresStore for MemoryStore {
             })
             .unwrap_or_default())
     }
+    async fn item_history(&self, sku: &Sku, since: &str) -> Result<ItemHistory> {
+        let s = self.lock();
+        Ok(s.histories
+            .get(sku)
+            .cloned()
+            .unwrap_or_default()
+            .since(since))
+    }
     async fn requests_page(&self, after: Option<&str>, limit: usize) -> Result<RequestPage> {
         let after = after
             .map(|a| {

@@ -68,6 +68,8 @@ struct State {
     rates_swept: Millis,
     /// The next free send slot on the account-wide schedule.
     next_send: Millis,
+    /// Each item's figures per day and per restock, counted as they happen.
+    histories: HashMap<Sku, ItemHistory>,
     /// Mail figures per UTC day.
     mail: BTreeMap<String, restock_core::feedback::MailDay>,
     /// Sending paused by a sender-side failure.
@@ -173,6 +175,14 @@ impl State {
             episode,
             at: now,
         });
+    }
+
+    /// Adds `counted`, which happened at `at`, to `sku`'s history.
+    fn count(&mut self, sku: &Sku, counted: Counted, at: Millis) {
+        self.histories
+            .entry(sku.clone())
+            .or_default()
+            .add(counted, at);
     }
 
     /// Moves a request to `to`, taking it out of the queue and its place, and

@@ -190,11 +190,17 @@ impl NotifyStore for MemoryStore {
             return Ok(());
         }
         let failed = matches!(outcome, NoticeOutcome::Failed { .. });
+        // Told once however often the same notice is recorded.
+        let told = matches!(outcome, NoticeOutcome::Sent { .. })
+            && matches!(r.notice, None | Some(NoticeOutcome::Sending));
         if matches!(outcome, NoticeOutcome::Sent { .. }) {
             r.moments.told_ms = Some(now);
         }
         r.notice = Some(outcome);
-        let state = r.state;
+        let (state, sku) = (r.state, r.sku.clone());
+        if told {
+            s.count(&sku, Counted::Told(episode), now);
+        }
         if let (true, Ok((to, freed))) = (failed, state.undeliverable()) {
             s.finish(id, to, freed, now);
         }

@@ -622,6 +622,149 @@ pub struct SkuStats {
     pub revenue: std::collections::BTreeMap<String, i64>,
 }
 
+/// One moment of a request's life, as it adds to its item's history
+/// ([`ItemHistory`]): counted by the store when the write that made it
+/// commits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Counted {
+    /// A sign-up was saved (confirmed later or not).
+    SignUp,
+    /// The provider accepted a notice of restock `episode`.
+    Told(u32),
+    /// A reserve click took one of restock `episode`'s units.
+    Held(u32),
+    /// An order ended a hold on one of restock `episode`'s units.
+    Bought(u32),
+    /// An offer of restock `episode` ran out unclaimed.
+    Lapsed(u32),
+    /// A hold on one of restock `episode`'s units ran out unbought.
+    Released(u32),
+}
+
+impl Counted {
+    /// The figure of the day it happened that it adds one to, if any.
+    pub fn day_figure(self) -> Option<&'static str> {
+        match self {
+            Self::SignUp => Some("sign_ups"),
+            Self::Told(_) => Some("told"),
+            Self::Bought(_) => Some("bought"),
+            _ => None,
+        }
+    }
+
+    /// The restock, and the figure of it that it adds one to, if any.
+    pub fn restock_figure(self) -> Option<(u32, &'static str)> {
+        match self {
+            Self::SignUp => None,
+            Self::Told(e) => Some((e, "told")),
+            Self::Held(e) => Some((e, "held")),
+            Self::Bought(e) => Some((e, "bought")),
+            Self::Lapsed(e) => Some((e, "lapsed")),
+            Self::Released(e) => Some((e, "released")),
+        }
+    }
+}
+
+/// A UTC day's figures of one item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct DayFigures {
+    /// Sign-ups saved.
+    pub sign_ups: u64,
+    /// Notices the provider accepted.
+    pub told: u64,
+    /// Holds bought.
+    pub bought: u64,
+}
+
+impl DayFigures {
+    /// Every figure's name, as [`Counted::day_figure`] gives them.
+    pub const NAMES: [&str; 3] = ["sign_ups", "told", "bought"];
+
+    /// The figure [`Counted::day_figure`] names.
+    pub fn figure_mut(&mut self, name: &str) -> Option<&mut u64> {
+        match name {
+            "sign_ups" => Some(&mut self.sign_ups),
+            "told" => Some(&mut self.told),
+            "bought" => Some(&mut self.bought),
+            _ => None,
+        }
+    }
+}
+
+/// What one restock of an item turned into, counted as it happened: each
+/// notice, click, purchase and expiry once, in the restock whose unit it was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct RestockFigures {
+    /// When its first notice was recorded.
+    pub first_told: Option<Millis>,
+    /// Notices the provider accepted.
+    pub told: u64,
+    /// Reserve clicks that took a unit.
+    pub held: u64,
+    /// Holds bought.
+    pub bought: u64,
+    /// Offers not clicked in time.
+    pub lapsed: u64,
+    /// Holds not bought in time.
+    pub released: u64,
+}
+
+impl RestockFigures {
+    /// Every figure's name, as [`Counted::restock_figure`] gives them.
+    pub const NAMES: [&str; 5] = ["told", "held", "bought", "lapsed", "released"];
+
+    /// The figure [`Counted::restock_figure`] names.
+    pub fn figure_mut(&mut self, name: &str) -> Option<&mut u64> {
+        match name {
+            "told" => Some(&mut self.told),
+            "held" => Some(&mut self.held),
+            "bought" => Some(&mut self.bought),
+            "lapsed" => Some(&mut self.lapsed),
+            "released" => Some(&mut self.released),
+            _ => None,
+        }
+    }
+}
+
+/// An item's history for the team: its figures per UTC day and per
+/// restock, kept as they happen so reading them costs the days and
+/// restocks asked for, not the requests kept.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+pub struct ItemHistory {
+    /// Per UTC day (`YYYY-MM-DD`), days with nothing left out.
+    pub days: std::collections::BTreeMap<String, DayFigures>,
+    /// Per restock, by number.
+    pub restocks: std::collections::BTreeMap<u32, RestockFigures>,
+}
+
+impl ItemHistory {
+    /// Adds `counted`, which happened at `at`.
+    pub fn add(&mut self, counted: Counted, at: Millis) {
+        if let Some(name) = counted.day_figure() {
+            let day = restock_core::feedback::day_of(at);
+            if let Some(f) = self.days.entry(day).or_default().figure_mut(name) {
+                *f += 1;
+            }
+        }
+        if let Some((episode, name)) = counted.restock_figure() {
+            let restock = self.restocks.entry(episode).or_default();
+            if let Some(f) = restock.figure_mut(name) {
+                *f += 1;
+            }
+            if name == "told" {
+                restock.first_told.get_or_insert(at);
+            }
+        }
+    }
+
+    /// Only the days from `since` (`YYYY-MM-DD`) on, and every restock.
+    #[must_use]
+    pub fn since(mut self, since: &str) -> Self {
+        self.days = self.days.split_off(since);
+        self
+    }
+}
+
 /// A rate limit's verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RateDecision {

@@ -299,6 +299,11 @@ pub trait FiguresStore: Send + Sync {
     async fn count_mail(&self, day: &str, add: MailDay) -> Result<MailDay>;
     /// A UTC day's mail figures.
     async fn mail_day(&self, day: &str) -> Result<MailDay>;
+    /// An item's figures per UTC day from `since` (`YYYY-MM-DD`) on, and
+    /// per restock: what each request's moments added as they happened
+    /// ([`Counted`]). Costs the days and restocks read, whatever the
+    /// number of requests kept.
+    async fn item_history(&self, sku: &Sku, since: &str) -> Result<ItemHistory>;
     /// Every request kept (live and ended, of every item), about `limit`
     /// at a time in no particular order: the first page with `after`
     /// `None`, the next with the page's `next`. For exports: it reads

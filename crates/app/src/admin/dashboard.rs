@@ -26,9 +26,10 @@ use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use restock_core::notice::escape_html as esc;
 use restock_core::{Millis, Sku};
+use restock_store::RestockFigures;
 use serde::Deserialize;
 
-use super::export::{self, Days, Kind};
+use super::export::{self, Kind};
 use super::{Admin, AdminError, Command, Output};
 use crate::ports::Clock;
 
@@ -490,91 +491,25 @@ async fn mail_html(d: &Dashboard, now: Millis) -> Result<String, AdminError> {
     ))
 }
 
-/// An item's history, read a page at a time from the requests export.
-struct History {
-    /// Sign-ups, notices and purchases per day for the last `CHART_DAYS`
-    /// days, oldest first.
-    series: [Vec<u64>; 3],
-    /// Each restock, by number, and what its notices turned into.
-    restocks: BTreeMap<u32, Restock>,
-}
-
-/// What one restock's notices turned into: each shopper counted once, in
-/// the restock they were last told in, by where their request is now.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-struct Restock {
-    /// The first notice's time.
-    first_told: Option<Millis>,
-    told: u64,
-    /// Offers still open.
-    offered: u64,
-    held: u64,
-    bought: u64,
-    /// Offers not clicked in time.
-    lapsed: u64,
-    /// Holds not bought in time.
-    released: u64,
-    /// Left, opted out, or could not be told.
-    other: u64,
-}
-
-impl Restock {
-    fn add(&mut self, r: &restock_store::Request) {
-        use restock_core::RequestState as S;
-        self.told += 1;
-        if let Some(t) = r.moments.told_ms {
-            self.first_told = Some(self.first_told.map_or(t, |f| f.min(t)));
-        }
-        let figure = match r.state {
-            S::Offered { .. } => &mut self.offered,
-            S::Held { .. } => &mut self.held,
-            S::Bought { .. } => &mut self.bought,
-            S::Lapsed => &mut self.lapsed,
-            S::Released => &mut self.released,
-            _ => &mut self.other,
-        };
-        *figure += 1;
-    }
-}
-
-async fn history(d: &Dashboard, sku: &Sku, now: Millis) -> Result<History, AdminError> {
-    let mut days = Days::default();
-    let mut restocks: BTreeMap<u32, Restock> = BTreeMap::new();
-    let mut after = None;
-    let skus = [sku.clone()];
-    loop {
-        let page = d
-            .admin
-            .store
-            .requests_page(after.as_deref(), export::PAGE)
-            .await?;
-        for r in page.requests.iter().filter(|r| export::wanted(r, &skus)) {
-            days.add(&export::row(r, false));
-            if let Some(episode) = r.last_offered_episode {
-                restocks.entry(episode).or_default().add(r);
-            }
-        }
-        match page.next {
-            Some(next) => after = Some(next),
-            None => break,
-        }
-    }
-    let figures: BTreeMap<String, Vec<u64>> = days
-        .rows()
-        .map(|row| {
-            let n = |i: usize| row.get(i).and_then(|v| v.parse().ok()).unwrap_or(0);
-            (row[0].clone(), vec![n(2), n(4), n(6)])
-        })
-        .collect();
+/// An item's last [`CHART_DAYS`] days, oldest first: sign-ups, notices and
+/// purchases a day; and its restocks, from the store's history of the item
+/// (not the requests: its cost is the days and restocks, at any depth).
+async fn history(
+    d: &Dashboard,
+    sku: &Sku,
+    now: Millis,
+) -> Result<([Vec<u64>; 3], BTreeMap<u32, RestockFigures>), AdminError> {
+    let day = |back: i64| restock_core::feedback::day_of(now - back * DAY_MS);
+    let first = day(CHART_DAYS as i64 - 1);
+    let history = d.admin.store.item_history(sku, &first).await?;
     let mut series = [vec![], vec![], vec![]];
     for back in (0..CHART_DAYS as i64).rev() {
-        let day = restock_core::feedback::day_of(now - back * DAY_MS);
-        let f = figures.get(&day);
-        for (i, s) in series.iter_mut().enumerate() {
-            s.push(f.map_or(0, |f| f[i]));
+        let f = history.days.get(&day(back)).copied().unwrap_or_default();
+        for (s, v) in series.iter_mut().zip([f.sign_ups, f.told, f.bought]) {
+            s.push(v);
         }
     }
-    Ok(History { series, restocks })
+    Ok((series, history.restocks))
 }
 
 /// A bar chart of `values` (one bar a day, oldest first), with its total
@@ -632,10 +567,7 @@ async fn item_html(d: &Dashboard, sku: &Sku) -> Result<String, AdminError> {
             d.action("/release", &[("sku", sku.as_str())], "Release")
         );
     }
-    let History {
-        series: [sign_ups, told, bought],
-        restocks,
-    } = history(d, sku, now).await?;
+    let ([sign_ups, told, bought], restocks) = history(d, sku, now).await?;
     let stock = if snapshot.stock.in_stock {
         "in stock".to_owned()
     } else {
@@ -698,23 +630,24 @@ async fn item_html(d: &Dashboard, sku: &Sku) -> Result<String, AdminError> {
 }
 
 /// The restocks, newest first, and what each turned into.
-fn restocks_html(restocks: &BTreeMap<u32, Restock>) -> String {
-    let mut html = "<h2>Restocks</h2><p class=\"muted\">Each shopper once, in the restock they were last told in, by where they are now.</p>\
+fn restocks_html(restocks: &BTreeMap<u32, RestockFigures>) -> String {
+    let mut html = "<h2>Restocks</h2><p class=\"muted\">Each notice, click, purchase and expiry counted once, in the restock whose unit it was.</p>\
         <div class=\"scroll\"><table><thead><tr><th scope=\"col\">Restock</th><th scope=\"col\">First notice</th><th scope=\"col\">Told</th>\
-        <th scope=\"col\">Open offers</th><th scope=\"col\">Held</th><th scope=\"col\">Bought</th><th scope=\"col\">Lapsed</th>\
-        <th scope=\"col\">Holds run out</th><th scope=\"col\">Left or not told</th></tr></thead><tbody>"
+        <th scope=\"col\">Held</th><th scope=\"col\">Bought</th><th scope=\"col\">Offers lapsed</th><th scope=\"col\">Holds run out</th>\
+        <th scope=\"col\">Claim rate</th><th scope=\"col\">Conversion</th></tr></thead><tbody>"
         .to_owned();
     for (episode, r) in restocks.iter().rev() {
+        let rate = |n: u64| (r.told > 0).then(|| n as f64 / r.told as f64);
         html += &format!(
             "<tr><td>#{episode}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             esc(&r.first_told.map_or(String::new(), restock_core::rfc3339)),
             r.told,
-            r.offered,
             r.held,
             r.bought,
             r.lapsed,
             r.released,
-            r.other
+            percent(rate(r.held)),
+            percent(rate(r.bought)),
         );
     }
     if restocks.is_empty() {

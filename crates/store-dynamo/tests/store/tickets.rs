@@ -182,6 +182,17 @@ async fn an_imported_waitlist_holds_its_order_and_a_joiner_comes_after_it() {
     assert_eq!((again.written, again.already), (0, 40));
     positions_agree(&store, &ids).await;
     assert!(store.import_waiting(&imported[..1], SHARDS).await.is_err());
+    assert_eq!(
+        sign_ups(&store).await,
+        41,
+        "each imported sign-up in the item's history once, and the joiner"
+    );
+}
+
+/// The sign-ups in the item's history, every day added up.
+async fn sign_ups(store: &restock_store_dynamo::DynamoStore) -> u64 {
+    let history = store.item_history(&sku(), "1970-01-01").await.unwrap();
+    history.days.values().map(|d| d.sign_ups).sum()
 }
 
 /// An import cut short, with a live join, a wave and a cancel before it is
@@ -249,6 +260,11 @@ async fn an_import_cut_short_resumes_beside_live_joins_and_changes_nothing_twice
     assert_eq!(store.position(&r, SHARDS).await.unwrap(), Some(4));
     let live = store.request(&live.id).await.unwrap().unwrap();
     assert_eq!(store.position(&live, SHARDS).await.unwrap(), Some(1_198));
+    assert_eq!(
+        sign_ups(&store).await,
+        1_201,
+        "every chunk's sign-ups counted once, however often the import ran"
+    );
     // A sample agrees with the queue's own count.
     for id in imported.iter().step_by(100).map(|r| r.id).chain([live.id]) {
         let r = store.request(&id).await.unwrap().unwrap();

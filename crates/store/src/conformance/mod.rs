@@ -78,7 +78,8 @@ macro_rules! conformance_suite {
             reconcile_corrects_counters_up_and_down_on_a_busy_item,
             confirming_ends_the_joining_browser_s_power_over_the_place,
             work_keyed_once_is_done_once,
-            taps_racing_on_a_confirmation_link_confirm_once);
+            taps_racing_on_a_confirmation_link_confirm_once,
+            an_item_s_history_counts_each_moment_once_on_its_day_and_in_its_restock);
     };
 }
 
@@ -1013,6 +1014,127 @@ pub async fn every_request_is_listed_once_with_when_it_was_told_held_and_ended(a
     );
     let waiting = seen.iter().find(|r| r.id != buyer).unwrap();
     assert_eq!(waiting.moments, crate::Moments::default());
+}
+
+pub async fn an_item_s_history_counts_each_moment_once_on_its_day_and_in_its_restock(app: App) {
+    let day = restock_core::feedback::day_of;
+    for i in 1..=4 {
+        app.join(CHAIR, i, T0 + i as i64).await;
+    }
+    app.join(CHAIR, 5, T0 + DAY).await;
+    app.level(CHAIR, 3, T0 + DAY + 10, "d1").await;
+    let wave = app.wave_sent(CHAIR, T0 + DAY + 10).await;
+    assert_eq!(wave.offers.len(), 3);
+    let told = T0 + DAY + 20;
+    for o in &wave.offers {
+        let sent = NoticeOutcome::Sent {
+            message_id: format!("m-{}", o.request.id),
+        };
+        app.store
+            .record_notice(&o.request.id, 1, sent, told)
+            .await
+            .unwrap();
+    }
+    // The same notice recorded again (a retried pass) is not told twice.
+    let again = NoticeOutcome::Sent {
+        message_id: "m-again".into(),
+    };
+    app.store
+        .record_notice(&wave.offers[0].request.id, 1, again, told + 5)
+        .await
+        .unwrap();
+    let (bought, run_out) = (
+        HoldId::from_random(app.bytes()),
+        HoldId::from_random(app.bytes()),
+    );
+    let clicked = T0 + DAY + MIN;
+    for (offer, hold) in wave.offers.iter().zip([bought, run_out]) {
+        app.store
+            .take_hold(&offer.reserve, hold, 1, clicked, WINDOW)
+            .await
+            .unwrap();
+    }
+    // A repeat click is the same hold, not another.
+    assert!(matches!(
+        app.store
+            .take_hold(&wave.offers[0].reserve, bought, 1, clicked + 1, WINDOW)
+            .await
+            .unwrap(),
+        HoldOutcome::AlreadyHeld { .. }
+    ));
+    let paid = T0 + 2 * DAY;
+    for _ in 0..2 {
+        app.store
+            .mark_bought(&bought, &order_at(paid), paid)
+            .await
+            .unwrap();
+    }
+    // Two days on, the other hold has run out and the third offer lapsed.
+    let outcomes = app.sweep(T0 + 3 * DAY).await;
+    assert!(outcomes.contains(&ExpireOutcome::Lapsed), "{outcomes:?}");
+    assert!(outcomes.contains(&ExpireOutcome::Released), "{outcomes:?}");
+    app.sweep(T0 + 3 * DAY).await;
+
+    let history = app.store.item_history(&sku(CHAIR), &day(T0)).await.unwrap();
+    let days: Vec<_> = history.days.iter().map(|(d, f)| (d.clone(), *f)).collect();
+    assert_eq!(
+        days,
+        vec![
+            (
+                day(T0),
+                DayFigures {
+                    sign_ups: 4,
+                    ..DayFigures::default()
+                }
+            ),
+            (
+                day(T0 + DAY),
+                DayFigures {
+                    sign_ups: 1,
+                    told: 3,
+                    bought: 0
+                }
+            ),
+            (
+                day(paid),
+                DayFigures {
+                    bought: 1,
+                    ..DayFigures::default()
+                }
+            ),
+        ],
+        "each moment on its own UTC day, once"
+    );
+    assert_eq!(
+        history.restocks.into_iter().collect::<Vec<_>>(),
+        vec![(
+            1,
+            RestockFigures {
+                first_told: Some(told),
+                told: 3,
+                held: 2,
+                bought: 1,
+                lapsed: 1,
+                released: 1,
+            }
+        )]
+    );
+    let later = app
+        .store
+        .item_history(&sku(CHAIR), &day(paid))
+        .await
+        .unwrap();
+    assert_eq!(
+        later.days.keys().cloned().collect::<Vec<_>>(),
+        vec![day(paid)],
+        "only the days asked for"
+    );
+    assert_eq!(later.restocks.len(), 1, "and every restock");
+    assert_eq!(
+        app.store.item_history(&sku(OAT), &day(T0)).await.unwrap(),
+        ItemHistory::default(),
+        "another item's history is its own"
+    );
 }
 
 pub async fn sharded_queues_read_back_in_join_order(app: App) {
