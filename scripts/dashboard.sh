@@ -8,9 +8,8 @@
 #
 # With `dynamodb`, the same pages against a fresh table on moto behind the
 # strict double (default 10,000 waiting): items read and read units per load
-# as DynamoDB bills them. moto answers a large Query slowly (a load takes
-# minutes at 10,000; the run about 25), so its times say little; the units
-# are the figure.
+# as DynamoDB bills them. moto answers a large Query slowly (the overview
+# reads the item's queue), so its times say little; the units are the figure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = dynamodb ]; then

@@ -1,6 +1,6 @@
 //! The dashboard's pages against 100,000 shoppers waiting for one item:
 //! how long the overview (`/`) and the item's page (`/items/CHAIR-WAL`:
-//! its 30 days of charts, read from every request) take to load over HTTP,
+//! its 30 days of charts, read from the item's history) take to load over HTTP,
 //! and the peak memory. The in-memory store (the local server's) holds the
 //! shoppers, joined over the 30 days the charts cover.
 //!
@@ -14,8 +14,8 @@
 //! DynamoDB API (moto behind the strict double, which counts the items read
 //! and the read units as DynamoDB bills them), as `restock dashboard` reads
 //! it on a stack: the overview reads the item's queue (its languages) and
-//! counts the sign-ups to confirm; the item page reads every request
-//! through the export's `Scan`.
+//! counts the sign-ups to confirm; the item page reads the item's history
+//! (a `Query` per partition: its days and restocks, whatever the depth).
 
 use std::sync::Arc;
 use std::time::Instant;
