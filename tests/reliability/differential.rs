@@ -435,6 +435,12 @@ impl Side {
                 .await
                 .map_err(|e| e.to_string())?;
             seen.push(format!("{name}: stats {stats:?}"));
+            let counts = w
+                .store
+                .counts(&sku(i), shards)
+                .await
+                .map_err(|e| e.to_string())?;
+            seen.push(format!("{name}: counts {counts:?}"));
             let history = w
                 .store
                 .item_history(&sku(i), "1970-01-01")

@@ -204,6 +204,7 @@ faulty! {
     impl FiguresStore {
     fn queue(&self, sku: &Sku, shards: u16, limit: usize) -> Vec<Request>;
     fn stats(&self, sku: &Sku, shards: u16) -> SkuStats;
+    fn counts(&self, sku: &Sku, shards: u16) -> SkuStats;
     fn anyone_waiting(&self, sku: &Sku, shards: u16) -> bool;
     fn count_mail(&self, day: &str, add: MailDay) -> MailDay;
     fn mail_day(&self, day: &str) -> MailDay;

@@ -877,6 +877,11 @@ impl FiguresStore for SimStore {
         self.inner.stats(sku, shards).await
     }
 
+    async fn counts(&self, sku: &Sku, shards: u16) -> Result<SkuStats> {
+        self.round_trip().await;
+        self.inner.counts(sku, shards).await
+    }
+
     async fn anyone_waiting(&self, sku: &Sku, shards: u16) -> Result<bool> {
         self.round_trip().await;
         self.inner.anyone_waiting(sku, shards).await

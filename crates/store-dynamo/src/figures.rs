@@ -79,6 +79,31 @@ impl DynamoStore {
     }
 }
 
+impl DynamoStore {
+    /// Every figure of [`FiguresStore::stats`] but those of the waiting:
+    /// the SKU's counters and the sign-ups still to confirm (a
+    /// `Select: COUNT` per partition, strongly consistent).
+    async fn counts_but_waiting(&self, sku: &Sku) -> Result<SkuStats> {
+        let item = self.sku_item(sku).await?;
+        let unconfirmed = self
+            .count_items(
+                (0..crate::table::SPREAD).map(|p| unconfirmed_pk(sku, p)),
+                None,
+            )
+            .await?;
+        Ok(SkuStats {
+            unconfirmed: u32::try_from(unconfirmed).unwrap_or(u32::MAX),
+            offered: item.snapshot.counters.offered,
+            held: item.snapshot.counters.held,
+            bought: item.snapshot.bought,
+            lapsed: item.lapsed,
+            drifts: item.drifts,
+            revenue: item.revenue,
+            ..SkuStats::default()
+        })
+    }
+}
+
 /// Adds one history item's figures to `history`.
 fn add_history_item(history: &mut ItemHistory, item: &Item) -> Result<()> {
     let sk = get_s(item, SK)?;
@@ -173,24 +198,24 @@ impl FiguresStore for DynamoStore {
     }
 
     async fn stats(&self, sku: &Sku, shards: u16) -> Result<SkuStats> {
-        let item = self.sku_item(sku).await?;
         let waiting_by_language = self.waiting_by_language(sku, shards).await?;
-        let unconfirmed = self
-            .count_items(
-                (0..crate::table::SPREAD).map(|p| unconfirmed_pk(sku, p)),
-                None,
-            )
-            .await?;
         Ok(SkuStats {
             waiting: waiting_by_language.values().sum(),
             waiting_by_language,
-            unconfirmed: u32::try_from(unconfirmed).unwrap_or(u32::MAX),
-            offered: item.snapshot.counters.offered,
-            held: item.snapshot.counters.held,
-            bought: item.snapshot.bought,
-            lapsed: item.lapsed,
-            drifts: item.drifts,
-            revenue: item.revenue,
+            ..self.counts_but_waiting(sku).await?
+        })
+    }
+
+    async fn counts(&self, sku: &Sku, shards: u16) -> Result<SkuStats> {
+        let waiting = futures::future::try_join_all(
+            (0..shards.max(1)).map(|shard| self.waiting_below(sku, shard, u64::MAX)),
+        )
+        .await?
+        .into_iter()
+        .sum::<usize>();
+        Ok(SkuStats {
+            waiting: u32::try_from(waiting).unwrap_or(u32::MAX),
+            ..self.counts_but_waiting(sku).await?
         })
     }
 

@@ -412,7 +412,7 @@ impl DynamoStore {
     /// bits set in its presence blocks up to `bound`'s (one consistent
     /// `Query`; blocks are deleted once empty, so it reads about one item
     /// per 1,024 waiting).
-    async fn waiting_below(&self, sku: &Sku, shard: u16, bound: u64) -> Result<usize> {
+    pub(crate) async fn waiting_below(&self, sku: &Sku, shard: u16, bound: u64) -> Result<usize> {
         let (last, _, _) = bit(bound);
         let blocks = self
             .query_all(

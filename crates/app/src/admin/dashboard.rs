@@ -294,7 +294,7 @@ async fn rows(d: &Dashboard) -> Result<Vec<Row>, AdminError> {
 async fn row(d: &Dashboard, entry: restock_core::CatalogueEntry) -> Result<Row, AdminError> {
     let store = &d.admin.store;
     let snapshot = store.snapshot(&entry.sku).await?;
-    let stats = store.stats(&entry.sku, entry.shards).await?;
+    let stats = store.counts(&entry.sku, entry.shards).await?;
     let newest = snapshot.stock.locations.values().map(|r| r.at_ms).max();
     Ok(Row {
         name: entry.name,
