@@ -53,37 +53,19 @@ impl FiguresStore for MemoryStore {
     }
     async fn stats(&self, sku: &Sku, _shards: u16) -> Result<SkuStats> {
         let s = self.lock();
-        let rec = s.skus.get(sku);
-        let counters = rec.map(|r| r.snapshot.counters).unwrap_or_default();
         let mut waiting_by_language = std::collections::BTreeMap::new();
         for id in s.queues.get(sku).into_iter().flat_map(|q| q.values()) {
             *waiting_by_language
                 .entry(language_tag(s.requests[id].language.as_ref()))
                 .or_default() += 1;
         }
-        let unconfirmed = s
-            .places
-            .iter()
-            .filter(|((_, of), id)| {
-                of == sku && s.requests[*id].state == restock_core::RequestState::Unconfirmed
-            })
-            .count();
         Ok(SkuStats {
-            waiting: s.queues.get(sku).map_or(0, |q| q.len() as u32),
             waiting_by_language,
-            unconfirmed: unconfirmed as u32,
-            offered: counters.offered,
-            held: counters.held,
-            bought: rec.map_or(0, |r| r.snapshot.bought),
-            lapsed: rec.map_or(0, |r| r.lapsed),
-            drifts: rec.map_or(0, |r| r.drifts),
-            revenue: rec.map(|r| r.revenue.clone()).unwrap_or_default(),
+            ..counts(&s, sku)
         })
     }
-    async fn counts(&self, sku: &Sku, shards: u16) -> Result<SkuStats> {
-        let mut stats = self.stats(sku, shards).await?;
-        stats.waiting_by_language.clear();
-        Ok(stats)
+    async fn counts(&self, sku: &Sku, _shards: u16) -> Result<SkuStats> {
+        Ok(counts(&self.lock(), sku))
     }
     async fn count_mail(
         &self,
@@ -107,5 +89,29 @@ impl FiguresStore for MemoryStore {
     }
     async fn anyone_waiting(&self, sku: &Sku, _shards: u16) -> Result<bool> {
         Ok(self.lock().queues.get(sku).is_some_and(|q| !q.is_empty()))
+    }
+}
+
+/// Every figure of `stats` but the count by language.
+fn counts(s: &State, sku: &Sku) -> SkuStats {
+    let rec = s.skus.get(sku);
+    let counters = rec.map(|r| r.snapshot.counters).unwrap_or_default();
+    let unconfirmed = s
+        .places
+        .iter()
+        .filter(|((_, of), id)| {
+            of == sku && s.requests[*id].state == restock_core::RequestState::Unconfirmed
+        })
+        .count();
+    SkuStats {
+        waiting: s.queues.get(sku).map_or(0, |q| q.len() as u32),
+        waiting_by_language: std::collections::BTreeMap::new(),
+        unconfirmed: unconfirmed as u32,
+        offered: counters.offered,
+        held: counters.held,
+        bought: rec.map_or(0, |r| r.snapshot.bought),
+        lapsed: rec.map_or(0, |r| r.lapsed),
+        drifts: rec.map_or(0, |r| r.drifts),
+        revenue: rec.map(|r| r.revenue.clone()).unwrap_or_default(),
     }
 }
