@@ -506,10 +506,6 @@ enum Retry {
 }
 
 impl DynamoStore {
-    /// One click's transaction: the offer becomes a hold, a unit comes out
-    /// of slot `from` (the rest of a refill moves into the click's own slot
-    /// `own`), the hold's pointer is created, and the unit's marker moves
-    /// from unsent to claimed.
     /// Counts a hold just taken in its restock's figures: the restock is
     /// the offer's, read back from the request (the click's token does not
     /// name it).
@@ -536,6 +532,10 @@ impl DynamoStore {
         }
     }
 
+    /// One click's transaction: the offer becomes a hold, a unit comes out
+    /// of slot `from` (the rest of a refill moves into the click's own slot
+    /// `own`), the hold's pointer is created, and the unit's marker moves
+    /// from unsent to claimed.
     fn hold_tx(
         &self,
         token: &ReserveToken,
