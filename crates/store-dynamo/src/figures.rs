@@ -77,9 +77,7 @@ impl DynamoStore {
             }
         }
     }
-}
 
-impl DynamoStore {
     /// Every figure of [`FiguresStore::stats`] but those of the waiting:
     /// the SKU's counters and the sign-ups still to confirm (a
     /// `Select: COUNT` per partition, strongly consistent).

@@ -176,16 +176,7 @@ impl SweepStore for DynamoStore {
             // Another sweep, a click or a cancel got there first; theirs stands.
             Outcome::Cancelled(_) => Ok(ExpireOutcome::Skipped),
             Outcome::Done => {
-                let counted = match (to, r.state) {
-                    (RequestState::Lapsed, RequestState::Offered { episode, .. }) => {
-                        Some(Counted::Lapsed(episode))
-                    }
-                    (RequestState::Released, RequestState::Held { episode, .. }) => {
-                        Some(Counted::Released(episode))
-                    }
-                    _ => None,
-                };
-                if let Some(counted) = counted {
+                if let Some(counted) = Counted::expiry(r.state, to) {
                     self.count(&r.sku, &r.id, counted, now).await;
                 }
                 Ok(match to {

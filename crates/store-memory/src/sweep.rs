@@ -44,21 +44,15 @@ impl SweepStore for MemoryStore {
             s.requeue(&due.id, now);
             return Ok(ExpireOutcome::Requeued);
         }
-        let (sku, from) = (r.sku.clone(), r.state);
-        let outcome = match (to, from) {
-            (RequestState::Stale, _) => ExpireOutcome::Stale,
-            (RequestState::Lapsed, RequestState::Offered { episode, .. }) => {
-                s.sku(&sku).lapsed += 1;
-                s.count(&sku, Counted::Lapsed(episode), now);
-                ExpireOutcome::Lapsed
-            }
-            (RequestState::Lapsed, _) => {
+        let (sku, counted) = (r.sku.clone(), Counted::expiry(r.state, to));
+        if let Some(counted) = counted {
+            s.count(&sku, counted, now);
+        }
+        let outcome = match to {
+            RequestState::Stale => ExpireOutcome::Stale,
+            RequestState::Lapsed => {
                 s.sku(&sku).lapsed += 1;
                 ExpireOutcome::Lapsed
-            }
-            (_, RequestState::Held { episode, .. }) => {
-                s.count(&sku, Counted::Released(episode), now);
-                ExpireOutcome::Released
             }
             _ => ExpireOutcome::Released,
         };

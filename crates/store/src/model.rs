@@ -642,6 +642,20 @@ pub enum Counted {
 }
 
 impl Counted {
+    /// What the sweep ending a request in state `from` with `to` counts: an
+    /// offer lapsed or a hold run out, in the restock whose unit it was.
+    pub fn expiry(from: RequestState, to: RequestState) -> Option<Self> {
+        match (from, to) {
+            (RequestState::Offered { episode, .. }, RequestState::Lapsed) => {
+                Some(Self::Lapsed(episode))
+            }
+            (RequestState::Held { episode, .. }, RequestState::Released) => {
+                Some(Self::Released(episode))
+            }
+            _ => None,
+        }
+    }
+
     /// The figure of the day it happened that it adds one to, if any.
     pub fn day_figure(self) -> Option<&'static str> {
         match self {
