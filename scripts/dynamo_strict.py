@@ -64,6 +64,7 @@ item ran; and, for a table registered with POST /_restock/strict/meter
 in a transaction; a condition check billed like a write).
 """
 
+import copy
 import hashlib
 import io
 import json
@@ -93,6 +94,7 @@ class StrictDynamo:
     def __init__(self, app, lag_ms=0, fault_rate=0.0, seed=1, inflight_ms=0.0,
                  partition_wcu=1000):
         self.app = app
+        self.dynamodb_app = None
         self.inflight = inflight_ms / 1000.0
         self.partition_wcu = partition_wcu
         self.busy = {}  # (table, pk, sk) -> (until, request number, whether a transaction)
@@ -133,15 +135,25 @@ class StrictDynamo:
             "wsgi.version": (1, 0), "wsgi.multithread": True, "wsgi.multiprocess": False, "wsgi.run_once": False,
         }
         status = []
-        out = b"".join(self.app(environ, lambda s, h, e=None: status.append(s)))
+        if self.dynamodb_app is None:
+            # moto's dispatcher finds the service from the request each time
+            # (about 1 ms); every call here is DynamoDB's.
+            self.dynamodb_app = self.app.get_application(environ)
+        out = b"".join(self.dynamodb_app(environ, lambda s, h, e=None: status.append(s)))
         code = int(status[0].split()[0])
         try:
             return code, json.loads(out or b"{}")
         except ValueError:
             return code, {}
 
-    @staticmethod
-    def replica(region):
+    def replica(self, region):
+        """The region holding the replica. With no lag the replica would
+        equal the table after every request (each write is replayed before
+        the request answers), so there is none and stale reads read the
+        table: the same answers, without two extra moto calls per item
+        written (docs/RELIABILITY.md, "Where the suite's time goes")."""
+        if not self.lag:
+            return region
         return "eu-north-1" if region != "eu-north-1" else "eu-south-1"
 
     def keys_of(self, region, table):
@@ -157,10 +169,35 @@ class StrictDynamo:
 
     # --- the replica ------------------------------------------------------------
 
+    @staticmethod
+    def table_in(region, name):
+        """moto's own table object (None when there is none): the replica
+        is written through it, not through moto's request dispatch, which
+        costs milliseconds a call (docs/RELIABILITY.md)."""
+        from moto.dynamodb.models import dynamodb_backends
+        for account in list(dynamodb_backends.keys()):
+            backend = dynamodb_backends[account].get(region)
+            if backend is not None and name in backend.tables:
+                return backend.tables[name]
+        return None
+
     def apply_due(self, now):
         while self.pending and self.pending[0][0] <= now:
-            _, _, region, target, body = self.pending.pop(0)
-            self.call(self.replica(region), target, body)
+            _, _, region, table, h, r, image = self.pending.pop(0)
+            replica = self.table_in(self.replica(region), table)
+            if replica is None:
+                continue
+            if image is not None:
+                if r is None:
+                    replica.items[h] = image
+                else:
+                    replica.items[h][r] = image
+            elif r is None:
+                replica.items.pop(h, None)
+            elif h in replica.items:
+                replica.items[h].pop(r, None)
+                if not replica.items[h]:
+                    del replica.items[h]
             self.stats["replicated"] += 1
 
     def touched(self, region, target, body):
@@ -191,15 +228,20 @@ class StrictDynamo:
 
     def replicate(self, region, target, body, now):
         """Schedules the new images of what a write changed onto the replica."""
+        if not self.lag:
+            return
+        from moto.dynamodb.models.dynamo_type import DynamoType
         for table, key in self.touched(region, target, body):
-            _, got = self.call(region, "GetItem", {"TableName": table, "Key": key, "ConsistentRead": True})
-            item = got.get("Item")
+            primary = self.table_in(region, table)
+            if primary is None:
+                continue
+            h = DynamoType(key[primary.hash_key_attr])
+            r = DynamoType(key[primary.range_key_attr]) if primary.range_key_attr else None
+            item = primary.get_item(h, r)
             self.seq += 1
-            if item:
-                op = ("PutItem", {"TableName": table, "Item": item})
-            else:
-                op = ("DeleteItem", {"TableName": table, "Key": key})
-            self.pending.append((now + self.lag, self.seq, region, op[0], op[1]))
+            # The image as it is now: moto updates items in place.
+            self.pending.append((now + self.lag, self.seq, region, table, h, r,
+                                 copy.deepcopy(item) if item is not None else None))
         self.apply_due(now)
 
     # --- memory -------------------------------------------------------------------
@@ -227,7 +269,8 @@ class StrictDynamo:
                 self.key_schema.pop((region, table), None)
                 self.counter_writes.pop(table, None)
                 self.call(region, "DeleteTable", {"TableName": table})
-                self.call(self.replica(region), "DeleteTable", {"TableName": table})
+                if self.lag:
+                    self.call(self.replica(region), "DeleteTable", {"TableName": table})
                 self.stats["tables_dropped"] += 1
 
     # --- what reads cost ----------------------------------------------------------
@@ -479,7 +522,7 @@ class StrictDynamo:
 
         if target in ("CreateTable", "DeleteTable"):
             code, answer = self.call(region, target, body)
-            if code == 200:
+            if code == 200 and self.lag:
                 self.call(self.replica(region), target, body)
             return self.respond(start_response, code, answer)
 

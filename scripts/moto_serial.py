@@ -30,16 +30,28 @@ unless RESTOCK_STRICT_DYNAMODB=0): index reads that lag the table by
 RESTOCK_INDEX_LAG_MS, ClientRequestToken as documented, transaction
 conflicts and throttles at RESTOCK_FAULT_RATE, and 1 MB query pages.
 
+It counts how long requests waited for the lock and how long they held it
+(`GET /_restock/serial/stats`: requests, busy_s, waited_s), and with
+RESTOCK_DOUBLE_PROFILE=FILE it profiles every request applied (cProfile,
+which sees only the thread that enables it: here the one holding the lock)
+and writes the stats to FILE when the server is stopped (SIGTERM or SIGINT);
+`python3 -m pstats FILE` reads them. docs/RELIABILITY.md ("Where the suite's
+time goes") has what that showed.
+
     python3 scripts/moto_serial.py 127.0.0.1 5000
 """
 
 import json
+import signal
 import sys
 import threading
 import time
 
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
 from werkzeug.serving import run_simple
+
+import cProfile
+import os
 
 import dynamo_strict
 
@@ -131,19 +143,48 @@ def main() -> None:
     app = DomainDispatcherApplication(create_backend_app)
     strict = dynamo_strict.from_env(app)
     lock = threading.Lock()
+    serial = {"requests": 0, "busy_s": 0.0, "waited_s": 0.0}
+    profile_to = os.environ.get("RESTOCK_DOUBLE_PROFILE")
+    profiler = cProfile.Profile() if profile_to else None
+    if profiler:
+        def stop(*_):
+            with lock:
+                profiler.dump_stats(profile_to)
+            os._exit(0)
+        signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGINT, stop)
+
+    def applied(environ, start_response):
+        if strict is None:
+            return list(app(environ, start_response))
+        return list(strict.handle(environ, start_response))
 
     def serialised(environ, start_response):
+        if environ.get("PATH_INFO") == "/_restock/serial/stats":
+            body = json.dumps(serial).encode()
+            start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])
+            return [body]
         read_back = READ_BACK.get(environ.get("PATH_INFO"))
         if read_back:
             with lock:
                 body = json.dumps(read_back()).encode()
             start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])
             return [body]
+        asked = time.perf_counter()
         with lock:
+            began = time.perf_counter()
             # Materialise the body inside the lock so the whole request is atomic.
-            if strict is None:
-                return list(app(environ, start_response))
-            out = list(strict.handle(environ, start_response))
+            if profiler:
+                profiler.enable()
+            try:
+                out = applied(environ, start_response)
+            finally:
+                if profiler:
+                    profiler.disable()
+                done = time.perf_counter()
+                serial["requests"] += 1
+                serial["busy_s"] += done - began
+                serial["waited_s"] += began - asked
         # A request the contention model holds in flight answers after its
         # window, outside the lock (scripts/dynamo_strict.py).
         held = environ.get("restock.inflight_s")

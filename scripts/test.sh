@@ -16,7 +16,21 @@ cd "$(dirname "$0")/.."
 # A one-shot run gains nothing from incremental state, which is gigabytes.
 export CARGO_INCREMENTAL=0
 
-step() { printf '\n==> %s\n' "$*"; }
+# Every step is timed; the table of seconds is printed at the end, beside the
+# budget docs/RELIABILITY.md ("The suite's budget") gives each step.
+STEP_TIMES=${RESTOCK_STEP_TIMES:-$(mktemp -t restock-steps.XXXXXX)}
+step_name="" step_began=$SECONDS
+end_step() {
+  [ -n "$step_name" ] && printf '%s\t%s\n' "$((SECONDS - step_began))" "$step_name" >>"$STEP_TIMES"
+  step_name=""
+}
+step() { end_step; step_name="$*" step_began=$SECONDS; printf '\n==> %s\n' "$*"; }
+step_table() {
+  end_step
+  printf '\n==> seconds per step (docs/RELIABILITY.md has the budget)\n'
+  awk -F'\t' '{ printf "%6d  %s\n", $1, $2 }' "$STEP_TIMES"
+  printf '%6d  the whole run, wall clock\n' "$SECONDS"
+}
 
 step "the tools the tests need (scripts/deps.sh installs what is missing)"
 source scripts/deps.sh
@@ -67,26 +81,27 @@ start_moto RESTOCK_DYNAMODB_CONTENDED_ENDPOINT 0 0 5
 step "cargo build --workspace --bins --tests (tests/binaries runs the compiled functions)"
 cargo build --workspace --bins --tests --quiet
 
-step "cargo test --workspace"
-# The differential histories (memory against DynamoDB) run 250 here and
-# 150 more on the lagging, faulted endpoint below (about 4 s each there).
-RESTOCK_DIFFERENTIAL_HISTORIES=${RESTOCK_DIFFERENTIAL_HISTORIES:-250} \
-  cargo test --workspace "$@"
+# The lagging, contended and 1 s runs each have doubles of their own, so
+# they run beside the workspace tests: each double applies one request at a
+# time on one core, and side by side they use both (docs/RELIABILITY.md,
+# "Where the suite's time goes"). Their output is printed after the
+# workspace tests, with their steps' seconds.
+# The differential histories (memory against DynamoDB) run for a time
+# budget per part, with fresh seeds each run (failing ones are kept and
+# replayed first); scripts/deep.sh runs the long counted runs.
+DIFFERENTIAL_SECONDS=${RESTOCK_DIFFERENTIAL_SECONDS:-100}
+LAGGING_DIFFERENTIAL_SECONDS=${RESTOCK_LAGGING_DIFFERENTIAL_SECONDS:-150}
 
-# The lagging runs, the browser story and the deployment checks run on a
-# full run (no extra arguments).
-if [ $# -eq 0 ]; then
-  step "cargo-mutants on restock-core: the mutants on lines changed since the last landed commit (.ci/landed)"
-  bash scripts/mutants.sh --in-diff --baseline skip
-
+side_runs() {
+  # The lagging runs, the contention model and the 1 s index, in order.
   step "the index lagging 250 ms, 2% of requests faulted: store suites, DESIGN story, binaries, histories"
   RESTOCK_DYNAMODB_ENDPOINT=$RESTOCK_DYNAMODB_LAGGING_ENDPOINT RESTOCK_INDEX_LAG_MS=250 \
     cargo test --workspace --test store -- conformance::dynamodb:: concurrency::
   RESTOCK_DYNAMODB_ENDPOINT=$RESTOCK_DYNAMODB_LAGGING_ENDPOINT RESTOCK_INDEX_LAG_MS=250 \
     cargo test --workspace --test e2e -- story:: binaries:: random_histories_keep_every_invariant_on_dynamodb
-  step "memory against DynamoDB: 150 differential histories on the lagging, faulted endpoint"
+  step "memory against DynamoDB: differential histories on the lagging, faulted endpoint (${LAGGING_DIFFERENTIAL_SECONDS} s a part)"
   RESTOCK_DYNAMODB_ENDPOINT=$RESTOCK_DYNAMODB_LAGGING_ENDPOINT RESTOCK_INDEX_LAG_MS=250 \
-    RESTOCK_DIFFERENTIAL_HISTORIES=150 \
+    RESTOCK_DIFFERENTIAL_SECONDS=$LAGGING_DIFFERENTIAL_SECONDS \
     cargo test --workspace --test e2e -- differential:: --nocapture
 
   # The racing suites on the contention model, one test at a time (the
@@ -95,7 +110,7 @@ if [ $# -eq 0 ]; then
   # The click races (two hundred clicks at once on one item's hold slots)
   # queue there for longer than a click's budget: crates/sim/tests/races.rs
   # runs them at a drop's rate on the same rules in simulated time, in the
-  # workspace tests above.
+  # workspace tests.
   step "the contention model (each transaction in flight 5 ms): racing joins, deliveries, cancels, waves and sweeps; histories"
   RESTOCK_DYNAMODB_ENDPOINT=$RESTOCK_DYNAMODB_CONTENDED_ENDPOINT \
     cargo test --workspace --test store -- --test-threads=1 \
@@ -106,9 +121,38 @@ if [ $# -eq 0 ]; then
     cargo test --workspace --test e2e -- random_histories_keep_every_invariant_on_dynamodb
 
   step "the index lagging 1 s: DESIGN story and binaries"
-  start_moto RESTOCK_DYNAMODB_SLOW_INDEX_ENDPOINT 1000 0.02
   RESTOCK_DYNAMODB_ENDPOINT=$RESTOCK_DYNAMODB_SLOW_INDEX_ENDPOINT RESTOCK_INDEX_LAG_MS=1000 \
     cargo test --workspace --test e2e -- story:: binaries::
+  end_step
+}
+
+side_pid=""
+if [ $# -eq 0 ]; then
+  start_moto RESTOCK_DYNAMODB_SLOW_INDEX_ENDPOINT 1000 0.02
+  side_log=$(mktemp -t restock-side.XXXXXX.log)
+  side_times=$(mktemp -t restock-side-steps.XXXXXX)
+  echo "the lagging, contended and 1 s runs go on beside the workspace tests (their output follows them)"
+  ( STEP_TIMES=$side_times step_name=""; side_runs ) >"$side_log" 2>&1 &
+  side_pid=$!
+fi
+
+step "cargo test --workspace (the differential histories ${DIFFERENTIAL_SECONDS} s a part)"
+RESTOCK_DIFFERENTIAL_SECONDS=$DIFFERENTIAL_SECONDS \
+  cargo test --workspace "$@"
+
+if [ -n "$side_pid" ]; then
+  step "waiting for the lagging, contended and 1 s runs"
+  side_status=0
+  wait "$side_pid" || side_status=$?
+  cat "$side_log"
+  awk -F'\t' '{ printf "%s\t(beside the workspace tests) %s\n", $1, $2 }' "$side_times" >>"$STEP_TIMES"
+  if [ "$side_status" -ne 0 ]; then
+    echo "the lagging, contended or 1 s runs failed (exit $side_status): their output is above" >&2
+    exit "$side_status"
+  fi
+
+  step "cargo-mutants on restock-core: the mutants on lines changed since the last landed commit (.ci/landed)"
+  bash scripts/mutants.sh --in-diff --baseline skip
 fi
 
 step "what the strict DynamoDB doubles did"
@@ -128,3 +172,5 @@ if [ $# -eq 0 ]; then
   step "cargo lambda build --release --arm64 (the four bootstrap artifacts sam build makes)"
   bash scripts/build-lambda.sh
 fi
+
+step_table

@@ -20,6 +20,7 @@ use restock_app::ports::{Clock, Outbox};
 use restock_core::{RequestId, RequestState, Sku};
 use restock_e2e::*;
 
+use super::budget::Budget;
 use super::histories::dynamo_world;
 
 const SKUS: [&str; 2] = [CHAIR, "THROW-OAT"];
@@ -494,24 +495,31 @@ async fn worlds(confirming: bool) -> (Side, Side) {
     (Side::new(mw, mo), Side::new(dw, doo))
 }
 
-/// `RESTOCK_DIFFERENTIAL_HISTORIES` histories in all (default 40;
-/// `scripts/test.sh` runs more), split over four tests that run side by
-/// side, each history on a fresh pair of worlds, on whichever DynamoDB
-/// endpoint `RESTOCK_DYNAMODB_ENDPOINT` names.
+/// `RESTOCK_DIFFERENTIAL_HISTORIES` histories in all (default 40), or as
+/// many as fit in `RESTOCK_DIFFERENTIAL_SECONDS` per part (`scripts/test.sh`
+/// sets a budget; `scripts/deep.sh` a count), split over four tests that run
+/// side by side, each history on a fresh pair of worlds, on whichever
+/// DynamoDB endpoint `RESTOCK_DYNAMODB_ENDPOINT` names. A failing history is
+/// kept in `differential.regressions` and replayed first on every run.
 fn differential(part: u32) {
-    let total: u32 = std::env::var("RESTOCK_DIFFERENTIAL_HISTORIES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(40);
-    let cases = total / 4 + u32::from(part < total % 4);
-    let config = ProptestConfig {
-        cases,
-        failure_persistence: None,
-        max_shrink_iters: 300,
-        ..ProptestConfig::default()
-    };
+    let mut budget = Budget::from_env(
+        "RESTOCK_DIFFERENTIAL_HISTORIES",
+        40,
+        "RESTOCK_DIFFERENTIAL_SECONDS",
+    );
+    budget.split(4, part);
+    let config = budget.config(
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/reliability/differential.regressions"
+        ),
+        300,
+    );
     let steps = std::sync::atomic::AtomicUsize::new(0);
     proptest!(config, |(ops in proptest::collection::vec(op(), 1..24), confirming in any::<bool>())| {
+        if budget.spent(ops.len()) {
+            return Ok(());
+        }
         let result = runtime().block_on(async {
             let (mut memory, mut dynamo) = worlds(confirming).await;
             run(&mut memory, &mut dynamo, &ops).await
@@ -520,11 +528,17 @@ fn differential(part: u32) {
             Ok(compared) => {
                 steps.fetch_add(compared, std::sync::atomic::Ordering::Relaxed);
             }
-            Err(e) => prop_assert!(false, "{}", e),
+            Err(e) => {
+                budget.failed();
+                prop_assert!(false, "{}", e);
+            }
         }
     });
     println!(
-        "differential part {part}: {cases} histories, {} observations compared, no difference",
+        "differential part {part}: {} histories {}, {} steps, {} observations compared, no difference",
+        budget.ran(),
+        budget.describe(),
+        budget.steps(),
         steps.load(std::sync::atomic::Ordering::Relaxed)
     );
 }
