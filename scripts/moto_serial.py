@@ -41,7 +41,9 @@ time goes") has what that showed.
     python3 scripts/moto_serial.py 127.0.0.1 5000
 """
 
+import cProfile
 import json
+import os
 import signal
 import sys
 import threading
@@ -49,9 +51,6 @@ import time
 
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
 from werkzeug.serving import run_simple
-
-import cProfile
-import os
 
 import dynamo_strict
 

@@ -2,8 +2,8 @@
 //! with fresh seeds every run (proptest's default), and every failing seed
 //! kept in a regressions file beside the suite and replayed first.
 //!
-//! `scripts/test.sh` gives each DynamoDB run a budget in seconds (so the
-//! suite keeps its time, docs/RELIABILITY.md "The suite's budget");
+//! `scripts/test.sh` gives the differential histories a budget in seconds
+//! (so the suite keeps its time, docs/RELIABILITY.md "The suite's budget");
 //! `scripts/deep.sh` runs the long, counted runs before a store change is
 //! resolved.
 
@@ -85,7 +85,8 @@ impl Budget {
         self.steps.load(Ordering::Relaxed)
     }
 
-    /// "in N s" or "capped at N" for the run's summary line.
+    /// How the run was bounded, for its summary line: by its time budget
+    /// (with the cap) or by its count.
     pub(super) fn describe(&self) -> String {
         match self.deadline {
             Some(_) => format!("within its time budget (at most {})", self.cases),
