@@ -2,6 +2,9 @@
 // playwright-core): open the demo product page, tap Notify me, post a
 // restock from the back office, open the notice's reserve link from the
 // outbox, hold, land on checkout, buy. Screenshots go to target/browser/.
+// The storefront and capture are two origins, as deployed: every widget
+// call crosses origins under the capture Function URL's CORS from
+// template.yaml.
 //
 //   cargo build -p restock-local && node tests/browser/story.mjs
 //
@@ -51,9 +54,11 @@ function check(condition, message) {
 }
 
 const port = await freePort();
+const capturePort = await freePort();
 const base = `http://127.0.0.1:${port}`;
+const capture = `http://127.0.0.1:${capturePort}`;
 const work = mkdtempSync(path.join(tmpdir(), "restock-browser-"));
-const server = spawn(bin, ["--port", String(port), "--outbox", path.join(work, "outbox.jsonl"), "--sweep-every", "1"], {
+const server = spawn(bin, ["--port", String(port), "--capture-port", String(capturePort), "--outbox", path.join(work, "outbox.jsonl"), "--sweep-every", "1"], {
   stdio: ["ignore", "pipe", "inherit"],
 });
 let serverLog = "";
@@ -76,7 +81,20 @@ const browser = await chromium.launch({
 let failed = false;
 try {
   await waitFor(`${base}/`, 15000);
+  await waitFor(`${capture}/widget`, 15000);
   const page = await browser.newPage({ viewport: { width: 390, height: 844 } }); // a phone
+  // What reached capture's origin and came back readable (a call CORS
+  // blocks fails instead), and what the browser complained of.
+  const crossOrigin = [];
+  const watch = (p) => {
+    p.on("requestfinished", (r) => {
+      if (r.url().startsWith(`${capture}/`)) crossOrigin.push(`${r.method()} ${new URL(r.url()).pathname}`);
+    });
+    p.on("console", (m) => {
+      if (m.type() === "error") console.log(`  browser console: ${m.text()}`);
+    });
+  };
+  watch(page);
   const email = "grace@example.com";
 
   console.log("shopper joins the queue");
@@ -100,6 +118,10 @@ try {
   await page.reload();
   await page.getByRole("status").filter({ hasText: "in line" }).waitFor({ timeout: 10000 });
   check((await page.getByRole("status").textContent()).includes("number 1 in line"), "a returning visit shows the place again");
+  check(
+    crossOrigin.some((c) => c.startsWith("POST /requests")) && crossOrigin.some((c) => /^GET \/requests\/./.test(c)),
+    `the widget joined and read the place on capture's own origin: ${crossOrigin.join(", ")}`,
+  );
 
   console.log("the shopper confirms from the inbox (double opt-in)");
   let confirmLink = null;
@@ -120,6 +142,7 @@ try {
 
   console.log("someone else, in another browser, joins and leaves");
   const other = await browser.newPage({ viewport: { width: 390, height: 844 } });
+  watch(other);
   const join = async (who, name) => {
     await other.getByLabel("Email or mobile number").fill(who);
     await other.getByLabel("First name").fill(name);
@@ -136,6 +159,7 @@ try {
       (await other.getByRole("button", { name: "Leave the list" }).count()) === 0,
     "the browser that joined can leave the list",
   );
+  check(crossOrigin.some((c) => /^DELETE \/requests\/./.test(c)), "leaving is a cross-origin DELETE with the manage token");
   // Typing Grace's address there tells the place, and gives no way to act on it.
   await join(email, "Grace");
   await other.getByRole("status").filter({ hasText: "number 1 in line" }).waitFor({ timeout: 10000 });

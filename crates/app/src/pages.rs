@@ -18,6 +18,20 @@ form{margin:0 0 1rem}";
 /// `title` is escaped here; `body` must already be safe HTML (build it with
 /// [`text`] and [`escape_html`]).
 pub fn page(texts: &Texts, status: StatusCode, title: &str, body: &str) -> Response {
+    page_leading_to(texts, status, title, body, None)
+}
+
+/// [`page`] whose form may end at `checkout` (an origin, such as
+/// `http://127.0.0.1:3000`), beyond this origin and any `https:` one: a
+/// browser checks a form's redirect against `form-action` too, so the hold
+/// button's 303 to a shop's checkout needs it.
+pub fn page_leading_to(
+    texts: &Texts,
+    status: StatusCode,
+    title: &str,
+    body: &str,
+    checkout: Option<&str>,
+) -> Response {
     let language = texts.language();
     let html = format!(
         "<!doctype html><html lang=\"{lang}\" dir=\"{dir}\"><head><meta charset=\"utf-8\">\
@@ -35,12 +49,16 @@ pub fn page(texts: &Texts, status: StatusCode, title: &str, body: &str) -> Respo
         "referrer-policy",
         "no-referrer".parse().expect("static header"),
     );
-    headers.insert(
-        "content-security-policy",
-        "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' https:; base-uri 'none'; frame-ancestors 'none'"
-            .parse()
-            .expect("static header"),
-    );
+    let checkout = checkout
+        .filter(|o| o.bytes().all(|b| b.is_ascii_graphic() && b != b';' && b != b','))
+        .map_or_else(String::new, |o| format!(" {o}"));
+    if let Ok(csp) = format!(
+        "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' https:{checkout}; base-uri 'none'; frame-ancestors 'none'"
+    )
+    .parse()
+    {
+        headers.insert("content-security-policy", csp);
+    }
     response
 }
 

@@ -76,6 +76,17 @@ impl CatalogueEntry {
         }
     }
 
+    /// The origin [`Self::checkout_for`] leads to (`https://shop.example`),
+    /// for a page whose form ends there.
+    pub fn checkout_origin(&self) -> Option<String> {
+        let url = match &self.checkout_url {
+            Some(template) => Url::parse(&template.replace("{hold}", "hold")).ok()?,
+            None => self.product_url.clone()?,
+        };
+        let origin = url.origin();
+        origin.is_tuple().then(|| origin.ascii_serialization())
+    }
+
     /// Where a shopper holding `hold` goes to buy: the checkout template
     /// filled in, else the product page with the hold id in its query
     /// (`?hold=…`), so the purchase can still name the hold it used.

@@ -33,11 +33,12 @@ button,.button{padding:.7rem 1rem;font:inherit;font-weight:600;color:#fff;backgr
 input{padding:.5rem;font:inherit}:focus-visible{outline:3px solid #f2b705;outline-offset:2px}";
 
 fn page(title: &str, body: &str) -> Response {
-    page_in(&Language::english(), title, body)
+    page_in(&Language::english(), title, body, None)
 }
 
-/// A demo page declaring `language` (the widget sends it with a sign-up).
-fn page_in(language: &Language, title: &str, body: &str) -> Response {
+/// A demo page declaring `language` (the widget sends it with a sign-up);
+/// its scripts may call `capture` (another origin) when given.
+fn page_in(language: &Language, title: &str, body: &str, capture: Option<&str>) -> Response {
     let html = format!(
         "<!doctype html><html lang=\"{lang}\" dir=\"{dir}\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>{t}</title>\
@@ -50,12 +51,14 @@ fn page_in(language: &Language, title: &str, body: &str) -> Response {
     let mut response = Html(html).into_response();
     let headers = response.headers_mut();
     headers.insert(header::CACHE_CONTROL, "no-store".parse().expect("static"));
-    headers.insert(
-        "content-security-policy",
-        "default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'self'; base-uri 'none'; frame-ancestors 'none'"
-            .parse()
-            .expect("static"),
-    );
+    let connect = capture.map_or_else(String::new, |c| format!("; connect-src 'self' {c}"));
+    if let Ok(csp) = format!(
+        "default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'self'; base-uri 'none'; frame-ancestors 'none'{connect}"
+    )
+    .parse()
+    {
+        headers.insert("content-security-policy", csp);
+    }
     response
 }
 
@@ -153,12 +156,13 @@ async fn product(
         .map(|(tag, _)| format!("<a href=\"?lang={tag}\" hreflang=\"{tag}\">{tag}</a>"))
         .collect::<Vec<_>>()
         .join(" · ");
+    let capture = crate::capture_origin(local.capture_port);
     page_in(
         &language,
         &entry.name,
         &format!(
             "<p class=\"muted\">{sku} · page language: {languages}</p><h1>{name}</h1><p>{tag}</p>\
-             <div data-restock-sku=\"{sku}\" data-restock-product=\"{name}\"></div>\
+             <div data-restock-sku=\"{sku}\" data-restock-product=\"{name}\" data-restock-endpoint=\"{endpoint}\"></div>\
              <script src=\"/restock-widget.js\" defer></script>\
              <section class=\"panel\" aria-labelledby=\"bo\"><h2 id=\"bo\">Back office (demo)</h2>\
              <p class=\"muted\">Posts a signed stock webhook to detect, as the shop's inventory system would. \
@@ -170,7 +174,9 @@ async fn product(
             name = esc(&entry.name),
             offered = snapshot.counters.offered,
             held = snapshot.counters.held,
+            endpoint = esc(&capture),
         ),
+        Some(&capture),
     )
 }
 

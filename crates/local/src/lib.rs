@@ -4,7 +4,13 @@
 //! a JSONL file, listed at `/outbox`). A demo storefront shows the widget,
 //! the team's dashboard is at `/admin`, and `POST /_admin/run` runs the
 //! `restock` CLI's commands on this store.
+//!
+//! As deployed, the storefront and capture are two origins: the storefront
+//! (demo shop, widget script, dashboard, webhooks) on `port`, capture on
+//! `capture_port`, behind the capture Function URL's CORS from
+//! `template.yaml` ([`cors`]).
 
+pub mod cors;
 mod demo;
 
 use std::collections::HashMap;
@@ -28,8 +34,10 @@ use restock_store_memory::MemoryStore;
 /// How the local server runs.
 #[derive(Clone)]
 pub struct Options {
-    /// The loopback port.
+    /// The storefront's loopback port.
     pub port: u16,
+    /// Capture's loopback port: its own origin, as its Function URL is.
+    pub capture_port: u16,
     /// The outbox file (JSON lines).
     pub outbox: PathBuf,
     /// The store: in memory unless a DynamoDB endpoint is given.
@@ -109,18 +117,35 @@ impl Alerts for ConsoleAlerts {
     }
 }
 
-/// The demo shop's settings, on `port`.
-pub fn demo_settings(port: u16) -> Settings {
-    let origin = format!("http://127.0.0.1:{port}");
+/// The storefront's origins on `port`: what a deployed stack's
+/// `StorefrontOrigins` parameter lists.
+pub fn storefront_origins(port: u16) -> Vec<String> {
+    vec![
+        format!("http://127.0.0.1:{port}"),
+        format!("http://localhost:{port}"),
+    ]
+}
+
+/// Capture's origin on `capture_port`: the local stand-in for `CaptureUrl`.
+pub fn capture_origin(capture_port: u16) -> String {
+    format!("http://127.0.0.1:{capture_port}")
+}
+
+/// The demo shop's settings: the storefront on `port`, links to capture on
+/// `capture_port`.
+pub fn demo_settings(port: u16, capture_port: u16) -> Settings {
+    let capture = capture_origin(capture_port);
+    let [storefront, localhost] = <[String; 2]>::try_from(storefront_origins(port))
+        .expect("two storefront origins");
     Settings::from_toml(&format!(
         r#"
 store_name = "Restock demo shop"
-public_base_url = "{origin}"
+public_base_url = "{capture}"
 email_from = "Restock demo shop <shop@example.com>"
 offer_window = "15m"
 hold_window = "10m"
 sends_per_second = 50
-storefront_origins = ["{origin}", "http://localhost:{port}"]
+storefront_origins = ["{storefront}", "{localhost}"]
 sms_countries = ["GB", "GG", "JE", "IM", "IE"]
 languages = ["en", "de", "fr", "es", "it", "nl", "pl", "pt", "ja", "ar"]
 "#
@@ -160,17 +185,25 @@ pub struct Local {
     pub outbox_path: PathBuf,
     /// The admin commands on the same store.
     pub admin: Admin,
-    /// The port.
+    /// The storefront's port.
     pub port: u16,
+    /// Capture's port.
+    pub capture_port: u16,
 }
 
 /// Seeds the demo settings and catalogue where none exist.
 ///
 /// # Errors
 /// When the store cannot be reached.
-pub async fn seed(store: &dyn Store, port: u16) -> Result<(), restock_store::StoreError> {
+pub async fn seed(
+    store: &dyn Store,
+    port: u16,
+    capture_port: u16,
+) -> Result<(), restock_store::StoreError> {
     if store.settings().await?.is_none() {
-        store.put_settings(&demo_settings(port)).await?;
+        store
+            .put_settings(&demo_settings(port, capture_port))
+            .await?;
     }
     for entry in demo_catalogue(port) {
         if store.catalogue_entry(&entry.sku).await?.is_none() {
@@ -210,14 +243,14 @@ pub fn build(options: &Options) -> std::io::Result<Arc<Local>> {
             pepper: Some(secrets.contact_pepper.clone()),
         },
         port: options.port,
+        capture_port: options.capture_port,
     }))
 }
 
-/// The HTTP app: capture's routes, detect's under `/webhooks/`, the demo
-/// storefront and the admin endpoint. Serve it with
-/// `into_make_service_with_connect_info::<SocketAddr>()`, so capture knows
-/// each caller's address from the socket.
-pub fn app(local: Arc<Local>) -> Router {
+/// The storefront's origin: the demo shop and its widget script, the
+/// outbox, the dashboard at `/admin`, `/_admin/run`, and detect's webhooks
+/// under `/webhooks/`.
+pub fn storefront(local: Arc<Local>) -> Router {
     let detect = restock_app::detect::router(local.services.clone());
     let dashboard = restock_app::admin::dashboard::Dashboard::new(
         Admin {
@@ -227,8 +260,7 @@ pub fn app(local: Arc<Local>) -> Router {
         local.services.clock.clone(),
         "/admin",
     );
-    restock_app::capture::router(local.services.clone())
-        .merge(demo::router(local.clone(), detect.clone()))
+    demo::router(local.clone(), detect.clone())
         .nest(
             "/admin",
             restock_app::admin::dashboard::router(Arc::new(dashboard)),
@@ -238,6 +270,34 @@ pub fn app(local: Arc<Local>) -> Router {
             detect.into_service::<axum::body::Body>(),
         )
         .layer(axum::middleware::from_fn(client_from_socket))
+}
+
+/// Capture's origin: its router behind the capture Function URL's CORS
+/// from `template.yaml`, allowing the storefront's origins.
+///
+/// # Errors
+/// When the template's CORS cannot be read.
+pub fn capture(local: Arc<Local>) -> Result<Router, String> {
+    let cors = Arc::new(cors::FunctionUrlCors::capture(storefront_origins(
+        local.port,
+    ))?);
+    Ok(restock_app::capture::router(local.services.clone())
+        .layer(axum::middleware::from_fn_with_state(
+            cors,
+            cors::function_url_cors,
+        ))
+        .layer(axum::middleware::from_fn(client_from_socket)))
+}
+
+/// The storefront's and capture's routes on one router, for tests that
+/// call both in process. `restock-local` serves them on two origins
+/// ([`storefront`], [`capture`]). Serve with
+/// `into_make_service_with_connect_info::<SocketAddr>()`, so capture knows
+/// each caller's address from the socket.
+pub fn app(local: Arc<Local>) -> Router {
+    restock_app::capture::router(local.services.clone())
+        .layer(axum::middleware::from_fn(client_from_socket))
+        .merge(storefront(local))
 }
 
 /// The socket peer as capture's caller address: the local stand-in for the

@@ -3,7 +3,9 @@
 //!     cargo run -p restock-local
 //!
 //! Then open http://127.0.0.1:3000, join a queue, post a restock from the
-//! product page's back office, and follow the link in the outbox.
+//! product page's back office, and follow the link in the outbox. Capture
+//! answers on its own origin (http://127.0.0.1:3001), as its Function URL
+//! does once deployed.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -11,7 +13,9 @@ use std::time::Duration;
 
 use clap::Parser;
 use restock_aws::BedrockPhraser;
-use restock_local::{Options, app, build, memory_store, notifier, seed, sweeper};
+use restock_local::{
+    Options, build, capture, capture_origin, memory_store, notifier, seed, storefront, sweeper,
+};
 use restock_store::Store;
 use restock_store_dynamo::DynamoStore;
 
@@ -22,9 +26,12 @@ use restock_store_dynamo::DynamoStore;
     about = "Run restock locally: the capture and detect routers, notify and sweep in process, an outbox, and a demo storefront."
 )]
 struct Cli {
-    /// The loopback port to serve on.
+    /// The loopback port the storefront (demo shop, outbox, dashboard, webhooks) is served on.
     #[arg(long, env = "RESTOCK_PORT", default_value_t = 3000)]
     port: u16,
+    /// The loopback port capture is served on, its own origin as deployed [default: --port + 1].
+    #[arg(long, env = "RESTOCK_CAPTURE_PORT")]
+    capture_port: Option<u16>,
     /// Use a DynamoDB API at this URL (moto, DynamoDB Local) instead of the in-memory store.
     #[arg(long, env = "RESTOCK_DYNAMODB_ENDPOINT")]
     dynamodb_endpoint: Option<String>,
@@ -52,6 +59,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with_target(false)
         .init();
     let cli = Cli::parse();
+    let capture_port = match cli.capture_port {
+        Some(p) => p,
+        None => cli
+            .port
+            .checked_add(1)
+            .ok_or("--port 65535 leaves no port for capture: give --capture-port")?,
+    };
 
     let sdk = if cli.dynamodb_endpoint.is_some() || cli.bedrock_model.is_some() {
         Some(restock_aws::wiring::sdk_config(None).await)
@@ -78,11 +92,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         )) as Arc<dyn restock_app::ports::Phraser>),
         _ => None,
     };
-    seed(store.as_ref(), cli.port)
+    seed(store.as_ref(), cli.port, capture_port)
         .await
         .map_err(|e| format!("could not seed the demo shop: {e}"))?;
     let local = build(&Options {
         port: cli.port,
+        capture_port,
         outbox: cli.outbox.clone(),
         store,
         phraser,
@@ -93,12 +108,17 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         Duration::from_secs(cli.sweep_every.max(1)),
     ));
 
-    let listener = tokio::net::TcpListener::bind(("127.0.0.1", cli.port))
-        .await
-        .map_err(|e| format!("cannot listen on 127.0.0.1:{}: {e} (try --port)", cli.port))?;
+    let bind = |port: u16| async move {
+        tokio::net::TcpListener::bind(("127.0.0.1", port))
+            .await
+            .map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e} (try --port or --capture-port)"))
+    };
+    let listener = bind(cli.port).await?;
+    let capture_listener = bind(capture_port).await?;
     let base = format!("http://127.0.0.1:{}", cli.port);
+    let capture_base = capture_origin(capture_port);
     println!(
-        "restock is running locally ({} store)\n\n  storefront  {base}/\n  outbox      {base}/outbox   (and {})\n  webhooks    {base}/webhooks/stock|shopify|woocommerce|orders\n\n\
+        "restock is running locally ({} store)\n\n  storefront  {base}/\n  capture     {capture_base}/   (its own origin, as its Function URL is)\n  outbox      {base}/outbox   (and {})\n  webhooks    {base}/webhooks/stock|shopify|woocommerce|orders\n\n\
          Try it: open {base}/products/CHAIR-WAL and tap Notify me; open the confirmation link in the\n\
          outbox and confirm; post a restock from the back office, then open the reserve link in the\n\
          outbox. From a terminal:\n\n  \
@@ -112,13 +132,23 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         },
         cli.outbox.display(),
     );
-    axum::serve(
-        listener,
-        app(local).into_make_service_with_connect_info::<std::net::SocketAddr>(),
-    )
-    .with_graceful_shutdown(async {
+    let capture_app = capture(local.clone())?;
+    let shutdown = || async {
         let _ = tokio::signal::ctrl_c().await;
-    })
-    .await?;
+    };
+    let capture_server = axum::serve(
+        capture_listener,
+        capture_app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown());
+    let storefront_server = axum::serve(
+        listener,
+        storefront(local).into_make_service_with_connect_info::<std::net::SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown());
+    tokio::try_join!(
+        async { capture_server.await },
+        async { storefront_server.await }
+    )?;
     Ok(())
 }

@@ -4,6 +4,8 @@
 
 use restock_core::notice::escape_html;
 
+use crate::pages::page_leading_to;
+
 use super::*;
 
 fn gone(t: &Texts, token: &str, what: &str) -> Response {
@@ -49,11 +51,11 @@ pub(super) async fn reserve_page(
         let Some(r) = request else {
             return Ok(ended_link(&t, &token_text));
         };
-        let name = s
-            .store
-            .catalogue_entry(&r.sku)
-            .await?
-            .map_or_else(|| r.sku.to_string(), |e| e.name);
+        let entry = s.store.catalogue_entry(&r.sku).await?;
+        let checkout = entry
+            .as_ref()
+            .and_then(restock_core::catalogue::CatalogueEntry::checkout_origin);
+        let name = entry.map_or_else(|| r.sku.to_string(), |e| e.name);
         let now = s.clock.now_ms();
         Ok::<_, AppError>(match r.state {
             RequestState::Offered { expires_ms, .. } if now < expires_ms => {
@@ -64,7 +66,7 @@ pub(super) async fn reserve_page(
                     ))
                     + &button(&format!("/r/{token_text}"), &t.word("page-reserve-button"));
                 let title = t.get("page-reserve-title", &[arg("product", &name)]);
-                page(&t, StatusCode::OK, &title, &body)
+                page_leading_to(&t, StatusCode::OK, &title, &body, checkout.as_deref())
             }
             RequestState::Held { expires_ms, .. } if now < expires_ms => {
                 let body =
@@ -75,7 +77,13 @@ pub(super) async fn reserve_page(
                             arg("time", &t.time_left(expires_ms - now)),
                         ],
                     )) + &button(&format!("/r/{token_text}"), &t.word("page-checkout-button"));
-                page(&t, StatusCode::OK, &t.word("page-held-title"), &body)
+                page_leading_to(
+                    &t,
+                    StatusCode::OK,
+                    &t.word("page-held-title"),
+                    &body,
+                    checkout.as_deref(),
+                )
             }
             RequestState::Bought { .. } => gone(&t, &token_text, "page-used"),
             _ => ended_link(&t, &token_text),

@@ -10,11 +10,12 @@ use tower::ServiceExt;
 
 pub async fn local() -> Arc<restock_local::Local> {
     let store = memory_store();
-    seed(store.as_ref(), 3000).await.unwrap();
+    seed(store.as_ref(), 3000, 3001).await.unwrap();
     let dir = std::env::temp_dir().join(format!("restock-local-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     build(&Options {
         port: 3000,
+        capture_port: 3001,
         outbox: dir.join(format!("{:?}.jsonl", std::thread::current().id())),
         store,
         phraser: None,
