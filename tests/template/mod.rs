@@ -698,15 +698,6 @@ fn substitute(body: &str) -> String {
 }
 
 #[test]
-fn the_example_settings_and_catalogue_are_valid() {
-    let settings = std::fs::read_to_string(root().join("examples/settings.toml")).unwrap();
-    restock_core::Settings::from_toml(&settings).expect("examples/settings.toml");
-    let catalogue = std::fs::read_to_string(root().join("examples/catalogue.csv")).unwrap();
-    let entries = restock_core::catalogue::parse_csv(&catalogue).expect("examples/catalogue.csv");
-    assert_eq!(entries.len(), 3);
-}
-
-#[test]
 fn every_widget_attribute_the_readme_names_is_one_the_widget_reads() {
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
     let widget =
