@@ -4,7 +4,7 @@
 //! table in `restock_aws::wiring`, notify's stream filter passes wake records
 //! only, and the placeholder secret is one the functions can read.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use restock_app::metrics::Metric;
@@ -215,7 +215,13 @@ fn each_function_builds_its_binary_and_gets_exactly_the_variables_it_reads() {
                 n if n == EVENT_BUS => "EventBus",
                 other => panic!("unexpected variable {other}"),
             };
-            assert_eq!(reference(value), Some(target), "{} {:?}", f.name(), name);
+            let resolved = if target == "Table" {
+                // The stack's table, or the restored one it is pointed at.
+                resolve(value, &t, &BTreeMap::new())
+            } else {
+                value.clone()
+            };
+            assert_eq!(reference(&resolved), Some(target), "{} {:?}", f.name(), name);
         }
     }
 }
@@ -805,4 +811,198 @@ fn every_event_is_documented_with_the_fields_it_carries() {
             );
         }
     }
+}
+
+/// The template's parameters: each default, overridden by `given`.
+fn parameters(t: &Value, given: &BTreeMap<&str, &str>) -> BTreeMap<String, String> {
+    t["Parameters"]
+        .as_mapping()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| {
+            let name = k.as_str().unwrap();
+            let value = given.get(name).map_or_else(
+                || match &v["Default"] {
+                    Value::String(s) => s.clone(),
+                    Value::Number(n) => n.to_string(),
+                    _ => String::new(),
+                },
+                |g| (*g).to_owned(),
+            );
+            (name.to_owned(), value)
+        })
+        .collect()
+}
+
+/// A condition's value with the given parameters (`!Equals`, `!Not`,
+/// `!Ref` to a parameter, `!Condition`).
+fn condition(t: &Value, v: &Value, p: &BTreeMap<String, String>) -> bool {
+    let Value::Tagged(tagged) = v else {
+        panic!("a condition: {v:?}")
+    };
+    let scalar = |v: &Value| match v {
+        Value::Tagged(r) if r.tag == "Ref" => p[r.value.as_str().unwrap()].clone(),
+        Value::String(s) => s.clone(),
+        other => panic!("{other:?}"),
+    };
+    match tagged.tag.to_string().trim_start_matches('!') {
+        "Equals" => {
+            let items = tagged.value.as_sequence().unwrap();
+            scalar(&items[0]) == scalar(&items[1])
+        }
+        "Not" => !condition(t, &tagged.value.as_sequence().unwrap()[0], p),
+        "Condition" => condition(
+            t,
+            &t["Conditions"][tagged.value.as_str().unwrap()],
+            p,
+        ),
+        other => panic!("condition {other}"),
+    }
+}
+
+fn conditions(t: &Value, p: &BTreeMap<String, String>) -> BTreeMap<String, bool> {
+    t["Conditions"]
+        .as_mapping()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| (k.as_str().unwrap().to_owned(), condition(t, v, p)))
+        .collect()
+}
+
+/// `v` with every `!If` decided for the given parameters.
+fn resolve(v: &Value, t: &Value, given: &BTreeMap<&str, &str>) -> Value {
+    let decided = conditions(t, &parameters(t, given));
+    fn walk(v: &Value, decided: &BTreeMap<String, bool>) -> Value {
+        match v {
+            Value::Tagged(tagged) if tagged.tag == "If" => {
+                let items = tagged.value.as_sequence().unwrap();
+                let branch = if decided[items[0].as_str().unwrap()] { 1 } else { 2 };
+                walk(&items[branch], decided)
+            }
+            Value::Tagged(tagged) => Value::Tagged(Box::new(serde_yaml::value::TaggedValue {
+                tag: tagged.tag.clone(),
+                value: walk(&tagged.value, decided),
+            })),
+            Value::Sequence(items) => Value::Sequence(items.iter().map(|i| walk(i, decided)).collect()),
+            Value::Mapping(m) => Value::Mapping(
+                m.iter().map(|(k, v)| (k.clone(), walk(v, decided))).collect(),
+            ),
+            other => other.clone(),
+        }
+    }
+    walk(v, &decided)
+}
+
+/// Every resource a resolved value refers to: `!Ref X`, `!GetAtt X.Y`,
+/// `${X}` and `${X.Y}` in a `!Sub`.
+fn referred(v: &Value, out: &mut BTreeSet<String>) {
+    match v {
+        Value::Tagged(tagged) if tagged.tag == "Ref" => {
+            out.insert(tagged.value.as_str().unwrap_or_default().to_owned());
+        }
+        Value::Tagged(tagged) if tagged.tag == "GetAtt" => {
+            let target = tagged.value.as_str().map_or_else(
+                || tagged.value[0].as_str().unwrap_or_default().to_owned(),
+                |s| s.split('.').next().unwrap_or_default().to_owned(),
+            );
+            out.insert(target);
+        }
+        Value::Tagged(tagged) if tagged.tag == "Sub" => {
+            let body = tagged.value.as_str().or_else(|| tagged.value[0].as_str()).unwrap_or_default();
+            for part in body.split("${").skip(1) {
+                let name = part.split('}').next().unwrap_or_default();
+                out.insert(name.split('.').next().unwrap_or_default().to_owned());
+            }
+            if let Some(vars) = tagged.value.get(1) {
+                referred(vars, out);
+            }
+        }
+        Value::Tagged(tagged) => referred(&tagged.value, out),
+        Value::Sequence(items) => items.iter().for_each(|i| referred(i, out)),
+        Value::Mapping(m) => m.values().for_each(|v| referred(v, out)),
+        _ => {}
+    }
+}
+
+/// `sam delete` keeps the table and the keys secret: the secret's
+/// `contact_pepper` keys every opt-out the table holds.
+#[test]
+fn deleting_the_stack_keeps_the_table_and_the_pepper_that_keys_its_opt_outs() {
+    let t = template();
+    for resource in ["Table", "Keys"] {
+        for policy in ["DeletionPolicy", "UpdateReplacePolicy"] {
+            assert_eq!(
+                t["Resources"][resource][policy].as_str(),
+                Some("Retain"),
+                "{resource} {policy}"
+            );
+        }
+    }
+    assert_eq!(
+        t["Resources"]["Keys"]["Properties"]["GenerateSecretString"]["GenerateStringKey"].as_str(),
+        Some("contact_pepper")
+    );
+}
+
+/// Pointed at a restored table (`ExistingTableName`, with its stream), the
+/// stack makes no table and nothing refers to one it did not make: every
+/// function's table, permissions and stream are the restored table's.
+#[test]
+fn a_stack_can_be_pointed_at_a_restored_table() {
+    let t = template();
+    let stream = "arn:aws:dynamodb:eu-west-2:123456789012:table/restock-restored/stream/2026-12-04T00:00:00.000";
+    let given = BTreeMap::from([
+        ("ExistingTableName", "restock-restored"),
+        ("ExistingTableStreamArn", stream),
+    ]);
+    let decided = conditions(&t, &parameters(&t, &given));
+    assert!(!decided["CreateTable"]);
+    assert_eq!(t["Resources"]["Table"]["Condition"].as_str(), Some("CreateTable"));
+    // Without the stream, the deploy is refused before anything changes.
+    let rule = &t["Rules"]["RestoredTableHasItsStream"];
+    assert!(format!("{:?}", rule["Assertions"]).contains("ExistingTableStreamArn"));
+    assert!(condition(&t, &rule["RuleCondition"], &parameters(&t, &given)));
+    assert!(!condition(&t, &rule["RuleCondition"], &parameters(&t, &BTreeMap::new())));
+
+    let mut refs = BTreeSet::new();
+    for (name, resource) in t["Resources"].as_mapping().unwrap() {
+        if name.as_str() == Some("Table") {
+            continue;
+        }
+        let condition_holds = resource["Condition"]
+            .as_str()
+            .is_none_or(|c| decided[c]);
+        if condition_holds {
+            referred(&resolve(resource, &t, &given), &mut refs);
+        }
+    }
+    for output in t["Outputs"].as_mapping().unwrap().values() {
+        referred(&resolve(output, &t, &given), &mut refs);
+    }
+    assert!(!refs.contains("Table"), "a reference to the table the stack did not make");
+    for f in Function::ALL {
+        let resolved = resolve(function(&t, f), &t, &given);
+        let env = &resolved["Properties"]["Environment"]["Variables"][TABLE_VAR];
+        assert_eq!(reference(env), Some("ExistingTableName"), "{}", f.name());
+        let policies = format!("{:?}", resolved["Properties"]["Policies"]);
+        assert!(
+            policies.contains("table/${ExistingTableName}\\")
+                || policies.contains("table/${ExistingTableName}"),
+            "{}: {policies}",
+            f.name()
+        );
+        assert!(policies.contains("table/${ExistingTableName}/index/*"), "{}", f.name());
+    }
+    let notify = resolve(function(&t, Function::Notify), &t, &given);
+    for (_, event) in notify["Properties"]["Events"].as_mapping().unwrap() {
+        if event["Type"].as_str() == Some("DynamoDB") {
+            assert_eq!(reference(&event["Properties"]["Stream"]), Some("ExistingTableStreamArn"));
+        }
+    }
+    // And by default the stack's own table, as before.
+    let own = resolve(function(&t, Function::Capture), &t, &BTreeMap::new());
+    assert_eq!(
+        reference(&own["Properties"]["Environment"]["Variables"][TABLE_VAR]),
+        Some("Table")
+    );
 }

@@ -183,7 +183,8 @@ fn shell_lines(body: &str) -> Vec<String> {
 }
 
 /// The simple commands of a line: split at `|`, `&&`, `||` and `;`, each
-/// as its words, leading `NAME=value` assignments dropped.
+/// as its words, leading `NAME=value` assignments dropped (but the tool
+/// of a `NAME=$(tool …)`).
 fn commands(line: &str) -> Vec<Vec<String>> {
     let Some(words) = shlex::split(line) else {
         return vec![vec![format!("(unbalanced quotes) {line}")]];
@@ -194,7 +195,10 @@ fn commands(line: &str) -> Vec<Vec<String>> {
         if matches!(w.as_str(), "|" | "&&" | "||" | ";") {
             out.push(std::mem::take(&mut current));
         } else if current.is_empty() && w.contains('=') && !w.starts_with('-') {
-            continue;
+            // `NAME=$(tool …)`: the substitution's tool runs.
+            if let Some((_, tool)) = w.split_once("=$(") {
+                current.push(tool.to_owned());
+            }
         } else {
             current.push(w);
         }
