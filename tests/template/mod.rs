@@ -221,7 +221,13 @@ fn each_function_builds_its_binary_and_gets_exactly_the_variables_it_reads() {
             } else {
                 value.clone()
             };
-            assert_eq!(reference(&resolved), Some(target), "{} {:?}", f.name(), name);
+            assert_eq!(
+                reference(&resolved),
+                Some(target),
+                "{} {:?}",
+                f.name(),
+                name
+            );
         }
     }
 }
@@ -851,11 +857,7 @@ fn condition(t: &Value, v: &Value, p: &BTreeMap<String, String>) -> bool {
             scalar(&items[0]) == scalar(&items[1])
         }
         "Not" => !condition(t, &tagged.value.as_sequence().unwrap()[0], p),
-        "Condition" => condition(
-            t,
-            &t["Conditions"][tagged.value.as_str().unwrap()],
-            p,
-        ),
+        "Condition" => condition(t, &t["Conditions"][tagged.value.as_str().unwrap()], p),
         other => panic!("condition {other}"),
     }
 }
@@ -876,16 +878,24 @@ fn resolve(v: &Value, t: &Value, given: &BTreeMap<&str, &str>) -> Value {
         match v {
             Value::Tagged(tagged) if tagged.tag == "If" => {
                 let items = tagged.value.as_sequence().unwrap();
-                let branch = if decided[items[0].as_str().unwrap()] { 1 } else { 2 };
+                let branch = if decided[items[0].as_str().unwrap()] {
+                    1
+                } else {
+                    2
+                };
                 walk(&items[branch], decided)
             }
             Value::Tagged(tagged) => Value::Tagged(Box::new(serde_yaml::value::TaggedValue {
                 tag: tagged.tag.clone(),
                 value: walk(&tagged.value, decided),
             })),
-            Value::Sequence(items) => Value::Sequence(items.iter().map(|i| walk(i, decided)).collect()),
+            Value::Sequence(items) => {
+                Value::Sequence(items.iter().map(|i| walk(i, decided)).collect())
+            }
             Value::Mapping(m) => Value::Mapping(
-                m.iter().map(|(k, v)| (k.clone(), walk(v, decided))).collect(),
+                m.iter()
+                    .map(|(k, v)| (k.clone(), walk(v, decided)))
+                    .collect(),
             ),
             other => other.clone(),
         }
@@ -908,7 +918,11 @@ fn referred(v: &Value, out: &mut BTreeSet<String>) {
             out.insert(target);
         }
         Value::Tagged(tagged) if tagged.tag == "Sub" => {
-            let body = tagged.value.as_str().or_else(|| tagged.value[0].as_str()).unwrap_or_default();
+            let body = tagged
+                .value
+                .as_str()
+                .or_else(|| tagged.value[0].as_str())
+                .unwrap_or_default();
             for part in body.split("${").skip(1) {
                 let name = part.split('}').next().unwrap_or_default();
                 out.insert(name.split('.').next().unwrap_or_default().to_owned());
@@ -957,21 +971,30 @@ fn a_stack_can_be_pointed_at_a_restored_table() {
     ]);
     let decided = conditions(&t, &parameters(&t, &given));
     assert!(!decided["CreateTable"]);
-    assert_eq!(t["Resources"]["Table"]["Condition"].as_str(), Some("CreateTable"));
+    assert_eq!(
+        t["Resources"]["Table"]["Condition"].as_str(),
+        Some("CreateTable")
+    );
     // Without the stream, the deploy is refused before anything changes.
     let rule = &t["Rules"]["RestoredTableHasItsStream"];
     assert!(format!("{:?}", rule["Assertions"]).contains("ExistingTableStreamArn"));
-    assert!(condition(&t, &rule["RuleCondition"], &parameters(&t, &given)));
-    assert!(!condition(&t, &rule["RuleCondition"], &parameters(&t, &BTreeMap::new())));
+    assert!(condition(
+        &t,
+        &rule["RuleCondition"],
+        &parameters(&t, &given)
+    ));
+    assert!(!condition(
+        &t,
+        &rule["RuleCondition"],
+        &parameters(&t, &BTreeMap::new())
+    ));
 
     let mut refs = BTreeSet::new();
     for (name, resource) in t["Resources"].as_mapping().unwrap() {
         if name.as_str() == Some("Table") {
             continue;
         }
-        let condition_holds = resource["Condition"]
-            .as_str()
-            .is_none_or(|c| decided[c]);
+        let condition_holds = resource["Condition"].as_str().is_none_or(|c| decided[c]);
         if condition_holds {
             referred(&resolve(resource, &t, &given), &mut refs);
         }
@@ -979,7 +1002,10 @@ fn a_stack_can_be_pointed_at_a_restored_table() {
     for output in t["Outputs"].as_mapping().unwrap().values() {
         referred(&resolve(output, &t, &given), &mut refs);
     }
-    assert!(!refs.contains("Table"), "a reference to the table the stack did not make");
+    assert!(
+        !refs.contains("Table"),
+        "a reference to the table the stack did not make"
+    );
     for f in Function::ALL {
         let resolved = resolve(function(&t, f), &t, &given);
         let env = &resolved["Properties"]["Environment"]["Variables"][TABLE_VAR];
@@ -991,12 +1017,19 @@ fn a_stack_can_be_pointed_at_a_restored_table() {
             "{}: {policies}",
             f.name()
         );
-        assert!(policies.contains("table/${ExistingTableName}/index/*"), "{}", f.name());
+        assert!(
+            policies.contains("table/${ExistingTableName}/index/*"),
+            "{}",
+            f.name()
+        );
     }
     let notify = resolve(function(&t, Function::Notify), &t, &given);
     for (_, event) in notify["Properties"]["Events"].as_mapping().unwrap() {
         if event["Type"].as_str() == Some("DynamoDB") {
-            assert_eq!(reference(&event["Properties"]["Stream"]), Some("ExistingTableStreamArn"));
+            assert_eq!(
+                reference(&event["Properties"]["Stream"]),
+                Some("ExistingTableStreamArn")
+            );
         }
     }
     // And by default the stack's own table, as before.

@@ -50,7 +50,10 @@ pub fn page_leading_to(
         "no-referrer".parse().expect("static header"),
     );
     let checkout = checkout
-        .filter(|o| o.bytes().all(|b| b.is_ascii_graphic() && b != b';' && b != b','))
+        .filter(|o| {
+            o.bytes()
+                .all(|b| b.is_ascii_graphic() && b != b';' && b != b',')
+        })
         .map_or_else(String::new, |o| format!(" {o}"));
     if let Ok(csp) = format!(
         "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' https:{checkout}; base-uri 'none'; frame-ancestors 'none'"

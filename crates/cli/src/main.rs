@@ -121,12 +121,18 @@ enum Cmd {
         /// `order` for the generic format) for a paid order that used a hold.
         #[arg(value_parser = parse_format)]
         format: Format,
-        /// The signing key (default: the local server's).
+        /// The signing key (default: the stack's current key with `--stack`,
+        /// or from `--secret-id` with `--table`; else the local server's).
         #[arg(long)]
         key: Option<String>,
-        /// Where detect listens (the DetectUrl output; default: the local server).
+        /// Where detect listens (default: the stack's DetectUrl with
+        /// `--stack`; else the local server).
         #[arg(long)]
         url: Option<String>,
+        /// A deployed stack's name: sign with its current key, read from its
+        /// keys secret, for its DetectUrl.
+        #[arg(long)]
+        stack: Option<String>,
         /// stock: the SKU; woocommerce: the product's SKU.
         #[arg(long)]
         sku: Option<String>,
@@ -525,21 +531,124 @@ async fn dashboard(target: Target, port: u16, no_open: bool) -> Result<String, C
     Ok(String::new())
 }
 
-/// `restock sign-webhook`: posts to `--url` when given, else to the local
-/// server the other commands talk to (`--local` / `RESTOCK_LOCAL_URL`).
-fn sign_webhook(cmd: &Cmd, local: &str) -> Result<String, CliError> {
+/// A deployed stack's outputs: its keys secret and DetectUrl.
+async fn stack_outputs(
+    sdk: &aws_config::SdkConfig,
+    stack: &str,
+) -> Result<(String, String), CliError> {
+    let described = aws_sdk_cloudformation::Client::new(sdk)
+        .describe_stacks()
+        .stack_name(stack)
+        .send()
+        .await
+        .map_err(|e| {
+            CliError::Usage(format!(
+                "could not read the stack {stack}: {}",
+                aws_sdk_cloudformation::error::DisplayErrorContext(&e)
+            ))
+        })?;
+    let outputs = described
+        .stacks()
+        .first()
+        .map(|s| s.outputs().to_vec())
+        .unwrap_or_default();
+    let output = |name: &str| {
+        outputs
+            .iter()
+            .find(|o| o.output_key() == Some(name))
+            .and_then(|o| o.output_value())
+            .map(str::to_owned)
+            .ok_or_else(|| {
+                CliError::Usage(format!(
+                    "the stack {stack} has no {name} output: is it a restock stack?"
+                ))
+            })
+    };
+    Ok((output("KeysSecretArn")?, output("DetectUrl")?))
+}
+
+/// The current (first) key for `platform` in the keys secret `secret_id`.
+async fn current_key(
+    sdk: &aws_config::SdkConfig,
+    secret_id: &str,
+    platform: restock_core::Platform,
+) -> Result<String, CliError> {
+    let value = aws_sdk_secretsmanager::Client::new(sdk)
+        .get_secret_value()
+        .secret_id(secret_id)
+        .send()
+        .await
+        .map_err(|e| {
+            CliError::Usage(format!(
+                "could not read the keys secret {secret_id}: {}",
+                aws_sdk_secretsmanager::error::DisplayErrorContext(&e)
+            ))
+        })?;
+    let keys: serde_json::Value = serde_json::from_str(value.secret_string().unwrap_or("{}"))
+        .map_err(|e| CliError::Usage(format!("the keys secret is not JSON: {e}")))?;
+    keys[platform.name()][0]
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| {
+            CliError::Usage(format!(
+                "the keys secret has no {} key yet, so the stack refuses every {} delivery: add one (docs/DEPLOY.md, \"After deploying\")",
+                platform.name(),
+                platform.name()
+            ))
+        })
+}
+
+/// `restock sign-webhook`: signs with `--key`, else the stack's current key
+/// (`--stack`, or `--table` with `--secret-id`), else the local server's;
+/// posts to `--url`, else the stack's DetectUrl, else the local server the
+/// other commands talk to (`--local` / `RESTOCK_LOCAL_URL`).
+async fn sign_webhook(cli: &Cli) -> Result<String, CliError> {
     let Cmd::SignWebhook {
         format,
         key,
         url,
+        stack,
         sku,
         level,
         id,
         location,
         hold,
-    } = cmd
+    } = &cli.command
     else {
         unreachable!("called for sign-webhook only")
+    };
+    let deployed = stack.is_some() || cli.table.is_some();
+    let sdk = if deployed && key.is_none() || stack.is_some() {
+        Some(restock_aws::wiring::sdk_config(cli.endpoint_url.as_deref()).await)
+    } else {
+        None
+    };
+    let (secret_id, detect_url) = match (stack, &sdk) {
+        (Some(stack), Some(sdk)) => {
+            let (secret, detect) = stack_outputs(sdk, stack).await?;
+            (Some(secret), Some(detect))
+        }
+        _ => (cli.secret_id.clone(), None),
+    };
+    let key = match (key, &sdk, &secret_id) {
+        (Some(key), _, _) => key.clone(),
+        (None, Some(sdk), Some(secret)) => current_key(sdk, secret, format.platform).await?,
+        (None, Some(_), None) => {
+            return Err(CliError::Usage(
+                "--table signs with the stack's key: give --secret-id <KeysSecretArn>, or --stack <name>".into(),
+            ));
+        }
+        (None, None, _) => dev_key(format.platform),
+    };
+    let base = match (url, &detect_url) {
+        (Some(url), _) => url.clone(),
+        (None, Some(detect)) => detect.clone(),
+        (None, None) if cli.table.is_some() => {
+            return Err(CliError::Usage(
+                "--table does not say where the stack's detect listens: give --url <DetectUrl>, or --stack <name>".into(),
+            ));
+        }
+        (None, None) => cli.local.clone(),
     };
     let event = if format.order {
         TestEvent::Order {
@@ -558,7 +667,6 @@ fn sign_webhook(cmd: &Cmd, local: &str) -> Result<String, CliError> {
             location: location.clone(),
         }
     };
-    let key = key.clone().unwrap_or_else(|| dev_key(format.platform));
     let delivery = sign(
         format.platform,
         &event,
@@ -566,7 +674,7 @@ fn sign_webhook(cmd: &Cmd, local: &str) -> Result<String, CliError> {
         &delivery_id(OsEntropy.bytes16()),
         now_ms() / 1000,
     )?;
-    Ok(curl(&delivery, url.as_deref().unwrap_or(local)))
+    Ok(curl(&delivery, &base))
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -586,7 +694,7 @@ async fn main() -> ExitCode {
 
 async fn run(cli: &Cli) -> Result<String, CliError> {
     if matches!(cli.command, Cmd::SignWebhook { .. }) {
-        return sign_webhook(&cli.command, &cli.local).map(|c| c + "\n");
+        return sign_webhook(cli).await.map(|c| c + "\n");
     }
     let target = target(cli).await?;
     if let Cmd::Dashboard { port, no_open } = cli.command {

@@ -81,11 +81,9 @@ fn parts(text: &str) -> Parts {
             Event::End(TagEnd::Heading(_)) => {
                 let slug = slug(&heading.take().unwrap_or_default());
                 let n = seen.entry(slug.clone()).or_default();
-                parts.anchors.insert(if *n == 0 {
-                    slug
-                } else {
-                    format!("{slug}-{n}")
-                });
+                parts
+                    .anchors
+                    .insert(if *n == 0 { slug } else { format!("{slug}-{n}") });
                 *n += 1;
             }
             Event::Text(t) => {
@@ -99,7 +97,9 @@ fn parts(text: &str) -> Parts {
                 if let Some(h) = &mut heading {
                     h.push_str(&c);
                 }
-                parts.code.push((line_of(text, range.start), c.into_string()));
+                parts
+                    .code
+                    .push((line_of(text, range.start), c.into_string()));
             }
             Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) => parts
                 .links
@@ -154,8 +154,19 @@ fn merge(base: &mut toml::Table, over: toml::Table) {
 
 /// The commands a shell block may call: the tools the docs ask for.
 const TOOLS: &[&str] = &[
-    "aws", "bash", "cargo", "curl", "git", "jq", "node", "npm", "python3", "restock",
-    "restock-local", "sam", "sh",
+    "aws",
+    "bash",
+    "cargo",
+    "curl",
+    "git",
+    "jq",
+    "node",
+    "npm",
+    "python3",
+    "restock",
+    "restock-local",
+    "sam",
+    "sh",
 ];
 
 /// A shell block's lines with continuations joined and comments cut.
@@ -445,7 +456,10 @@ fn every_restock_command_the_docs_and_the_template_name_exists() {
                 .map(|e| format!("{place}: `restock {}`: {e}", args.join(" ")))
         })
         .collect();
-    println!("restock commands named in docs and template.yaml: {}", named.len());
+    println!(
+        "restock commands named in docs and template.yaml: {}",
+        named.len()
+    );
     assert!(
         failures.is_empty(),
         "commands the docs name that restock does not take:\n{}",
@@ -457,7 +471,14 @@ fn every_restock_command_the_docs_and_the_template_name_exists() {
 /// Inline code that names a file or directory of this repository.
 fn looks_like_a_path(code: &str) -> bool {
     const TOP: &[&str] = &[
-        "crates/", "docs/", "events/", "examples/", "scripts/", "tests/", "fuzz/", ".ci/",
+        "crates/",
+        "docs/",
+        "events/",
+        "examples/",
+        "scripts/",
+        "tests/",
+        "fuzz/",
+        ".ci/",
     ];
     !code.contains(char::is_whitespace)
         && !code.contains(['*', '<', '{', '$'])
@@ -513,12 +534,16 @@ fn every_path_and_link_in_the_docs_resolves() {
                     Some(_) => failures.push(format!(
                         "{path}:{line}: {target}: {file} has no heading #{anchor}"
                     )),
-                    None => failures.push(format!("{path}:{line}: {target}: an anchor into a file that is not a doc")),
+                    None => failures.push(format!(
+                        "{path}:{line}: {target}: an anchor into a file that is not a doc"
+                    )),
                 }
             }
         }
     }
-    println!("paths checked: {paths}; links within the repository: {links}; external links (well-formed, not fetched): {external}");
+    println!(
+        "paths checked: {paths}; links within the repository: {links}; external links (well-formed, not fetched): {external}"
+    );
     assert!(
         failures.is_empty(),
         "paths and links in the docs that lead nowhere:\n{}",
@@ -577,7 +602,10 @@ fn the_settings_reference_has_every_field_with_the_codes_default() {
     for line in doc.lines().filter(|l| l.starts_with("| `")) {
         let cells: Vec<&str> = line.split(" | ").collect();
         rows.insert(
-            cells[0].trim_start_matches("| ").trim_matches('`').to_owned(),
+            cells[0]
+                .trim_start_matches("| ")
+                .trim_matches('`')
+                .to_owned(),
             cells[1].to_owned(),
         );
     }
@@ -593,7 +621,9 @@ fn the_settings_reference_has_every_field_with_the_codes_default() {
                     .and_then(|c| toml::from_str::<toml::Table>(&format!("v = {c}")).ok())
                     .and_then(|mut t| t.remove("v"));
                 if written.as_ref() != Some(value) {
-                    failures.push(format!("{key}: the doc says {cell}, the code's default is {value}"));
+                    failures.push(format!(
+                        "{key}: the doc says {cell}, the code's default is {value}"
+                    ));
                 }
             }
         }
@@ -601,8 +631,13 @@ fn the_settings_reference_has_every_field_with_the_codes_default() {
     let optional_without_default = ["sms_sender_id", "messages.<language>.<id>"];
     for key in rows.keys() {
         let required = rows[key] == "(required)";
-        if !required && !defaults.contains_key(key) && !optional_without_default.contains(&key.as_str()) {
-            failures.push(format!("docs/SETTINGS.md lists {key}, which the settings do not have"));
+        if !required
+            && !defaults.contains_key(key)
+            && !optional_without_default.contains(&key.as_str())
+        {
+            failures.push(format!(
+                "docs/SETTINGS.md lists {key}, which the settings do not have"
+            ));
         }
     }
     // The example shows the defaults of the optional fields it sets, but
@@ -613,16 +648,25 @@ fn the_settings_reference_has_every_field_with_the_codes_default() {
     flatten("", &written, &mut set);
     let mut example = BTreeMap::new();
     let read_back = restock_core::Settings::from_toml(&text).expect("examples/settings.toml");
-    flatten("", &toml::from_str(&read_back.to_toml()).unwrap(), &mut example);
+    flatten(
+        "",
+        &toml::from_str(&read_back.to_toml()).unwrap(),
+        &mut example,
+    );
     for (key, value) in example.iter().filter(|(k, _)| set.contains_key(*k)) {
         if let Some(default) = defaults.get(key)
             && default != value
             && key != "storefront_origins"
         {
-            failures.push(format!("examples/settings.toml sets {key} = {value}, not its default {default}"));
+            failures.push(format!(
+                "examples/settings.toml sets {key} = {value}, not its default {default}"
+            ));
         }
     }
-    println!("settings fields checked against the code: {}", defaults.len());
+    println!(
+        "settings fields checked against the code: {}",
+        defaults.len()
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -732,7 +776,11 @@ fn the_cli_reference_is_every_command_the_binary_has() {
             failures.push(format!("`restock {c}` is not in docs/CLI.md"));
         }
     }
-    println!("CLI reference rows checked: {}; the binary's commands: {}", documented.len(), commands.len());
+    println!(
+        "CLI reference rows checked: {}; the binary's commands: {}",
+        documented.len(),
+        commands.len()
+    );
     assert!(commands.len() >= 10, "{help}");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -369,3 +369,178 @@ async fn an_operator_opens_the_dashboard_on_the_table() {
     assert_eq!(status_done, 200);
     assert!(done.contains("CHAIR-WAL</td><td>counters match"), "{done}");
 }
+
+/// The headers and body of a printed curl command.
+fn curl_parts(text: &str) -> (String, Vec<(String, String)>, String) {
+    let url = text.split('\'').nth(1).unwrap().to_owned();
+    let headers = text
+        .split("-H '")
+        .skip(1)
+        .map(|h| {
+            let h = h.split('\'').next().unwrap();
+            let (k, v) = h.split_once(": ").unwrap();
+            (k.to_owned(), v.to_owned())
+        })
+        .collect();
+    let body = text
+        .split("--data-raw '")
+        .nth(1)
+        .unwrap()
+        .trim_end()
+        .trim_end_matches('\'')
+        .replace(r"'\''", "'");
+    (url, headers, body)
+}
+
+/// `restock sign-webhook --stack NAME`: signs with the stack's current key
+/// from its keys secret and addresses its DetectUrl, both read from the
+/// stack's outputs; the signature verifies with that key and no other.
+#[tokio::test]
+async fn sign_webhook_signs_for_a_deployed_stack_with_its_own_key() {
+    let endpoint = testing::endpoint();
+    let sdk = aws_config::defaults(aws_config::BehaviorVersion::latest())
+        .endpoint_url(&endpoint)
+        .region(aws_config::Region::new("eu-west-2"))
+        .credentials_provider(aws_sdk_dynamodb::config::Credentials::new(
+            "testing", "testing", None, None, "tests",
+        ))
+        .load()
+        .await;
+    let key = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+    let stack = testing::unique_table("restock-stack");
+    // The keys secret as the stack made it, and a stack with the outputs a
+    // restock stack has (moto's CloudFormation does not resolve a secret's
+    // Ref into an output, so the ARN is written in).
+    let arn = aws_sdk_secretsmanager::Client::new(&sdk)
+        .create_secret()
+        .name(format!("{stack}-keys"))
+        .secret_string(
+            serde_json::json!({"shopify": [], "woocommerce": [], "stock": [key, "whsec_b2xkb2xkb2xkb2xkb2xkb2xkb2xkb2xk"], "contact_pepper": "pepper-pepper-pepper"}).to_string(),
+        )
+        .send()
+        .await
+        .expect("secret created")
+        .arn
+        .expect("an ARN");
+    let template = serde_json::json!({
+        "Resources": {"Topic": {"Type": "AWS::SNS::Topic"}},
+        "Outputs": {
+            "KeysSecretArn": {"Value": arn},
+            "DetectUrl": {"Value": "https://detect.example.lambda-url.eu-west-2.on.aws/"}
+        }
+    });
+    aws_sdk_cloudformation::Client::new(&sdk)
+        .create_stack()
+        .stack_name(&stack)
+        .template_body(template.to_string())
+        .send()
+        .await
+        .expect("stack created");
+
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_restock"))
+            .args(args)
+            .args(["--endpoint-url", &endpoint])
+            .env("AWS_ACCESS_KEY_ID", "testing")
+            .env("AWS_SECRET_ACCESS_KEY", "testing")
+            .env("AWS_REGION", "eu-west-2")
+            .env_remove("RESTOCK_TABLE")
+            .env_remove("RESTOCK_SECRET_ID")
+            .output()
+            .unwrap()
+    };
+    let text = ok(&run(&[
+        "sign-webhook",
+        "stock",
+        "--sku",
+        "CHAIR-WAL",
+        "--level",
+        "3",
+        "--stack",
+        &stack,
+    ]));
+    let (url, headers, body) = curl_parts(&text);
+    assert_eq!(
+        url,
+        "https://detect.example.lambda-url.eu-west-2.on.aws/webhooks/stock"
+    );
+    let now = time::OffsetDateTime::now_utc();
+    let verify = |k: &str| {
+        let keys =
+            restock_core::webhook::Keys::raw([
+                restock_core::webhook::standard::decode_key(k).unwrap()
+            ]);
+        restock_core::webhook::standard::verify(&keys, &headers, body.as_bytes(), now).is_ok()
+    };
+    assert!(verify(key), "signed with the stack's current key: {text}");
+    assert!(
+        !verify(&restock_app::admin::dev_key(
+            restock_core::Platform::Standard
+        )),
+        "not the laptop's dev key"
+    );
+
+    // --table needs to be told the secret and the URL, and says so.
+    let said = run(&[
+        "--table",
+        "t",
+        "sign-webhook",
+        "stock",
+        "--sku",
+        "CHAIR-WAL",
+    ]);
+    assert_eq!(said.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&said.stderr).contains("--secret-id"),
+        "{said:?}"
+    );
+    let said = run(&[
+        "--table",
+        "t",
+        "--secret-id",
+        &arn,
+        "sign-webhook",
+        "stock",
+        "--sku",
+        "CHAIR-WAL",
+    ]);
+    assert!(
+        String::from_utf8_lossy(&said.stderr).contains("--url"),
+        "{said:?}"
+    );
+    let text = ok(&run(&[
+        "--table",
+        "t",
+        "--secret-id",
+        &arn,
+        "sign-webhook",
+        "stock",
+        "--sku",
+        "CHAIR-WAL",
+        "--url",
+        "https://d.example",
+    ]));
+    let (url, headers2, body2) = curl_parts(&text);
+    assert_eq!(url, "https://d.example/webhooks/stock");
+    let keys = restock_core::webhook::Keys::raw([
+        restock_core::webhook::standard::decode_key(key).unwrap()
+    ]);
+    assert!(
+        restock_core::webhook::standard::verify(&keys, &headers2, body2.as_bytes(), now).is_ok()
+    );
+
+    // A stack that is not there: said, exit 1.
+    let said = run(&[
+        "sign-webhook",
+        "stock",
+        "--sku",
+        "CHAIR-WAL",
+        "--stack",
+        "no-such-stack",
+    ]);
+    assert_eq!(said.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&said.stderr).contains("could not read the stack no-such-stack"),
+        "{said:?}"
+    );
+}

@@ -50,8 +50,7 @@ impl FunctionUrlCors {
         function: &str,
         parameters: &[(&str, Vec<String>)],
     ) -> Result<Self, String> {
-        let t: Value =
-            serde_yaml::from_str(template).map_err(|e| format!("template.yaml: {e}"))?;
+        let t: Value = serde_yaml::from_str(template).map_err(|e| format!("template.yaml: {e}"))?;
         let cors = &t["Resources"][function]["Properties"]["FunctionUrlConfig"]["Cors"];
         if cors.is_null() {
             return Err(format!("{function} has no FunctionUrlConfig.Cors"));
@@ -141,7 +140,11 @@ impl FunctionUrlCors {
         if !h.get_all(header::VARY).iter().any(|v| v == "Origin") {
             h.append(header::VARY, HeaderValue::from_static("Origin"));
         }
-        put_list(h, header::ACCESS_CONTROL_EXPOSE_HEADERS, &self.expose_headers);
+        put_list(
+            h,
+            header::ACCESS_CONTROL_EXPOSE_HEADERS,
+            &self.expose_headers,
+        );
         if self.allow_credentials {
             h.insert(
                 header::ACCESS_CONTROL_ALLOW_CREDENTIALS,
@@ -269,7 +272,10 @@ mod tests {
             ))
     }
 
-    async fn send(router: &axum::Router, request: axum::http::Request<axum::body::Body>) -> Response {
+    async fn send(
+        router: &axum::Router,
+        request: axum::http::Request<axum::body::Body>,
+    ) -> Response {
         use tower::ServiceExt;
         router.clone().oneshot(request).await.unwrap()
     }
@@ -300,12 +306,18 @@ mod tests {
         let r = send(&router, preflight("https://shop.example", "/nowhere")).await;
         assert_eq!(r.status(), StatusCode::OK);
         let h = r.headers();
-        assert_eq!(h[header::ACCESS_CONTROL_ALLOW_ORIGIN], "https://shop.example");
+        assert_eq!(
+            h[header::ACCESS_CONTROL_ALLOW_ORIGIN],
+            "https://shop.example"
+        );
         assert_eq!(h[header::ACCESS_CONTROL_ALLOW_HEADERS], "content-type");
         assert_eq!(h[header::ACCESS_CONTROL_ALLOW_METHODS], "GET,POST");
         assert_eq!(h[header::ACCESS_CONTROL_MAX_AGE], "600");
         let r = send(&router, preflight("https://evil.example", "/requests")).await;
-        assert!(!r.headers().contains_key(header::ACCESS_CONTROL_ALLOW_ORIGIN));
+        assert!(
+            !r.headers()
+                .contains_key(header::ACCESS_CONTROL_ALLOW_ORIGIN)
+        );
     }
 
     #[tokio::test]
@@ -319,10 +331,16 @@ mod tests {
         };
         let r = send(&router, get("https://shop.example")).await;
         let h = r.headers();
-        assert_eq!(h[header::ACCESS_CONTROL_ALLOW_ORIGIN], "https://shop.example");
+        assert_eq!(
+            h[header::ACCESS_CONTROL_ALLOW_ORIGIN],
+            "https://shop.example"
+        );
         assert!(!h.contains_key(header::ACCESS_CONTROL_ALLOW_HEADERS));
         assert!(h.get_all(header::VARY).iter().any(|v| v == "Origin"));
         let r = send(&router, get("https://evil.example")).await;
-        assert!(!r.headers().contains_key(header::ACCESS_CONTROL_ALLOW_ORIGIN));
+        assert!(
+            !r.headers()
+                .contains_key(header::ACCESS_CONTROL_ALLOW_ORIGIN)
+        );
     }
 }

@@ -135,8 +135,8 @@ pub fn capture_origin(capture_port: u16) -> String {
 /// `capture_port`.
 pub fn demo_settings(port: u16, capture_port: u16) -> Settings {
     let capture = capture_origin(capture_port);
-    let [storefront, localhost] = <[String; 2]>::try_from(storefront_origins(port))
-        .expect("two storefront origins");
+    let [storefront, localhost] =
+        <[String; 2]>::try_from(storefront_origins(port)).expect("two storefront origins");
     Settings::from_toml(&format!(
         r#"
 store_name = "Restock demo shop"

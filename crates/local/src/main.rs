@@ -111,7 +111,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let bind = |port: u16| async move {
         tokio::net::TcpListener::bind(("127.0.0.1", port))
             .await
-            .map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e} (try --port or --capture-port)"))
+            .map_err(|e| {
+                format!("cannot listen on 127.0.0.1:{port}: {e} (try --port or --capture-port)")
+            })
     };
     let listener = bind(cli.port).await?;
     let capture_listener = bind(capture_port).await?;
@@ -146,9 +148,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         storefront(local).into_make_service_with_connect_info::<std::net::SocketAddr>(),
     )
     .with_graceful_shutdown(shutdown());
-    tokio::try_join!(
-        async { capture_server.await },
-        async { storefront_server.await }
-    )?;
+    tokio::try_join!(async { capture_server.await }, async {
+        storefront_server.await
+    })?;
     Ok(())
 }
