@@ -22,6 +22,7 @@ cargo build --workspace --bins --tests --quiet
 plain=${RESTOCK_DEEP_DIFFERENTIAL:-250}
 lagging=${RESTOCK_DEEP_LAGGING_DIFFERENTIAL:-150}
 began=$SECONDS
+export RESTOCK_HISTORY_REPORT=${RESTOCK_HISTORY_REPORT:-$(mktemp -t restock-histories.XXXXXX)}
 timed() { local t=$SECONDS; "$@"; printf '    %d s\n' "$((SECONDS - t))"; }
 
 echo "==> memory against DynamoDB: $plain differential histories on the strict double, $lagging on the lagging, faulted one (side by side)"
@@ -44,4 +45,6 @@ for var in RESTOCK_DYNAMODB_ENDPOINT RESTOCK_DYNAMODB_LAGGING_ENDPOINT RESTOCK_D
   pids+=($!)
 done
 for pid in "${pids[@]}"; do wait "$pid"; done
+echo "==> what the deep run compared"
+sort "$RESTOCK_HISTORY_REPORT"
 echo "deep run passed in $((SECONDS - began)) s"

@@ -20,6 +20,9 @@ export CARGO_INCREMENTAL=0
 # budget docs/RELIABILITY.md ("The suite's budget") gives each step.
 STEP_TIMES=${RESTOCK_STEP_TIMES:-$(mktemp -t restock-steps.XXXXXX)}
 step_name="" step_began=$SECONDS
+# The randomised histories append what each run compared (a line a test;
+# tests/reliability/budget.rs), printed beside the step table.
+export RESTOCK_HISTORY_REPORT=${RESTOCK_HISTORY_REPORT:-$(mktemp -t restock-histories.XXXXXX)}
 end_step() {
   [ -n "$step_name" ] && printf '%s\t%s\n' "$((SECONDS - step_began))" "$step_name" >>"$STEP_TIMES"
   step_name=""
@@ -30,6 +33,10 @@ step_table() {
   printf '\n==> seconds per step (docs/RELIABILITY.md has the budget)\n'
   awk -F'\t' '{ printf "%6d  %s\n", $1, $2 }' "$STEP_TIMES"
   printf '%6d  the whole run, wall clock\n' "$SECONDS"
+  if [ -s "$RESTOCK_HISTORY_REPORT" ]; then
+    printf '\n==> the randomised histories this run compared\n'
+    sort "$RESTOCK_HISTORY_REPORT"
+  fi
 }
 
 step "the tools the tests need (scripts/deps.sh installs what is missing)"

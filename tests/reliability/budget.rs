@@ -7,10 +7,31 @@
 //! `scripts/deep.sh` runs the long, counted runs before a store change is
 //! resolved.
 
+use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use proptest::test_runner::{Config, FileFailurePersistence};
+
+/// Prints a run's summary line and, where `RESTOCK_HISTORY_REPORT` names a
+/// file, appends it there with the endpoint's index lag, so
+/// `scripts/test.sh` can print what every run compared though the test
+/// runner keeps a passing test's output to itself.
+pub(super) fn report(line: &str) {
+    println!("{line}");
+    let Some(path) = std::env::var_os("RESTOCK_HISTORY_REPORT") else {
+        return;
+    };
+    let lag = std::env::var("RESTOCK_INDEX_LAG_MS").unwrap_or_else(|_| "0".into());
+    let written = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .and_then(|mut file| writeln!(file, "{line} (index lag {lag} ms)"));
+    if let Err(e) = written {
+        panic!("the history report {}: {e}", path.to_string_lossy());
+    }
+}
 
 /// The histories of one run: how many at most, until when, and what ran.
 pub(super) struct Budget {

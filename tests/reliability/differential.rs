@@ -534,13 +534,13 @@ fn differential(part: u32) {
             }
         }
     });
-    println!(
+    super::budget::report(&format!(
         "differential part {part}: {} histories {}, {} steps, {} observations compared, no difference",
         budget.ran(),
         budget.describe(),
         budget.steps(),
         steps.load(std::sync::atomic::Ordering::Relaxed)
-    );
+    ));
 }
 
 #[test]

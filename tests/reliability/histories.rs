@@ -6,6 +6,7 @@
 //! prints it.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use proptest::prelude::*;
@@ -685,10 +686,10 @@ fn memory_histories_with(lagging: bool, confirming: bool) {
         prop_assert!(result.is_ok(), "{}", result.unwrap_err());
     });
     let r = reached.into_inner().expect("tally");
-    println!(
-        "{} histories (lagging {lagging}, double opt-in {confirming}): {} reached at least one notice, {} notices and {} confirmations sent in all",
+    super::budget::report(&format!(
+        "invariants in memory: {} histories (lagging {lagging}, double opt-in {confirming}): {} reached at least one notice, {} notices and {} confirmations sent in all",
         r.histories, r.with_a_notice, r.notices, r.confirmations
-    );
+    ));
 }
 
 /// How far a run's histories went.
@@ -725,13 +726,21 @@ fn random_histories_keep_every_invariant_on_dynamodb() {
         max_shrink_iters: 200,
         ..ProptestConfig::default()
     };
+    let (histories, steps) = (AtomicUsize::new(0), AtomicUsize::new(0));
     proptest!(config, |(ops in proptest::collection::vec(op(), 1..25))| {
+        histories.fetch_add(1, Ordering::Relaxed);
+        steps.fetch_add(ops.len(), Ordering::Relaxed);
         let result = runtime().block_on(async {
             let (world, outbox) = dynamo_world().await;
             run(&world, &outbox, &ops).await
         });
         prop_assert!(result.is_ok(), "{}", result.unwrap_err());
     });
+    super::budget::report(&format!(
+        "invariants on DynamoDB: {} histories, {} steps, every invariant kept",
+        histories.into_inner(),
+        steps.into_inner()
+    ));
 }
 
 pub(super) async fn dynamo_world() -> (World, Arc<Outbox>) {
