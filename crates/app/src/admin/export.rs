@@ -2,6 +2,7 @@
 //! from the same rows. A page at a time (`Command::ExportPage`), so the
 //! operator's machine and the local server hold one page, whatever the count.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::io::Write;
@@ -76,6 +77,21 @@ pub fn row(r: &Request, with_contacts: bool) -> Vec<String> {
             r.contact.masked()
         },
     ]
+}
+
+/// A cell as the export writes it: one that a spreadsheet would run as a
+/// formula (it starts with `=`, `+`, `-`, `@`, a tab or a carriage return:
+/// OWASP's CSV-injection rule) gets a leading `'`, so a masked phone
+/// (`+44*******123`) or an address like `=cmd@example.com` opens as text.
+pub fn cell(value: &str) -> Cow<'_, str> {
+    match value.chars().next() {
+        Some('=' | '+' | '-' | '@' | '\t' | '\r') => Cow::Owned(format!("'{value}")),
+        _ => Cow::Borrowed(value),
+    }
+}
+
+fn write_row<W: Write>(csv: &mut csv::Writer<W>, row: &[String]) -> csv::Result<()> {
+    csv.write_record(row.iter().map(|value| cell(value).into_owned()))
 }
 
 /// Whether `r` is one of `skus` (every item when empty).
@@ -160,7 +176,7 @@ where
         let answer = page(after.take()).await.map_err(ExportError::Page)?;
         for row in &answer.rows {
             match kind {
-                Kind::Requests => csv.write_record(row)?,
+                Kind::Requests => write_row(&mut csv, row)?,
                 Kind::Days => days.add(row),
             }
         }
@@ -174,7 +190,7 @@ where
     if kind == Kind::Days {
         csv.write_record(DAY_COLUMNS)?;
         for row in days.rows() {
-            csv.write_record(&row)?;
+            write_row(&mut csv, &row)?;
         }
     }
     csv.flush().map_err(csv::Error::from)?;
@@ -216,6 +232,59 @@ mod tests {
                 "2026-12-03,CHAIR,0,0,1,1,1",
             ]
         );
+    }
+
+    #[test]
+    fn cells_a_spreadsheet_would_run_open_as_text() {
+        for formula in [
+            "=HYPERLINK(\"http://x\")",
+            "+44*******123",
+            "-2+3",
+            "@SUM(A1)",
+            "\t=1",
+            "\r=1",
+        ] {
+            assert_eq!(cell(formula), format!("'{formula}"), "{formula:?}");
+        }
+        for text in ["d***@example.com", "CHAIR-WAL", "2026-12-01", "", "'quoted"] {
+            assert_eq!(cell(text), text);
+        }
+    }
+
+    #[tokio::test]
+    async fn an_export_writes_no_cell_a_spreadsheet_runs() {
+        let with_contact = |contact: &str| {
+            let mut row = vec![String::new(); COLUMNS.len()];
+            row[0] = "CHAIR".into();
+            row[COLUMNS.len() - 1] = contact.into();
+            row
+        };
+        let rows = vec![
+            with_contact("=cmd|' /C calc'!A0@example.com"),
+            with_contact("+44*******123"),
+        ];
+        let mut out = Vec::new();
+        let page = |_| {
+            let rows = rows.clone();
+            async move {
+                Ok::<_, std::io::Error>(super::super::Output {
+                    message: String::new(),
+                    columns: Vec::new(),
+                    rows,
+                    json: serde_json::Value::Null,
+                })
+            }
+        };
+        write(Kind::Requests, &mut out, page, |_| ()).await.unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let cells: Vec<&str> = text.lines().skip(1).flat_map(|l| l.split(',')).collect();
+        assert!(
+            cells
+                .iter()
+                .all(|c| !c.trim_start_matches('"').starts_with(['=', '+', '-', '@'])),
+            "{text}"
+        );
+        assert!(text.contains("'+44*******123"), "{text}");
     }
 
     #[test]
