@@ -394,3 +394,46 @@ async fn the_widget_and_the_api_s_errors_speak_the_page_s_language() {
         "Das Formular konnte nicht gelesen werden. Bitte versuche es noch einmal."
     );
 }
+
+/// `/widget` is cacheable (`public, max-age=300`), and whether its answer
+/// carries `Access-Control-Allow-Origin` depends on the caller's origin: so
+/// every answer says it varies by `Origin`, or a shared cache could hand a
+/// foreign origin's answer (no CORS header) to the storefront, or the other
+/// way round.
+#[tokio::test]
+async fn every_cacheable_widget_answer_varies_by_origin() {
+    use axum::body::Body;
+    use axum::http::Request;
+    let (w, _) = World::memory().await;
+    for origin in [
+        Some("https://loomandlast.co.uk"),
+        Some("https://elsewhere.example"),
+        None,
+    ] {
+        let mut request = Request::get("/widget?language=de");
+        if let Some(origin) = origin {
+            request = request.header("origin", origin);
+        }
+        let reply = w
+            .call(Api::Capture, request.body(Body::empty()).unwrap())
+            .await;
+        assert_eq!(reply.status, 200, "{origin:?}: {}", reply.body);
+        let vary: Vec<_> = reply
+            .headers
+            .get_all("vary")
+            .iter()
+            .map(|v| v.to_str().unwrap().to_owned())
+            .collect();
+        assert!(
+            reply.headers["cache-control"]
+                .to_str()
+                .unwrap()
+                .contains("public"),
+            "{origin:?}"
+        );
+        assert!(
+            vary.iter().any(|v| v == "Origin") && vary.iter().any(|v| v == "Accept-Language"),
+            "{origin:?}: Vary {vary:?}"
+        );
+    }
+}

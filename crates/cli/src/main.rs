@@ -65,9 +65,10 @@ enum Cmd {
     /// The waiting list for a SKU, oldest first, contacts masked.
     Queue {
         sku: String,
-        /// Show at most this many.
-        #[arg(long, default_value_t = 50)]
-        limit: usize,
+        /// Show at most this many (1 to 10,000).
+        #[arg(long, default_value_t = 50,
+              value_parser = clap::value_parser!(u64).range(1..=Admin::MAX_QUEUE_LIMIT as u64))]
+        limit: u64,
     },
     /// Approve a restock that was paused as suspicious.
     Release { sku: String },
@@ -737,7 +738,7 @@ fn command(cmd: &Cmd) -> Result<Command, CliError> {
         } => Command::CatalogueList,
         Cmd::Queue { sku: s, limit } => Command::Queue {
             sku: sku(s)?,
-            limit: *limit,
+            limit: usize::try_from(*limit).unwrap_or(Admin::MAX_QUEUE_LIMIT),
         },
         Cmd::Release { sku: s } => Command::Release { sku: sku(s)? },
         Cmd::Resume => Command::Resume,
@@ -765,4 +766,136 @@ fn command(cmd: &Cmd) -> Result<Command, CliError> {
             unreachable!("handled before")
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+    use proptest::prelude::*;
+
+    #[test]
+    fn the_argument_parser_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn a_queue_limit_past_the_bound_is_refused_with_the_range() {
+        let refused = Cli::try_parse_from([
+            "restock",
+            "queue",
+            "CHAIR",
+            "--limit",
+            "18446744073709551615",
+        ])
+        .err()
+        .expect("refused");
+        assert!(refused.to_string().contains("1..=10000"), "{refused}");
+        for limit in ["0", "-1", "10001", "1e9"] {
+            assert!(
+                Cli::try_parse_from(["restock", "queue", "CHAIR", "--limit", limit]).is_err(),
+                "{limit}"
+            );
+        }
+        let Ok(Cli {
+            command: Cmd::Queue { limit, .. },
+            ..
+        }) = Cli::try_parse_from(["restock", "queue", "CHAIR", "--limit", "10000"])
+        else {
+            panic!("10,000 is taken");
+        };
+        assert_eq!(limit, 10_000);
+    }
+
+    /// Words an operator (or a script gone wrong) might type: every
+    /// command and flag, and values that are empty, huge, negative,
+    /// non-numeric or not ASCII.
+    fn word() -> impl Strategy<Value = String> {
+        let known = prop::sample::select(vec![
+            "settings",
+            "show",
+            "put",
+            "catalogue",
+            "catalog",
+            "import",
+            "queue",
+            "release",
+            "resume",
+            "stats",
+            "reconcile",
+            "optout",
+            "add",
+            "remove",
+            "forget",
+            "export",
+            "requests",
+            "days",
+            "dashboard",
+            "sign-webhook",
+            "shopify",
+            "woocommerce",
+            "stock",
+            "order",
+            "shopify-order",
+            "--limit",
+            "--level",
+            "--id",
+            "--port",
+            "--sku",
+            "--hold",
+            "--location",
+            "--json",
+            "--table",
+            "--local",
+            "--with-contacts",
+            "--no-open",
+            "--",
+            "-h",
+            "--help",
+            "--version",
+            "18446744073709551615",
+            "-9223372036854775809",
+            "99999999999999999999999",
+            "0",
+            "-1",
+            "65536",
+            "",
+            "CHAIR-WAL",
+            "é",
+            "\u{202e}",
+        ]);
+        prop_oneof![
+            3 => known.prop_map(str::to_owned),
+            1 => any::<String>(),
+            1 => any::<i128>().prop_map(|n| n.to_string()),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 2_000, ..ProptestConfig::default() })]
+
+        /// Whatever is typed, the parser answers (a command or an error
+        /// with its usage) and a parsed command becomes the store's command
+        /// without panicking, its bounds kept.
+        #[test]
+        fn no_arguments_make_the_cli_panic(words in prop::collection::vec(word(), 0..8)) {
+            let args = std::iter::once("restock".to_owned()).chain(words);
+            let Ok(cli) = Cli::try_parse_from(args) else {
+                return Ok(());
+            };
+            if let Cmd::Queue { limit, .. } = &cli.command {
+                prop_assert!((1..=Admin::MAX_QUEUE_LIMIT as u64).contains(limit));
+            }
+            let handled_before = matches!(
+                &cli.command,
+                Cmd::Catalogue { action: CatalogueCmd::Import { .. } }
+                    | Cmd::Export { .. }
+                    | Cmd::Dashboard { .. }
+                    | Cmd::SignWebhook { .. }
+            );
+            if !handled_before {
+                let _ = command(&cli.command);
+            }
+        }
+    }
 }

@@ -47,13 +47,15 @@ impl QueueReader {
             .collect();
         Self {
             shards,
-            page: (want as i32).clamp(16, PAGE),
+            page: i32::try_from(want).unwrap_or(PAGE).clamp(16, PAGE),
         }
     }
 
     /// The next `n` waiting requests in join order (fewer at the end).
     pub(crate) async fn take(&mut self, store: &DynamoStore, n: usize) -> Result<Vec<Request>> {
-        let mut out = Vec::with_capacity(n);
+        // Room for a page at first, however many are asked for: `n` may be
+        // far more than are waiting.
+        let mut out = Vec::with_capacity(n.min(self.page as usize));
         while out.len() < n {
             for cursor in &mut self.shards {
                 if cursor.buffer.is_empty() && !cursor.done {

@@ -200,6 +200,10 @@ fn contact(text: &str) -> Result<Contact, AdminError> {
 }
 
 impl Admin {
+    /// The most a queue listing shows (`restock queue --limit`), whatever
+    /// the caller asks: a listing is for people, an export for the rest.
+    pub const MAX_QUEUE_LIMIT: usize = 10_000;
+
     async fn entry(&self, sku: &Sku) -> Result<CatalogueEntry, AdminError> {
         self.store.catalogue_entry(sku).await?.ok_or_else(|| {
             AdminError::NotFound(format!(
@@ -399,6 +403,7 @@ impl Admin {
 
     /// The waiting list, oldest first.
     async fn queue(&self, sku: Sku, limit: usize) -> Result<Output, AdminError> {
+        let limit = limit.clamp(1, Self::MAX_QUEUE_LIMIT);
         let entry = self.entry(&sku).await?;
         let waiting = self.store.queue(&sku, entry.shards, limit).await?;
         let rows: Vec<Vec<String>> = waiting

@@ -240,10 +240,15 @@ async fn cors(State(s): Shared, request: Request, next: Next) -> Response {
     } else {
         next.run(request).await
     };
+    // Whether the answer carries CORS headers depends on the caller's
+    // origin, so every answer says so: a shared cache must not hand one
+    // origin's cached answer (`/widget` is `public`) to another.
+    response
+        .headers_mut()
+        .append(header::VARY, HeaderValue::from_static("Origin"));
     if allowed && let Some(origin) = origin.and_then(|o| HeaderValue::from_str(&o).ok()) {
         let h = response.headers_mut();
         h.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
-        h.append(header::VARY, HeaderValue::from_static("Origin"));
         if preflight {
             h.insert(
                 header::ACCESS_CONTROL_ALLOW_METHODS,

@@ -1163,6 +1163,9 @@ pub async fn sharded_queues_read_back_in_join_order(app: App) {
         queue.iter().map(|r| r.id).collect::<Vec<_>>(),
         expected.iter().map(|r| r.id).collect::<Vec<_>>()
     );
+    // Any limit is an upper bound, not room to set aside.
+    let unbounded = app.store.queue(&sku(CHAIR), 4, usize::MAX).await.unwrap();
+    assert_eq!(unbounded.len(), expected.len());
     for (i, r) in expected.iter().enumerate().step_by(7) {
         assert_eq!(app.store.position(r, 4).await.unwrap(), Some(i + 1));
     }
