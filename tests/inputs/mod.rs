@@ -476,6 +476,46 @@ async fn a_forged_forwarded_for_header_buys_no_new_address() {
 }
 
 #[tokio::test]
+async fn one_ipv6_network_is_one_client_however_many_addresses_it_uses() {
+    // One /64, forty sign-ups, each from another of its 2^64 addresses.
+    let (w, _) = World::memory().await;
+    let mut statuses = Vec::new();
+    for i in 0..40 {
+        let address = format!("2001:db8:7:9:{i:x}::{:x}", i * 7 + 1);
+        let reply = w
+            .call(
+                Api::Capture,
+                join_from(&w, &address, "", &format!("Bot{i}")),
+            )
+            .await;
+        statuses.push(reply.status.as_u16());
+    }
+    let accepted = statuses.iter().filter(|s| **s == 201).count();
+    assert_eq!(accepted, 30, "the /64 is one client: {statuses:?}");
+    assert!(statuses[30..].iter().all(|s| *s == 429), "{statuses:?}");
+    // The next /64, and an IPv4 client, are clients of their own.
+    for (address, name) in [("2001:db8:7:a::1", "Dee"), ("203.0.113.9", "Eve")] {
+        let reply = w.call(Api::Capture, join_from(&w, address, "", name)).await;
+        assert_eq!(reply.status, 201, "{address}: {}", reply.body);
+    }
+    // A shop whose shoppers share a /64 (a campus) counts each /128.
+    let (w, _) = World::memory().await;
+    let mut settings = settings();
+    settings.limits.ipv6_prefix = 128;
+    w.store.put_settings(&settings).await.unwrap();
+    for i in 0..40 {
+        let address = format!("2001:db8:7:9::{:x}", i + 1);
+        let reply = w
+            .call(
+                Api::Capture,
+                join_from(&w, &address, "", &format!("Fay{i}")),
+            )
+            .await;
+        assert_eq!(reply.status, 201, "{address}: {}", reply.body);
+    }
+}
+
+#[tokio::test]
 async fn behind_trusted_proxies_the_client_is_read_from_the_right() {
     let (w, _) = World::memory().await;
     let mut settings = settings();

@@ -36,6 +36,24 @@ pub fn client_address(peer: IpAddr, forwarded_for: Option<&str>, trusted: &[IpNe
     nearest
 }
 
+/// The network a per-client limit counts for `ip`: an IPv4 address alone
+/// (`/32`), an IPv6 address's first `ipv6_prefix` bits (`/64` by default:
+/// one customer's allocation, which a single client can fill with 2^64
+/// addresses), and an IPv4-mapped IPv6 address as the IPv4 address it is.
+/// A prefix outside 1 to 128 is taken as 128.
+pub fn limited_network(ip: IpAddr, ipv6_prefix: u8) -> IpNet {
+    match ip {
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpNet::from(IpAddr::V4(v4)),
+            None => ipnet::Ipv6Net::new(v6, ipv6_prefix)
+                .ok()
+                .filter(|_| ipv6_prefix > 0)
+                .map_or(IpNet::from(ip), |net| IpNet::V6(net.trunc())),
+        },
+        IpAddr::V4(_) => IpNet::from(ip),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -46,6 +64,26 @@ mod tests {
 
     fn nets(texts: &[&str]) -> Vec<IpNet> {
         texts.iter().map(|t| t.parse().unwrap()).collect()
+    }
+
+    #[test]
+    fn an_ipv6_client_is_limited_by_its_prefix_and_an_ipv4_one_by_its_address() {
+        let net = |text: &str, prefix| limited_network(ip(text), prefix).to_string();
+        // Every address of one /64 is one client.
+        assert_eq!(net("2001:db8:1:2::1", 64), "2001:db8:1:2::/64");
+        assert_eq!(
+            net("2001:db8:1:2:ffff:ffff:ffff:ffff", 64),
+            "2001:db8:1:2::/64"
+        );
+        assert_ne!(net("2001:db8:1:3::1", 64), net("2001:db8:1:2::1", 64));
+        // The prefix is the shop's to set.
+        assert_eq!(net("2001:db8:1:2::1", 48), "2001:db8:1::/48");
+        assert_eq!(net("2001:db8:1:2::1", 128), "2001:db8:1:2::1/128");
+        assert_eq!(net("2001:db8:1:2::1", 0), "2001:db8:1:2::1/128");
+        // IPv4: each address, however it is written.
+        assert_eq!(net("203.0.113.7", 64), "203.0.113.7/32");
+        assert_eq!(net("::ffff:203.0.113.7", 64), "203.0.113.7/32");
+        assert_ne!(net("203.0.113.7", 64), net("203.0.113.8", 64));
     }
 
     #[test]

@@ -61,6 +61,9 @@ pub struct Limits {
     pub signup_burst: u32,
     /// The window the counts are kept over.
     pub window: Window,
+    /// How much of an IPv6 address is one client (`/64`: one customer's
+    /// allocation); an IPv4 client is its address.
+    pub ipv6_prefix: u8,
 }
 
 impl Default for Limits {
@@ -71,6 +74,7 @@ impl Default for Limits {
             reads_per_ip: 300,
             signup_burst: 1_000,
             window: Window::from_mins(10),
+            ipv6_prefix: 64,
         }
     }
 }
@@ -396,6 +400,12 @@ impl Settings {
                 "joins_per_ip, joins_per_contact, reads_per_ip and signup_burst must be at least 1",
             );
         }
+        if !(32..=128).contains(&l.ipv6_prefix) {
+            return invalid(
+                "limits",
+                "ipv6_prefix is between 32 and 128 (64: one customer's allocation)",
+            );
+        }
         if self.escalation.max_jump == 0 || self.escalation.max_level == 0 {
             return invalid("escalation", "max_jump and max_level must be at least 1");
         }
@@ -542,6 +552,14 @@ max_level = 100000
         );
         let typo = Settings::from_toml(&format!("{base}[limits]\njoins_per_day = 3\n"));
         assert!(typo.is_err());
+        assert_eq!(raised.limits.ipv6_prefix, 64);
+        for prefix in [0, 31, 129, 255] {
+            let bad = Settings::from_toml(&format!("{base}[limits]\nipv6_prefix = {prefix}\n"));
+            assert!(
+                matches!(&bad, Err(SettingsError::Invalid { field: "limits", reason }) if reason.contains("ipv6_prefix")),
+                "{prefix}: {bad:?}"
+            );
+        }
     }
 
     #[test]

@@ -21,7 +21,7 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Json, Response};
 use axum::routing::{get, post};
-use restock_core::client::client_address;
+use restock_core::client::{client_address, limited_network};
 use restock_core::join::{FieldError, JoinForm, JoinInput, MAX_BODY_BYTES};
 use restock_core::lang::arg;
 use restock_core::{
@@ -133,18 +133,32 @@ async fn not_found() -> Response {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ClientAddr(pub IpAddr);
 
-/// The rate-limit key for the caller: the platform's address, or the one the
-/// operator's trusted proxies report (`restock_core::client`). A request
-/// that arrives without a platform address shares one bucket.
-fn client_key(client: Option<ClientAddr>, headers: &HeaderMap, settings: &Settings) -> String {
-    let Some(ClientAddr(peer)) = client else {
-        return "ip:unknown".to_owned();
-    };
+/// Who the caller is: the platform's address, or the one the operator's
+/// trusted proxies report (`restock_core::client`). `None` without a
+/// platform address.
+fn caller(client: Option<ClientAddr>, headers: &HeaderMap, settings: &Settings) -> Option<IpAddr> {
+    let ClientAddr(peer) = client?;
     let forwarded = headers.get("x-forwarded-for").and_then(|v| v.to_str().ok());
-    format!(
-        "ip:{}",
-        client_address(peer, forwarded, &settings.trusted_proxies)
-    )
+    Some(client_address(peer, forwarded, &settings.trusted_proxies))
+}
+
+/// The rate-limit key for the caller: its network (an IPv4 address, an
+/// IPv6 address's `limits.ipv6_prefix`). A request that arrives without a
+/// platform address shares one bucket.
+fn client_key(client: Option<ClientAddr>, headers: &HeaderMap, settings: &Settings) -> String {
+    match caller(client, headers, settings) {
+        Some(ip) => format!("ip:{}", limited_network(ip, settings.limits.ipv6_prefix)),
+        None => "ip:unknown".to_owned(),
+    }
+}
+
+/// Where a sign-up came from, for its consent record: the caller's own
+/// address.
+fn consent_source(client: Option<ClientAddr>, headers: &HeaderMap, settings: &Settings) -> String {
+    match caller(client, headers, settings) {
+        Some(ip) => format!("ip:{ip}"),
+        None => "ip:unknown".to_owned(),
+    }
 }
 
 /// `reads_per_ip` per window for each client address; over it, 429 with
@@ -517,7 +531,7 @@ async fn join_request(
     let manage = LinkToken::new(new.sku.clone(), id, s.random());
     let consent_source = restock_core::contact::source_key(
         &secrets.contact_pepper,
-        &client_key(client, headers, &settings),
+        &consent_source(client, headers, &settings),
     );
     let request = Joining {
         id,
