@@ -316,6 +316,93 @@ async fn unsigned_tampered_and_replayed_webhooks_change_nothing() {
     untouched(&w).await;
 }
 
+/// A body that dates its reading or order in the future would, stored, be
+/// the newest reading for good: every real one after it would be stale.
+/// Each platform's own time field past restock's clock by more than five
+/// minutes is refused (422, saying so) and changes nothing; within the
+/// tolerance it is taken.
+#[tokio::test]
+async fn readings_and_orders_dated_in_the_future_are_refused_and_wedge_nothing() {
+    use restock_core::webhook::shopify;
+    let (w, _) = World::memory().await;
+    let rfc3339 = |ms: i64| {
+        time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
+            .unwrap()
+            .format(&time::format_description::well_known::Rfc3339)
+            .unwrap()
+    };
+    let now = w.clock.now_ms();
+    let refused = |reply: Reply, what: &str| {
+        assert_eq!(reply.status, 422, "{what}: {}", reply.body);
+        let error = reply.json()["error"].as_str().unwrap().to_owned();
+        assert!(
+            error.contains("more than five minutes after restock's clock"),
+            "{what}: {error}"
+        );
+    };
+    // The generic format's `at`, a year ahead.
+    let body = format!(
+        r#"{{"sku":"{CHAIR}","level":9,"at":"{}"}}"#,
+        rfc3339(now + 365 * 24 * 60 * MIN)
+    );
+    refused(
+        w.call(Api::Detect, w.stock_request("future-1", &body))
+            .await,
+        "generic",
+    );
+    // Shopify's `updated_at`, an hour ahead.
+    let body = serde_json::json!({
+        "inventory_item_id": CHAIR_SHOPIFY_ID,
+        "location_id": 24826418u64,
+        "available": 9,
+        "updated_at": rfc3339(now + 60 * MIN),
+    })
+    .to_string();
+    let request = Request::builder()
+        .method("POST")
+        .uri("/webhooks/shopify")
+        .header("content-type", "application/json")
+        .header(
+            shopify::SIGNATURE,
+            shopify::sign(SHOPIFY_KEY.as_bytes(), body.as_bytes()),
+        )
+        .header(shopify::WEBHOOK_ID, "future-2")
+        .header(shopify::TOPIC, "inventory_levels/update")
+        .body(Body::from(body))
+        .unwrap();
+    refused(w.call(Api::Detect, request).await, "shopify");
+    // WooCommerce's `date_modified_gmt`, in 2099.
+    let product = r#"{"id":812,"sku":"THROW-OAT","manage_stock":true,"stock_quantity":9,"date_modified_gmt":"2099-01-01T00:00:00"}"#;
+    refused(
+        w.call(Api::Detect, w.woocommerce_request(product, "future-3"))
+            .await,
+        "woocommerce",
+    );
+    // An order placed (the generic `at`) a day ahead.
+    let order = format!(
+        r#"{{"hold":"AAAAAAAAAAAAAAAAAAAAAA","at":"{}"}}"#,
+        rfc3339(now + 24 * 60 * MIN)
+    );
+    refused(
+        w.call(
+            Api::Detect,
+            w.signed_request("/webhooks/orders", "future-4", &order),
+        )
+        .await,
+        "order",
+    );
+    untouched(&w).await;
+    // A clock a few minutes ahead is within the tolerance, and a real
+    // reading after the refused ones is the newest.
+    let body = format!(
+        r#"{{"sku":"{CHAIR}","level":2,"at":"{}"}}"#,
+        rfc3339(now + 4 * MIN)
+    );
+    let reply = w.call(Api::Detect, w.stock_request("ahead-1", &body)).await;
+    assert!(reply.status.is_success(), "{}", reply.body);
+    assert_eq!(w.store.snapshot(&chair()).await.unwrap().counters.level, 2);
+}
+
 #[tokio::test]
 async fn an_unknown_item_is_accepted_and_put_before_the_team() {
     let (w, _) = World::memory().await;

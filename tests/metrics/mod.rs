@@ -221,3 +221,30 @@ async fn a_pass_that_hands_on_the_503s_answered_and_an_escalation_are_counted() 
         ])
     );
 }
+
+#[tokio::test]
+async fn refused_webhooks_are_counted_by_reason() {
+    let recorder = DebuggingRecorder::new();
+    let mut tally = Tally::new(&recorder);
+    let _recording = metrics::set_default_local_recorder(&recorder);
+    let (w, _) = World::memory().await;
+    let mut unsigned = w.shopify_request(Some(4), "x-1");
+    unsigned.headers_mut().insert(
+        restock_core::webhook::shopify::SIGNATURE,
+        "AAAA".parse().unwrap(),
+    );
+    assert_eq!(w.call(Api::Detect, unsigned).await.status, 401);
+    let malformed = w.stock_request("x-2", "{\"sku\": 4}");
+    assert_eq!(w.call(Api::Detect, malformed).await.status, 400);
+    let future = format!(r#"{{"sku":"{CHAIR}","level":4,"at":"2099-01-01T00:00:00Z"}}"#);
+    let future = w.stock_request("x-3", &future);
+    assert_eq!(w.call(Api::Detect, future).await.status, 422);
+    assert_eq!(
+        tally.counters(),
+        expect(&[
+            ("WebhooksRefused{Reason=signature}", 1),
+            ("WebhooksRefused{Reason=malformed}", 1),
+            ("WebhooksRefused{Reason=future}", 1),
+        ])
+    );
+}

@@ -70,7 +70,9 @@ fn refuse(source: &str, e: &WebhookError) -> Response {
         WebhookError::BadSignature | WebhookError::Timestamp => StatusCode::UNAUTHORIZED,
         WebhookError::Topic(_) => StatusCode::ACCEPTED,
         WebhookError::MissingHeader(_) | WebhookError::Malformed(_) => StatusCode::BAD_REQUEST,
+        WebhookError::FromTheFuture { .. } => StatusCode::UNPROCESSABLE_ENTITY,
     };
+    metrics::webhook_refused(e);
     tracing::warn!(source, status = status.as_u16(), reason = %e, "webhook refused");
     (status, Json(json!({ "error": e.to_string() }))).into_response()
 }

@@ -52,11 +52,16 @@ pub enum Metric {
     TooManyRequests,
     /// Requests answered 503 Service Unavailable (capture and detect).
     Unavailable,
+    /// Webhook deliveries refused, by `Reason` (detect): `signature`,
+    /// `timestamp` (outside the replay window), `missing_header`,
+    /// `malformed`, `topic` (not handled; accepted and ignored) or
+    /// `future` (a reading or order dated after restock's clock).
+    WebhooksRefused,
 }
 
 impl Metric {
     /// Every metric restock writes.
-    pub const ALL: [Metric; 16] = [
+    pub const ALL: [Metric; 17] = [
         Metric::SignUps,
         Metric::Confirmations,
         Metric::Holds,
@@ -73,6 +78,7 @@ impl Metric {
         Metric::HoldsReleased,
         Metric::TooManyRequests,
         Metric::Unavailable,
+        Metric::WebhooksRefused,
     ];
 
     /// Its CloudWatch metric name.
@@ -94,6 +100,7 @@ impl Metric {
             Metric::HoldsReleased => "HoldsReleased",
             Metric::TooManyRequests => "TooManyRequests",
             Metric::Unavailable => "Unavailable",
+            Metric::WebhooksRefused => "WebhooksRefused",
         }
     }
 
@@ -101,6 +108,7 @@ impl Metric {
     pub fn dimension(self) -> Option<(&'static str, &'static [&'static str])> {
         match self {
             Metric::SendFailures => Some(("Class", &SEND_FAILURE_CLASSES)),
+            Metric::WebhooksRefused => Some(("Reason", &REFUSAL_REASONS)),
             _ => None,
         }
     }
@@ -147,6 +155,30 @@ pub(crate) fn count(metric: Metric, n: usize) {
 /// Counts one failed send under its class.
 pub(crate) fn send_failed(e: &SendError) {
     metrics::counter!(Metric::SendFailures.name(), "Class" => class(e)).increment(1);
+}
+
+/// Every `Reason` of [`Metric::WebhooksRefused`].
+pub const REFUSAL_REASONS: [&str; 6] = [
+    "signature",
+    "timestamp",
+    "missing_header",
+    "malformed",
+    "topic",
+    "future",
+];
+
+/// Counts one refused webhook delivery under its reason.
+pub(crate) fn webhook_refused(e: &restock_core::webhook::WebhookError) {
+    use restock_core::webhook::WebhookError;
+    let reason = match e {
+        WebhookError::BadSignature => "signature",
+        WebhookError::Timestamp => "timestamp",
+        WebhookError::MissingHeader(_) => "missing_header",
+        WebhookError::Malformed(_) => "malformed",
+        WebhookError::Topic(_) => "topic",
+        WebhookError::FromTheFuture { .. } => "future",
+    };
+    metrics::counter!(Metric::WebhooksRefused.name(), "Reason" => reason).increment(1);
 }
 
 /// Records how long one notify pass took.

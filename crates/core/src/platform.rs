@@ -202,11 +202,38 @@ impl Platform {
 
     /// Verifies a delivery that arrived on `route` (one of
     /// [`Platform::routes`]) and reads it. The signature is checked before
-    /// anything else is read.
+    /// anything else is read; a reading or an order dated after `now` by
+    /// more than [`crate::webhook::CLOCK_SKEW`] is refused.
     ///
     /// # Errors
     /// [`WebhookError`]: its variant gives the HTTP status.
     pub fn parse(
+        self,
+        keys: &Keys,
+        route: &str,
+        headers: &dyn Headers,
+        body: &[u8],
+        now: OffsetDateTime,
+    ) -> Result<Delivery, WebhookError> {
+        let delivery = self.read(keys, route, headers, body, now)?;
+        match &delivery {
+            Delivery::Stock(events) => {
+                for event in events {
+                    crate::webhook::not_after("the reading", event.at, now)?;
+                }
+            }
+            Delivery::Paid(purchase) => {
+                if let Some(placed_at) = purchase.placed_at {
+                    crate::webhook::not_after("the order", placed_at, now)?;
+                }
+            }
+            Delivery::NotPaid | Delivery::Ping { .. } => {}
+        }
+        Ok(delivery)
+    }
+
+    /// [`Platform::parse`] before the times are checked.
+    fn read(
         self,
         keys: &Keys,
         route: &str,

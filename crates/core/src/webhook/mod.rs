@@ -126,6 +126,49 @@ pub enum WebhookError {
     /// A topic this endpoint does not handle (accepted and ignored).
     #[error("topic {0:?} is not handled here")]
     Topic(String),
+    /// The body dates its reading or order after restock's clock by more
+    /// than [`CLOCK_SKEW`] (422): stored, it would outrank every real
+    /// reading after it.
+    #[error(
+        "{what} is dated {at}, more than five minutes after restock's clock ({now}): the shop's clock is wrong or the body is not the shop's; nothing was applied"
+    )]
+    FromTheFuture {
+        /// Which time: `the reading` or `the order`.
+        what: &'static str,
+        /// The time the body gives (RFC 3339).
+        at: String,
+        /// restock's clock (RFC 3339).
+        now: String,
+    },
+}
+
+/// How far after restock's clock a body may date a reading or an order
+/// (the shop's clock running ahead): the Standard Webhooks signature's
+/// tolerance. Past it the delivery is refused, never stored as the newest.
+pub const CLOCK_SKEW: time::Duration = time::Duration::minutes(5);
+
+/// [`WebhookError::FromTheFuture`] when `at` is after `now` by more than
+/// [`CLOCK_SKEW`].
+///
+/// # Errors
+/// As above.
+pub fn not_after(
+    what: &'static str,
+    at: OffsetDateTime,
+    now: OffsetDateTime,
+) -> Result<(), WebhookError> {
+    if at - now <= CLOCK_SKEW {
+        return Ok(());
+    }
+    let text = |t: OffsetDateTime| {
+        t.format(&time::format_description::well_known::Rfc3339)
+            .unwrap_or_else(|_| t.to_string())
+    };
+    Err(WebhookError::FromTheFuture {
+        what,
+        at: text(at),
+        now: text(now),
+    })
 }
 
 impl WebhookError {
@@ -391,6 +434,21 @@ pub(crate) fn required<'h>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_time_up_to_five_minutes_ahead_is_taken_and_one_past_it_refused() {
+        let now = OffsetDateTime::from_unix_timestamp(1_795_000_000).unwrap();
+        let ms = time::Duration::milliseconds;
+        for fine in [now - time::Duration::days(400), now, now + CLOCK_SKEW] {
+            assert_eq!(not_after("the reading", fine, now), Ok(()), "{fine}");
+        }
+        let e = not_after("the order", now + CLOCK_SKEW + ms(1), now).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "the order is dated 2026-11-18T11:11:40.001Z, more than five minutes after restock's clock (2026-11-18T11:06:40Z): the shop's clock is wrong or the body is not the shop's; nothing was applied"
+        );
+        assert!(!e.is_unauthorised());
+    }
 
     #[test]
     fn keys_never_show_in_debug_or_errors() {
