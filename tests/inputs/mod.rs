@@ -416,6 +416,71 @@ async fn an_unknown_item_is_accepted_and_put_before_the_team() {
     );
 }
 
+/// A Shopify shop sends `inventory_levels/update` for every product, and
+/// retries: a shop that catalogues a few items must not get an alert for
+/// each stock movement of the rest. Each delivery is counted; the team is
+/// told once per item a day.
+#[tokio::test]
+async fn deliveries_for_items_not_in_the_catalogue_are_counted_and_alerted_once_a_day() {
+    use restock_app::admin::{Admin, Command};
+    let (w, _) = World::memory().await;
+    let at = "2026-11-29T08:59:00Z";
+    // One item's movements, each retried; another item's; a batch of both.
+    for i in 0..6 {
+        let body = format!(r#"{{"sku":"MYSTERY-1","level":{i},"at":"{at}"}}"#);
+        for retry in 0..2 {
+            let reply = w
+                .call(
+                    Api::Detect,
+                    w.stock_request(&format!("m-{i}-{retry}"), &body),
+                )
+                .await;
+            assert_eq!(reply.status, 202, "{}", reply.body);
+        }
+    }
+    let batch = format!(
+        r#"[{{"sku":"MYSTERY-2","level":1,"at":"{at}"}},{{"sku":"MYSTERY-1","level":2,"at":"{at}"}},{{"sku":"MYSTERY-2","level":3,"at":"{at}"}}]"#
+    );
+    let reply = w
+        .call(Api::Detect, w.stock_request("m-batch", &batch))
+        .await;
+    assert_eq!(reply.status, 202, "{}", reply.body);
+    let subjects: Vec<String> = w.alerts.all().into_iter().map(|a| a.subject).collect();
+    assert_eq!(subjects.len(), 2, "one alert per item: {subjects:?}");
+    assert!(
+        subjects.iter().any(|s| s.contains("MYSTERY-1")),
+        "{subjects:?}"
+    );
+    assert!(
+        subjects.iter().any(|s| s.contains("MYSTERY-2")),
+        "{subjects:?}"
+    );
+    let admin = Admin {
+        store: w.store.clone(),
+        pepper: None,
+    };
+    let stats = admin
+        .run(Command::Stats { skus: vec![] }, w.clock.now_ms())
+        .await
+        .unwrap();
+    assert_eq!(stats.json["mail"]["unknown_item_deliveries"], 15);
+    assert!(
+        stats.message.contains(
+            "for items not in the catalogue: 15 (the team is alerted once per item a day)"
+        ),
+        "{}",
+        stats.message
+    );
+    // The next day, the item still unknown: told once more.
+    w.advance(24 * 60 * MIN);
+    let body = r#"{"sku":"MYSTERY-1","level":7,"at":"2026-11-30T08:59:00Z"}"#;
+    let reply = w
+        .call(Api::Detect, w.stock_request("m-next-day", body))
+        .await;
+    assert_eq!(reply.status, 202, "{}", reply.body);
+    assert_eq!(w.alerts.all().len(), 3);
+}
+
 #[tokio::test]
 async fn a_suspicious_restock_waits_for_the_team_with_the_release_command() {
     let (w, outbox) = World::memory().await;

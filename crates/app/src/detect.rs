@@ -21,9 +21,10 @@ use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Json, Response};
 use axum::routing::post;
+use restock_core::feedback::{MailDay, day_of};
 use restock_core::webhook::{Headers, StockEvent, WebhookError};
 use restock_core::{Delivery, Platform, Purchase, Status, StockOutcome};
-use restock_store::{ApplyOutcome, BuyOutcome, Order};
+use restock_store::{ApplyOutcome, BuyOutcome, Order, RateDecision};
 use serde_json::json;
 
 use crate::metrics::{self, Metric};
@@ -263,6 +264,28 @@ pub(crate) async fn apply_one(
     Ok(applied)
 }
 
+/// A delivery for an item not in the catalogue: a Shopify shop sends one
+/// for every product's stock movement, and retries. Counted (the day's
+/// figures and a metric, by the caller); the team is told once per item a
+/// day, whatever the retries.
+async fn unknown_item(
+    s: &Services,
+    source: &str,
+    item: &restock_core::webhook::ItemRef,
+    now: restock_core::Millis,
+) -> Result<(), AppError> {
+    const DAY_MS: restock_core::Millis = 24 * 60 * 60 * 1000;
+    tracing::info!(source, %item, "webhook for an item not in the catalogue");
+    let first_today = s
+        .store
+        .rate_limit(&format!("unknown-item:{source}:{item}"), 1, DAY_MS, now)
+        .await?;
+    if first_today == RateDecision::Allowed {
+        s.alert(alerts::unknown_item(item, source)).await;
+    }
+    Ok(())
+}
+
 /// Applies each event: resolve the item, apply with the SKU's rules, tell the
 /// team about unknown items and paused restocks.
 async fn apply(s: &Services, source: &str, events: Vec<StockEvent>) -> Response {
@@ -272,12 +295,12 @@ async fn apply(s: &Services, source: &str, events: Vec<StockEvent>) -> Response 
         // Verified: the platform still delivers (the silence check's evidence).
         s.store.heard(source, now).await?;
         let mut results = Vec::with_capacity(events.len());
-        let mut all_unknown = true;
+        let (mut all_unknown, mut unknown) = (true, 0);
         let mut all_duplicate = true;
         for mut event in events {
             let Some(entry) = s.store.resolve_item(&event.item).await? else {
-                tracing::warn!(source, item = %event.item, "webhook for an unknown item");
-                s.alert(alerts::unknown_item(&event.item, source)).await;
+                unknown += 1;
+                unknown_item(s, source, &event.item, now).await?;
                 results.push(json!({ "item": event.item.to_string(), "outcome": "unknown_item" }));
                 continue;
             };
@@ -297,6 +320,14 @@ async fn apply(s: &Services, source: &str, events: Vec<StockEvent>) -> Response 
             };
             all_duplicate = false;
             results.push(json!({ "sku": entry.sku, "outcome": outcome }));
+        }
+        if unknown > 0 {
+            let add = MailDay {
+                unknown_items: unknown,
+                ..MailDay::default()
+            };
+            s.store.count_mail(&day_of(now), add).await?;
+            metrics::count(Metric::UnknownItems, unknown as usize);
         }
         let status = if all_unknown {
             StatusCode::ACCEPTED

@@ -52,6 +52,9 @@ pub enum Metric {
     TooManyRequests,
     /// Requests answered 503 Service Unavailable (capture and detect).
     Unavailable,
+    /// Stock deliveries for items not in the catalogue (detect): counted,
+    /// the team told once per item a day.
+    UnknownItems,
     /// Webhook deliveries refused, by `Reason` (detect): `signature`,
     /// `timestamp` (outside the replay window), `missing_header`,
     /// `malformed`, `topic` (not handled; accepted and ignored) or
@@ -61,7 +64,7 @@ pub enum Metric {
 
 impl Metric {
     /// Every metric restock writes.
-    pub const ALL: [Metric; 17] = [
+    pub const ALL: [Metric; 18] = [
         Metric::SignUps,
         Metric::Confirmations,
         Metric::Holds,
@@ -78,6 +81,7 @@ impl Metric {
         Metric::HoldsReleased,
         Metric::TooManyRequests,
         Metric::Unavailable,
+        Metric::UnknownItems,
         Metric::WebhooksRefused,
     ];
 
@@ -100,6 +104,7 @@ impl Metric {
             Metric::HoldsReleased => "HoldsReleased",
             Metric::TooManyRequests => "TooManyRequests",
             Metric::Unavailable => "Unavailable",
+            Metric::UnknownItems => "UnknownItems",
             Metric::WebhooksRefused => "WebhooksRefused",
         }
     }

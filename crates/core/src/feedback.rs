@@ -266,6 +266,10 @@ pub struct MailDay {
     /// Sign-ups never confirmed: ended, their contact details deleted.
     #[serde(default)]
     pub confirm_expired: u32,
+    /// Stock deliveries for items not in the catalogue (a Shopify shop
+    /// sends every product's): counted, the team told once per item a day.
+    #[serde(default)]
+    pub unknown_items: u32,
 }
 
 /// A rate near SES's review threshold.

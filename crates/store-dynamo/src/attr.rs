@@ -148,6 +148,8 @@ pub const MAIL_CONFIRM_SENT: &str = "confirm_sent";
 pub const MAIL_CONFIRMED: &str = "confirmed";
 /// A mail day's sign-ups never confirmed.
 pub const MAIL_CONFIRM_EXPIRED: &str = "confirm_expired";
+/// A day's stock deliveries for items not in the catalogue.
+pub const MAIL_UNKNOWN_ITEMS: &str = "unknown_items";
 /// The next free send slot (ms) on the account-wide schedule.
 pub const NEXT_SEND: &str = "next_send";
 /// When the sender's pause opened.

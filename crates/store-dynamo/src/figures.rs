@@ -26,6 +26,7 @@ fn read_mail_day(item: &Item) -> Result<MailDay> {
         confirm_sent: opt_n(item, MAIL_CONFIRM_SENT)?.unwrap_or(0),
         confirmed: opt_n(item, MAIL_CONFIRMED)?.unwrap_or(0),
         confirm_expired: opt_n(item, MAIL_CONFIRM_EXPIRED)?.unwrap_or(0),
+        unknown_items: opt_n(item, MAIL_UNKNOWN_ITEMS)?.unwrap_or(0),
     })
 }
 use crate::queue::QueueReader;
@@ -227,6 +228,7 @@ impl FiguresStore for DynamoStore {
             .add(MAIL_CONFIRM_SENT, n(add.confirm_sent))
             .add(MAIL_CONFIRMED, n(add.confirmed))
             .add(MAIL_CONFIRM_EXPIRED, n(add.confirm_expired))
+            .add(MAIL_UNKNOWN_ITEMS, n(add.unknown_items))
             .apply_returning(self)
             .await?
             .unwrap_or_default();

@@ -82,6 +82,7 @@ impl FiguresStore for MemoryStore {
         d.confirm_sent += add.confirm_sent;
         d.confirmed += add.confirmed;
         d.confirm_expired += add.confirm_expired;
+        d.unknown_items += add.unknown_items;
         Ok(*d)
     }
     async fn mail_day(&self, day: &str) -> Result<restock_core::feedback::MailDay> {

@@ -509,7 +509,8 @@ impl Admin {
             format!(
                 "claim rate: offers clicked (held or bought) among offers decided\n\
                  mail on {day} (UTC): {} sent ({} of them texts), bounce rate {} of emails (SES reviews near 5%), complaint rate {} (near 0.1%)\n\
-                 sign-ups on {day}: {} confirmations sent, {} confirmed, {} ran out unconfirmed",
+                 sign-ups on {day}: {} confirmations sent, {} confirmed, {} ran out unconfirmed\n\
+                 stock deliveries on {day} for items not in the catalogue: {} (the team is alerted once per item a day)",
                 mail.sent,
                 mail.texts_sent,
                 percent(mail.bounce_rate()),
@@ -517,6 +518,7 @@ impl Admin {
                 mail.confirm_sent,
                 mail.confirmed,
                 mail.confirm_expired,
+                mail.unknown_items,
             ),
             &[
                 "sku",
@@ -542,6 +544,7 @@ impl Admin {
                     "confirmations_sent": mail.confirm_sent,
                     "confirmed": mail.confirmed,
                     "unconfirmed_expired": mail.confirm_expired,
+                    "unknown_item_deliveries": mail.unknown_items,
                     "bounce_rate": mail.bounce_rate(),
                     "complaint_rate": mail.complaint_rate(),
                 },

@@ -1842,9 +1842,11 @@ pub async fn a_day_s_mail_figures_add_up(app: App) {
     let bounce = MailDay {
         bounced: 1,
         soft_bounced: 2,
+        unknown_items: 3,
         ..MailDay::default()
     };
     let totals = app.store.count_mail(day, bounce).await.unwrap();
+    assert_eq!(totals.unknown_items, 3);
     assert_eq!(
         (
             totals.sent,
