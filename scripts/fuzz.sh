@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}
 command -v cargo-fuzz >/dev/null || { echo "cargo-fuzz is missing: cargo install cargo-fuzz" >&2; exit 1; }
-targets=(webhook_shopify webhook_woocommerce webhook_standard join_form links)
+targets=(webhook_shopify webhook_woocommerce webhook_standard join_form links contact)
 printf '%-22s %12s %10s\n' target executions seconds
 for t in "${targets[@]}"; do
   mkdir -p "target/fuzz-corpus/$t"

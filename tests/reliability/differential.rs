@@ -142,6 +142,19 @@ impl Side {
         self.world.email(&format!("shopper{who}"))
     }
 
+    /// `who`'s address as typed at step `n`: one mailbox spelled three
+    /// ways (the canonical form, capitals with the domain's trailing dot,
+    /// padded with the domain in capitals), so a history joins one person
+    /// under several spellings.
+    fn typed(&self, who: u8, n: usize) -> String {
+        let email = self.email(who);
+        match n % 3 {
+            0 => email,
+            1 => format!("{}.", email.to_uppercase()),
+            _ => format!("  {} ", email.replace("@example.com", "@EXAMPLE.Com.")),
+        }
+    }
+
     fn who(&self, address: &str) -> Option<u8> {
         (0..SHOPPERS).find(|w| self.email(*w) == address)
     }
@@ -198,7 +211,7 @@ impl Side {
                     .capture_json(
                         "POST",
                         "/requests",
-                        serde_json::json!({ "sku": SKUS[s], "name": format!("Shopper {who}"), "email": self.email(who), "consent": true }),
+                        serde_json::json!({ "sku": SKUS[s], "name": format!("Shopper {who}"), "email": self.typed(who, n), "consent": true }),
                     )
                     .await;
                 let body = reply.json();

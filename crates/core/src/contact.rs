@@ -15,6 +15,10 @@ pub enum ContactError {
     /// Not an email address a message can be delivered to.
     #[error("enter an email address like name@example.com")]
     Email,
+    /// A quoted local part or an escape (`"della"@…`, `d\ella@…`): the
+    /// same mailbox as the plain address, which no shopper types.
+    #[error("enter the address without quotation marks or backslashes, like name@example.com")]
+    EmailQuoted,
     /// Not a phone number in international format that exists.
     #[error("enter a mobile number in international format, like +44 7911 123456")]
     Phone,
@@ -43,7 +47,12 @@ pub enum SmsRefusal {
     NotMobile(&'static str),
 }
 
-/// An email address, trimmed and lower-cased.
+/// An email address in its one canonical form, so every spelling of a
+/// mailbox is one person for opt-outs, places and limits: trimmed and
+/// lower-cased, the local part in Unicode's composed form (NFC), the domain
+/// in its ASCII (punycode) form as IDNA maps it (`BÜCHER.example.` and
+/// `xn--bcher-kva.example` are one domain) without a trailing dot. Quoted
+/// local parts and escapes are refused ([`ContactError::EmailQuoted`]).
 #[derive(Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct Email(String);
@@ -62,7 +71,7 @@ impl TryFrom<&str> for Email {
     type Error = ContactError;
 
     fn try_from(value: &str) -> Result<Self, Self::Error> {
-        let value = value.trim().to_lowercase();
+        let value = canonical_email(value)?;
         if value.len() > Self::MAX_LEN {
             return Err(ContactError::Email);
         }
@@ -74,6 +83,30 @@ impl TryFrom<&str> for Email {
             .map_err(|_| ContactError::Email)?;
         Ok(Self(value))
     }
+}
+
+/// The canonical spelling of `input` (see [`Email`]), not yet checked as
+/// an address.
+fn canonical_email(input: &str) -> Result<String, ContactError> {
+    let input = input.trim();
+    // Longer than any address: refused before any work on it.
+    if input.len() > 4 * Email::MAX_LEN {
+        return Err(ContactError::Email);
+    }
+    let (local, domain) = input.rsplit_once('@').ok_or(ContactError::Email)?;
+    if local.contains(['"', '\\']) {
+        return Err(ContactError::EmailQuoted);
+    }
+    let local: String = icu_normalizer::ComposingNormalizerBorrowed::new_nfc()
+        .normalize(&local.to_lowercase())
+        .into_owned();
+    let domain = domain.strip_suffix('.').unwrap_or(domain);
+    if domain.is_empty() || domain.ends_with('.') {
+        return Err(ContactError::Email);
+    }
+    // UTS 46 as browsers apply it: case folded, normalised, to punycode.
+    let domain = idna::domain_to_ascii(domain).map_err(|_| ContactError::Email)?;
+    Ok(format!("{local}@{domain}"))
 }
 
 impl TryFrom<String> for Email {
@@ -452,6 +485,49 @@ mod tests {
     }
 
     #[test]
+    fn every_spelling_of_a_mailbox_is_one_address_and_quoting_is_refused() {
+        let one = |text: &str| Email::try_from(text).map(|e| e.as_str().to_owned());
+        // The domain: its case, a trailing dot, Unicode or punycode.
+        for spelling in [
+            "della@bücher.example",
+            "Della@BÜCHER.Example",
+            "della@bücher.example.",
+            "della@xn--bcher-kva.example",
+            "DELLA@XN--BCHER-KVA.EXAMPLE.",
+            // ü written as u and a combining diaeresis (NFD).
+            "della@bu\u{308}cher.example",
+            // Full-width letters, which IDNA maps to ASCII.
+            "della@ｂüｃｈｅｒ.example",
+        ] {
+            assert_eq!(
+                one(spelling),
+                Ok("della@xn--bcher-kva.example".to_owned()),
+                "{spelling:?}"
+            );
+        }
+        // A Unicode local part, composed or not, is one address.
+        assert_eq!(one("jose\u{301}@example.com"), one("JOSÉ@example.com"));
+        // Quoted local parts and escapes: the same mailbox as the plain
+        // address, which no shopper types.
+        for quoted in [
+            "\"della\"@example.com",
+            "\"d\\ella\"@example.com",
+            "d\\ella@example.com",
+            "\"della smith\"@example.com",
+        ] {
+            assert_eq!(one(quoted), Err(ContactError::EmailQuoted), "{quoted:?}");
+        }
+        for bad in [
+            "della@example..com",
+            "della@.",
+            "della@example.com..",
+            "della@xn--.example",
+        ] {
+            assert_eq!(one(bad), Err(ContactError::Email), "{bad:?}");
+        }
+    }
+
+    #[test]
     fn phones_become_e164_and_need_a_country() {
         assert_eq!(
             Phone::parse("+44 7911 123456").unwrap().as_str(),
@@ -527,6 +603,61 @@ mod tests {
         #[test]
         fn phone_parsing_never_panics(s in "\\PC{0,40}") {
             let _ = Phone::parse(&s);
+        }
+
+        /// However a mailbox is spelled (the case of each letter, spaces
+        /// around it, the domain in Unicode or punycode, composed or not,
+        /// with or without its trailing dot), it gives one contact key: one
+        /// opt-out, one place per item, one per-contact limit.
+        #[test]
+        fn every_spelling_of_one_mailbox_gives_one_key(
+            local in "[a-z0-9][a-z0-9._+-]{0,15}",
+            label in prop::sample::select(vec!["bücher", "münchen", "straße", "例え", "shop", "ὕδωρ"]),
+            tld in prop::sample::select(vec!["example", "co.uk", "de"]),
+            upper in proptest::collection::vec(any::<bool>(), 40),
+            punycode in any::<bool>(),
+            decomposed in any::<bool>(),
+            dot in any::<bool>(),
+            pad in "[ \t]{0,2}",
+        ) {
+            let plain = format!("{local}@{label}.{tld}");
+            let Ok(expected) = Email::try_from(plain.as_str()) else {
+                return Ok(());
+            };
+            let mut domain = if punycode {
+                idna::domain_to_ascii(&format!("{label}.{tld}")).unwrap()
+            } else if decomposed {
+                icu_normalizer::DecomposingNormalizerBorrowed::new_nfd()
+                    .normalize(&format!("{label}.{tld}"))
+                    .into_owned()
+            } else {
+                format!("{label}.{tld}")
+            };
+            if dot {
+                domain.push('.');
+            }
+            let spelled: String = format!("{local}@{domain}")
+                .chars()
+                .zip(upper.iter().cycle())
+                .flat_map(|(c, up)| {
+                    // A letter whose capital lower-cases back to it (not ß,
+                    // whose capital SS is another name).
+                    let capital: String = c.to_uppercase().collect();
+                    if *up && capital.to_lowercase() == c.to_string() {
+                        capital.chars().collect::<Vec<_>>()
+                    } else {
+                        vec![c]
+                    }
+                })
+                .collect();
+            let spelled = format!("{pad}{spelled}{pad}");
+            let email = Email::try_from(spelled.as_str());
+            prop_assert_eq!(email.as_ref(), Ok(&expected), "{:?}", spelled);
+            let pepper = b"pepper";
+            prop_assert_eq!(
+                Contact::Email(email.unwrap()).key(pepper),
+                Contact::Email(expected).key(pepper)
+            );
         }
     }
 }

@@ -12,8 +12,8 @@ pub use app::*;
 use restock_core::Platform;
 use restock_core::webhook::ItemRef;
 use restock_core::{
-    CatalogueEntry, HoldId, HoldRefused, LinkToken, RequestState, Settings, SkipReason, Status,
-    StockOutcome,
+    CatalogueEntry, Contact, Email, HoldId, HoldRefused, LinkToken, RequestState, Settings,
+    SkipReason, Status, StockOutcome,
 };
 
 use crate::*;
@@ -25,6 +25,7 @@ use crate::*;
 macro_rules! conformance_suite {
     ($make:expr) => {
         $crate::__conformance_cases!($make; second_tap_keeps_the_original_place,
+            two_spellings_of_one_mailbox_are_one_person,
             opted_out_contacts_are_refused_until_lifted,
             the_walnut_chair_story,
             cancelling_frees_the_unit_and_is_final,
@@ -116,6 +117,36 @@ pub async fn second_tap_keeps_the_original_place(app: App) {
         JoinOutcome::Joined(_)
     ));
     assert_eq!(app.store.stats(&sku(CHAIR), 1).await.unwrap().waiting, 2);
+}
+
+/// One mailbox typed two ways is one person: one place per item, one
+/// opt-out (the contact's canonical form is what the store keys on).
+pub async fn two_spellings_of_one_mailbox_are_one_person(app: App) {
+    let typed = |text: &str| Contact::Email(Email::try_from(text).unwrap());
+    let first = match app
+        .join_as(CHAIR, typed("Della@Bücher.Example"), T0, 1)
+        .await
+    {
+        JoinOutcome::Joined(r) => r,
+        other => panic!("the first spelling joins: {other:?}"),
+    };
+    match app
+        .join_as(CHAIR, typed("  della@XN--BCHER-KVA.example. "), T0 + 1, 1)
+        .await
+    {
+        JoinOutcome::AlreadyWaiting(r) => assert_eq!(r.id, first.id),
+        other => panic!("the second spelling is the same place: {other:?}"),
+    }
+    assert_eq!(app.store.stats(&sku(CHAIR), 1).await.unwrap().waiting, 1);
+    app.store
+        .opt_out_contact(&typed("DELLA@bücher.example").key(PEPPER), T0 + 2)
+        .await
+        .unwrap();
+    assert_eq!(
+        app.join_as("THROW-OAT", typed("della@xn--bcher-kva.example"), T0 + 3, 1)
+            .await,
+        JoinOutcome::OptedOut
+    );
 }
 
 pub async fn opted_out_contacts_are_refused_until_lifted(app: App) {
