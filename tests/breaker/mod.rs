@@ -53,6 +53,19 @@ async fn a_sandboxed_account_pauses_sending_keeps_every_place_and_alerts_once() 
     assert_eq!(paused_alerts(&w), 1, "the team is told once");
     let pause = w.store.sender_pause().await.unwrap().expect("paused");
     assert!(pause.reason.contains("not verified"), "{pause:?}");
+    // SES's sandbox names the recipient: masked before it is kept, shown
+    // or sent to the team.
+    assert!(
+        pause.reason.contains("s***@example.com") && !pause.reason.contains("shopper@"),
+        "{}",
+        pause.reason
+    );
+    for alert in w.alerts.all() {
+        assert!(
+            !alert.body.contains("shopper@") && !alert.subject.contains("shopper@"),
+            "{alert:?}"
+        );
+    }
     // Nobody was blamed: five live offers, none ended as undeliverable.
     let stats = w.store.stats(&chair(), 2).await.unwrap();
     assert_eq!((stats.offered, stats.lapsed), (5, 0), "{stats:?}");

@@ -500,7 +500,12 @@ async fn send_confirmation(
         texts: &settings.texts(&settings.language_for(r.language.as_ref())),
     };
     let message = Message::confirmation(r.contact.channel(), settings, &input);
-    let sent = s.sender.send(&r.contact, &message).await;
+    // The provider's words, which may name the recipient, masked once here.
+    let sent = s
+        .sender
+        .send(&r.contact, &message)
+        .await
+        .map_err(SendError::masked);
     if let Err(e) = &sent {
         metrics::send_failed(e);
     }
@@ -624,7 +629,12 @@ async fn send_one(
     // An email is tagged, so the provider's bounces and complaints name the offer.
     let tags = restock_core::feedback::tags(&r.id, episode, &r.contact_key);
     let message = Message::notice(r.contact.channel(), settings, &input, tags);
-    let sent = s.sender.send(&r.contact, &message).await;
+    // The provider's words, which may name the recipient, masked once here.
+    let sent = s
+        .sender
+        .send(&r.contact, &message)
+        .await
+        .map_err(SendError::masked);
     record_notice_sent(s, entry, r, episode, sent, now, report).await
 }
 

@@ -39,6 +39,22 @@ pub enum SendError {
     Unknown(String),
 }
 
+impl SendError {
+    /// The same failure with every address and number in the provider's
+    /// text masked ([`restock_core::contact::mask_personal`]): what notify
+    /// keeps, logs, alerts and publishes.
+    pub fn masked(self) -> Self {
+        use restock_core::contact::mask_personal;
+        match self {
+            Self::Permanent(t) => Self::Permanent(mask_personal(&t)),
+            Self::Transient(t) => Self::Transient(mask_personal(&t)),
+            Self::Sender(t) => Self::Sender(mask_personal(&t)),
+            Self::Unknown(t) => Self::Unknown(mask_personal(&t)),
+            Self::OptedOut => Self::OptedOut,
+        }
+    }
+}
+
 /// Sends messages: SES v2 and SNS in production, an outbox locally.
 #[async_trait]
 pub trait Sender: Send + Sync {

@@ -406,6 +406,46 @@ impl From<ShopperName> for String {
     }
 }
 
+/// `text` from a provider (an error message, a delivery log's response)
+/// with every email address and phone number in it masked as
+/// [`Contact::masked`] masks them, before it reaches an event, an alert, a
+/// log line or a page: SES's sandbox names the recipient it refused. An
+/// address is a run of address characters around an `@`; a number is a
+/// run of seven or more digits, with or without a leading `+`.
+pub fn mask_personal(text: &str) -> String {
+    let part_of_address = |c: char| c.is_alphanumeric() || "._%+-@'!#$&*=?^`{|}~/".contains(c);
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find(part_of_address) {
+        out.push_str(&rest[..start]);
+        let run = &rest[start..];
+        let end = run.find(|c| !part_of_address(c)).unwrap_or(run.len());
+        let word = &run[..end];
+        // A sentence's full stop is not part of an address.
+        let trimmed = word.trim_end_matches('.');
+        let digits = trimmed.chars().filter(char::is_ascii_digit).count();
+        let numeric = trimmed
+            .strip_prefix('+')
+            .unwrap_or(trimmed)
+            .chars()
+            .all(|c| c.is_ascii_digit());
+        match trimmed.split_once('@') {
+            Some((local, domain)) if !local.is_empty() && !domain.is_empty() => {
+                out.push_str(&mask_email(trimmed));
+                out.push_str(&word[trimmed.len()..]);
+            }
+            _ if numeric && digits >= 7 => {
+                out.push_str(&mask_phone(trimmed));
+                out.push_str(&word[trimmed.len()..]);
+            }
+            _ => out.push_str(word),
+        }
+        rest = &run[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
 fn mask_email(address: &str) -> String {
     match address.split_once('@') {
         Some((local, domain)) => {
@@ -524,6 +564,28 @@ mod tests {
             "della@xn--.example",
         ] {
             assert_eq!(one(bad), Err(ContactError::Email), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn provider_texts_name_nobody() {
+        let sandbox = "MessageRejected: Email address is not verified. The following identities failed the check in region EU-WEST-2: Della.Smith@example.com, <bob+x@mail.example.co.uk>.";
+        let masked = mask_personal(sandbox);
+        assert_eq!(
+            masked,
+            "MessageRejected: Email address is not verified. The following identities failed the check in region EU-WEST-2: D***@example.com, <b***@mail.example.co.uk>."
+        );
+        assert_eq!(
+            mask_personal("Phone number +447911123456 is opted out; 07911123456 too"),
+            "Phone number +44*******456 is opted out; 079*****456 too"
+        );
+        // Codes, versions and short numbers stay as they are.
+        for kept in [
+            "smtp; 550 5.1.1 user unknown",
+            "Throttling: Rate exceeded (request 1234-abcd)",
+            "",
+        ] {
+            assert_eq!(mask_personal(kept), kept);
         }
     }
 

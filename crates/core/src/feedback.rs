@@ -231,7 +231,9 @@ pub fn parse_sms_log(message: &str) -> Result<Option<SmsFailure>, FeedbackError>
         kind: sms_failure_kind(&log.delivery.provider_response),
         message_id: log.notification.message_id,
         destination,
-        detail: log.delivery.provider_response,
+        // The carrier's words may name the number: masked before they are
+        // logged or kept.
+        detail: crate::contact::mask_personal(&log.delivery.provider_response),
     }))
 }
 
