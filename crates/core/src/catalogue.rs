@@ -62,7 +62,71 @@ struct Row {
     shards: Option<String>,
 }
 
+/// Checks a list of entries as the CSV import does, whichever way they
+/// came (the CSV, the admin command, the local server's admin endpoint):
+/// every SKU once, and each entry as [`CatalogueEntry::check`] says.
+/// `line` in the error is the entry's position plus one (a CSV's line).
+///
+/// # Errors
+/// The first entry at fault.
+pub fn check_entries(entries: &[CatalogueEntry]) -> Result<(), CatalogueError> {
+    let mut seen = std::collections::HashSet::new();
+    for (i, entry) in entries.iter().enumerate() {
+        let err = |field, reason| CatalogueError {
+            line: i as u64 + 2,
+            field,
+            reason,
+        };
+        if !seen.insert(&entry.sku) {
+            return Err(err("sku", format!("{} appears twice", entry.sku)));
+        }
+        entry
+            .check()
+            .map_err(|(field, reason)| err(field, reason))?;
+    }
+    Ok(())
+}
+
+/// Whether `url` is an absolute web address (`http` or `https`): a link a
+/// shopper is sent to, never `javascript:` or `data:`.
+fn is_web(url: &Url) -> bool {
+    matches!(url.scheme(), "https" | "http") && url.host().is_some()
+}
+
 impl CatalogueEntry {
+    /// The field at fault and why, for an entry no import would make: a
+    /// name of 1 to 120 characters without control characters, web
+    /// addresses for the product and the checkout (which holds `{hold}`),
+    /// a threshold of at least 1 and 1 to [`MAX_SHARDS`] shards.
+    ///
+    /// # Errors
+    /// As above.
+    pub fn check(&self) -> Result<(), (&'static str, String)> {
+        let name = self.name.trim();
+        if name.is_empty() || name.chars().count() > 120 || name.chars().any(char::is_control) {
+            return Err(("name", "1 to 120 characters".into()));
+        }
+        if self.product_url.as_ref().is_some_and(|u| !is_web(u)) {
+            return Err(("product_url", "an absolute http(s) URL".into()));
+        }
+        if let Some(c) = &self.checkout_url {
+            let filled = Url::parse(&c.replace("{hold}", "HOLD"));
+            if !c.contains("{hold}") || !filled.is_ok_and(|u| is_web(&u)) {
+                return Err((
+                    "checkout_url",
+                    "an absolute http(s) URL containing {hold}".into(),
+                ));
+            }
+        }
+        if self.threshold == Some(0) {
+            return Err(("threshold", "at least 1".into()));
+        }
+        if self.shards == 0 || self.shards > MAX_SHARDS {
+            return Err(("shards", format!("1 to {MAX_SHARDS}")));
+        }
+        Ok(())
+    }
+
     /// An entry with only the required fields.
     pub fn new(sku: Sku, name: impl Into<String>) -> Self {
         Self {
@@ -145,28 +209,13 @@ pub fn parse_csv(text: &str) -> Result<Vec<CatalogueEntry>, CatalogueError> {
             return Err(err("sku", format!("{sku} appears twice")));
         }
         let name = row.name.trim();
-        if name.is_empty() || name.chars().count() > 120 || name.chars().any(char::is_control) {
-            return Err(err("name", "1 to 120 characters".into()));
-        }
         let opt = |v: Option<String>| v.filter(|s| !s.is_empty());
         let product_url = opt(row.product_url)
             .map(|u| {
-                Url::parse(&u)
-                    .ok()
-                    .filter(|u| matches!(u.scheme(), "https" | "http"))
+                Url::parse(&u).map_err(|_| err("product_url", "an absolute http(s) URL".into()))
             })
-            .map(|u| u.ok_or_else(|| err("product_url", "an absolute http(s) URL".into())))
             .transpose()?;
         let checkout_url = opt(row.checkout_url);
-        if let Some(c) = &checkout_url {
-            let filled = c.replace("{hold}", "HOLD");
-            if !c.contains("{hold}") || Url::parse(&filled).is_err() {
-                return Err(err(
-                    "checkout_url",
-                    "an absolute URL containing {hold}".into(),
-                ));
-            }
-        }
         let number = |field: &'static str, v: Option<String>| {
             opt(v)
                 .map(|s| {
@@ -176,27 +225,30 @@ pub fn parse_csv(text: &str) -> Result<Vec<CatalogueEntry>, CatalogueError> {
                 .transpose()
         };
         let threshold = number("threshold", row.threshold)?;
-        if threshold.is_some_and(|t| t == 0 || t > u64::from(u32::MAX)) {
-            return Err(err("threshold", "at least 1".into()));
-        }
+        let threshold = threshold
+            .map(|t| u32::try_from(t).map_err(|_| err("threshold", "at least 1".into())))
+            .transpose()?;
         let shards = number("shards", row.shards)?.unwrap_or(1);
-        if shards == 0 || shards > u64::from(MAX_SHARDS) {
-            return Err(err("shards", format!("1 to {MAX_SHARDS}")));
-        }
+        let shards =
+            u16::try_from(shards).map_err(|_| err("shards", format!("1 to {MAX_SHARDS}")))?;
         let mut ids = PlatformIds::default();
         for &(platform, column, at) in &id_columns {
             let cell = at.and_then(|at| record.get(at)).map(str::to_owned);
             ids.set(platform, number(column, cell)?);
         }
-        entries.push(CatalogueEntry {
+        let entry = CatalogueEntry {
             sku,
             name: name.to_owned(),
             product_url,
             checkout_url,
-            threshold: threshold.map(|t| t as u32),
+            threshold,
             ids,
-            shards: shards as u16,
-        });
+            shards,
+        };
+        entry
+            .check()
+            .map_err(|(field, reason)| err(field, reason))?;
+        entries.push(entry);
     }
     Ok(entries)
 }
@@ -268,9 +320,52 @@ mod tests {
             ),
             ("sku,name\nA,Thing\nA,Again\n", 3, "sku"),
             ("sku,name,threshold\nA,Thing,lots\n", 2, "threshold"),
+            ("sku,name,threshold\nA,Thing,0\n", 2, "threshold"),
+            ("sku,name,shards\nA,Thing,65\n", 2, "shards"),
+            ("sku,name,shards\nA,Thing,70000\n", 2, "shards"),
+            (
+                "sku,name,checkout_url\nA,Thing,javascript:alert(1)//{hold}\n",
+                2,
+                "checkout_url",
+            ),
+            (
+                "sku,name,product_url\nA,Thing,ftp://files.example/p\n",
+                2,
+                "product_url",
+            ),
         ];
         for (csv, line, field) in cases {
             let e = parse_csv(csv).unwrap_err();
+            assert_eq!((e.line, e.field), (line, field), "{e}");
+        }
+    }
+
+    /// Entries that reach the store another way than the CSV (the admin
+    /// command, the local server's admin endpoint) are held to the same
+    /// rules.
+    #[test]
+    fn entries_from_anywhere_are_checked_as_the_import_checks_them() {
+        let good = |sku: &str| CatalogueEntry::new(Sku::try_from(sku).unwrap(), "Thing");
+        assert_eq!(check_entries(&[good("A"), good("B")]), Ok(()));
+        let mut zero = good("B");
+        zero.shards = 0;
+        let mut script = good("C");
+        script.checkout_url = Some("javascript:alert(1)//{hold}".into());
+        let mut no_hold = good("C");
+        no_hold.checkout_url = Some("https://shop.example/cart".into());
+        let mut nameless = good("C");
+        nameless.name = " ".into();
+        let mut page = good("C");
+        page.product_url = Some(Url::parse("javascript:alert(1)").unwrap());
+        for (entries, line, field) in [
+            (vec![good("A"), zero], 3, "shards"),
+            (vec![script], 2, "checkout_url"),
+            (vec![no_hold], 2, "checkout_url"),
+            (vec![nameless], 2, "name"),
+            (vec![page], 2, "product_url"),
+            (vec![good("A"), good("A")], 3, "sku"),
+        ] {
+            let e = check_entries(&entries).unwrap_err();
             assert_eq!((e.line, e.field), (line, field), "{e}");
         }
     }

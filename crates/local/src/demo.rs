@@ -168,6 +168,7 @@ async fn product(
              <p class=\"muted\">Posts a signed stock webhook to detect, as the shop's inventory system would. \
              Level now: {level}; offered {offered}, held {held}.</p>\
              <form method=\"post\" action=\"/demo/stock\"><input type=\"hidden\" name=\"sku\" value=\"{sku}\">\
+             <input type=\"hidden\" name=\"csrf\" value=\"{csrf}\">\
              <label for=\"level\">New stock level</label> <input id=\"level\" name=\"level\" type=\"number\" min=\"0\" max=\"100000\" value=\"3\" required> \
              <button type=\"submit\">Post restock</button></form></section>",
             sku = esc(sku.as_str()),
@@ -175,6 +176,7 @@ async fn product(
             offered = snapshot.counters.offered,
             held = snapshot.counters.held,
             endpoint = esc(&capture),
+            csrf = esc(&local.csrf),
         ),
         Some(&capture),
     )
@@ -184,6 +186,29 @@ async fn product(
 struct StockForm {
     sku: String,
     level: i64,
+    #[serde(default)]
+    csrf: String,
+}
+
+/// Why a demo form is refused, if it is: it must carry this run's token
+/// (a page of this server put it there) and not come from another site.
+fn forged(local: &Local, headers: &axum::http::HeaderMap, token: &str) -> Option<Response> {
+    let same = token.len() == local.csrf.len()
+        && token
+            .bytes()
+            .zip(local.csrf.bytes())
+            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+            == 0;
+    let cross_site = headers
+        .get("sec-fetch-site")
+        .and_then(|h| h.to_str().ok())
+        .is_some_and(|s| s != "same-origin" && s != "none");
+    (!same || cross_site).then(|| {
+        problem(
+            StatusCode::FORBIDDEN,
+            "this form is not from this demo shop's own page (its token is missing or from an earlier run, or another site posted it): reload the page and try again",
+        )
+    })
 }
 
 async fn deliver(
@@ -210,7 +235,14 @@ async fn deliver(
     Ok((status, body))
 }
 
-async fn post_stock(State((local, detect)): Shared, Form(form): Form<StockForm>) -> Response {
+async fn post_stock(
+    State((local, detect)): Shared,
+    headers: axum::http::HeaderMap,
+    Form(form): Form<StockForm>,
+) -> Response {
+    if let Some(refused) = forged(&local, &headers, &form.csrf) {
+        return refused;
+    }
     let hook = TestEvent::Stock {
         id: None,
         sku: Some(form.sku.clone()),
@@ -310,11 +342,13 @@ async fn checkout(State((local, _)): Shared, Query(q): Query<CheckoutQuery>) -> 
              It stays yours for {window} from your click; after that it passes to the next person in line.</p>\
              <p class=\"muted\">Hold {hold}</p>\
              <form method=\"post\" action=\"/checkout/buy\"><input type=\"hidden\" name=\"hold\" value=\"{hold}\">\
+             <input type=\"hidden\" name=\"csrf\" value=\"{csrf}\">\
              <input type=\"hidden\" name=\"sku\" value=\"{sku}\"><button type=\"submit\">Complete purchase</button></form>",
             name = esc(&name),
             window = esc(&window),
             hold = esc(&hold),
             sku = esc(&sku),
+            csrf = esc(&local.csrf),
         ),
     )
 }
@@ -323,9 +357,18 @@ async fn checkout(State((local, _)): Shared, Query(q): Query<CheckoutQuery>) -> 
 struct BuyForm {
     hold: String,
     sku: String,
+    #[serde(default)]
+    csrf: String,
 }
 
-async fn buy(State((local, detect)): Shared, Form(form): Form<BuyForm>) -> Response {
+async fn buy(
+    State((local, detect)): Shared,
+    headers: axum::http::HeaderMap,
+    Form(form): Form<BuyForm>,
+) -> Response {
+    if let Some(refused) = forged(&local, &headers, &form.csrf) {
+        return refused;
+    }
     let hook = TestEvent::Order {
         hold: form.hold.clone(),
         sku: None,

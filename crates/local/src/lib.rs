@@ -21,6 +21,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use axum::Router;
 use restock_app::Services;
+use restock_app::admin::dashboard::loopback_only;
 use restock_app::admin::{Admin, DEV_SECRETS_JSON};
 use restock_app::ports::{
     Alert, AlertError, Alerts, Disabled, Keyring, OsEntropy, Outbox, Phraser, Secrets, SendError,
@@ -189,6 +190,9 @@ pub struct Local {
     pub port: u16,
     /// Capture's port.
     pub capture_port: u16,
+    /// This run's token for the demo shop's forms (stock, checkout): a
+    /// form another site posts does not carry it.
+    pub csrf: String,
 }
 
 /// Seeds the demo settings and catalogue where none exist.
@@ -234,6 +238,7 @@ pub fn build(options: &Options) -> std::io::Result<Arc<Local>> {
         Arc::new(SystemClock),
         Arc::new(OsEntropy),
     ));
+    let csrf = services_csrf(&services);
     Ok(Arc::new(Local {
         services,
         outbox,
@@ -244,7 +249,17 @@ pub fn build(options: &Options) -> std::io::Result<Arc<Local>> {
         },
         port: options.port,
         capture_port: options.capture_port,
+        csrf,
     }))
+}
+
+/// A fresh form token: 16 random bytes as hex.
+fn services_csrf(services: &Services) -> String {
+    services
+        .random()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// The storefront's origin: the demo shop and its widget script, the
@@ -270,6 +285,7 @@ pub fn storefront(local: Arc<Local>) -> Router {
             detect.into_service::<axum::body::Body>(),
         )
         .layer(axum::middleware::from_fn(client_from_socket))
+        .layer(axum::middleware::from_fn(loopback_only))
 }
 
 /// Capture's origin: its router behind the capture Function URL's CORS
@@ -286,7 +302,8 @@ pub fn capture(local: Arc<Local>) -> Result<Router, String> {
             cors,
             cors::function_url_cors,
         ))
-        .layer(axum::middleware::from_fn(client_from_socket)))
+        .layer(axum::middleware::from_fn(client_from_socket))
+        .layer(axum::middleware::from_fn(loopback_only)))
 }
 
 /// The storefront's and capture's routes on one router, for tests that
@@ -297,6 +314,7 @@ pub fn capture(local: Arc<Local>) -> Result<Router, String> {
 pub fn app(local: Arc<Local>) -> Router {
     restock_app::capture::router(local.services.clone())
         .layer(axum::middleware::from_fn(client_from_socket))
+        .layer(axum::middleware::from_fn(loopback_only))
         .merge(storefront(local))
 }
 

@@ -239,7 +239,12 @@ async fn the_dashboard_shows_the_story_and_acts_only_for_its_own_pages() {
     let reserve = format!("/r/{}", reserve.split_once("/r/").unwrap().1);
     let response = router
         .clone()
-        .oneshot(Request::post(reserve).body(Body::empty()).unwrap())
+        .oneshot(
+            Request::post(reserve)
+                .header("host", HOST)
+                .body(Body::empty())
+                .unwrap(),
+        )
         .await
         .unwrap();
     let checkout = response.headers()["location"].to_str().unwrap().to_owned();

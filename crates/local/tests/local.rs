@@ -302,3 +302,126 @@ async fn the_demo_pages_serve_the_widget_and_escape_what_they_show() {
     let (status, _) = call(&router, get("/checkout")).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
 }
+
+/// A web page the shopper or the team happens to open cannot reach the
+/// local server: not by rebinding its own name to 127.0.0.1 (every route
+/// answers only to a loopback `Host`), not by posting the demo shop's forms
+/// (each carries this run's token), and `/_admin/run` checks a catalogue
+/// as the CSV import does.
+#[tokio::test]
+async fn a_hostile_page_can_neither_read_nor_change_the_local_server() {
+    let local = local().await;
+    let router = app(local.clone());
+    let level = |local: std::sync::Arc<restock_local::Local>| async move {
+        local
+            .services
+            .store
+            .snapshot(&Sku::try_from("CHAIR-WAL").unwrap())
+            .await
+            .unwrap()
+            .counters
+            .level
+    };
+    // DNS rebinding: the page's own name, now pointing at 127.0.0.1.
+    let rebound = |method: &str, path: &str, body: &str| {
+        Request::builder()
+            .method(method)
+            .uri(path)
+            .header("host", "shop.evil.example:3000")
+            .header("content-type", "application/json")
+            .body(Body::from(body.to_owned()))
+            .unwrap()
+    };
+    for (method, path, body) in [
+        ("GET", "/outbox", ""),
+        ("GET", "/outbox.json", ""),
+        ("GET", "/products/CHAIR-WAL", ""),
+        ("GET", "/admin", ""),
+        (
+            "POST",
+            "/_admin/run",
+            r#"{"command":"export_page","skus":[],"after":null,"with_contacts":true}"#,
+        ),
+        ("POST", "/_admin/run", r#"{"command":"settings_show"}"#),
+        ("POST", "/webhooks/stock", "{}"),
+        ("POST", "/requests", "{}"),
+    ] {
+        let (status, answer) = call(&router, rebound(method, path, body)).await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{method} {path}: {answer}");
+        assert!(answer.contains("loopback"), "{answer}");
+    }
+    // The demo's forms: without this run's token, or posted by another
+    // site, they change nothing; from the page itself they work.
+    let (_, page) = call(
+        &router,
+        Request::get("/products/CHAIR-WAL")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    let token = page
+        .split("name=\"csrf\" value=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("the stock form carries its token")
+        .to_owned();
+    let stock = |body: String, site: Option<&str>| {
+        let mut request = Request::post("/demo/stock")
+            .header("content-type", "application/x-www-form-urlencoded");
+        if let Some(site) = site {
+            request = request.header("sec-fetch-site", site);
+        }
+        request.body(Body::from(body)).unwrap()
+    };
+    for (body, site) in [
+        ("sku=CHAIR-WAL&level=7".to_owned(), None),
+        ("sku=CHAIR-WAL&level=7&csrf=0000".to_owned(), None),
+        (
+            format!("sku=CHAIR-WAL&level=7&csrf={token}"),
+            Some("cross-site"),
+        ),
+    ] {
+        let (status, answer) = call(&router, stock(body.clone(), site)).await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{body} {site:?}: {answer}");
+    }
+    let buy = Request::post("/checkout/buy")
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(Body::from("hold=AAAAAAAAAAAAAAAAAAAAAA&sku=CHAIR-WAL"))
+        .unwrap();
+    assert_eq!(call(&router, buy).await.0, StatusCode::FORBIDDEN);
+    assert_eq!(level(local.clone()).await, 0, "nothing changed");
+    let (status, _) = call(
+        &router,
+        stock(
+            format!("sku=CHAIR-WAL&level=7&csrf={token}"),
+            Some("same-origin"),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    assert_eq!(level(local.clone()).await, 7);
+    // A catalogue through /_admin/run is checked as the CSV import checks it.
+    for (entry, field) in [
+        (
+            serde_json::json!({"sku": "EVIL-1", "name": "Evil", "checkout_url": "javascript:alert(1)//{hold}", "shards": 1}),
+            "checkout_url",
+        ),
+        (
+            serde_json::json!({"sku": "EVIL-2", "name": "Evil", "shards": 0}),
+            "shards",
+        ),
+    ] {
+        let (status, answer) = call(
+            &router,
+            post_json(
+                "/_admin/run",
+                serde_json::json!({"command": "catalogue_put", "entries": [entry]}),
+            ),
+        )
+        .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{answer}");
+        assert!(answer.contains(field), "{answer}");
+    }
+    let entries = local.services.store.catalogue().await.unwrap();
+    assert!(entries.iter().all(|e| !e.sku.as_str().starts_with("EVIL")));
+}

@@ -121,8 +121,9 @@ fn is_loopback(host: &str) -> bool {
 }
 
 /// Refuses requests addressed to any other host than loopback: a page that
-/// rebinds its own name to 127.0.0.1 cannot read the dashboard.
-async fn loopback_only(request: Request, next: Next) -> Response {
+/// rebinds its own name to 127.0.0.1 cannot read the dashboard (nor, as a
+/// layer on the local server, any of its routes).
+pub async fn loopback_only(request: Request, next: Next) -> Response {
     let host = request
         .headers()
         .get(header::HOST)
@@ -133,7 +134,7 @@ async fn loopback_only(request: Request, next: Next) -> Response {
     } else {
         plain(
             StatusCode::FORBIDDEN,
-            "the dashboard answers only at a loopback address: open http://127.0.0.1:PORT/",
+            "this server answers only at a loopback address: open http://127.0.0.1:PORT/ (a page that names another host is refused, so a rebinding page cannot reach it)",
         )
     }
 }

@@ -311,6 +311,10 @@ impl Admin {
 
     /// Adds or replaces catalogue entries.
     async fn catalogue_put(&self, entries: Vec<CatalogueEntry>) -> Result<Output, AdminError> {
+        // Checked as the CSV import checks them, however they came: none
+        // is saved unless all are good.
+        restock_core::catalogue::check_entries(&entries)
+            .map_err(|e| AdminError::Invalid(e.to_string()))?;
         for entry in &entries {
             self.store.put_catalogue_entry(entry).await?;
         }

@@ -23,7 +23,15 @@ pub async fn local() -> Arc<restock_local::Local> {
     .unwrap()
 }
 
-pub async fn call(router: &axum::Router, request: Request<Body>) -> (StatusCode, String) {
+/// Calls `router` as a browser or curl on this machine would: addressed to
+/// the loopback host unless the request names another (every route of the
+/// local server answers only to a loopback `Host`).
+pub async fn call(router: &axum::Router, mut request: Request<Body>) -> (StatusCode, String) {
+    if !request.headers().contains_key("host") {
+        request
+            .headers_mut()
+            .insert("host", "127.0.0.1:3000".parse().unwrap());
+    }
     let response = router.clone().oneshot(request).await.unwrap();
     let status = response.status();
     let body = axum::body::to_bytes(response.into_body(), 1 << 20)
