@@ -409,3 +409,47 @@ async fn confirming_from_the_inbox_ends_the_strangers_browser_token() {
     assert_eq!(post(&w, &manage).await.status, 200);
     assert_eq!(state_of(&w, &stranger).await, RequestState::Cancelled);
 }
+
+/// A confirmation goes to an address that has agreed to nothing yet, so it
+/// carries nothing the person who signed up typed: a stranger cannot use
+/// the shop to mail their words to someone else's inbox. The name greets
+/// the shopper once the address has confirmed.
+#[tokio::test]
+async fn a_confirmation_carries_no_words_the_sign_up_typed() {
+    let (w, outbox) = confirming().await;
+    let name = "Claim your prize at evil.example";
+    let victim = w.email("victim");
+    let reply = w
+        .capture_json(
+            "POST",
+            "/requests",
+            serde_json::json!({ "sku": CHAIR, "name": name, "email": victim, "consent": true }),
+        )
+        .await;
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    w.pump().await;
+    let sent = outbox.sent();
+    let Some(Sent::Email { notice, .. }) = sent.iter().find(|s| s.to() == victim) else {
+        panic!("a confirmation to the address: {sent:?}");
+    };
+    for text in [&notice.subject, &notice.text, &notice.html] {
+        assert!(
+            !text.contains("prize") && !text.contains("evil.example"),
+            "the stranger's words reached the inbox: {text}"
+        );
+    }
+    // Confirmed, the shopper's own notice greets them by the name given.
+    let confirm = link_to(&outbox, &victim, "c").expect("a confirmation link");
+    assert_eq!(post(&w, &confirm).await.status, 200);
+    assert_eq!(w.shopify(Some(1), "d-1").await.status, 200);
+    w.pump().await;
+    let notice = outbox
+        .sent()
+        .into_iter()
+        .find(|s| s.to() == victim && s.reserve_link().is_some())
+        .expect("the notice");
+    let Sent::Email { notice, .. } = notice else {
+        panic!("an email")
+    };
+    assert!(notice.text.contains(name), "{}", notice.text);
+}

@@ -492,7 +492,6 @@ async fn send_confirmation(
     let input = restock_core::confirm::ConfirmInput {
         store: &settings.store_name,
         product: &entry.name,
-        shopper: r.name.as_str(),
         confirm_url: &confirm_url,
         manage_url: &manage_url,
         optout_url: &optout_url,

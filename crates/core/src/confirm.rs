@@ -2,6 +2,11 @@
 //! sign-up gets before it is confirmed. Fixed words (no model call), the
 //! shopper's confirmation link, a link to see or leave their place, and the
 //! way to stop. A sign-up nobody confirms is never mailed again.
+//!
+//! It carries nothing the person who signed up typed (not even a first
+//! name): it goes to an address that has agreed to nothing yet, so a
+//! stranger's words must not reach it. The name is used once the address
+//! has confirmed.
 
 use crate::lang::{Texts, arg};
 use crate::notice::{
@@ -16,8 +21,6 @@ pub struct ConfirmInput<'a> {
     pub store: &'a str,
     /// The product's name.
     pub product: &'a str,
-    /// The shopper's name.
-    pub shopper: &'a str,
     /// The confirmation link (absolute).
     pub confirm_url: &'a str,
     /// The link to see or leave their place (absolute).
@@ -38,7 +41,6 @@ pub fn render_confirm_email(n: &ConfirmInput<'_>) -> EmailNotice {
         "confirm-subject",
         &[arg("product", n.product), arg("store", n.store)],
     );
-    let greeting = t.get("greeting", &[arg("shopper", n.shopper)]);
     let asked = t.get(
         "confirm-asked",
         &[
@@ -51,18 +53,17 @@ pub fn render_confirm_email(n: &ConfirmInput<'_>) -> EmailNotice {
     let manage = t.word("manage-link");
     let stop = t.get("confirm-stop", &[arg("store", n.store)]);
     let text = format!(
-        "{greeting}\n\n{asked}\n\n{confirm}\n\n{not_you}\n\n{manage}: {manage_url}\n{stop}: {optout}\n",
+        "{asked}\n\n{confirm}\n\n{not_you}\n\n{manage}: {manage_url}\n{stop}: {optout}\n",
         confirm = n.confirm_url,
         manage_url = n.manage_url,
         optout = n.optout_url,
     );
     let body = format!(
         concat!(
-            "<p>{greeting}</p><p>{asked}</p>{button}",
+            "<p>{asked}</p>{button}",
             "<p style=\"font-size:14px;color:#555\">{not_you}</p>",
             "<p style=\"font-size:13px;color:#555\"><a href=\"{manage_url}\" style=\"color:#555\">{manage}</a> · <a href=\"{optout}\" style=\"color:#555\">{stop}</a></p>",
         ),
-        greeting = escape_html(&greeting),
         asked = escape_html(&asked),
         button = button(t, &t.word("confirm-button"), n.confirm_url),
         not_you = escape_html(&not_you),
@@ -117,7 +118,6 @@ mod tests {
         ConfirmInput {
             store: "Loom & Last",
             product,
-            shopper: "Della <b>",
             confirm_url: "https://n.example/c/CHAIR-WAL~id.secret",
             manage_url: "https://n.example/m/CHAIR-WAL~id.manage",
             optout_url: "https://n.example/o/CHAIR-WAL~id.optout",
@@ -168,7 +168,8 @@ mod tests {
             assert!(mail.text.contains(url) && mail.html.contains(url), "{url}");
         }
         assert!(mail.text.contains("2 days"));
-        assert!(mail.html.contains("Della &lt;b&gt;"), "escaped");
+        let odd = render_confirm_email(&input("Chair <b>"));
+        assert!(odd.html.contains("Chair &lt;b&gt;"), "escaped");
         assert_eq!(
             mail.list_unsubscribe,
             "<https://n.example/o/CHAIR-WAL~id.optout>"
