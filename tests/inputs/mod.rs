@@ -323,7 +323,6 @@ async fn unsigned_tampered_and_replayed_webhooks_change_nothing() {
 /// tolerance it is taken.
 #[tokio::test]
 async fn readings_and_orders_dated_in_the_future_are_refused_and_wedge_nothing() {
-    use restock_core::webhook::shopify;
     let (w, _) = World::memory().await;
     let rfc3339 = |ms: i64| {
         time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
@@ -351,25 +350,7 @@ async fn readings_and_orders_dated_in_the_future_are_refused_and_wedge_nothing()
         "generic",
     );
     // Shopify's `updated_at`, an hour ahead.
-    let body = serde_json::json!({
-        "inventory_item_id": CHAIR_SHOPIFY_ID,
-        "location_id": 24826418u64,
-        "available": 9,
-        "updated_at": rfc3339(now + 60 * MIN),
-    })
-    .to_string();
-    let request = Request::builder()
-        .method("POST")
-        .uri("/webhooks/shopify")
-        .header("content-type", "application/json")
-        .header(
-            shopify::SIGNATURE,
-            shopify::sign(SHOPIFY_KEY.as_bytes(), body.as_bytes()),
-        )
-        .header(shopify::WEBHOOK_ID, "future-2")
-        .header(shopify::TOPIC, "inventory_levels/update")
-        .body(Body::from(body))
-        .unwrap();
+    let request = w.shopify_request_at(Some(9), "future-2", now + 60 * MIN);
     refused(w.call(Api::Detect, request).await, "shopify");
     // WooCommerce's `date_modified_gmt`, in 2099.
     let product = r#"{"id":812,"sku":"THROW-OAT","manage_stock":true,"stock_quantity":9,"date_modified_gmt":"2099-01-01T00:00:00"}"#;

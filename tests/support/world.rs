@@ -297,12 +297,21 @@ impl World {
 
     /// A signed Shopify inventory webhook for the chair.
     pub fn shopify_request(&self, available: Option<i64>, webhook_id: &str) -> Request<Body> {
-        let updated_at = time::OffsetDateTime::from_unix_timestamp_nanos(
-            i128::from(self.clock.now_ms()) * 1_000_000,
-        )
-        .expect("time")
-        .format(&time::format_description::well_known::Rfc3339)
-        .expect("format");
+        self.shopify_request_at(available, webhook_id, self.clock.now_ms())
+    }
+
+    /// The same, its `updated_at` at `updated_ms`.
+    pub fn shopify_request_at(
+        &self,
+        available: Option<i64>,
+        webhook_id: &str,
+        updated_ms: i64,
+    ) -> Request<Body> {
+        let updated_at =
+            time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(updated_ms) * 1_000_000)
+                .expect("time")
+                .format(&time::format_description::well_known::Rfc3339)
+                .expect("format");
         let body = serde_json::json!({
             "inventory_item_id": CHAIR_SHOPIFY_ID,
             "location_id": 24826418u64,
