@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Where the workspace suite's time goes, test by test: runs every workspace
-# test under cargo-nextest (one process a test, each timed) against one
-# strict DynamoDB double, as `cargo test --workspace` runs in scripts/test.sh
-# (the differential histories with the same time budget), then prints the
-# slowest tests, the seconds per test binary, and what the double did.
+# test under cargo-nextest (one process a test, each timed) against the
+# strict DynamoDB doubles, as `cargo test --workspace` runs in scripts/test.sh
+# (the plain one for most, the lagging and contended ones for the tests that
+# name them; the differential histories with the same time budget), then
+# prints the slowest tests, the seconds per test binary, and what the plain
+# double did.
 # docs/RELIABILITY.md ("Where the suite's time goes") quotes its figures.
 # Doctests are not timed (nextest does not run them; cargo test does).
 #
@@ -20,6 +22,8 @@ if ! cargo nextest --version >/dev/null 2>&1; then
 fi
 source scripts/moto.sh
 start_moto RESTOCK_DYNAMODB_ENDPOINT 0 0
+start_moto RESTOCK_DYNAMODB_LAGGING_ENDPOINT 250 0.02
+start_moto RESTOCK_DYNAMODB_CONTENDED_ENDPOINT 0 0 5
 cargo build --workspace --bins --tests --quiet
 
 began=$SECONDS
