@@ -28,6 +28,19 @@ pub struct BedrockFake {
     pub prompts: Arc<Mutex<Vec<String>>>,
     /// What it does next.
     pub mode: Arc<Mutex<ModelMode>>,
+    /// How long each slow call was held open before it was answered or
+    /// the caller hung up (what a timeout on the caller's side cuts short).
+    pub held: Arc<Mutex<Vec<Duration>>>,
+}
+
+/// Records, when dropped, how long a slow call was held open: answered, or
+/// dropped by the server because the caller hung up.
+struct Held(std::time::Instant, Arc<Mutex<Vec<Duration>>>);
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        self.1.lock().expect("lock").push(self.0.elapsed());
+    }
 }
 
 impl BedrockFake {
@@ -38,13 +51,15 @@ impl BedrockFake {
         let calls = Arc::new(AtomicUsize::new(0));
         let prompts = Arc::new(Mutex::new(Vec::new()));
         let mode = Arc::new(Mutex::new(mode));
+        let held = Arc::new(Mutex::new(Vec::new()));
         type Shared = (
             Arc<AtomicUsize>,
             Arc<Mutex<Vec<String>>>,
             Arc<Mutex<ModelMode>>,
+            Arc<Mutex<Vec<Duration>>>,
         );
         async fn converse(
-            State((calls, prompts, mode)): State<Shared>,
+            State((calls, prompts, mode, held)): State<Shared>,
             Path(_model): Path<String>,
             body: String,
         ) -> axum::response::Response {
@@ -71,6 +86,7 @@ impl BedrockFake {
                 )
                     .into_response(),
                 ModelMode::Slow(d) => {
+                    let _held = Held(std::time::Instant::now(), held);
                     tokio::time::sleep(d).await;
                     axum::Json(reply("Too late to matter.")).into_response()
                 }
@@ -87,7 +103,7 @@ impl BedrockFake {
         }
         let app = Router::new()
             .route("/model/{model}/converse", axum::routing::post(converse))
-            .with_state((calls.clone(), prompts.clone(), mode.clone()));
+            .with_state((calls.clone(), prompts.clone(), mode.clone(), held.clone()));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind");
@@ -98,6 +114,7 @@ impl BedrockFake {
             calls,
             prompts,
             mode,
+            held,
         }
     }
 
