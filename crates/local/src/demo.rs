@@ -193,17 +193,8 @@ struct StockForm {
 /// Why a demo form is refused, if it is: it must carry this run's token
 /// (a page of this server put it there) and not come from another site.
 fn forged(local: &Local, headers: &axum::http::HeaderMap, token: &str) -> Option<Response> {
-    let same = token.len() == local.csrf.len()
-        && token
-            .bytes()
-            .zip(local.csrf.bytes())
-            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
-            == 0;
-    let cross_site = headers
-        .get("sec-fetch-site")
-        .and_then(|h| h.to_str().ok())
-        .is_some_and(|s| s != "same-origin" && s != "none");
-    (!same || cross_site).then(|| {
+    use restock_app::admin::dashboard::{same_token, sent_by_another_site};
+    (!same_token(token, &local.csrf) || sent_by_another_site(headers)).then(|| {
         problem(
             StatusCode::FORBIDDEN,
             "this form is not from this demo shop's own page (its token is missing or from an earlier run, or another site posted it): reload the page and try again",

@@ -143,24 +143,36 @@ fn plain(status: StatusCode, message: &str) -> Response {
     (status, format!("{message}\n")).into_response()
 }
 
+/// Whether a form's `given` token is this server's `expected` one,
+/// compared in constant time.
+pub fn same_token(given: &str, expected: &str) -> bool {
+    given.len() == expected.len()
+        && given
+            .bytes()
+            .zip(expected.bytes())
+            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+            == 0
+}
+
+/// Whether the browser says another site sent the request
+/// (`Sec-Fetch-Site`); tools (curl) say nothing.
+pub fn sent_by_another_site(headers: &HeaderMap) -> bool {
+    headers
+        .get("sec-fetch-site")
+        .and_then(|h| h.to_str().ok())
+        .is_some_and(|s| s != "same-origin" && s != "none")
+}
+
 /// Why an action is refused, if it is: the token must be this server's and
 /// the form must come from a page of the same origin.
 fn forged(dashboard: &Dashboard, headers: &HeaderMap, token: &str) -> Option<&'static str> {
-    let same_token = token.len() == dashboard.csrf.len()
-        && token
-            .bytes()
-            .zip(dashboard.csrf.bytes())
-            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
-            == 0;
-    if !same_token {
+    if !same_token(token, &dashboard.csrf) {
         return Some(
             "this form is not from this dashboard (its CSRF token is missing or from an earlier run): reload the page and try again",
         );
     }
     let from_another_site = "this form was posted from another site: actions are taken only from the dashboard's own pages";
-    // Browsers say where a request comes from; tools (curl) say nothing.
-    let site = headers.get("sec-fetch-site").and_then(|h| h.to_str().ok());
-    if site.is_some_and(|s| s != "same-origin" && s != "none") {
+    if sent_by_another_site(headers) {
         return Some(from_another_site);
     }
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
