@@ -100,6 +100,7 @@ async fn main() {
         location: "default".into(),
         level: restock_core::Level::Tracked(NOTICES as u32),
         at: time::OffsetDateTime::now_utc(),
+        untimed: false,
     };
     let rules = Rules {
         threshold: 1,

@@ -254,7 +254,7 @@ async fn capture_confirm() {
         optout: link(8).secret_hash(),
     };
     w.store
-        .claim_confirmation(&sku, &id, &links, &della.contact_key)
+        .claim_confirmation(&sku, &id, &links, &della.contact_key, della.key.joined_ms)
         .await
         .unwrap();
     let reply = w.call(Api::Capture, http("capture-confirm.json")).await;

@@ -384,6 +384,53 @@ async fn readings_and_orders_dated_in_the_future_are_refused_and_wedge_nothing()
     assert_eq!(w.store.snapshot(&chair()).await.unwrap().counters.level, 2);
 }
 
+/// A WooCommerce body without `date_modified_gmt` is timed on arrival, so
+/// a signed body replayed under a fresh delivery id would look fresh: it
+/// never outranks a reading the platform timed. Nobody is told of the
+/// replayed stock.
+#[tokio::test]
+async fn a_replayed_body_without_the_platform_s_time_never_outranks_a_timed_reading() {
+    let (w, outbox) = World::memory().await;
+    let throw = Sku::try_from("THROW-OAT").unwrap();
+    let signed_up = w
+        .capture_json(
+            "POST",
+            "/requests",
+            serde_json::json!({ "sku": "THROW-OAT", "name": "Ann", "email": w.email("Ann"), "consent": true }),
+        )
+        .await;
+    assert_eq!(signed_up.status, 201, "{}", signed_up.body);
+    let sold_out = r#"{"id":812,"sku":"THROW-OAT","manage_stock":true,"stock_quantity":0,"date_modified_gmt":"2026-12-04T00:00:00"}"#;
+    let reply = w
+        .call(Api::Detect, w.woocommerce_request(sold_out, "timed-1"))
+        .await;
+    assert!(reply.status.is_success(), "{}", reply.body);
+    w.advance(10 * MIN);
+    // An old body with 50 in stock and no time, replayed under new ids.
+    let replayed = r#"{"id":812,"sku":"THROW-OAT","manage_stock":true,"stock_quantity":50}"#;
+    for delivery in ["replay-1", "replay-2"] {
+        let reply = w
+            .call(Api::Detect, w.woocommerce_request(replayed, delivery))
+            .await;
+        assert!(reply.status.is_success(), "{}", reply.body);
+        w.advance(MIN);
+    }
+    assert_eq!(w.store.snapshot(&throw).await.unwrap().counters.level, 0);
+    w.pump().await;
+    assert!(
+        outbox.sent().iter().all(|s| s.reserve_link().is_none()),
+        "nobody told of replayed stock: {:?}",
+        outbox.sent()
+    );
+    // A real, timed reading still moves the level.
+    let back = r#"{"id":812,"sku":"THROW-OAT","manage_stock":true,"stock_quantity":2,"date_modified_gmt":"2026-12-04T00:05:00"}"#;
+    let reply = w
+        .call(Api::Detect, w.woocommerce_request(back, "timed-2"))
+        .await;
+    assert!(reply.status.is_success(), "{}", reply.body);
+    assert_eq!(w.store.snapshot(&throw).await.unwrap().counters.level, 2);
+}
+
 #[tokio::test]
 async fn an_unknown_item_is_accepted_and_put_before_the_team() {
     let (w, _) = World::memory().await;

@@ -181,7 +181,7 @@ faulty! {
     fn release_notice(&self, sku: &Sku, id: &RequestId, episode: u32) -> ();
     fn reissue_unsent(&self, sku: &Sku, random: Random<'_>) -> Vec<Offer>;
     fn pending_confirmations(&self, sku: &Sku, limit: usize) -> Vec<Request>;
-    fn claim_confirmation(&self, sku: &Sku, id: &RequestId, links: &ConfirmLinks, contact: &ContactKey) -> Claim;
+    fn claim_confirmation(&self, sku: &Sku, id: &RequestId, links: &ConfirmLinks, contact: &ContactKey, now: Millis) -> Claim;
     fn release_confirmation(&self, sku: &Sku, id: &RequestId, confirm: &TokenHash) -> ();
     fn wake_again(&self, sku: &Sku, episode: u32, now: Millis) -> ();
     fn reserve_sends(&self, count: u32, interval_ms: Millis, now: Millis) -> Millis;

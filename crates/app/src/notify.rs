@@ -29,6 +29,9 @@ use crate::{AppError, Services, alerts};
 pub struct NotifyReport {
     /// Confirmations sent (double opt-in).
     pub confirmations: usize,
+    /// Sign-ups whose address was sent a confirmation within the day: no
+    /// second mail; confirming that one confirms them.
+    pub covered: usize,
     /// Offers made or re-armed.
     pub offers: usize,
     /// Notices accepted by the provider.
@@ -473,11 +476,16 @@ async fn send_confirmation(
     };
     match s
         .store
-        .claim_confirmation(&r.sku, &r.id, &links, &r.contact_key)
+        .claim_confirmation(&r.sku, &r.id, &links, &r.contact_key, now)
         .await?
     {
         Claim::Claimed => {}
         Claim::NotClaimable => return Ok(()),
+        Claim::Covered => {
+            tracing::info!(sku = %r.sku, contact = %r.contact.masked(), "address asked to confirm within the day; its confirmation covers this sign-up");
+            report.covered += 1;
+            return Ok(());
+        }
         Claim::OptedOut => {
             s.store.opt_out_contact(&r.contact_key, now).await?;
             report.opted_out += 1;
@@ -603,7 +611,8 @@ async fn send_one(
         .await?
     {
         Claim::Claimed => {}
-        Claim::NotClaimable => return Ok(()),
+        // (Covered is a confirmation's answer, never a notice's.)
+        Claim::NotClaimable | Claim::Covered => return Ok(()),
         Claim::OptedOut => {
             // Opted out between the restock and now: end it, free the unit (I5).
             s.store.opt_out_contact(&r.contact_key, now).await?;

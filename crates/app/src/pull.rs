@@ -150,6 +150,7 @@ pub(crate) async fn pull_one(
             location,
             level,
             at: at(now),
+            untimed: false,
         };
         let applied = detect::apply_one(s, settings, "pull", entry, &event, now).await?;
         if let Some(StockOutcome::Restock { level, .. }) = applied.outcome() {

@@ -89,6 +89,7 @@ async fn an_operator_sets_up_a_stack_from_the_command_line() {
         location: "default".into(),
         level: restock_core::Level::Tracked(1_500),
         at: time::OffsetDateTime::now_utc(),
+        untimed: false,
     };
     let applied = store
         .apply_stock(&event_sku(&event), &event, &rules, 0)

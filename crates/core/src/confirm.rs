@@ -7,12 +7,34 @@
 //! name): it goes to an address that has agreed to nothing yet, so a
 //! stranger's words must not reach it. The name is used once the address
 //! has confirmed.
+//!
+//! An address that has not confirmed is asked at most once a day
+//! ([`ASK_ONCE_IN`]), however many items it is signed up for: a sign-up
+//! within the day of the last confirmation sent is covered by it, and
+//! confirming that one confirms every sign-up of the address still
+//! waiting for it ([`may_ask`]).
 
+use crate::Millis;
 use crate::lang::{Texts, arg};
 use crate::notice::{
     EmailNotice, SmsNotice, budget_for, button, email_html, escape_html, fit, sms_notice,
 };
 use crate::window::Window;
+
+/// How long an unconfirmed address is left alone after a confirmation
+/// was sent to it: a day.
+pub const ASK_ONCE_IN: Millis = 86_400_000;
+
+/// Whether an address may be sent a confirmation at `now`: never asked, or
+/// the last one it was sent (until `asked_until`) is a day old.
+pub fn may_ask(asked_until: Option<Millis>, now: Millis) -> bool {
+    asked_until.is_none_or(|until| until <= now)
+}
+
+/// Until when an address asked at `now` is left alone.
+pub fn asked_until(now: Millis) -> Millis {
+    now + ASK_ONCE_IN
+}
 
 /// Everything one confirmation says.
 #[derive(Debug, Clone)]
@@ -113,6 +135,21 @@ pub fn render_confirm_sms(n: &ConfirmInput<'_>) -> SmsNotice {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_address_is_asked_again_only_once_the_day_is_over() {
+        let asked = 1_000;
+        let until = asked_until(asked);
+        assert_eq!(until, asked + 86_400_000);
+        assert!(may_ask(None, asked), "never asked");
+        assert!(!may_ask(Some(until), asked), "just asked");
+        assert!(
+            !may_ask(Some(until), until - 1),
+            "a moment before the day is over"
+        );
+        assert!(may_ask(Some(until), until), "the day is over");
+        assert!(may_ask(Some(until), until + 1));
+    }
 
     fn input<'a>(product: &'a str) -> ConfirmInput<'a> {
         ConfirmInput {

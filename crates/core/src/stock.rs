@@ -65,21 +65,42 @@ pub struct Reading {
     pub level: Level,
     /// When the shop says the level was true, in ms since the epoch.
     pub at_ms: crate::Millis,
+    /// The delivery carried no time of the platform's own (a WooCommerce
+    /// body without `date_modified_gmt`), so `at_ms` is when restock
+    /// received it: a replay would look fresh. It never outranks a timed
+    /// reading ([`Self::supersedes`]). Absent from stored readings: timed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub untimed: bool,
 }
 
 impl Reading {
+    /// A reading the platform timed.
+    pub fn timed(level: Level, at_ms: crate::Millis) -> Self {
+        Self {
+            level,
+            at_ms,
+            untimed: false,
+        }
+    }
+
     /// Whether `self` and `current` were taken at the same instant with
     /// different levels: the order cannot tell which is newer.
     fn ties(&self, current: &Reading) -> bool {
-        self.at_ms == current.at_ms && self.level != current.level
+        self.rank() == current.rank() && self.level != current.level
     }
 
-    /// Whether `self` should replace `current`: a newer reading wins; at the
-    /// same instant the lower level wins, so the outcome never depends on the
-    /// order deliveries arrive in and never promises more than the shop has.
+    /// Whether `self` should replace `current`: a timed reading outranks an
+    /// untimed one; then a newer reading wins; at the same instant the
+    /// lower level wins, so the outcome never depends on the order
+    /// deliveries arrive in and never promises more than the shop has.
     fn supersedes(&self, current: &Reading) -> bool {
-        (self.at_ms, std::cmp::Reverse(self.level))
-            > (current.at_ms, std::cmp::Reverse(current.level))
+        (self.rank(), std::cmp::Reverse(self.level))
+            > (current.rank(), std::cmp::Reverse(current.level))
+    }
+
+    /// The order readings are ranked in: timed before untimed, then by time.
+    fn rank(&self) -> (bool, crate::Millis) {
+        (!self.untimed, self.at_ms)
     }
 }
 
@@ -455,10 +476,44 @@ mod tests {
     };
 
     fn at(level: u32, at_ms: i64) -> Reading {
+        Reading::timed(Level::Tracked(level), at_ms)
+    }
+
+    fn untimed(level: u32, received_ms: i64) -> Reading {
         Reading {
-            level: Level::Tracked(level),
-            at_ms,
+            untimed: true,
+            ..at(level, received_ms)
         }
+    }
+
+    #[test]
+    fn a_reading_without_the_platform_s_time_never_outranks_a_timed_one() {
+        let timed = StockState::default().apply("main", at(0, 10), &RULES).0;
+        // Received later, but untimed (a replay would look just like it).
+        let (s, outcome) = timed.apply("main", untimed(50, 99), &RULES);
+        assert_eq!(outcome, StockOutcome::Stale);
+        assert_eq!(s.level(), Level::Tracked(0));
+        // Untimed readings order among themselves by when they came.
+        let first = StockState::default().apply("main", untimed(3, 5), &RULES).0;
+        assert_eq!(first.level(), Level::Tracked(3));
+        let (later, _) = first.apply("main", untimed(4, 6), &RULES);
+        assert_eq!(later.level(), Level::Tracked(4));
+        let (older, outcome) = later.apply("main", untimed(9, 5), &RULES);
+        assert_eq!(outcome, StockOutcome::Stale);
+        assert_eq!(older.level(), Level::Tracked(4));
+        // A timed reading, however old, outranks them.
+        let (s, _) = later.apply("main", at(1, 1), &RULES);
+        assert_eq!(s.level(), Level::Tracked(1));
+        // Ties are at one rank: an untimed and a timed at one instant do not tie.
+        assert!(!untimed(1, 7).ties(&at(2, 7)));
+        assert!(at(1, 7).ties(&at(2, 7)));
+        // Stored readings keep their shape: a timed one says nothing new.
+        assert_eq!(
+            serde_json::to_string(&at(1, 7)).unwrap(),
+            r#"{"level":{"tracked":1},"at_ms":7}"#
+        );
+        let back: Reading = serde_json::from_str(r#"{"level":{"tracked":1},"at_ms":7}"#).unwrap();
+        assert_eq!(back, at(1, 7));
     }
 
     fn run(levels: &[u32], rules: &Rules) -> (StockState, Vec<StockOutcome>) {
@@ -665,24 +720,10 @@ mod tests {
                 added: 3
             }
         );
-        let (s, _) = s.apply(
-            "popup",
-            Reading {
-                level: Level::Untracked,
-                at_ms: 3,
-            },
-            &RULES,
-        );
+        let (s, _) = s.apply("popup", Reading::timed(Level::Untracked, 3), &RULES);
         assert_eq!(s.level(), Level::Tracked(5));
         let only_untracked = StockState::default()
-            .apply(
-                "popup",
-                Reading {
-                    level: Level::Untracked,
-                    at_ms: 3,
-                },
-                &RULES,
-            )
+            .apply("popup", Reading::timed(Level::Untracked, 3), &RULES)
             .0;
         assert_eq!(only_untracked.level(), Level::Untracked);
     }

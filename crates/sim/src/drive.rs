@@ -243,6 +243,7 @@ pub async fn set_level(store: &MemoryStore, level: u32, at: i64) {
         location: "default".into(),
         level: Level::Tracked(level),
         at: OffsetDateTime::from_unix_timestamp_nanos(i128::from(at) * 1_000_000).expect("a time"),
+        untimed: false,
     };
     let rules = Rules {
         threshold: 1,

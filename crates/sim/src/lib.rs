@@ -743,9 +743,12 @@ impl NotifyStore for SimStore {
         id: &RequestId,
         links: &ConfirmLinks,
         contact: &ContactKey,
+        now: Millis,
     ) -> Result<Claim> {
         self.round_trip().await;
-        self.inner.claim_confirmation(sku, id, links, contact).await
+        self.inner
+            .claim_confirmation(sku, id, links, contact, now)
+            .await
     }
 
     async fn release_confirmation(

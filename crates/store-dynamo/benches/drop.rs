@@ -165,6 +165,7 @@ async fn main() {
         location: "warehouse".into(),
         level: Level::Tracked(units as u32),
         at: time::OffsetDateTime::from_unix_timestamp(now / 1000).unwrap(),
+        untimed: false,
     };
     store.apply_stock(&sku, &event, &rules, now).await.unwrap();
     let restock = recorder.take();

@@ -162,6 +162,8 @@ pub const PAUSE_WHY: &str = "why";
 pub const HELD_SKUS: &str = "held_skus";
 /// When a source's current silence was alerted.
 pub const ALERTED_AT: &str = "alerted";
+/// Until when an address sent a confirmation is not asked again (ms).
+pub const ASK_UNTIL: &str = "ask_until";
 /// A rate-limit window's hit count.
 pub const HITS: &str = "hits";
 /// The TTL attribute (seconds since the epoch).

@@ -25,6 +25,101 @@ use crate::tx::{Cancelled, Change, MAX_ATTEMPTS, Outcome, PutIf, Sent, Tx, backo
 use restock_store::retry::{CLICK_BUDGET, DRY_ATTEMPTS, JOIN_BUDGET};
 
 impl DynamoStore {
+    /// The transaction that confirms unconfirmed request `r` but for its
+    /// own update, returned beside it (the caller adds its conditions):
+    /// into the queue at the place it signed up at, its wait `lifetime_ms`
+    /// from then, its consent confirmed `now`; the inbox proved ownership,
+    /// so the joining browser's secret ends and `owner` (the confirmation
+    /// page's manage link) joins the inbox's.
+    fn confirm_tx(
+        &self,
+        r: &Request,
+        owner: Option<TokenHash>,
+        lifetime_ms: Millis,
+        now: Millis,
+    ) -> Result<(Tx<'_>, (Request, Change))> {
+        let waiting = r
+            .state
+            .confirm()
+            .map_err(|e| StoreError::corrupt(request_pk(&r.id), e))?;
+        let confirmed = Request {
+            state: waiting,
+            stale_at: r.key.joined_ms + lifetime_ms,
+            manage_hash: None,
+            inbox_hashes: [r.inbox_hashes.as_slice(), owner.as_slice()].concat(),
+            consent: r.consent.clone().map(|c| Consent {
+                confirmed_at: Some(now),
+                ..c
+            }),
+            ..r.clone()
+        };
+        let mut change = Change::on(key(request_pk(&r.id), REQUEST_SK))
+            .set_all(state_attrs(&waiting))
+            .set(STALE_AT, n(confirmed.stale_at))
+            .set_all(index_attrs(&confirmed))
+            .remove_all([MANAGE_HASH])
+            .when(format!("{STATUS} = :from"))
+            .value(":from", s(r.state.status().as_str()));
+        if let Some(owner) = owner {
+            change = change.add(INBOX_HASH, hash_set(&[owner]));
+        }
+        if let Some(consent) = &confirmed.consent {
+            change = change.set(
+                CONSENT,
+                s(serde_json::to_string(consent).expect("consent serialises")),
+            );
+        }
+        let mut tx = self.tx();
+        tx.put("entry", queue_entry(&confirmed), PutIf::Always)?;
+        Presence::arriving(&confirmed).write(&mut tx, &confirmed.sku)?;
+        tx.delete("unconfirmed", unconfirmed_key(&r.sku, &r.id))?;
+        tx.delete("pending", confirm_key(&r.sku, &r.id))?;
+        // Units may be free now: notify looks.
+        wake(
+            &mut tx,
+            &r.sku,
+            WakeKind::Confirm,
+            0,
+            now,
+            &r.id.to_string(),
+        )?;
+        Ok((tx, (confirmed, change)))
+    }
+
+    /// Confirms the other unconfirmed sign-ups of `confirmed`'s address
+    /// (its places, read strongly consistent), each in a transaction of
+    /// its own conditional on it still unconfirmed.
+    async fn confirm_the_rest(
+        &self,
+        confirmed: &Request,
+        lifetime_ms: Millis,
+        now: Millis,
+    ) -> Result<Vec<Request>> {
+        let mut also = Vec::new();
+        for place in self.partition(place_pk(&confirmed.contact_key)).await? {
+            let rid: RequestId = get_s(&place, REQUEST_ID)?
+                .parse()
+                .map_err(|e| corrupt(&place, e))?;
+            if rid == confirmed.id {
+                continue;
+            }
+            let Some(item) = self.request_item(&rid).await? else {
+                continue;
+            };
+            let r = read_request(&item)?;
+            if r.state.confirm().is_err() {
+                continue;
+            }
+            let (mut tx, (other, change)) = self.confirm_tx(&r, None, lifetime_ms, now)?;
+            tx.update("request", change)?;
+            // Cancelled: it ended or was confirmed meanwhile.
+            if let Outcome::Done = self.transact(tx).await? {
+                also.push(other);
+            }
+        }
+        Ok(also)
+    }
+
     /// A click found every hold slot empty (`held = level`): the shop sold
     /// the units elsewhere.
     /// The request goes back to waiting with its original join key (the
@@ -344,56 +439,28 @@ impl CaptureStore for DynamoStore {
             if !r.confirm_link_is(token) {
                 return Ok(ConfirmOutcome::Refused);
             }
-            let Ok(waiting) = r.state.confirm() else {
+            if r.state.confirm().is_err() {
                 return Ok(if r.state.status().is_live() {
                     ConfirmOutcome::AlreadyConfirmed(r)
                 } else {
                     ConfirmOutcome::Refused
                 });
-            };
-            let confirmed = Request {
-                state: waiting,
-                stale_at: r.key.joined_ms + lifetime_ms,
-                // The inbox proved ownership: the joining browser's secret ends.
-                manage_hash: None,
-                inbox_hashes: [r.inbox_hashes.as_slice(), &[owner]].concat(),
-                consent: r.consent.clone().map(|c| Consent {
-                    confirmed_at: Some(now),
-                    ..c
-                }),
-                ..r.clone()
-            };
-            let mut change = Change::on(key(request_pk(&r.id), REQUEST_SK))
-                .set_all(state_attrs(&waiting))
-                .set(STALE_AT, n(confirmed.stale_at))
-                .set_all(index_attrs(&confirmed))
-                .remove_all([MANAGE_HASH])
-                .add(INBOX_HASH, hash_set(&[owner]))
-                .when(format!("{STATUS} = :from AND {CONFIRM_HASH} = :h"))
-                .value(":from", s(r.state.status().as_str()))
-                .value(":h", s(token.secret_hash().to_hex()));
-            if let Some(consent) = &confirmed.consent {
-                change = change.set(
-                    CONSENT,
-                    s(serde_json::to_string(consent).expect("consent serialises")),
-                );
             }
-            let mut tx = self.tx();
-            tx.update("request", change)?;
-            tx.put("entry", queue_entry(&confirmed), PutIf::Always)?;
-            Presence::arriving(&confirmed).write(&mut tx, &confirmed.sku)?;
-            tx.delete("unconfirmed", unconfirmed_key(&r.sku, &r.id))?;
-            // Units may be free now: notify looks.
-            wake(
-                &mut tx,
-                &r.sku,
-                WakeKind::Confirm,
-                0,
-                now,
-                &r.id.to_string(),
+            let (mut tx, confirmed) = self.confirm_tx(&r, Some(owner), lifetime_ms, now)?;
+            tx.update(
+                "request",
+                confirmed
+                    .1
+                    .when(format!("{CONFIRM_HASH} = :h"))
+                    .value(":h", s(token.secret_hash().to_hex())),
             )?;
+            // The address's day ends with its confirmation.
+            tx.delete("asked", asked_key(&r.contact_key))?;
             if let Outcome::Done = self.transact(tx).await? {
-                return Ok(ConfirmOutcome::Confirmed(confirmed));
+                let also = self
+                    .confirm_the_rest(&confirmed.0, lifetime_ms, now)
+                    .await?;
+                return Ok(ConfirmOutcome::Confirmed(confirmed.0, also));
             }
             // Moved meanwhile (a second tap won, or it ended): read again.
         }

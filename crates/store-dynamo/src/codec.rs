@@ -47,6 +47,11 @@ pub(crate) fn place_pk(contact: &ContactKey) -> String {
 pub(crate) fn optout_pk(contact: &ContactKey) -> String {
     format!("OPTOUT#{contact}")
 }
+/// The key of an address's day: present while a confirmation sent to it
+/// is under a day old and it has not confirmed.
+pub(crate) fn asked_key(contact: &ContactKey) -> Item {
+    key(format!("ASKED#{contact}"), ONE_SK)
+}
 pub(crate) fn delivery_pk(id: &str) -> String {
     format!("DELIVERY#{id}")
 }

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 
 use async_trait::async_trait;
 use aws_sdk_dynamodb::types::AttributeValue;
+use restock_core::confirm;
 use restock_core::{
     Candidate, ContactKey, Language, LinkToken, Millis, Plan, RequestId, RequestState, SkipReason,
     Sku, TokenHash, plan_offers,
@@ -346,7 +347,9 @@ impl NotifyStore for DynamoStore {
         id: &RequestId,
         links: &ConfirmLinks,
         contact: &ContactKey,
+        now: Millis,
     ) -> Result<Claim> {
+        let until = confirm::asked_until(now);
         let mut tx = self.tx();
         tx.check_absent("opt-out", key(optout_pk(contact), ONE_SK))?;
         tx.update(
@@ -360,10 +363,47 @@ impl NotifyStore for DynamoStore {
                 ))
                 .value(":unconfirmed", s("unconfirmed")),
         )?;
-        tx.delete("confirm", confirm_key(sku, id))?;
+        // Still pending: a sign-up covered by its address's day is not.
+        tx.delete_if(
+            "pending",
+            confirm_key(sku, id),
+            REQUEST_ID,
+            s(id.to_string()),
+        )?;
+        // The address's day (confirm::may_ask): never asked, the day over,
+        // or this sign-up's own (a claim given back and taken again).
+        tx.update(
+            "asked",
+            Change::on(asked_key(contact))
+                .set(REQUEST_ID, s(id.to_string()))
+                .set(ASK_UNTIL, n(until))
+                .set(TTL, n(until / 1000 + 60))
+                .when(format!(
+                    "attribute_not_exists({PK}) OR {ASK_UNTIL} <= :now OR {REQUEST_ID} = :rid"
+                ))
+                .value(":now", n(now))
+                .value(":rid", s(id.to_string())),
+        )?;
+        let Outcome::Cancelled(c) = self.transact(tx).await? else {
+            return Ok(Claim::Claimed);
+        };
+        if c.failed("opt-out") {
+            return Ok(Claim::OptedOut);
+        }
+        if c.failed("claim") || c.failed("pending") {
+            return Ok(Claim::NotClaimable);
+        }
+        // Only the day stood in the way: covered by the mail the address
+        // was sent, no longer pending.
+        let mut tx = self.tx();
+        tx.delete_if(
+            "pending",
+            confirm_key(sku, id),
+            REQUEST_ID,
+            s(id.to_string()),
+        )?;
         Ok(match self.transact(tx).await? {
-            Outcome::Done => Claim::Claimed,
-            Outcome::Cancelled(c) if c.failed("opt-out") => Claim::OptedOut,
+            Outcome::Done => Claim::Covered,
             Outcome::Cancelled(_) => Claim::NotClaimable,
         })
     }
@@ -385,6 +425,16 @@ impl NotifyStore for DynamoStore {
         )?;
         tx.put("confirm", confirm_marker(sku, id), PutIf::Always)?;
         // Cancelled: confirmed, ended or given back meanwhile; nothing to do.
+        let Outcome::Done = self.transact(tx).await? else {
+            return Ok(());
+        };
+        // Nothing reached the address: its day, if this sign-up's, ends.
+        let Some(item) = self.request_item(id).await? else {
+            return Ok(());
+        };
+        let contact = read_request(&item)?.contact_key;
+        let mut tx = self.tx();
+        tx.delete_if("asked", asked_key(&contact), REQUEST_ID, s(id.to_string()))?;
         self.transact(tx).await.map(drop)
     }
 

@@ -12,12 +12,18 @@ impl CaptureStore for MemoryStore {
         if s.optouts.contains(&new.contact_key) {
             return Ok(JoinOutcome::OptedOut);
         }
-        let place = (new.contact_key.clone(), new.sku.clone());
-        if let Some(id) = s.places.get(&place) {
+        if let Some(id) = s
+            .places
+            .get(&new.contact_key)
+            .and_then(|of| of.get(&new.sku))
+        {
             return Ok(JoinOutcome::AlreadyWaiting(s.requests[id].clone()));
         }
         let request = new.into_request();
-        s.places.insert(place, request.id);
+        s.places
+            .entry(request.contact_key.clone())
+            .or_default()
+            .insert(request.sku.clone(), request.id);
         if request.state == RequestState::Unconfirmed {
             // Not in the queue until confirmed; notify sends the confirmation.
             s.confirmations
@@ -172,47 +178,39 @@ impl CaptureStore for MemoryStore {
         now: Millis,
     ) -> Result<ConfirmOutcome> {
         let mut s = self.lock();
-        let Some(r) = s.requests.get_mut(&token.request()) else {
+        let Some(r) = s.requests.get(&token.request()) else {
             return Ok(ConfirmOutcome::Refused);
         };
         if !r.confirm_link_is(token) {
             return Ok(ConfirmOutcome::Refused);
         }
-        let Ok(waiting) = r.state.confirm() else {
+        if r.state.confirm().is_err() {
             return Ok(if r.state.status().is_live() {
                 ConfirmOutcome::AlreadyConfirmed(r.clone())
             } else {
                 ConfirmOutcome::Refused
             });
-        };
-        r.state = waiting;
-        r.stale_at = r.key.joined_ms + lifetime_ms;
-        // The inbox proved ownership: the joining browser's secret ends.
-        r.manage_hash = None;
-        r.inbox_hashes.push(owner);
-        if let Some(consent) = &mut r.consent {
-            consent.confirmed_at = Some(now);
         }
-        let request = r.clone();
-        s.queues
-            .entry(request.sku.clone())
-            .or_default()
-            .insert(request.key, request.id);
-        // Units may be free now: notify looks.
-        s.wake(&request.sku, WakeKind::Confirm, now);
-        Ok(ConfirmOutcome::Confirmed(request))
+        let (id, contact) = (r.id, r.contact_key.clone());
+        let request = s
+            .confirm_one(&id, Some(owner), lifetime_ms, now)
+            .expect("unconfirmed, read above");
+        // The one mail of the address's day covered its other sign-ups.
+        let also = s
+            .places_of(&contact)
+            .into_iter()
+            .filter(|other| *other != id)
+            .filter_map(|other| s.confirm_one(&other, None, lifetime_ms, now))
+            .collect();
+        s.asked.remove(&contact);
+        Ok(ConfirmOutcome::Confirmed(request, also))
     }
     async fn opt_out_contact(&self, contact: &ContactKey, now: Millis) -> Result<u32> {
         Ok(self.lock().opt_out_contact(contact, now))
     }
     async fn forget_contact(&self, contact: &ContactKey, now: Millis) -> Result<Forgotten> {
         let mut s = self.lock();
-        let live: Vec<RequestId> = s
-            .places
-            .iter()
-            .filter(|((c, _), _)| c == contact)
-            .map(|(_, id)| *id)
-            .collect();
+        let live = s.places_of(contact);
         let mut forgotten = Forgotten::default();
         for id in live {
             if let Ok((to, freed)) = s.requests[&id].state.cancel() {

@@ -99,10 +99,9 @@ fn counts(s: &State, sku: &Sku) -> SkuStats {
     let counters = rec.map(|r| r.snapshot.counters).unwrap_or_default();
     let unconfirmed = s
         .places
-        .iter()
-        .filter(|((_, of), id)| {
-            of == sku && s.requests[*id].state == restock_core::RequestState::Unconfirmed
-        })
+        .values()
+        .filter_map(|of| of.get(sku))
+        .filter(|id| s.requests[*id].state == restock_core::RequestState::Unconfirmed)
         .count();
     SkuStats {
         waiting: s.queues.get(sku).map_or(0, |q| q.len() as u32),

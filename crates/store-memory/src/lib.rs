@@ -54,8 +54,11 @@ struct State {
     queues: HashMap<Sku, indexset::BTreeMap<JoinKey, RequestId>>,
     /// Unconfirmed sign-ups per SKU whose confirmation is not yet claimed.
     confirmations: HashMap<Sku, BTreeMap<JoinKey, RequestId>>,
-    /// The live request of each contact per SKU.
-    places: HashMap<(ContactKey, Sku), RequestId>,
+    /// The live request of each contact per SKU, a contact's together.
+    places: HashMap<ContactKey, BTreeMap<Sku, RequestId>>,
+    /// Each address sent a confirmation: by which sign-up, and until when
+    /// it is not asked again.
+    asked: HashMap<ContactKey, (RequestId, Millis)>,
     optouts: HashSet<ContactKey>,
     skus: HashMap<Sku, SkuRecord>,
     deliveries: HashSet<String>,
@@ -203,7 +206,7 @@ impl State {
         if let Some(q) = self.confirmations.get_mut(&sku) {
             q.remove(&key);
         }
-        self.places.remove(&(contact, sku.clone()));
+        self.remove_place(&contact, &sku);
         self.release_unit(&sku, freed, now);
     }
 
@@ -240,21 +243,67 @@ impl State {
     /// place and its pending confirmation (its contact details with them).
     fn forget_unconfirmed(&mut self, id: &RequestId) {
         if let Some(r) = self.requests.remove(id) {
-            self.places.remove(&(r.contact_key, r.sku.clone()));
+            self.remove_place(&r.contact_key, &r.sku);
             if let Some(q) = self.confirmations.get_mut(&r.sku) {
                 q.remove(&r.key);
             }
         }
     }
 
+    /// Confirms request `id` if it is unconfirmed: into the queue at the
+    /// place it signed up at, its wait `lifetime_ms` from then, its consent
+    /// confirmed `now`; the inbox proved ownership, so the joining
+    /// browser's secret ends and `owner` (the confirmation page's manage
+    /// link) joins the inbox's.
+    fn confirm_one(
+        &mut self,
+        id: &RequestId,
+        owner: Option<TokenHash>,
+        lifetime_ms: Millis,
+        now: Millis,
+    ) -> Option<Request> {
+        let r = self.requests.get_mut(id)?;
+        let waiting = r.state.confirm().ok()?;
+        r.state = waiting;
+        r.stale_at = r.key.joined_ms + lifetime_ms;
+        r.manage_hash = None;
+        r.inbox_hashes.extend(owner);
+        if let Some(consent) = &mut r.consent {
+            consent.confirmed_at = Some(now);
+        }
+        let request = r.clone();
+        if let Some(q) = self.confirmations.get_mut(&request.sku) {
+            q.remove(&request.key);
+        }
+        self.queues
+            .entry(request.sku.clone())
+            .or_default()
+            .insert(request.key, request.id);
+        // Units may be free now: notify looks.
+        self.wake(&request.sku, WakeKind::Confirm, now);
+        Some(request)
+    }
+
+    /// The live requests of `contact`, one per item.
+    fn places_of(&self, contact: &ContactKey) -> Vec<RequestId> {
+        self.places
+            .get(contact)
+            .map(|of| of.values().copied().collect())
+            .unwrap_or_default()
+    }
+
+    fn remove_place(&mut self, contact: &ContactKey, sku: &Sku) {
+        if let Some(of) = self.places.get_mut(contact) {
+            of.remove(sku);
+            if of.is_empty() {
+                self.places.remove(contact);
+            }
+        }
+    }
+
     fn opt_out_contact(&mut self, contact: &ContactKey, now: Millis) -> u32 {
         self.optouts.insert(contact.clone());
-        let ids: Vec<RequestId> = self
-            .places
-            .iter()
-            .filter(|((c, _), _)| c == contact)
-            .map(|(_, id)| *id)
-            .collect();
+        let ids = self.places_of(contact);
         let mut ended = 0;
         for id in ids {
             let state = self.requests[&id].state;

@@ -1,6 +1,7 @@
 //! notify's operations: a wave planned by the core over the whole queue, and each notice's claim and fate.
 
 use async_trait::async_trait;
+use restock_core::confirm;
 
 use crate::*;
 
@@ -105,6 +106,7 @@ impl NotifyStore for MemoryStore {
         id: &RequestId,
         links: &ConfirmLinks,
         contact: &ContactKey,
+        now: Millis,
     ) -> Result<Claim> {
         let mut s = self.lock();
         if s.optouts.contains(contact) {
@@ -117,12 +119,16 @@ impl NotifyStore for MemoryStore {
             .confirmations
             .get_mut(sku)
             .is_some_and(|q| q.remove(&key).is_some());
-        let Some(r) = s.requests.get_mut(id) else {
-            return Ok(Claim::NotClaimable);
-        };
-        if !pending || r.state != RequestState::Unconfirmed {
+        if !pending || s.requests[id].state != RequestState::Unconfirmed {
             return Ok(Claim::NotClaimable);
         }
+        let asked = s.asked.get(contact).filter(|(by, _)| by != id);
+        if !confirm::may_ask(asked.map(|(_, until)| *until), now) {
+            return Ok(Claim::Covered);
+        }
+        s.asked
+            .insert(contact.clone(), (*id, confirm::asked_until(now)));
+        let r = s.requests.get_mut(id).expect("read above");
         r.confirm_hash = Some(links.confirm);
         r.inbox_hashes.push(links.manage);
         r.optout_hashes.push(links.optout);
@@ -142,7 +148,10 @@ impl NotifyStore for MemoryStore {
             return Ok(());
         }
         r.confirm_hash = None;
-        let key = r.key;
+        let (key, contact) = (r.key, r.contact_key.clone());
+        if s.asked.get(&contact).is_some_and(|(by, _)| by == id) {
+            s.asked.remove(&contact);
+        }
         s.confirmations
             .entry(sku.clone())
             .or_default()

@@ -183,6 +183,10 @@ pub enum Claim {
     NotClaimable,
     /// The contact opted out: send nothing, and end the request.
     OptedOut,
+    /// The address was sent a confirmation within the day and has not
+    /// confirmed: send nothing; the sign-up is no longer pending, and
+    /// confirming that one confirms it.
+    Covered,
 }
 
 /// A new request, before it is stored.
@@ -264,8 +268,9 @@ pub enum JoinOutcome {
 /// What following a confirmation link amounted to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ConfirmOutcome {
-    /// Confirmed: in the queue at the place it joined at.
-    Confirmed(Request),
+    /// Confirmed: in the queue at the place it joined at; with it, the
+    /// address's other sign-ups that were waiting to be confirmed.
+    Confirmed(Request, Vec<Request>),
     /// Confirmed before (a second tap, a mail scanner): as it is now.
     AlreadyConfirmed(Request),
     /// Not a live confirmation link (unknown, expired, or the sign-up ended).

@@ -92,7 +92,9 @@ pub trait CaptureStore: Send + Sync {
     async fn opt_out(&self, token: &OptOutToken, now: Millis) -> Result<OptOutOutcome>;
     /// Follows a confirmation link (double opt-in): an unconfirmed sign-up
     /// joins the queue at the place it signed up at, its wait lasting
-    /// `lifetime_ms` from then; its consent records when. Conditional on the
+    /// `lifetime_ms` from then; its consent records when. The address's
+    /// other unconfirmed sign-ups are confirmed with it (the one mail a day
+    /// covered them), and its day ends: a later sign-up is asked at once. Conditional on the
     /// link and on the sign-up still unconfirmed. Confirming proves who owns
     /// the contact: the joining browser's manage secret stops working, and
     /// `owner` (the hash of a manage link for the confirmation page) joins
@@ -189,16 +191,22 @@ pub trait NotifyStore: Send + Sync {
     /// sign-up a moment ago is found (no lagging index).
     async fn pending_confirmations(&self, sku: &Sku, limit: usize) -> Result<Vec<Request>>;
     /// Claims a sign-up's confirmation for sending, once, with the links it
-    /// carries (their hashes are kept), in one step with the opt-out check.
+    /// carries (their hashes are kept), in one step with the opt-out check
+    /// and the address's day ([`restock_core::confirm::may_ask`]): an
+    /// address sent a confirmation within the day is not asked again, and
+    /// the sign-up is [`Claim::Covered`] by the one it was sent (no longer
+    /// pending; confirming that one confirms it).
     async fn claim_confirmation(
         &self,
         sku: &Sku,
         id: &RequestId,
         links: &ConfirmLinks,
         contact: &ContactKey,
+        now: Millis,
     ) -> Result<Claim>;
     /// Gives back a confirmation claimed with `confirm` whose send failed
-    /// transiently or was refused for the sender, so a later pass sends it.
+    /// transiently or was refused for the sender, so a later pass sends it;
+    /// the address's day goes with it (nothing reached the address).
     async fn release_confirmation(
         &self,
         sku: &Sku,

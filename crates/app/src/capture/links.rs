@@ -355,13 +355,16 @@ pub(super) async fn confirm(
             )
             .await?;
         let mut manage = None;
+        let mut also = Vec::new();
         let r = match outcome {
-            ConfirmOutcome::Confirmed(r) => {
-                metrics::count(Metric::Confirmations, 1);
+            ConfirmOutcome::Confirmed(r, others) => {
+                let count = 1 + others.len() as u32;
+                metrics::count(Metric::Confirmations, count as usize);
                 manage = Some(owner);
-                tracing::info!(sku = %r.sku, contact = %r.contact.masked(), "sign-up confirmed");
+                tracing::info!(sku = %r.sku, contact = %r.contact.masked(), also = others.len(), "sign-up confirmed, with the address's others");
+                also = others;
                 let confirmed = restock_core::feedback::MailDay {
-                    confirmed: 1,
+                    confirmed: count,
                     ..Default::default()
                 };
                 s.store
@@ -387,6 +390,15 @@ pub(super) async fn confirm(
             )),
             None => text(&t.get("page-on-list", &[product])),
         };
+        // The address's other sign-ups, confirmed with this one.
+        for other in &also {
+            let name = s
+                .store
+                .catalogue_entry(&other.sku)
+                .await?
+                .map_or_else(|| other.sku.to_string(), |e| e.name);
+            body += &text(&t.get("page-on-list", &[arg("product", &name)]));
+        }
         body += &match manage {
             Some(link) => format!(
                 "<p><a href=\"{}\">{}</a>. {}</p>",

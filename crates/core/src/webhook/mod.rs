@@ -78,6 +78,10 @@ pub struct StockEvent {
     /// When the shop says the level was true.
     #[serde(with = "time::serde::rfc3339")]
     pub at: OffsetDateTime,
+    /// The delivery carried no time of the platform's own: `at` is when it
+    /// was received, and the reading never outranks a timed one.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub untimed: bool,
 }
 
 impl StockEvent {
@@ -86,6 +90,7 @@ impl StockEvent {
         crate::stock::Reading {
             level: self.level,
             at_ms: (self.at.unix_timestamp_nanos() / 1_000_000) as i64,
+            untimed: self.untimed,
         }
     }
 }
@@ -499,6 +504,7 @@ mod tests {
             location: "default".into(),
             level: Level::Tracked(4),
             at: OffsetDateTime::from_unix_timestamp_nanos(1_767_225_600_123_456_789).unwrap(),
+            untimed: false,
         };
         assert_eq!(event.reading().at_ms, 1_767_225_600_123);
         assert_eq!(event.item.to_string(), "SKU CHAIR-WAL");

@@ -144,6 +144,7 @@ pub fn parse(
         location: level.location_id.to_string(),
         level: Level::from_reported(level.available),
         at,
+        untimed: false,
     })
 }
 

@@ -173,6 +173,7 @@ pub fn parse_stock(
                 location,
                 level: Level::from_reported(line.level),
                 at: line.at,
+                untimed: false,
             })
         })
         .collect()

@@ -184,11 +184,16 @@ pub fn parse(
         Some(ManageStock::Flag(true)) => Level::from_reported(product.stock_quantity),
         _ => Level::Untracked,
     };
-    let at = match product.date_modified_gmt.as_deref() {
-        Some(text) => gmt(text).map_err(|_| {
-            WebhookError::Malformed("date_modified_gmt is not YYYY-MM-DDTHH:MM:SS".into())
-        })?,
-        None => now,
+    // Without the product's own time the reading is timed on arrival and
+    // ranks below every timed one (a replay must not read as fresh).
+    let (at, untimed) = match product.date_modified_gmt.as_deref() {
+        Some(text) => (
+            gmt(text).map_err(|_| {
+                WebhookError::Malformed("date_modified_gmt is not YYYY-MM-DDTHH:MM:SS".into())
+            })?,
+            false,
+        ),
+        None => (now, true),
     };
     Ok(Delivery::Stock(StockEvent {
         delivery_id,
@@ -200,6 +205,7 @@ pub fn parse(
         location: "default".to_owned(),
         level,
         at,
+        untimed,
     }))
 }
 
@@ -397,6 +403,7 @@ mod tests {
             }
         );
         assert_eq!(e.level, Level::Tracked(12));
+        assert!(!e.untimed, "the product's own time");
     }
 
     #[test]
@@ -414,6 +421,11 @@ mod tests {
                 panic!()
             };
             assert_eq!(e.level, Level::Untracked);
+            assert!(
+                e.untimed,
+                "no date_modified_gmt: timed on arrival, ranked below"
+            );
+            assert_eq!(e.at, NOW);
             assert_eq!(
                 e.item,
                 ItemRef::Platform {

@@ -60,6 +60,7 @@ fn event(level: u32, at: i64, delivery: &str) -> StockEvent {
         location: "default".into(),
         level: Level::Tracked(level),
         at: OffsetDateTime::from_unix_timestamp_nanos(i128::from(at) * 1_000_000).unwrap(),
+        untimed: false,
     }
 }
 

@@ -43,6 +43,7 @@ async fn level(
         location: "default".into(),
         level: Level::Tracked(level),
         at: OffsetDateTime::from_unix_timestamp_nanos(i128::from(at) * 1_000_000).unwrap(),
+        untimed: false,
     };
     store.apply_stock(&sku(), &event, rules, at).await.unwrap()
 }
@@ -178,7 +179,7 @@ async fn each_thing_a_shop_may_care_about_is_one_event_in_the_table_s_stream() {
         optout: LinkToken::new(sku(), one.id, [12; 16]).secret_hash(),
     };
     let claimed = store
-        .claim_confirmation(&sku(), &one.id, &links, &one.contact_key)
+        .claim_confirmation(&sku(), &one.id, &links, &one.contact_key, one.key.joined_ms)
         .await
         .unwrap();
     assert_eq!(claimed, Claim::Claimed);
@@ -188,7 +189,7 @@ async fn each_thing_a_shop_may_care_about_is_one_event_in_the_table_s_stream() {
         .await
         .unwrap();
     assert!(
-        matches!(confirmed, ConfirmOutcome::Confirmed(_)),
+        matches!(confirmed, ConfirmOutcome::Confirmed(..)),
         "{confirmed:?}"
     );
     join(&store, 2, false).await;

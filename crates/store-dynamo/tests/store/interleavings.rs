@@ -173,7 +173,7 @@ async fn claim_confirmation(store: &DynamoStore, r: &Request, seed: u8) -> (Clai
         optout: link(r, seed + 2).secret_hash(),
     };
     let claim = store
-        .claim_confirmation(&r.sku, &r.id, &links, &r.contact_key)
+        .claim_confirmation(&r.sku, &r.id, &links, &r.contact_key, r.key.joined_ms)
         .await
         .unwrap();
     (claim, confirm)
@@ -563,7 +563,10 @@ async fn a_sweep_that_read_an_unconfirmed_sign_up_leaves_it_confirmed_meanwhile(
         .confirm(&confirm, owner, LIFETIME_MS, T0 + MIN)
         .await
         .unwrap();
-    assert!(matches!(tapped, ConfirmOutcome::Confirmed(_)), "{tapped:?}");
+    assert!(
+        matches!(tapped, ConfirmOutcome::Confirmed(..)),
+        "{tapped:?}"
+    );
     resume.send(()).unwrap();
     assert_eq!(sweep.await.unwrap().unwrap(), ExpireOutcome::Skipped);
     let now = store.request(&r.id).await.unwrap();

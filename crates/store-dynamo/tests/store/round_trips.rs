@@ -69,6 +69,7 @@ fn level(n: u32, at: i64, id: &str) -> StockEvent {
         location: "default".into(),
         level: Level::Tracked(n),
         at: OffsetDateTime::from_unix_timestamp_nanos(i128::from(at) * 1_000_000).unwrap(),
+        untimed: false,
     }
 }
 

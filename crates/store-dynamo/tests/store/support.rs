@@ -21,6 +21,7 @@ pub async fn set_level(store: &DynamoStore, sku: &Sku, level: u32, at: i64) {
         location: "default".into(),
         level: Level::Tracked(level),
         at: OffsetDateTime::from_unix_timestamp_nanos(i128::from(at) * 1_000_000).unwrap(),
+        untimed: false,
     };
     store
         .apply_stock(sku, &event, &ANY_LEVEL, at)

@@ -190,8 +190,14 @@ impl App {
         }
     }
 
-    /// Claims `r`'s confirmation with fresh links; the confirmation link.
+    /// Claims `r`'s confirmation with fresh links as it signs up; the
+    /// confirmation link.
     pub async fn claim_confirmation(&self, r: &Request) -> (Claim, LinkToken) {
+        self.claim_confirmation_at(r, r.key.joined_ms).await
+    }
+
+    /// [`Self::claim_confirmation`] at `now`.
+    pub async fn claim_confirmation_at(&self, r: &Request, now: Millis) -> (Claim, LinkToken) {
         let token = || LinkToken::new(r.sku.clone(), r.id, self.bytes());
         let (confirm, manage, optout) = (token(), token(), token());
         let links = ConfirmLinks {
@@ -201,7 +207,7 @@ impl App {
         };
         let claim = self
             .store
-            .claim_confirmation(&r.sku, &r.id, &links, &r.contact_key)
+            .claim_confirmation(&r.sku, &r.id, &links, &r.contact_key, now)
             .await
             .unwrap();
         (claim, confirm)
@@ -222,6 +228,7 @@ impl App {
             location: "default".into(),
             level: Level::Tracked(level),
             at: OffsetDateTime::from_unix_timestamp_nanos(i128::from(at) * 1_000_000).unwrap(),
+            untimed: false,
         };
         self.store
             .apply_stock(&sku(s), &event, &RULES, at)

@@ -67,6 +67,8 @@ macro_rules! conformance_suite {
             send_slots_are_shared_and_never_overlap,
             an_unconfirmed_sign_up_keeps_its_place_but_is_offered_nothing_until_confirmed,
             a_confirmation_is_claimed_once_and_a_claim_given_back_is_pending_again,
+            an_address_is_asked_once_a_day_and_one_tap_confirms_all_it_signed_up_for,
+            a_confirmation_given_back_gives_the_address_s_day_back,
             an_unconfirmed_sign_up_ends_with_its_window_and_is_forgotten,
             sign_ups_to_confirm_are_counted_until_confirmed_ended_or_run_out,
             forgetting_a_contact_erases_its_requests_and_keeps_only_the_opt_out,
@@ -338,7 +340,7 @@ pub async fn a_stale_confirmation_pass_claims_and_gives_back_nothing_of_another_
         .await
         .unwrap();
     assert!(
-        matches!(confirmed, ConfirmOutcome::Confirmed(_)),
+        matches!(confirmed, ConfirmOutcome::Confirmed(..)),
         "{confirmed:?}"
     );
     assert_eq!(
@@ -370,7 +372,7 @@ pub async fn a_stale_confirmation_pass_claims_and_gives_back_nothing_of_another_
         .await
         .unwrap();
     assert!(
-        matches!(confirmed, ConfirmOutcome::Confirmed(_)),
+        matches!(confirmed, ConfirmOutcome::Confirmed(..)),
         "the second mail's link works: {confirmed:?}"
     );
     // Dan opted out, cut short before his sign-up was ended: no mail.
@@ -1226,6 +1228,7 @@ pub async fn nothing_is_offered_when_out_of_stock_or_capped(app: App) {
         location: "default".into(),
         level: restock_core::Level::Tracked(level),
         at: time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(at) * 1_000_000).unwrap(),
+        untimed: false,
     };
     let share = restock_core::ListShare::new(0.5).unwrap();
     app.store
@@ -1665,7 +1668,7 @@ pub async fn taps_racing_on_a_confirmation_link_confirm_once(app: App) {
     let confirmed: Vec<&Request> = outcomes
         .iter()
         .filter_map(|o| match o {
-            Ok(ConfirmOutcome::Confirmed(r)) => Some(r),
+            Ok(ConfirmOutcome::Confirmed(r, _)) => Some(r),
             Ok(ConfirmOutcome::AlreadyConfirmed(_)) => None,
             other => panic!("a tap on a good link: {other:?}"),
         })
@@ -1673,7 +1676,7 @@ pub async fn taps_racing_on_a_confirmation_link_confirm_once(app: App) {
     assert_eq!(confirmed.len(), 1, "one confirmation of sixteen taps");
     let bea = app.sign_up(CHAIR, 2, T0 + 1).await;
     let (_, link) = app.claim_confirmation(&bea).await;
-    let ConfirmOutcome::Confirmed(bea) = app
+    let ConfirmOutcome::Confirmed(bea, _) = app
         .store
         .confirm(&link, owner(), LIFETIME.as_millis(), T0 + MIN)
         .await
@@ -1697,7 +1700,7 @@ pub async fn taps_racing_on_a_confirmation_link_confirm_once(app: App) {
         let (taps, reclaimed) = futures::join!(confirm_all(old.clone(), T0 + MIN), given_back);
         let by_old_link = taps
             .iter()
-            .filter(|o| matches!(o, Ok(ConfirmOutcome::Confirmed(_))))
+            .filter(|o| matches!(o, Ok(ConfirmOutcome::Confirmed(..))))
             .count();
         assert!(
             !(by_old_link > 0 && reclaimed == Claim::Claimed),
@@ -1960,7 +1963,7 @@ pub async fn an_unconfirmed_sign_up_keeps_its_place_but_is_offered_nothing_until
             .unwrap(),
         ConfirmOutcome::Refused
     );
-    let ConfirmOutcome::Confirmed(confirmed) = app
+    let ConfirmOutcome::Confirmed(confirmed, _) = app
         .store
         .confirm(&link, owner(), LIFETIME.as_millis(), T0 + 3 * MIN)
         .await
@@ -2009,7 +2012,7 @@ pub async fn an_unconfirmed_sign_up_keeps_its_place_but_is_offered_nothing_until
             .confirm(&link, owner(), LIFETIME.as_millis(), T0 + 6 * MIN)
             .await
             .unwrap(),
-        ConfirmOutcome::Confirmed(_)
+        ConfirmOutcome::Confirmed(..)
     ));
     let stats = app.store.stats(&sku(CHAIR), 2).await.unwrap();
     assert_eq!(stats.waiting, 2);
@@ -2076,7 +2079,7 @@ pub async fn a_confirmation_is_claimed_once_and_a_claim_given_back_is_pending_ag
             .confirm(&link, owner(), LIFETIME.as_millis(), T0 + MIN)
             .await
             .unwrap(),
-        ConfirmOutcome::Confirmed(_)
+        ConfirmOutcome::Confirmed(..)
     ));
     // A backlog is read a bounded batch at a time.
     for i in 10..13 {
@@ -2088,6 +2091,147 @@ pub async fn a_confirmation_is_claimed_once_and_a_claim_given_back_is_pending_ag
         .await
         .unwrap();
     assert_eq!(batch.len(), 2);
+}
+
+/// An address that has not confirmed is sent one confirmation a day
+/// however many items it is signed up for: the others are covered by that
+/// one, and tapping it confirms every sign-up of the address. The day ends
+/// with the tap: a sign-up after it is asked at once.
+pub async fn an_address_is_asked_once_a_day_and_one_tap_confirms_all_it_signed_up_for(app: App) {
+    const LAMP: &str = "LAMP-BRASS";
+    const RUG: &str = "RUG-JUTE";
+    const DESK: &str = "DESK-OAK";
+    for item in [CHAIR, OAT, LAMP, RUG, DESK] {
+        app.catalogue(item, 2).await;
+    }
+    let chair = app.sign_up(CHAIR, 1, T0).await;
+    let oat = app.sign_up(OAT, 1, T0 + MIN).await;
+    let (claim, link) = app.claim_confirmation(&chair).await;
+    assert_eq!(claim, Claim::Claimed);
+    assert_eq!(
+        app.claim_confirmation(&oat).await.0,
+        Claim::Covered,
+        "one mail a day to an address that has not confirmed"
+    );
+    let store = app.store.clone();
+    let pending = |item: &'static str| {
+        let store = store.clone();
+        async move {
+            store
+                .pending_confirmations(&sku(item), 100)
+                .await
+                .unwrap()
+                .len()
+        }
+    };
+    assert_eq!(pending(OAT).await, 0, "covered: no longer pending");
+    assert_eq!(
+        app.claim_confirmation(&oat).await.0,
+        Claim::NotClaimable,
+        "a redelivered wake sends nothing"
+    );
+    // Another address is asked as ever.
+    let bob = app.sign_up(OAT, 2, T0 + MIN).await;
+    assert_eq!(app.claim_confirmation(&bob).await.0, Claim::Claimed);
+    // A moment before the day is over: still covered; at its end: asked.
+    let lamp = app.sign_up(LAMP, 1, T0 + DAY - MIN).await;
+    assert_eq!(
+        app.claim_confirmation_at(&lamp, T0 + DAY - 1).await.0,
+        Claim::Covered
+    );
+    let rug = app.sign_up(RUG, 1, T0 + DAY).await;
+    let (claim, rug_link) = app.claim_confirmation_at(&rug, T0 + DAY).await;
+    assert_eq!(claim, Claim::Claimed, "a day after the first mail");
+    // One tap confirms every sign-up of the address, each at its own place.
+    let ConfirmOutcome::Confirmed(confirmed, also) = app
+        .store
+        .confirm(&link, owner(), LIFETIME.as_millis(), T0 + DAY + MIN)
+        .await
+        .unwrap()
+    else {
+        panic!("the link confirms")
+    };
+    assert_eq!(confirmed.id, chair.id);
+    let mut also: Vec<_> = also.into_iter().map(|r| (r.id, r.state)).collect();
+    also.sort_by_key(|(id, _)| *id);
+    let mut expected = [
+        (oat.id, RequestState::Waiting),
+        (lamp.id, RequestState::Waiting),
+        (rug.id, RequestState::Waiting),
+    ];
+    expected.sort_by_key(|(id, _)| *id);
+    assert_eq!(also, expected, "the covered ones and the one asked again");
+    for r in [&chair, &oat, &lamp, &rug] {
+        let stored = app.get(&r.id).await;
+        assert_eq!(stored.state, RequestState::Waiting, "{}", r.sku);
+        assert_eq!(stored.key, r.key, "the place it signed up at");
+        assert_eq!(stored.stale_at, r.key.joined_ms + LIFETIME.as_millis());
+        assert_eq!(stored.manage_hash, None, "the joining browser's power ends");
+        assert_eq!(
+            stored.consent.as_ref().unwrap().confirmed_at,
+            Some(T0 + DAY + MIN)
+        );
+        let bobs = u32::from(r.sku == sku(OAT));
+        assert_eq!(
+            app.store.stats(&r.sku, 2).await.unwrap().unconfirmed,
+            bobs,
+            "left to confirm: Bob's alone"
+        );
+    }
+    assert_eq!(
+        app.store
+            .position(&app.get(&oat.id).await, 2)
+            .await
+            .unwrap(),
+        Some(1),
+        "ahead of Bob, who has not confirmed"
+    );
+    assert_eq!(app.get(&bob.id).await.state, RequestState::Unconfirmed);
+    assert!(matches!(
+        app.store
+            .confirm(&rug_link, owner(), LIFETIME.as_millis(), T0 + DAY + MIN)
+            .await
+            .unwrap(),
+        ConfirmOutcome::AlreadyConfirmed(r) if r.id == rug.id
+    ));
+    for item in [CHAIR, OAT, LAMP, RUG] {
+        assert_eq!(pending(item).await, 0, "nothing left to send for {item}");
+    }
+    // The address has confirmed: its next sign-up is asked at once.
+    let desk = app.sign_up(DESK, 1, T0 + DAY + 2 * MIN).await;
+    assert_eq!(app.claim_confirmation(&desk).await.0, Claim::Claimed);
+}
+
+/// A confirmation whose send failed is given back with the address's day:
+/// nothing reached the address, so the next sign-up's mail may go, and the
+/// one given back is covered by it.
+pub async fn a_confirmation_given_back_gives_the_address_s_day_back(app: App) {
+    app.catalogue(CHAIR, 2).await;
+    app.catalogue(OAT, 2).await;
+    let chair = app.sign_up(CHAIR, 1, T0).await;
+    let (claim, link) = app.claim_confirmation(&chair).await;
+    assert_eq!(claim, Claim::Claimed);
+    app.store
+        .release_confirmation(&sku(CHAIR), &chair.id, &link.secret_hash())
+        .await
+        .unwrap();
+    let oat = app.sign_up(OAT, 1, T0 + MIN).await;
+    let (claim, oat_link) = app.claim_confirmation(&oat).await;
+    assert_eq!(claim, Claim::Claimed, "the day went back with the claim");
+    assert_eq!(
+        app.claim_confirmation_at(&chair, T0 + 2 * MIN).await.0,
+        Claim::Covered,
+        "the first, given back, is covered by the second's mail"
+    );
+    let ConfirmOutcome::Confirmed(_, also) = app
+        .store
+        .confirm(&oat_link, owner(), LIFETIME.as_millis(), T0 + 3 * MIN)
+        .await
+        .unwrap()
+    else {
+        panic!("the link confirms")
+    };
+    assert_eq!(also.iter().map(|r| r.id).collect::<Vec<_>>(), [chair.id]);
 }
 
 pub async fn an_unconfirmed_sign_up_ends_with_its_window_and_is_forgotten(app: App) {
@@ -2142,7 +2286,7 @@ pub async fn sign_ups_to_confirm_are_counted_until_confirmed_ended_or_run_out(ap
             .confirm(&link, owner(), LIFETIME.as_millis(), T0 + MIN)
             .await
             .unwrap(),
-        ConfirmOutcome::Confirmed(_)
+        ConfirmOutcome::Confirmed(..)
     ));
     assert_eq!(counts().await, (1, 4), "confirmed: waiting now");
     app.store.cancel(&people[1].id, T0 + 2 * MIN).await.unwrap();
@@ -2526,7 +2670,7 @@ pub async fn confirming_ends_the_joining_browser_s_power_over_the_place(app: App
     assert!(r.manage_link_is(&browser));
     let (_, link) = app.claim_confirmation(&r).await;
     let owner = LinkToken::new(sku(CHAIR), r.id, [3; 16]);
-    let ConfirmOutcome::Confirmed(confirmed) = app
+    let ConfirmOutcome::Confirmed(confirmed, _) = app
         .store
         .confirm(&link, owner.secret_hash(), LIFETIME.as_millis(), T0 + MIN)
         .await
