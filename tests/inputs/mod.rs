@@ -122,6 +122,79 @@ async fn unknown_products_and_opted_out_contacts_are_refused() {
     untouched(&w).await;
 }
 
+/// An opt-out recorded before addresses were canonical, when an address
+/// on an internationalised domain was keyed as typed (lower-cased Unicode),
+/// still holds however the shopper types the address now; the admin
+/// commands find it too.
+#[tokio::test]
+async fn an_opt_out_kept_under_an_address_s_former_key_still_holds() {
+    let (w, _) = World::memory().await;
+    let pepper = restock_app::ports::Secrets::from_json(&secrets_json())
+        .unwrap()
+        .contact_pepper;
+    // The key as it was computed then: HMAC of "email:" and the address
+    // as typed, lower-cased.
+    let former = {
+        use hmac::Mac;
+        let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(&pepper).unwrap();
+        mac.update("email:della@bücher.example".as_bytes());
+        base64::Engine::encode(
+            &base64::engine::general_purpose::URL_SAFE_NO_PAD,
+            mac.finalize().into_bytes(),
+        )
+    };
+    let contact = restock_core::Contact::Email(
+        restock_core::Email::try_from("della@bücher.example").unwrap(),
+    );
+    let former_key = contact.former_key(&pepper).unwrap();
+    assert_eq!(
+        former_key.as_str(),
+        former,
+        "the key as it was computed then"
+    );
+    w.store.opt_out_contact(&former_key, T0).await.unwrap();
+    for typed in ["Della@Bücher.example", "della@XN--BCHER-KVA.example."] {
+        let reply = w
+            .capture_json(
+                "POST",
+                "/requests",
+                json!({"sku": CHAIR, "name": "Della", "email": typed, "consent": true}),
+            )
+            .await;
+        assert_eq!(reply.status, 409, "{typed}: {}", reply.body);
+    }
+    untouched(&w).await;
+    assert!(
+        w.store.is_opted_out(&contact.key(&pepper)).await.unwrap(),
+        "carried over to the canonical key"
+    );
+    // `restock optout remove` lifts it under both keys: she may join again.
+    use restock_app::admin::{Admin, Command};
+    let admin = Admin {
+        store: w.store.clone(),
+        pepper: Some(pepper.clone()),
+    };
+    let out = admin
+        .run(
+            Command::OptOutRemove {
+                contact: "Della@Bücher.example".into(),
+            },
+            w.clock.now_ms(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(out.json["removed"], true, "{}", out.message);
+    assert!(!w.store.is_opted_out(&former_key).await.unwrap());
+    let reply = w
+        .capture_json(
+            "POST",
+            "/requests",
+            json!({"sku": CHAIR, "name": "Della", "email": "della@bücher.example", "consent": true}),
+        )
+        .await;
+    assert_eq!(reply.status, 201, "{}", reply.body);
+}
+
 #[tokio::test]
 async fn a_filled_honeypot_looks_accepted_and_stores_nothing() {
     let (w, _) = World::memory().await;

@@ -287,14 +287,46 @@ impl Contact {
     /// and the key reveals nothing without `pepper`. Used for one-place-per-person
     /// and for opt-outs, which hold across channels only for the same address.
     pub fn key(&self, pepper: &[u8]) -> ContactKey {
-        let mut mac = Hmac::<Sha256>::new_from_slice(pepper).expect("HMAC takes any key length");
-        mac.update(match self {
+        let kind: &[u8] = match self {
             Self::Email(_) => b"email:",
             Self::Sms(_) => b"phone:",
-        });
-        mac.update(self.address().as_bytes());
-        ContactKey(URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes()))
+        };
+        keyed(pepper, kind, self.address())
     }
+
+    /// The key this address may have had before addresses were canonical,
+    /// where it can differ: an internationalised domain was keyed as typed,
+    /// lower-cased (in Unicode, as a shopper types it), and is punycode now.
+    /// Opt-outs recorded under it still hold (capture and the admin
+    /// commands look both up).
+    pub fn former_key(&self, pepper: &[u8]) -> Option<ContactKey> {
+        let Self::Email(email) = self else {
+            return None;
+        };
+        let (local, domain) = email.as_str().rsplit_once('@')?;
+        if !domain.split('.').any(|label| label.starts_with("xn--")) {
+            return None;
+        }
+        let (unicode, result) = idna::domain_to_unicode(domain);
+        result.ok()?;
+        (unicode != domain).then(|| keyed(pepper, b"email:", &format!("{local}@{unicode}")))
+    }
+
+    /// Every key the contact may be on record under: [`Self::key`], then
+    /// [`Self::former_key`] if it has one.
+    pub fn keys(&self, pepper: &[u8]) -> Vec<ContactKey> {
+        std::iter::once(self.key(pepper))
+            .chain(self.former_key(pepper))
+            .collect()
+    }
+}
+
+/// The keyed hash of `kind` and `text`.
+fn keyed(pepper: &[u8], kind: &[u8], text: &str) -> ContactKey {
+    let mut mac = Hmac::<Sha256>::new_from_slice(pepper).expect("HMAC takes any key length");
+    mac.update(kind);
+    mac.update(text.as_bytes());
+    ContactKey(URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes()))
 }
 
 /// A contact's keyed hash (43 characters of base64url).
@@ -522,6 +554,42 @@ mod tests {
         ] {
             assert_eq!(Email::try_from(bad), Err(ContactError::Email), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn an_address_on_an_internationalised_domain_keeps_the_key_it_had_before() {
+        // Before addresses were canonical: the address as typed, lower-cased.
+        let before = |typed: &str| {
+            let mut mac = Hmac::<Sha256>::new_from_slice(b"pepper").unwrap();
+            mac.update(b"email:");
+            mac.update(typed.trim().to_lowercase().as_bytes());
+            ContactKey(URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes()))
+        };
+        let della = Contact::Email(Email::try_from("Della@Bücher.Example").unwrap());
+        assert_eq!(della.address(), "della@xn--bcher-kva.example");
+        assert_eq!(
+            della.former_key(b"pepper"),
+            Some(before("Della@Bücher.Example"))
+        );
+        assert_eq!(
+            della.keys(b"pepper"),
+            [della.key(b"pepper"), before("della@bücher.example")]
+        );
+        // Typed in punycode, it was keyed as it is now; the Unicode
+        // spelling's key is looked up too (it may have been typed so).
+        let typed = "della@xn--bcher-kva.example";
+        let c = Contact::Email(Email::try_from(typed).unwrap());
+        assert_eq!(c.key(b"pepper"), before(typed));
+        assert_eq!(
+            c.keys(b"pepper"),
+            [before(typed), before("della@bücher.example")]
+        );
+        // An ASCII domain was keyed as it is now, and had no other key.
+        let c = Contact::Email(Email::try_from("Della@Example.com").unwrap());
+        assert_eq!(c.former_key(b"pepper"), None);
+        assert_eq!(c.keys(b"pepper"), [before("della@example.com")]);
+        let phone = Contact::Sms(Phone::parse("+447400123456").unwrap());
+        assert_eq!(phone.former_key(b"pepper"), None);
     }
 
     #[test]

@@ -584,10 +584,12 @@ impl Admin {
     async fn opt_out_add(&self, text: String, now: Millis) -> Result<Output, AdminError> {
         let pepper = self.pepper.as_deref().ok_or(AdminError::NoPepper)?;
         let contact = contact(&text)?;
-        let ended = self
-            .store
-            .opt_out_contact(&contact.key(pepper), now)
-            .await?;
+        // Under every key it may be on record under, live requests kept
+        // under a former one included.
+        let mut ended = 0;
+        for key in contact.keys(pepper) {
+            ended += self.store.opt_out_contact(&key, now).await?;
+        }
         Ok(Output::message(
             format!(
                 "{} opted out for good; {ended} live requests ended",
@@ -601,7 +603,13 @@ impl Admin {
     async fn forget(&self, text: String, now: Millis) -> Result<Output, AdminError> {
         let pepper = self.pepper.as_deref().ok_or(AdminError::NoPepper)?;
         let contact = contact(&text)?;
-        let f = self.store.forget_contact(&contact.key(pepper), now).await?;
+        let mut f = restock_store::Forgotten::default();
+        for key in contact.keys(pepper) {
+            let of = self.store.forget_contact(&key, now).await?;
+            f.erased += of.erased;
+            f.ended += of.ended;
+            f.opt_out_kept |= of.opt_out_kept;
+        }
         let kept = if f.opt_out_kept {
             "kept: their opt-out, as a keyed hash (so they are never mailed)"
         } else {
@@ -622,7 +630,10 @@ impl Admin {
     async fn opt_out_remove(&self, text: String) -> Result<Output, AdminError> {
         let pepper = self.pepper.as_deref().ok_or(AdminError::NoPepper)?;
         let contact = contact(&text)?;
-        let removed = self.store.remove_opt_out(&contact.key(pepper)).await?;
+        let mut removed = false;
+        for key in contact.keys(pepper) {
+            removed |= self.store.remove_opt_out(&key).await?;
+        }
         let message = if removed {
             format!("{}'s opt-out lifted: they may join again", contact.masked())
         } else {

@@ -514,6 +514,15 @@ async fn join_request(
     }
     let secrets = s.keyring.keys().await?;
     let contact_key = new.contact.key(&secrets.contact_pepper);
+    // An opt-out recorded before addresses were canonical (an
+    // internationalised domain keyed as typed) holds for good: it is
+    // carried over to the canonical key and the sign-up refused.
+    if let Some(former) = new.contact.former_key(&secrets.contact_pepper)
+        && s.store.is_opted_out(&former).await?
+    {
+        s.store.opt_out_contact(&contact_key, now).await?;
+        return Ok(said(&t, StatusCode::CONFLICT, "error-opted-out"));
+    }
     if let RateDecision::Limited { retry_after_ms } = s
         .store
         .rate_limit(
