@@ -3,7 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use restock_core::webhook::{Keys, shopify};
+use restock_core::platform::shopify;
+use restock_core::webhook::Keys;
 
 const KEY: &[u8] = b"shpss_fuzz_key";
 

@@ -3,7 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use restock_core::webhook::{Keys, standard};
+use restock_core::platform::standard;
+use restock_core::webhook::Keys;
 
 const KEY: &[u8] = b"restock-fuzz-stock-key";
 const NOW: i64 = 1_796_374_800;

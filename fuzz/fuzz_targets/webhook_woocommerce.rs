@@ -3,7 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use restock_core::webhook::{Keys, woocommerce};
+use restock_core::platform::woocommerce;
+use restock_core::webhook::Keys;
 
 const KEY: &[u8] = b"wc_fuzz_key";
 

@@ -334,14 +334,14 @@ async fn unsigned_tampered_and_replayed_webhooks_change_nothing() {
     let (w, _) = World::memory().await;
     let mut tampered = w.shopify_request(Some(4), "x-1");
     tampered.headers_mut().insert(
-        restock_core::webhook::shopify::SIGNATURE,
+        restock_core::platform::shopify::SIGNATURE,
         "AAAA".parse().unwrap(),
     );
     assert_eq!(w.call(Api::Detect, tampered).await.status, 401);
     let mut unsigned = w.shopify_request(Some(4), "x-2");
     unsigned
         .headers_mut()
-        .remove(restock_core::webhook::shopify::SIGNATURE);
+        .remove(restock_core::platform::shopify::SIGNATURE);
     let reply = w.call(Api::Detect, unsigned).await;
     assert_eq!(reply.status, 400);
     assert!(
@@ -367,7 +367,7 @@ async fn unsigned_tampered_and_replayed_webhooks_change_nothing() {
     let topic = |topic: &str, id: &str| {
         let mut r = w.shopify_request(Some(4), id);
         r.headers_mut().insert(
-            restock_core::webhook::shopify::TOPIC,
+            restock_core::platform::shopify::TOPIC,
             topic.parse().unwrap(),
         );
         r
@@ -970,7 +970,7 @@ async fn ann_holds_the_chair() -> (World, String) {
 
 /// A signed Shopify order delivery, as Shopify sends `orders/paid`.
 pub(crate) fn shopify_order(topic: &str, webhook_id: &str, body: &str) -> Request<Body> {
-    use restock_core::webhook::shopify;
+    use restock_core::platform::shopify;
     Request::builder()
         .method("POST")
         .uri("/webhooks/shopify")
@@ -1044,7 +1044,7 @@ async fn a_shopify_order_ends_the_hold_it_carried_as_bought() {
 
 #[tokio::test]
 async fn a_paid_woocommerce_order_ends_the_hold_in_its_meta_data() {
-    use restock_core::webhook::woocommerce;
+    use restock_core::platform::woocommerce;
     let (w, hold) = ann_holds_the_chair().await;
     let order = |status: &str, topic: &str, delivery: &str| {
         let body = format!(

@@ -230,7 +230,7 @@ async fn refused_webhooks_are_counted_by_reason() {
     let (w, _) = World::memory().await;
     let mut unsigned = w.shopify_request(Some(4), "x-1");
     unsigned.headers_mut().insert(
-        restock_core::webhook::shopify::SIGNATURE,
+        restock_core::platform::shopify::SIGNATURE,
         "AAAA".parse().unwrap(),
     );
     assert_eq!(w.call(Api::Detect, unsigned).await.status, 401);

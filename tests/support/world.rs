@@ -16,7 +16,7 @@ use restock_app::ports::{
 };
 use restock_app::{Services, capture, detect, notify, sweep};
 use restock_core::Sku;
-use restock_core::webhook::{shopify, standard, woocommerce};
+use restock_core::platform::{shopify, standard, woocommerce};
 use restock_store::prelude::*;
 use restock_store_memory::MemoryStore;
 use tower::ServiceExt;

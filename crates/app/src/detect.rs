@@ -23,12 +23,12 @@ use axum::response::{IntoResponse, Json, Response};
 use axum::routing::post;
 use restock_core::feedback::{MailDay, day_of};
 use restock_core::webhook::{Headers, StockEvent, WebhookError};
-use restock_core::{Delivery, Platform, Purchase, Status, StockOutcome};
+use restock_core::{Delivery, Platform, Purchase, Status};
 use restock_store::{ApplyOutcome, BuyOutcome, Order, RateDecision};
 use serde_json::json;
 
 use crate::metrics::{self, Metric};
-use crate::{AppError, Services, alerts};
+use crate::{AppError, Services, alerts, levels};
 
 /// The largest webhook body read.
 pub const MAX_WEBHOOK_BYTES: usize = 256 * 1024;
@@ -163,7 +163,7 @@ async fn buy(
             Ok(BuyOutcome::Bought { sku, tied }) => {
                 metrics::count(Metric::Purchases, 1);
                 tracing::info!(source, %sku, order = ?order_id, "hold bought");
-                if tied && let Err(e) = settle(s, &sku).await {
+                if tied && let Err(e) = levels::settle(s, &sku).await {
                     return unavailable(&e);
                 }
                 bought.push(sku);
@@ -201,67 +201,6 @@ async fn buy(
             .into_response(),
         (skus, _) => Json(json!({ "status": Status::Bought, "skus": skus })).into_response(),
     }
-}
-
-/// A tie the shop's timestamps cannot order (two readings, or a reading and
-/// a sale, at the same instant with different levels): the lower level
-/// stands meanwhile, and the platform is asked for the item's level now
-/// through the stock pull's code path. An item with no platform API to ask
-/// keeps the lower level until its next report.
-async fn settle(s: &Services, sku: &restock_core::Sku) -> Result<(), AppError> {
-    let Some(entry) = s.store.catalogue_entry(sku).await? else {
-        return Ok(());
-    };
-    let settings = s.settings().await?;
-    let keys = s.keyring.keys().await?;
-    let now = s.clock.now_ms();
-    match crate::pull::pull_one(s, &settings, &keys, &entry, now).await? {
-        crate::pull::Pulled::Read { .. } => {
-            tracing::info!(%sku, "a tie settled by asking the platform");
-        }
-        crate::pull::Pulled::NotPullable => {
-            tracing::info!(%sku, "a tie with no platform API to ask: the lower level stands until the next report");
-        }
-        crate::pull::Pulled::Failed(e) => {
-            tracing::warn!(%sku, error = %e, "a tie could not be settled now; the stock pull reads the item again");
-        }
-    }
-    Ok(())
-}
-
-/// Applies one stock event for a catalogued item with its rules, and tells
-/// the team when a restock is paused for review: the one decision webhooks
-/// and the stock pull share.
-pub(crate) async fn apply_one(
-    s: &Services,
-    settings: &restock_core::Settings,
-    source: &str,
-    entry: &restock_core::CatalogueEntry,
-    event: &StockEvent,
-    now: restock_core::Millis,
-) -> Result<ApplyOutcome, AppError> {
-    let rules = settings.rules(entry.threshold);
-    let applied = s.store.apply_stock(&entry.sku, event, &rules, now).await?;
-    if let ApplyOutcome::Applied { outcome, .. } = &applied {
-        tracing::info!(source, sku = %entry.sku, ?outcome, "stock level applied");
-        match outcome {
-            StockOutcome::Restock { .. } => metrics::count(Metric::Restocks, 1),
-            StockOutcome::Escalated { .. } => metrics::count(Metric::RestocksEscalated, 1),
-            _ => {}
-        }
-        if let StockOutcome::Escalated {
-            level,
-            jump,
-            reason,
-            ..
-        } = *outcome
-        {
-            let waiting = s.store.stats(&entry.sku, entry.shards).await?.waiting;
-            s.alert(alerts::paused_restock(entry, level, jump, reason, waiting))
-                .await;
-        }
-    }
-    Ok(applied)
 }
 
 /// A delivery for an item not in the catalogue: a Shopify shop sends one
@@ -306,14 +245,15 @@ async fn apply(s: &Services, source: &str, events: Vec<StockEvent>) -> Response 
             };
             all_unknown = false;
             event.delivery_id = format!("{source}:{}", event.delivery_id);
-            let outcome = match apply_one(s, &settings, source, &entry, &event, now).await? {
+            let outcome = match levels::apply_one(s, &settings, source, &entry, &event, now).await?
+            {
                 ApplyOutcome::Duplicate => {
                     results.push(json!({ "sku": entry.sku, "outcome": "duplicate" }));
                     continue;
                 }
                 ApplyOutcome::Applied { outcome, tied } => {
                     if tied {
-                        settle(s, &entry.sku).await?;
+                        levels::settle(s, &entry.sku).await?;
                     }
                     outcome
                 }

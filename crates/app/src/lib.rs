@@ -26,6 +26,7 @@ pub mod capture;
 pub mod detect;
 pub mod events;
 pub mod feedback;
+pub(crate) mod levels;
 pub mod metrics;
 pub mod notify;
 pub(crate) mod pages;

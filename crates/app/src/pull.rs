@@ -7,13 +7,10 @@
 //! `webhook_silence` while people wait on its items is reported, once per
 //! silence.
 
-use restock_core::webhook::ItemRef;
-use restock_core::{CatalogueEntry, Millis, Platform, StockEvent, StockOutcome};
+use restock_core::{CatalogueEntry, Millis, Platform};
 use serde::Serialize;
-use time::OffsetDateTime;
 
-use crate::ports::{PlatformError, PulledLevel, Secrets};
-use crate::{AppError, Services, alerts, detect};
+use crate::{AppError, Services, alerts, levels};
 
 /// How long one pull keeps starting platform reads (the sweep function's
 /// timeout is 50 s); items not reached are counted and read next time.
@@ -72,10 +69,10 @@ pub async fn run(s: &Services) -> Result<PullReport, AppError> {
             );
             break;
         }
-        match pull_one(s, &settings, &keys, entry, now).await? {
-            Pulled::NotPullable => report.not_pullable += 1,
-            Pulled::Failed(_) => report.failed += 1,
-            Pulled::Read {
+        match levels::pull_one(s, &settings, &keys, entry, now).await? {
+            levels::Pulled::NotPullable => report.not_pullable += 1,
+            levels::Pulled::Failed(_) => report.failed += 1,
+            levels::Pulled::Read {
                 platform,
                 differed,
                 restocked,
@@ -96,90 +93,6 @@ pub async fn run(s: &Services) -> Result<PullReport, AppError> {
     check_silence(s, &settings, &waiting_on, now, &mut report).await?;
     tracing::info!(?report, "stock pull");
     Ok(report)
-}
-
-/// What asking the platform for one item's level came to.
-#[derive(Debug)]
-pub(crate) enum Pulled {
-    /// The item names no platform whose API access is in the keys secret.
-    NotPullable,
-    /// The platform could not be read (logged; the next pull tries again).
-    Failed(PlatformError),
-    /// Read and applied like a webhook.
-    Read {
-        /// The platform asked.
-        platform: Platform,
-        /// The level differed from the last one known.
-        differed: bool,
-        /// A restock no webhook had reported, at this level.
-        restocked: Option<u32>,
-    },
-}
-
-/// Asks the item's platform for its level now and feeds each location's
-/// reading through the same decision as a webhook (taken now, so it is the
-/// newest): the scheduled pull, and how a tie between readings is settled.
-///
-/// # Errors
-/// Store failures; a platform that cannot be read is [`Pulled::Failed`].
-pub(crate) async fn pull_one(
-    s: &Services,
-    settings: &restock_core::Settings,
-    keys: &Secrets,
-    entry: &CatalogueEntry,
-    now: Millis,
-) -> Result<Pulled, AppError> {
-    let Some((platform, read)) = read_levels(s, keys, entry).await else {
-        return Ok(Pulled::NotPullable);
-    };
-    let levels = match read {
-        Ok(levels) => levels,
-        Err(e) => {
-            tracing::warn!(sku = %entry.sku, %platform, error = %e, "stock pull: level not read");
-            return Ok(Pulled::Failed(e));
-        }
-    };
-    let before = s.store.snapshot(&entry.sku).await?.stock.level();
-    let mut restocked = None;
-    for PulledLevel { location, level } in levels {
-        let event = StockEvent {
-            delivery_id: format!("pull:{platform}:{}:{location}:{now}", entry.sku),
-            item: ItemRef::Sku {
-                sku: entry.sku.clone(),
-            },
-            location,
-            level,
-            at: at(now),
-            untimed: false,
-        };
-        let applied = detect::apply_one(s, settings, "pull", entry, &event, now).await?;
-        if let Some(StockOutcome::Restock { level, .. }) = applied.outcome() {
-            restocked = Some(*level);
-        }
-    }
-    let after = s.store.snapshot(&entry.sku).await?.stock.level();
-    if after != before {
-        tracing::warn!(sku = %entry.sku, %platform, ?before, ?after, "stock pull: the platform's level differs from the last one known");
-    }
-    Ok(Pulled::Read {
-        platform,
-        differed: after != before,
-        restocked,
-    })
-}
-
-/// The item's platform and its levels there, or `None` when the item names
-/// no platform whose API access is in the keys secret.
-async fn read_levels(
-    s: &Services,
-    keys: &Secrets,
-    entry: &CatalogueEntry,
-) -> Option<(Platform, Result<Vec<PulledLevel>, PlatformError>)> {
-    let (platform, id, access) = entry
-        .ids
-        .iter()
-        .find_map(|(p, id)| Some((p, id, keys.platform_api.get(&p)?)))?;
-    Some((platform, s.platforms.levels(platform, access, id).await))
 }
 
 /// Reports each source that used to deliver and has been quiet longer than
@@ -226,9 +139,4 @@ async fn check_silence(
         }
     }
     Ok(())
-}
-
-fn at(now: Millis) -> OffsetDateTime {
-    OffsetDateTime::from_unix_timestamp_nanos(i128::from(now) * 1_000_000)
-        .unwrap_or(OffsetDateTime::UNIX_EPOCH)
 }

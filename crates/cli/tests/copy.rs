@@ -676,7 +676,8 @@ fn the_settings_reference_has_every_field_with_the_codes_default() {
 #[test]
 fn the_example_catalogue_s_checkouts_carry_the_hold_into_the_order() {
     use restock_core::Platform;
-    use restock_core::webhook::{Keys, OrderDelivery, shopify};
+    use restock_core::platform::shopify;
+    use restock_core::webhook::{Keys, OrderDelivery};
     let entries = restock_core::catalogue::parse_csv(&read("examples/catalogue.csv")).unwrap();
     let hold = restock_core::ids::HoldId::from_random([7; 16]);
     let mut checked = 0;

@@ -467,11 +467,10 @@ async fn sign_webhook_signs_for_a_deployed_stack_with_its_own_key() {
     );
     let now = time::OffsetDateTime::now_utc();
     let verify = |k: &str| {
-        let keys =
-            restock_core::webhook::Keys::raw([
-                restock_core::webhook::standard::decode_key(k).unwrap()
-            ]);
-        restock_core::webhook::standard::verify(&keys, &headers, body.as_bytes(), now).is_ok()
+        let keys = restock_core::webhook::Keys::raw([
+            restock_core::platform::standard::decode_key(k).unwrap(),
+        ]);
+        restock_core::platform::standard::verify(&keys, &headers, body.as_bytes(), now).is_ok()
     };
     assert!(verify(key), "signed with the stack's current key: {text}");
     assert!(
@@ -523,11 +522,12 @@ async fn sign_webhook_signs_for_a_deployed_stack_with_its_own_key() {
     ]));
     let (url, headers2, body2) = curl_parts(&text);
     assert_eq!(url, "https://d.example/webhooks/stock");
-    let keys = restock_core::webhook::Keys::raw([
-        restock_core::webhook::standard::decode_key(key).unwrap()
-    ]);
+    let keys =
+        restock_core::webhook::Keys::raw([
+            restock_core::platform::standard::decode_key(key).unwrap()
+        ]);
     assert!(
-        restock_core::webhook::standard::verify(&keys, &headers2, body2.as_bytes(), now).is_ok()
+        restock_core::platform::standard::verify(&keys, &headers2, body2.as_bytes(), now).is_ok()
     );
 
     // A stack that is not there: said, exit 1.

@@ -5,7 +5,8 @@
 //! - verifying a 4 KiB webhook body in each signed format.
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use restock_core::webhook::{Keys, shopify, standard};
+use restock_core::platform::{shopify, standard};
+use restock_core::webhook::Keys;
 use restock_core::{
     Candidate, Counters, JoinKey, ListShare, RequestId, merge_oldest_first, plan_offers,
 };

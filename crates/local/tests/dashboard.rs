@@ -267,7 +267,8 @@ async fn the_dashboard_shows_the_story_and_acts_only_for_its_own_pages() {
     delivery.body = body.to_string();
     for (name, value) in &mut delivery.headers {
         if *name == "x-shopify-hmac-sha256" {
-            *value = restock_core::webhook::shopify::sign(key.as_bytes(), delivery.body.as_bytes());
+            *value =
+                restock_core::platform::shopify::sign(key.as_bytes(), delivery.body.as_bytes());
         }
     }
     let (status, said) = call(&router, webhook_request(&delivery, delivery.body.clone())).await;

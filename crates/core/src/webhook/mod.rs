@@ -1,17 +1,20 @@
-//! Inventory webhooks: signature checks and parsing into one event type.
+//! Inventory webhooks' shared types: signature checks, the keys, and the
+//! one event type every platform's delivery is parsed into. Each
+//! platform's wire format is a module of [`crate::platform`], built on
+//! these and never imported here:
 //!
-//! - [`shopify`]: `inventory_levels/update`, signed with `X-Shopify-Hmac-Sha256`.
-//! - [`woocommerce`]: `product.updated` / `product.created`, signed with
+//! - [`crate::platform::shopify`]: `inventory_levels/update`, signed with `X-Shopify-Hmac-Sha256`.
+//! - [`crate::platform::woocommerce`]: `product.updated` / `product.created`, signed with
 //!   `X-WC-Webhook-Signature`, plus the unsigned creation ping.
-//! - [`standard`]: the generic stock and order formats, signed per the
+//! - [`crate::platform::standard`]: the generic stock and order formats, signed per the
 //!   Standard Webhooks spec.
 //!
 //! Every check compares in constant time and accepts any key of the list
 //! (current key first) so keys can be rotated without dropping deliveries.
 
-pub mod shopify;
-pub mod standard;
-pub mod woocommerce;
+mod delivery;
+
+pub use delivery::*;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -24,7 +27,6 @@ use sha2::Sha256;
 use time::OffsetDateTime;
 
 use crate::ids::{HoldId, Sku};
-use crate::platform::Platform;
 use crate::stock::Level;
 
 /// How a delivery names the item whose level changed.

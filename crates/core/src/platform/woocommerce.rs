@@ -15,15 +15,15 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use time::{OffsetDateTime, PrimitiveDateTime, macros::format_description};
 
-use super::{
+use crate::ids::{Sku, hex};
+use crate::stock::Level;
+use crate::webhook::{
     Headers, ItemRef, Keys, OrderDelivery, PaidOrder, StockEvent, WebhookError, hmac_b64, required,
     verify_b64,
 };
-use crate::ids::{Sku, hex};
-use crate::platform::{
+use crate::webhook::{
     Platform, SignError, SignedDelivery, TestEvent, json_headers, needs, order_number, rfc3339,
 };
-use crate::stock::Level;
 
 /// The signature header.
 pub const SIGNATURE: &str = "X-WC-Webhook-Signature";
@@ -83,7 +83,7 @@ struct Order {
     #[serde(default)]
     meta_data: Vec<MetaField>,
     #[serde(default)]
-    line_items: Vec<super::LineItem>,
+    line_items: Vec<crate::webhook::LineItem>,
     /// The order's currency, which the line items' prices are in.
     #[serde(default)]
     currency: Option<String>,
@@ -123,11 +123,11 @@ pub fn parse_order(
             || format!("body:{}", hex(&Sha256::digest(body))),
             str::to_owned,
         );
-    let (skus, prices) = super::lines_in(order.line_items, order.currency.as_deref());
+    let (skus, prices) = crate::webhook::lines_in(order.line_items, order.currency.as_deref());
     Ok(OrderDelivery::Paid(PaidOrder {
         delivery_id,
         order_id: order.id,
-        holds: super::holds_in(order.meta_data.iter().map(|m| (m.key.as_str(), &m.value))),
+        holds: crate::webhook::holds_in(order.meta_data.iter().map(|m| (m.key.as_str(), &m.value))),
         skus,
         prices,
         placed_at: order
@@ -198,7 +198,7 @@ pub fn parse(
     Ok(Delivery::Stock(StockEvent {
         delivery_id,
         item: ItemRef::Platform {
-            platform: crate::platform::Platform::WooCommerce,
+            platform: Platform::WooCommerce,
             id: product.id,
             sku,
         },
@@ -373,7 +373,7 @@ mod tests {
         assert_eq!(
             e.item,
             ItemRef::Platform {
-                platform: crate::platform::Platform::WooCommerce,
+                platform: Platform::WooCommerce,
                 id: 799,
                 sku: Some(Sku::try_from("CHAIR-WAL").unwrap()),
             }
@@ -397,7 +397,7 @@ mod tests {
         assert_eq!(
             e.item,
             ItemRef::Platform {
-                platform: crate::platform::Platform::WooCommerce,
+                platform: Platform::WooCommerce,
                 id: 812,
                 sku: Some(Sku::try_from("THROW-OAT").unwrap()),
             }
@@ -429,7 +429,7 @@ mod tests {
             assert_eq!(
                 e.item,
                 ItemRef::Platform {
-                    platform: crate::platform::Platform::WooCommerce,
+                    platform: Platform::WooCommerce,
                     id: 5,
                     sku: None,
                 }

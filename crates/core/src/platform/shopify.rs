@@ -15,14 +15,14 @@ use serde::Deserialize;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use super::{
+use crate::stock::Level;
+use crate::webhook::{
     Headers, ItemRef, Keys, OrderDelivery, PaidOrder, StockEvent, WebhookError, hmac_b64, required,
     verify_b64,
 };
-use crate::platform::{
+use crate::webhook::{
     Platform, SignError, SignedDelivery, TestEvent, json_headers, needs, order_number, rfc3339,
 };
-use crate::stock::Level;
 
 /// The signature header.
 pub const SIGNATURE: &str = "X-Shopify-Hmac-Sha256";
@@ -57,7 +57,7 @@ struct Order {
     #[serde(default)]
     note_attributes: Vec<NoteAttribute>,
     #[serde(default)]
-    line_items: Vec<super::LineItem>,
+    line_items: Vec<crate::webhook::LineItem>,
     /// The shop's currency, which the line items' prices are in.
     #[serde(default)]
     currency: Option<String>,
@@ -92,13 +92,13 @@ pub fn parse_order(
     if topic == "orders/create" && order.financial_status.as_deref() != Some("paid") {
         return Ok(OrderDelivery::NotPaid);
     }
-    let holds = super::holds_in(
+    let holds = crate::webhook::holds_in(
         order
             .note_attributes
             .iter()
             .map(|a| (a.name.as_str(), &a.value)),
     );
-    let (skus, prices) = super::lines_in(order.line_items, order.currency.as_deref());
+    let (skus, prices) = crate::webhook::lines_in(order.line_items, order.currency.as_deref());
     Ok(OrderDelivery::Paid(PaidOrder {
         delivery_id,
         order_id: order.id,
@@ -137,7 +137,7 @@ pub fn parse(
     Ok(StockEvent {
         delivery_id,
         item: ItemRef::Platform {
-            platform: crate::platform::Platform::Shopify,
+            platform: Platform::Shopify,
             id: level.inventory_item_id,
             sku: None,
         },
@@ -297,7 +297,7 @@ mod tests {
         assert_eq!(
             event.item,
             ItemRef::Platform {
-                platform: crate::platform::Platform::Shopify,
+                platform: Platform::Shopify,
                 id: 271_878_346_596_884_015,
                 sku: None,
             }

@@ -17,15 +17,15 @@ use base64::engine::general_purpose::STANDARD as B64;
 use serde::Deserialize;
 use time::OffsetDateTime;
 
-use super::{
+use crate::ids::{HoldId, Sku};
+use crate::stock::Level;
+use crate::webhook::{
     Headers, ItemRef, Keys, LineItem, OrderEvent, StockEvent, WebhookError, hmac_b64, lines_in,
     required, verify_b64,
 };
-use crate::ids::{HoldId, Sku};
-use crate::platform::{
+use crate::webhook::{
     Platform, SignError, SignedDelivery, TestEvent, json_headers, needs, rfc3339,
 };
-use crate::stock::Level;
 
 /// The delivery id header.
 pub const ID: &str = "webhook-id";
