@@ -76,6 +76,76 @@ async fn a_restock_no_webhook_reported_is_found_by_the_pull_and_offered() {
     assert_eq!(w.alerts.all().len(), alerts.len());
 }
 
+/// A shop set up since 2026 has a Dev Dashboard app: the pull gets its
+/// Admin API tokens through the client credentials grant, keeps one while
+/// it lasts, renews it before it runs out, and asks again when Shopify
+/// refuses one early (revoked, the app reinstalled).
+#[tokio::test]
+async fn a_dev_dashboard_app_s_tokens_are_granted_cached_and_renewed() {
+    let fake = PlatformFake::start().await;
+    let (w, _) = World::memory_with_secret(&fake.app_secrets_json()).await;
+    assert_eq!(w.join("Della").await.status, 201);
+    fake.shopify
+        .lock()
+        .unwrap()
+        .insert(CHAIR_SHOPIFY_ID, vec![(24_826_418, 0)]);
+    let pulled = |w: &World| {
+        let services = w.services.clone();
+        async move {
+            let report = pull::run(&services).await.unwrap();
+            (report.pulled, report.failed)
+        }
+    };
+    // A day's token: granted once, used by both pulls.
+    assert_eq!(pulled(&w).await, (1, 0));
+    assert_eq!(pulled(&w).await, (1, 0));
+    assert_eq!((fake.count("shopify-token"), fake.count("shopify")), (1, 2));
+    // Shopify stops taking it early: refused once, one new grant, and the
+    // read goes on.
+    fake.granted.lock().unwrap().clear();
+    assert_eq!(pulled(&w).await, (1, 0));
+    let counts = || {
+        (
+            fake.count("shopify-refused"),
+            fake.count("shopify-token"),
+            fake.count("shopify"),
+        )
+    };
+    assert_eq!(counts(), (1, 2, 3));
+    // Tokens that run out within restock's five-minute margin: each is
+    // renewed before it is used, so no call is refused for one.
+    *fake.expires_in.lock().unwrap() = 60;
+    fake.granted.lock().unwrap().clear();
+    for _ in 0..3 {
+        assert_eq!(pulled(&w).await, (1, 0));
+    }
+    assert_eq!(
+        counts(),
+        (2, 5, 6),
+        "one refusal (the cleared day's token), then a grant before each read"
+    );
+
+    // A wrong client secret: the read fails with a message that says what
+    // to check, and names no secret.
+    use restock_app::ports::Platforms;
+    let access = serde_json::json!({
+        "shop": fake.url, "client_id": SHOPIFY_APP.0, "client_secret": "shpss_wrong",
+    });
+    let e = restock_aws::platforms::HttpPlatforms::new()
+        .levels(restock_core::Platform::Shopify, &access, CHAIR_SHOPIFY_ID)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("invalid_client") && e.contains("`client_secret`"),
+        "{e}"
+    );
+    assert!(
+        !e.contains("shpss_wrong") && !e.contains(SHOPIFY_APP.1),
+        "{e}"
+    );
+}
+
 #[tokio::test]
 async fn woocommerce_products_are_pulled_over_rest() {
     let (w, outbox, fake) = pulling_world().await;

@@ -11,6 +11,12 @@ use crate::*;
 
 /// The Shopify Admin API access token the platform fake accepts.
 pub const SHOPIFY_ADMIN_TOKEN: &str = "shpat_test_token_0123456789";
+/// The Dev Dashboard app (client id, client secret) the platform fake's
+/// client credentials grant accepts.
+pub const SHOPIFY_APP: (&str, &str) = (
+    "3f9a1c2b7d4e5f60a1b2c3d4e5f6a7b8",
+    "shpss_test_client_secret_0123",
+);
 /// The WooCommerce REST key pair the platform fake accepts.
 pub const WOO_API_KEY: (&str, &str) = ("ck_test_consumer_key", "cs_test_consumer_secret");
 
@@ -30,9 +36,18 @@ pub struct PlatformFake {
     pub shopify: ShopifyLevels,
     /// WooCommerce: product id → stock quantity (`None`: not managed).
     pub woocommerce: Arc<Mutex<HashMap<u64, Option<i64>>>>,
-    /// Requests answered, per platform (`shopify`, `woocommerce`).
+    /// Requests answered, per platform (`shopify`, `woocommerce`; a token
+    /// granted: `shopify-token`; a token refused: `shopify-refused`).
     pub calls: Arc<Mutex<Vec<&'static str>>>,
+    /// Tokens the grant gave, each with when it runs out; clear it to
+    /// revoke them all.
+    pub granted: Granted,
+    /// How long the grant's tokens last, in seconds (Shopify: 86,399).
+    pub expires_in: Arc<Mutex<u64>>,
 }
+
+/// The tokens the fake's grant gave, each with when it runs out.
+pub type Granted = Arc<Mutex<HashMap<String, std::time::Instant>>>;
 
 impl PlatformFake {
     /// Starts the fake on a free loopback port.
@@ -47,6 +62,46 @@ impl PlatformFake {
             shopify: Levels,
             woocommerce: Products,
             calls: Calls,
+            granted: Granted,
+            expires_in: Arc<Mutex<u64>>,
+        }
+        /// `POST /admin/oauth/access_token`, form-encoded, as Shopify's
+        /// client credentials grant: a new token each time, lasting
+        /// `expires_in`; wrong credentials are 400 `invalid_client`.
+        async fn grant(State(f): State<Fake>, body: String) -> axum::response::Response {
+            let form: HashMap<String, String> =
+                serde_urlencoded::from_str(&body).unwrap_or_default();
+            let field = |k: &str| form.get(k).map(String::as_str);
+            if field("grant_type") != Some("client_credentials") {
+                return (
+                    StatusCode::BAD_REQUEST,
+                    axum::Json(serde_json::json!({"error": "unsupported_grant_type"})),
+                )
+                    .into_response();
+            }
+            if (field("client_id"), field("client_secret"))
+                != (Some(SHOPIFY_APP.0), Some(SHOPIFY_APP.1))
+            {
+                return (
+                    StatusCode::BAD_REQUEST,
+                    axum::Json(serde_json::json!({"error": "invalid_client", "error_description": "Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method."})),
+                )
+                    .into_response();
+            }
+            f.calls.lock().expect("lock").push("shopify-token");
+            let mut granted = f.granted.lock().expect("lock");
+            let token = format!("shpat_granted_{}", granted.len() + 1);
+            let expires_in = *f.expires_in.lock().expect("lock");
+            granted.insert(
+                token.clone(),
+                std::time::Instant::now() + std::time::Duration::from_secs(expires_in),
+            );
+            axum::Json(serde_json::json!({
+                "access_token": token,
+                "scope": "read_inventory,read_products",
+                "expires_in": expires_in,
+            }))
+            .into_response()
         }
         async fn graphql(
             State(f): State<Fake>,
@@ -54,11 +109,18 @@ impl PlatformFake {
             headers: HeaderMap,
             body: String,
         ) -> axum::response::Response {
-            if headers
+            let token = headers
                 .get("x-shopify-access-token")
                 .and_then(|v| v.to_str().ok())
-                != Some(SHOPIFY_ADMIN_TOKEN)
-            {
+                .unwrap_or_default();
+            let granted = f
+                .granted
+                .lock()
+                .expect("lock")
+                .get(token)
+                .is_some_and(|until| std::time::Instant::now() < *until);
+            if token != SHOPIFY_ADMIN_TOKEN && !granted {
+                f.calls.lock().expect("lock").push("shopify-refused");
                 return (
                     StatusCode::UNAUTHORIZED,
                     axum::Json(serde_json::json!({"errors": "[API] Invalid API key or access token (unrecognized login or wrong password)"})),
@@ -141,8 +203,11 @@ impl PlatformFake {
             shopify: Arc::default(),
             woocommerce: Arc::default(),
             calls: Arc::default(),
+            granted: Arc::default(),
+            expires_in: Arc::new(Mutex::new(86_399)),
         };
         let app = Router::new()
+            .route("/admin/oauth/access_token", axum::routing::post(grant))
             .route(
                 "/admin/api/{version}/graphql.json",
                 axum::routing::post(graphql),
@@ -159,7 +224,33 @@ impl PlatformFake {
             shopify: fake.shopify,
             woocommerce: fake.woocommerce,
             calls: fake.calls,
+            granted: fake.granted,
+            expires_in: fake.expires_in,
         }
+    }
+
+    /// The keys secret with a Dev Dashboard app's credentials for this
+    /// fake's Shopify (tokens through the client credentials grant).
+    pub fn app_secrets_json(&self) -> String {
+        let mut secret: serde_json::Value =
+            serde_json::from_str(&self.secrets_json()).expect("the secret");
+        secret["shopify_admin"] = serde_json::json!({
+            "shop": self.url,
+            "client_id": SHOPIFY_APP.0,
+            "client_secret": SHOPIFY_APP.1,
+        });
+        secret.to_string()
+    }
+
+    /// How many times Shopify's API was called for `what` (`shopify`,
+    /// `shopify-token`, `woocommerce`).
+    pub fn count(&self, what: &str) -> usize {
+        self.calls
+            .lock()
+            .expect("lock")
+            .iter()
+            .filter(|c| **c == what)
+            .count()
     }
 
     /// The keys secret with API access to this fake.

@@ -18,6 +18,8 @@ pub use shopify::SHOPIFY_API_VERSION;
 /// The platforms' APIs over HTTPS.
 pub struct HttpPlatforms {
     client: reqwest::Client,
+    /// Shopify's granted Admin API tokens, kept while the function is warm.
+    shopify_tokens: shopify::Tokens,
 }
 
 impl HttpPlatforms {
@@ -32,7 +34,10 @@ impl HttpPlatforms {
             .user_agent(concat!("restock/", env!("CARGO_PKG_VERSION")))
             .build()
             .expect("an HTTP client");
-        Self { client }
+        Self {
+            client,
+            shopify_tokens: shopify::Tokens::default(),
+        }
     }
 }
 
@@ -51,7 +56,9 @@ impl Platforms for HttpPlatforms {
         id: u64,
     ) -> Result<Vec<PulledLevel>, PlatformError> {
         match platform {
-            Platform::Shopify => shopify::levels(&self.client, access, id).await,
+            Platform::Shopify => {
+                shopify::levels(&self.client, &self.shopify_tokens, access, id).await
+            }
             Platform::WooCommerce => woocommerce::levels(&self.client, access, id).await,
             Platform::Standard => Err(PlatformError::NotConfigured(platform)),
         }

@@ -1,7 +1,14 @@
 //! Shopify Admin GraphQL: `inventoryItem.inventoryLevels`, the `available`
 //! quantity at each location. Access: `shopify_admin` in the keys secret,
-//! `{"shop": "your-shop.myshopify.com", "access_token": "shpat_…"}` (a custom
-//! app's Admin API token with `read_inventory`).
+//! either a Dev Dashboard app's `{"shop", "client_id", "client_secret"}`
+//! (how a shop set up since 2026 gets Admin API access: tokens come from
+//! the client credentials grant, last 24 hours, and are cached and renewed
+//! here before they run out) or a legacy custom app's
+//! `{"shop", "access_token": "shpat_…"}`. Either needs `read_inventory`.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use restock_app::ports::{PlatformError, PulledLevel};
 use restock_core::{Level, Platform};
@@ -21,13 +28,122 @@ const LOCATIONS: u32 = 100;
 /// Shopify tracks the item at all.
 const LEVELS_QUERY: &str = "query Levels($id: ID!, $first: Int!) { inventoryItem(id: $id) { tracked inventoryLevels(first: $first) { edges { node { location { id } quantities(names: [\"available\"]) { name quantity } } } pageInfo { hasNextPage } } } }";
 
+/// A token is renewed this long before Shopify says it runs out, so no
+/// call is made with one about to expire.
+pub const RENEW_BEFORE: Duration = Duration::from_secs(5 * 60);
+
 /// Shopify Admin API access.
 #[derive(Deserialize)]
 struct ShopifyAdmin {
     /// `your-shop.myshopify.com` (or a full base URL, as the tests' fake has).
     shop: String,
-    /// The Admin API access token (`shpat_…`).
+    #[serde(flatten)]
+    credentials: Credentials,
+}
+
+/// How restock gets an Admin API token.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Credentials {
+    /// A Dev Dashboard app: tokens through the client credentials grant.
+    App {
+        client_id: String,
+        client_secret: String,
+    },
+    /// A legacy custom app's token (`shpat_…`), used as it is.
+    Token { access_token: String },
+}
+
+/// Admin API tokens got through the client credentials grant, per shop and
+/// app, each with when it must be renewed: one grant per day (and per cold
+/// start) rather than per call.
+#[derive(Default)]
+pub struct Tokens(Mutex<HashMap<(String, String), (String, Instant)>>);
+
+impl Tokens {
+    fn fresh(&self, key: &(String, String)) -> Option<String> {
+        let tokens = self.0.lock().expect("token cache");
+        tokens
+            .get(key)
+            .filter(|(_, renew_at)| Instant::now() < *renew_at)
+            .map(|(token, _)| token.clone())
+    }
+
+    fn keep(&self, key: (String, String), token: String, expires_in: Duration) {
+        let renew_at = Instant::now() + expires_in.saturating_sub(RENEW_BEFORE);
+        self.0
+            .lock()
+            .expect("token cache")
+            .insert(key, (token, renew_at));
+    }
+
+    fn forget(&self, key: &(String, String)) {
+        self.0.lock().expect("token cache").remove(key);
+    }
+}
+
+/// The client credentials grant's answer.
+#[derive(Deserialize)]
+struct Granted {
     access_token: String,
+    /// Seconds (Shopify: 86,399).
+    expires_in: u64,
+}
+
+/// An Admin API token for `api`: its own, or a cached one from the grant
+/// renewed before it runs out. `renew`: a call was refused with the cached
+/// one (rotated or revoked), so a new one is asked for.
+async fn token(
+    client: &reqwest::Client,
+    tokens: &Tokens,
+    api: &ShopifyAdmin,
+    renew: bool,
+) -> Result<String, PlatformError> {
+    let (client_id, client_secret) = match &api.credentials {
+        Credentials::Token { access_token } => return Ok(access_token.clone()),
+        Credentials::App {
+            client_id,
+            client_secret,
+        } => (client_id, client_secret),
+    };
+    let key = (api.shop.clone(), client_id.clone());
+    if renew {
+        tokens.forget(&key);
+    } else if let Some(token) = tokens.fresh(&key) {
+        return Ok(token);
+    }
+    let response = client
+        .post(format!("{}/admin/oauth/access_token", base(&api.shop)))
+        .form(&[
+            ("grant_type", "client_credentials"),
+            ("client_id", client_id.as_str()),
+            ("client_secret", client_secret.as_str()),
+        ])
+        .send()
+        .await
+        .map_err(|e| failed(P, e.without_url()))?;
+    let status = response.status();
+    if !status.is_success() {
+        // Shopify's words (`invalid_client`, …) name no secret.
+        let said = response.text().await.unwrap_or_default();
+        return Err(failed(
+            P,
+            format!(
+                "the client credentials grant answered HTTP {status} ({}): check `client_id` and `client_secret` under `shopify_admin` in the keys secret, and that the app is installed on the shop",
+                said.chars().take(200).collect::<String>()
+            ),
+        ));
+    }
+    let granted: Granted = response
+        .json()
+        .await
+        .map_err(|e| failed(P, format!("unexpected token answer: {}", e.without_url())))?;
+    tokens.keep(
+        key,
+        granted.access_token.clone(),
+        Duration::from_secs(granted.expires_in),
+    );
+    Ok(granted.access_token)
 }
 
 /// `gid://shopify/Location/24826418` → `24826418`, as the stock webhook names it.
@@ -99,6 +215,7 @@ struct Quantity {
 /// `inventoryItem.inventoryLevels`).
 pub(super) async fn levels(
     client: &reqwest::Client,
+    tokens: &Tokens,
     access: &serde_json::Value,
     inventory_item_id: u64,
 ) -> Result<Vec<PulledLevel>, PlatformError> {
@@ -114,13 +231,25 @@ pub(super) async fn levels(
             "first": LOCATIONS,
         },
     });
-    let response = client
-        .post(url)
-        .header("X-Shopify-Access-Token", &api.access_token)
-        .json(&body)
-        .send()
-        .await
-        .map_err(|e| failed(P, e.without_url()))?;
+    let mut renew = false;
+    let response = loop {
+        let token = token(client, tokens, &api, renew).await?;
+        let response = client
+            .post(&url)
+            .header("X-Shopify-Access-Token", token)
+            .json(&body)
+            .send()
+            .await
+            .map_err(|e| failed(P, e.without_url()))?;
+        // A granted token refused before its time (rotated, revoked, the
+        // app reinstalled): one new grant, then the call again.
+        let granted = matches!(api.credentials, Credentials::App { .. });
+        if response.status() == reqwest::StatusCode::UNAUTHORIZED && granted && !renew {
+            renew = true;
+            continue;
+        }
+        break response;
+    };
     let status = response.status();
     if !status.is_success() {
         return Err(failed(P, format!("HTTP {status}")));
