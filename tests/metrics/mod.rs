@@ -223,7 +223,7 @@ async fn a_pass_that_hands_on_the_503s_answered_and_an_escalation_are_counted() 
 }
 
 #[tokio::test]
-async fn refused_webhooks_are_counted_by_reason() {
+async fn refused_webhooks_are_counted_by_reason_and_unsigned_ones_by_platform() {
     let recorder = DebuggingRecorder::new();
     let mut tally = Tally::new(&recorder);
     let _recording = metrics::set_default_local_recorder(&recorder);
@@ -245,6 +245,7 @@ async fn refused_webhooks_are_counted_by_reason() {
             ("WebhooksRefused{Reason=signature}", 1),
             ("WebhooksRefused{Reason=malformed}", 1),
             ("WebhooksRefused{Reason=future}", 1),
+            ("WebhooksUnauthorized{Platform=shopify}", 1),
         ])
     );
 }

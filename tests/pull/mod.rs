@@ -231,7 +231,9 @@ async fn a_platform_silent_for_a_day_while_people_wait_is_reported_once_per_sile
     assert!(pull::run(&w.services).await.unwrap().silent.is_empty());
     w.advance(2 * HOUR);
     let report = pull::run(&w.services).await.unwrap();
-    assert_eq!(report.silent, ["shopify"]);
+    // (The fixture's chair is a WooCommerce product too, and WooCommerce
+    // has never delivered: reported as well.)
+    assert_eq!(report.silent, ["woocommerce", "shopify"]);
     let alert = w.alerts.all().into_iter().last().unwrap();
     assert_eq!(alert.subject, "restock: no shopify stock webhook for 25h");
     assert!(alert.body.contains("1 of its items"), "{}", alert.body);
@@ -244,6 +246,70 @@ async fn a_platform_silent_for_a_day_while_people_wait_is_reported_once_per_sile
     w.advance(25 * HOUR);
     assert_eq!(pull::run(&w.services).await.unwrap().silent, ["shopify"]);
     assert_eq!(silence_alerts(&w), 2);
+}
+
+/// A platform that has never delivered (a webhook never subscribed, or
+/// signed with another key from day one) is reported like one that went
+/// quiet: once people have waited on its items longer than
+/// `webhook_silence`, and weekly while it stays so.
+#[tokio::test]
+async fn a_platform_that_never_delivered_while_people_wait_is_reported() {
+    let (w, _outbox, _fake) = pulling_world().await;
+    // WooCommerce delivers; Shopify never has.
+    let throw = r#"{"id":812,"sku":"THROW-OAT","manage_stock":true,"stock_quantity":0,"date_modified_gmt":"2026-12-04T00:00:00"}"#;
+    let reply = w
+        .call(Api::Detect, w.woocommerce_request(throw, "w-1"))
+        .await;
+    assert!(reply.status.is_success(), "{}", reply.body);
+    assert_eq!(w.join("Della").await.status, 201);
+    let never = |w: &World| {
+        w.alerts
+            .all()
+            .into_iter()
+            .filter(|a| a.subject.contains("has never delivered"))
+            .collect::<Vec<_>>()
+    };
+    w.advance(23 * HOUR);
+    assert!(pull::run(&w.services).await.unwrap().silent.is_empty());
+    let reply = w
+        .call(Api::Detect, w.woocommerce_request(throw, "w-2"))
+        .await;
+    assert!(reply.status.is_success(), "{}", reply.body);
+    w.advance(2 * HOUR);
+    let report = pull::run(&w.services).await.unwrap();
+    assert_eq!(
+        report.silent,
+        ["shopify"],
+        "not WooCommerce, which delivers"
+    );
+    let alerts = never(&w);
+    assert_eq!(alerts.len(), 1);
+    assert_eq!(
+        alerts[0].subject,
+        "restock: shopify has never delivered a stock webhook"
+    );
+    assert!(
+        alerts[0]
+            .body
+            .contains("waited 25h on 1 of shopify's items")
+            && alerts[0].body.contains("WebhooksRefused"),
+        "{}",
+        alerts[0].body
+    );
+    // Not every pull: weekly.
+    w.advance(HOUR);
+    assert!(pull::run(&w.services).await.unwrap().silent.is_empty());
+    w.advance(7 * 24 * HOUR);
+    let reply = w
+        .call(Api::Detect, w.woocommerce_request(throw, "w-3"))
+        .await;
+    assert!(reply.status.is_success(), "{}", reply.body);
+    assert_eq!(pull::run(&w.services).await.unwrap().silent, ["shopify"]);
+    assert_eq!(never(&w).len(), 2);
+    // Once it delivers, it is watched like any other.
+    assert_eq!(w.shopify(Some(0), "at-last").await.status, 200);
+    w.advance(HOUR);
+    assert!(pull::run(&w.services).await.unwrap().silent.is_empty());
 }
 
 #[tokio::test]

@@ -584,9 +584,9 @@ fn every_alarm_tells_the_team_and_the_cost_model_counts_them() {
             None => 1,
         };
     }
-    assert_eq!(alarms.len(), 6);
-    // The cost model (docs/DEPLOY.md) prices eight alarm metrics.
-    assert_eq!(metrics, 8);
+    assert_eq!(alarms.len(), 9);
+    // The cost model (docs/DEPLOY.md) prices eleven alarm metrics.
+    assert_eq!(metrics, 11);
 }
 
 /// A metric of restock's namespace as the template names it: its name and
@@ -625,7 +625,18 @@ fn every_metric_the_dashboard_and_alarms_name_is_one_the_code_writes() {
         let p = &r["Properties"];
         if substitution(&p["Namespace"]) == Some(NAMESPACE) {
             let name = p["MetricName"].as_str().unwrap().to_owned();
-            written(&(name.clone(), vec![]), id.as_str().unwrap());
+            let dims: Vec<(String, String)> = p["Dimensions"]
+                .as_sequence()
+                .map(|ds| {
+                    ds.iter()
+                        .map(|d| {
+                            let field = |k: &str| d[k].as_str().unwrap().to_owned();
+                            (field("Name"), field("Value"))
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            written(&(name.clone(), dims), id.as_str().unwrap());
             alarmed.push(name);
         } else if !p["Namespace"].is_null() {
             assert!(
@@ -636,7 +647,17 @@ fn every_metric_the_dashboard_and_alarms_name_is_one_the_code_writes() {
             );
         }
     }
-    assert_eq!(alarmed, ["SendingPaused", "Unavailable"]);
+    alarmed.sort();
+    assert_eq!(
+        alarmed,
+        [
+            "SendingPaused",
+            "Unavailable",
+            "WebhooksUnauthorized",
+            "WebhooksUnauthorized",
+            "WebhooksUnauthorized"
+        ]
+    );
 
     let body = substitution(&t["Resources"]["Dashboard"]["Properties"]["DashboardBody"])
         .expect("the dashboard body is a !Sub");

@@ -165,6 +165,22 @@ pub fn webhook_silence(source: &str, silent_for: &str, waiting_items: usize) -> 
     }
 }
 
+/// A source people wait on has never delivered a stock webhook.
+pub fn never_delivered(source: &str, waited_for: &str, waiting_items: usize) -> Alert {
+    Alert {
+        subject: format!("restock: {source} has never delivered a stock webhook"),
+        body: format!(
+            "What happened: people have waited {waited_for} on {waiting_items} of {source}'s items, and \
+             {source} has never delivered a stock webhook that restock could verify. A restock would not be \
+             seen by a webhook (the stock pull still reads levels every 15 minutes where API access is set).\n\
+             What to do: subscribe the stock webhook to this stack's DetectUrl (docs/DEPLOY.md, \"Webhooks\"), \
+             and check that the key in the keys secret is the one {source} signs with: detect's \
+             `WebhooksRefused` metric counts deliveries refused for a wrong key. \
+             This alert is repeated once a week while it stays so."
+        ),
+    }
+}
+
 /// Sending stopped: the provider refused the sender, not a recipient.
 pub(crate) fn sender_paused(reason: &str, held_sku: &Sku, resumes_in: &str) -> Alert {
     Alert {

@@ -66,14 +66,14 @@ impl Headers for HeaderView<'_> {
     }
 }
 
-fn refuse(source: &str, e: &WebhookError) -> Response {
+fn refuse(platform: Platform, source: &str, e: &WebhookError) -> Response {
     let status = match e {
         WebhookError::BadSignature | WebhookError::Timestamp => StatusCode::UNAUTHORIZED,
         WebhookError::Topic(_) => StatusCode::ACCEPTED,
         WebhookError::MissingHeader(_) | WebhookError::Malformed(_) => StatusCode::BAD_REQUEST,
         WebhookError::FromTheFuture { .. } => StatusCode::UNPROCESSABLE_ENTITY,
     };
-    metrics::webhook_refused(e);
+    metrics::webhook_refused(platform, e);
     tracing::warn!(source, status = status.as_u16(), reason = %e, "webhook refused");
     (status, Json(json!({ "error": e.to_string() }))).into_response()
 }
@@ -100,7 +100,7 @@ async fn hook(
     let source = route.rsplit('/').next().unwrap_or(route);
     let keys = match s.keyring.keys().await.map(|k| platform.keys(&k.webhooks)) {
         Ok(Ok(k)) => k,
-        Ok(Err(e)) => return refuse(source, &e),
+        Ok(Err(e)) => return refuse(platform, source, &e),
         Err(e) => return unavailable(&e.into()),
     };
     match platform.parse(&keys, route, &HeaderView(headers), body, s.clock.now()) {
@@ -115,7 +115,7 @@ async fn hook(
             tracing::info!(webhook_id, platform = platform.name(), "webhook ping");
             Json(json!({ "status": "ok", "webhook_id": webhook_id })).into_response()
         }
-        Err(e) => refuse(source, &e),
+        Err(e) => refuse(platform, source, &e),
     }
 }
 

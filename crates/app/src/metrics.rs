@@ -60,11 +60,16 @@ pub enum Metric {
     /// `malformed`, `topic` (not handled; accepted and ignored) or
     /// `future` (a reading or order dated after restock's clock).
     WebhooksRefused,
+    /// Webhook deliveries refused as not signed by the platform's key, by
+    /// `Platform` (`shopify`, `woocommerce`, `stock`): a bad signature, a
+    /// missing signature header or a time outside the replay window. A
+    /// wrong key refuses every delivery; each platform has an alarm.
+    WebhooksUnauthorized,
 }
 
 impl Metric {
     /// Every metric restock writes.
-    pub const ALL: [Metric; 18] = [
+    pub const ALL: [Metric; 19] = [
         Metric::SignUps,
         Metric::Confirmations,
         Metric::Holds,
@@ -83,6 +88,7 @@ impl Metric {
         Metric::Unavailable,
         Metric::UnknownItems,
         Metric::WebhooksRefused,
+        Metric::WebhooksUnauthorized,
     ];
 
     /// Its CloudWatch metric name.
@@ -106,6 +112,7 @@ impl Metric {
             Metric::Unavailable => "Unavailable",
             Metric::UnknownItems => "UnknownItems",
             Metric::WebhooksRefused => "WebhooksRefused",
+            Metric::WebhooksUnauthorized => "WebhooksUnauthorized",
         }
     }
 
@@ -114,6 +121,7 @@ impl Metric {
         match self {
             Metric::SendFailures => Some(("Class", &SEND_FAILURE_CLASSES)),
             Metric::WebhooksRefused => Some(("Reason", &REFUSAL_REASONS)),
+            Metric::WebhooksUnauthorized => Some(("Platform", &PLATFORMS)),
             _ => None,
         }
     }
@@ -162,6 +170,10 @@ pub(crate) fn send_failed(e: &SendError) {
     metrics::counter!(Metric::SendFailures.name(), "Class" => class(e)).increment(1);
 }
 
+/// Every `Platform` of [`Metric::WebhooksUnauthorized`]: each platform's
+/// name ([`restock_core::Platform::name`]).
+pub const PLATFORMS: [&str; 3] = ["shopify", "woocommerce", "stock"];
+
 /// Every `Reason` of [`Metric::WebhooksRefused`].
 pub const REFUSAL_REASONS: [&str; 6] = [
     "signature",
@@ -173,8 +185,18 @@ pub const REFUSAL_REASONS: [&str; 6] = [
 ];
 
 /// Counts one refused webhook delivery under its reason.
-pub(crate) fn webhook_refused(e: &restock_core::webhook::WebhookError) {
+pub(crate) fn webhook_refused(
+    platform: restock_core::Platform,
+    e: &restock_core::webhook::WebhookError,
+) {
     use restock_core::webhook::WebhookError;
+    if matches!(
+        e,
+        WebhookError::BadSignature | WebhookError::Timestamp | WebhookError::MissingHeader(_)
+    ) {
+        metrics::counter!(Metric::WebhooksUnauthorized.name(), "Platform" => platform.name())
+            .increment(1);
+    }
     let reason = match e {
         WebhookError::BadSignature => "signature",
         WebhookError::Timestamp => "timestamp",
@@ -205,6 +227,15 @@ pub(crate) async fn count_refusals(response: Response) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_platform_is_a_listed_dimension_value() {
+        let names: Vec<_> = restock_core::Platform::ALL
+            .iter()
+            .map(|p| p.name())
+            .collect();
+        assert_eq!(names, PLATFORMS);
+    }
 
     #[test]
     fn names_are_unique_and_every_send_error_has_a_listed_class() {

@@ -95,8 +95,31 @@ pub async fn run(s: &Services) -> Result<PullReport, AppError> {
     Ok(report)
 }
 
+/// The items among `waiting_on` whose stock `source` reports: a platform
+/// that names items by id reports those that have one there; the generic
+/// format may report any.
+fn reported_by<'a>(
+    source: &str,
+    waiting_on: &'a [CatalogueEntry],
+) -> impl Iterator<Item = &'a CatalogueEntry> {
+    let platform = Platform::from_name(source);
+    waiting_on.iter().filter(move |e| match platform {
+        Some(p) if p.id_column().is_some() => e.ids.get(p).is_some(),
+        _ => true,
+    })
+}
+
+/// Whole hours (or minutes, under an hour), as a person says it.
+fn said(ms: Millis) -> String {
+    let secs = (ms / 1000).max(0) as u64;
+    let unit = if secs >= 3_600 { 3_600 } else { 60 };
+    restock_core::Window::from_secs(secs / unit * unit).to_string()
+}
+
 /// Reports each source that used to deliver and has been quiet longer than
-/// `webhook_silence` while people wait on its items (once per silence).
+/// `webhook_silence` while people wait on its items (once per silence), and
+/// each platform that has never delivered while people have waited on its
+/// items longer than that (weekly while it stays so).
 async fn check_silence(
     s: &Services,
     settings: &restock_core::Settings,
@@ -105,18 +128,50 @@ async fn check_silence(
     report: &mut PullReport,
 ) -> Result<(), AppError> {
     let limit = settings.webhook_silence.as_millis();
-    for heard in s.store.heard_from().await? {
+    let heard_from = s.store.heard_from().await?;
+    // A platform whose items the catalogue names by id: those items can
+    // only be reported by it. (The generic format is wired by the shop
+    // itself, for whichever items it likes.)
+    for platform in Platform::ALL
+        .into_iter()
+        .filter(|p| p.id_column().is_some())
+    {
+        let source = platform.name();
+        if heard_from.iter().any(|h| h.source == source) {
+            continue;
+        }
+        // Since when people have waited on its items: the oldest in line.
+        let (mut items, mut since) = (0, now);
+        for entry in reported_by(source, waiting_on) {
+            items += 1;
+            if let Some(first) = s.store.queue(&entry.sku, entry.shards, 1).await?.first() {
+                since = since.min(first.key.joined_ms);
+            }
+        }
+        if items == 0 || now - since <= limit {
+            continue;
+        }
+        const WEEK_MS: Millis = 7 * 24 * 60 * 60 * 1000;
+        let this_week = s
+            .store
+            .rate_limit(&format!("never-delivered:{source}"), 1, WEEK_MS, now)
+            .await?;
+        if this_week == restock_store::RateDecision::Allowed {
+            tracing::warn!(
+                source,
+                items,
+                "stock webhooks never delivered while people wait"
+            );
+            s.alert(alerts::never_delivered(source, &said(now - since), items))
+                .await;
+            report.silent.push(source.to_owned());
+        }
+    }
+    for heard in heard_from {
         if now - heard.last <= limit {
             continue;
         }
-        let items = waiting_on
-            .iter()
-            .filter(|e| match Platform::from_name(&heard.source) {
-                // A platform that names items by id delivers for the items that have one.
-                Some(p) if p.id_column().is_some() => e.ids.get(p).is_some(),
-                _ => true,
-            })
-            .count();
+        let items = reported_by(&heard.source, waiting_on).count();
         if items == 0 {
             continue;
         }
@@ -124,17 +179,10 @@ async fn check_silence(
             .claim_silence_alert(&heard.source, heard.last, now)
             .await?
         {
-            // Whole hours (or minutes, under an hour), as a person says it.
-            let secs = ((now - heard.last) / 1000) as u64;
-            let unit = if secs >= 3_600 { 3_600 } else { 60 };
-            let silent_for = restock_core::Window::from_secs(secs / unit * unit);
+            let silent_for = said(now - heard.last);
             tracing::warn!(source = %heard.source, %silent_for, items, "stock webhooks silent");
-            s.alert(alerts::webhook_silence(
-                &heard.source,
-                &silent_for.to_string(),
-                items,
-            ))
-            .await;
+            s.alert(alerts::webhook_silence(&heard.source, &silent_for, items))
+                .await;
             report.silent.push(heard.source);
         }
     }
