@@ -9,6 +9,7 @@
 //! - [`binaries`]: the compiled functions under a Lambda Runtime API emulator;
 //! - [`breaker`]: a sender the provider refuses pauses sending, keeps the queue;
 //! - [`confirm`]: double opt-in, consent on record, the inbox manage link;
+//! - [`connect`]: `restock connect shopify` against moto and the Shopify fake;
 //! - [`languages`]: each shopper told in their own language;
 //! - [`notices`]: what a late notice says, and that a dead link is never sent;
 //! - [`pull`]: the stock pull against Shopify and WooCommerce API fakes, and
@@ -22,6 +23,7 @@
 mod binaries;
 mod breaker;
 mod confirm;
+mod connect;
 mod events;
 mod feedback;
 mod inputs;

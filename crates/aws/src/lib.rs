@@ -18,6 +18,7 @@
 //! - [`wiring`]: each function's typed configuration and services.
 
 mod channels;
+pub mod connect;
 mod events;
 pub mod http;
 pub mod logs;

@@ -115,6 +115,14 @@ enum Cmd {
         #[arg(long)]
         no_open: bool,
     },
+    /// Connect a shop to a deployed stack: its Admin API access into the
+    /// keys secret, its webhooks subscribed at the stack's DetectUrl, every
+    /// item into the catalogue. Run it again to sync; it changes only what
+    /// differs.
+    Connect {
+        #[command(subcommand)]
+        platform: ConnectCmd,
+    },
     /// Print a correctly signed test webhook as a curl command.
     SignWebhook {
         /// A platform's name (`shopify`, `woocommerce`, `stock`) for a stock
@@ -175,6 +183,38 @@ enum CatalogueCmd {
     Import { file: String },
     /// One entry with its stock and counters; every entry without a SKU.
     Show { sku: Option<String> },
+}
+
+#[derive(Subcommand)]
+enum ConnectCmd {
+    /// A Shopify shop, through its Dev Dashboard app (client id and
+    /// secret; a legacy custom app's `shpat_` token also works).
+    Shopify {
+        /// The shop's domain (`your-shop.myshopify.com`).
+        #[arg(long)]
+        shop: String,
+        /// The deployed stack's name.
+        #[arg(long)]
+        stack: String,
+        /// The Dev Dashboard app's client id.
+        #[arg(long, required_unless_present = "access_token")]
+        client_id: Option<String>,
+        /// The app's client secret (better from the environment, out of
+        /// the shell's history).
+        #[arg(long, env = "SHOPIFY_CLIENT_SECRET", hide_env_values = true)]
+        client_secret: Option<String>,
+        /// Instead of the app: a legacy custom app's Admin API token.
+        #[arg(
+            long,
+            env = "SHOPIFY_ACCESS_TOKEN",
+            hide_env_values = true,
+            conflicts_with = "client_id"
+        )]
+        access_token: Option<String>,
+        /// Say what would change, and change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -532,11 +572,11 @@ async fn dashboard(target: Target, port: u16, no_open: bool) -> Result<String, C
     Ok(String::new())
 }
 
-/// A deployed stack's outputs: its keys secret and DetectUrl.
+/// A deployed stack's outputs: its keys secret, DetectUrl and table.
 async fn stack_outputs(
     sdk: &aws_config::SdkConfig,
     stack: &str,
-) -> Result<(String, String), CliError> {
+) -> Result<restock_aws::connect::Stack, CliError> {
     let described = aws_sdk_cloudformation::Client::new(sdk)
         .describe_stacks()
         .stack_name(stack)
@@ -565,7 +605,62 @@ async fn stack_outputs(
                 ))
             })
     };
-    Ok((output("KeysSecretArn")?, output("DetectUrl")?))
+    Ok(restock_aws::connect::Stack {
+        keys_secret: output("KeysSecretArn")?,
+        detect_url: output("DetectUrl")?,
+        table: output("TableName")?,
+    })
+}
+
+/// `restock connect shopify`.
+async fn connect(cli: &Cli) -> Result<String, CliError> {
+    let Cmd::Connect {
+        platform:
+            ConnectCmd::Shopify {
+                shop,
+                stack,
+                client_id,
+                client_secret,
+                access_token,
+                dry_run,
+            },
+    } = &cli.command
+    else {
+        unreachable!("called for connect only")
+    };
+    let access = match (client_id, client_secret, access_token) {
+        (Some(id), Some(secret), _) => restock_aws::connect::ShopifyAccess::App {
+            client_id: id.clone(),
+            client_secret: secret.clone(),
+        },
+        (Some(_), None, _) => {
+            return Err(CliError::Usage(
+                "--client-id needs the app's client secret: set SHOPIFY_CLIENT_SECRET (or --client-secret)".into(),
+            ));
+        }
+        (None, _, Some(token)) => restock_aws::connect::ShopifyAccess::Token(token.clone()),
+        (None, _, None) => {
+            return Err(CliError::Usage(
+                "give the Dev Dashboard app's --client-id (and SHOPIFY_CLIENT_SECRET), or a legacy --access-token".into(),
+            ));
+        }
+    };
+    let sdk = restock_aws::wiring::sdk_config(cli.endpoint_url.as_deref()).await;
+    let outputs = stack_outputs(&sdk, stack).await?;
+    let done = restock_aws::connect::shopify(&sdk, &outputs, shop, access, *dry_run)
+        .await
+        .map_err(|e| CliError::Usage(e.to_string()))?;
+    if cli.json {
+        let json = serde_json::json!({
+            "dry_run": dry_run,
+            "secret": done.secret,
+            "webhooks": done.webhooks,
+            "catalogue": done.catalogue.iter().map(|c| c.describe()).collect::<Vec<_>>(),
+            "without_sku": done.without_sku,
+        });
+        return Ok(serde_json::to_string_pretty(&json).unwrap_or_default() + "\n");
+    }
+    Ok(done.describe(*dry_run))
 }
 
 /// The current (first) key for `platform` in the keys secret `secret_id`.
@@ -626,8 +721,8 @@ async fn sign_webhook(cli: &Cli) -> Result<String, CliError> {
     };
     let (secret_id, detect_url) = match (stack, &sdk) {
         (Some(stack), Some(sdk)) => {
-            let (secret, detect) = stack_outputs(sdk, stack).await?;
-            (Some(secret), Some(detect))
+            let outputs = stack_outputs(sdk, stack).await?;
+            (Some(outputs.keys_secret), Some(outputs.detect_url))
         }
         _ => (cli.secret_id.clone(), None),
     };
@@ -697,6 +792,9 @@ async fn run(cli: &Cli) -> Result<String, CliError> {
     if matches!(cli.command, Cmd::SignWebhook { .. }) {
         return sign_webhook(cli).await.map(|c| c + "\n");
     }
+    if matches!(cli.command, Cmd::Connect { .. }) {
+        return connect(cli).await;
+    }
     let target = target(cli).await?;
     if let Cmd::Dashboard { port, no_open } = cli.command {
         return dashboard(target, port, no_open).await;
@@ -762,6 +860,7 @@ fn command(cmd: &Cmd) -> Result<Command, CliError> {
         }
         | Cmd::Export { .. }
         | Cmd::Dashboard { .. }
+        | Cmd::Connect { .. }
         | Cmd::SignWebhook { .. } => {
             unreachable!("handled before")
         }

@@ -253,6 +253,100 @@ pub fn parse_csv(text: &str) -> Result<Vec<CatalogueEntry>, CatalogueError> {
     Ok(entries)
 }
 
+/// What importing a platform's items changes in the catalogue, item by item.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    /// An item the catalogue did not have.
+    New(CatalogueEntry),
+    /// An item it had, with what the platform says now; `was` as it was.
+    Changed {
+        /// As it was.
+        was: Box<CatalogueEntry>,
+        /// As it will be.
+        now: Box<CatalogueEntry>,
+    },
+}
+
+impl Change {
+    /// The entry to save.
+    pub fn entry(&self) -> &CatalogueEntry {
+        match self {
+            Self::New(entry) => entry,
+            Self::Changed { now, .. } => now,
+        }
+    }
+
+    /// One line for a person: `+ SKU  name` or `~ SKU  field: was -> now; …`.
+    pub fn describe(&self) -> String {
+        match self {
+            Self::New(e) => format!("+ {}  {}", e.sku, e.name),
+            Self::Changed { was, now } => {
+                let mut fields = Vec::new();
+                let mut field = |name: &str, a: String, b: String| {
+                    if a != b {
+                        fields.push(format!("{name}: {a:?} -> {b:?}"));
+                    }
+                };
+                let url = |u: &Option<Url>| u.as_ref().map(Url::to_string).unwrap_or_default();
+                field("name", was.name.clone(), now.name.clone());
+                field("product_url", url(&was.product_url), url(&now.product_url));
+                field(
+                    "checkout_url",
+                    was.checkout_url.clone().unwrap_or_default(),
+                    now.checkout_url.clone().unwrap_or_default(),
+                );
+                for platform in Platform::ALL {
+                    let id = |e: &CatalogueEntry| {
+                        e.ids
+                            .get(platform)
+                            .map(|i| i.to_string())
+                            .unwrap_or_default()
+                    };
+                    if let Some(column) = platform.id_column() {
+                        field(column, id(was), id(now));
+                    }
+                }
+                format!("~ {}  {}", now.sku, fields.join("; "))
+            }
+        }
+    }
+}
+
+/// The changes that bring the catalogue `existing` in line with what
+/// `platform` lists (`listed`, one entry per item, keyed by SKU): new items
+/// are added, and an item the catalogue has takes the platform's name,
+/// URLs and id while keeping its own threshold, shards and other
+/// platforms' ids. Items the catalogue has and the platform does not list
+/// are left alone. Nothing changes for an item that already matches.
+pub fn merge_listed(
+    existing: &[CatalogueEntry],
+    platform: Platform,
+    listed: Vec<CatalogueEntry>,
+) -> Vec<Change> {
+    let by_sku: std::collections::BTreeMap<&Sku, &CatalogueEntry> =
+        existing.iter().map(|e| (&e.sku, e)).collect();
+    let mut changes = Vec::new();
+    for item in listed {
+        match by_sku.get(&item.sku) {
+            None => changes.push(Change::New(item)),
+            Some(was) => {
+                let mut now = (*was).clone();
+                now.name = item.name;
+                now.product_url = item.product_url.or(now.product_url);
+                now.checkout_url = item.checkout_url.or(now.checkout_url);
+                now.ids.set(platform, item.ids.get(platform));
+                if now != **was {
+                    changes.push(Change::Changed {
+                        was: Box::new((*was).clone()),
+                        now: Box::new(now),
+                    });
+                }
+            }
+        }
+    }
+    changes
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -368,5 +462,71 @@ mod tests {
             let e = check_entries(&entries).unwrap_err();
             assert_eq!((e.line, e.field), (line, field), "{e}");
         }
+    }
+
+    #[test]
+    fn a_platform_s_listing_adds_new_items_and_updates_known_ones_keeping_their_own_settings() {
+        let sku = |s: &str| Sku::try_from(s).unwrap();
+        let mut chair = CatalogueEntry::new(sku("CHAIR-WAL"), "Walnut chair");
+        chair.threshold = Some(3);
+        chair.shards = 8;
+        chair.ids.set(Platform::WooCommerce, Some(799));
+        let lamp = CatalogueEntry::new(sku("LAMP"), "Lamp");
+        let existing = vec![chair.clone(), lamp.clone()];
+        let listed = |name: &str, id: u64| {
+            let mut e = CatalogueEntry::new(sku("CHAIR-WAL"), name);
+            e.ids.set(Platform::Shopify, Some(id));
+            e.checkout_url = Some("https://s.example/cart/1:1?attributes[hold]={hold}".into());
+            e
+        };
+        let mut rug = CatalogueEntry::new(sku("RUG"), "Rug — Large");
+        rug.ids.set(Platform::Shopify, Some(9));
+        let changes = merge_listed(
+            &existing,
+            Platform::Shopify,
+            vec![listed("Walnut chair — Oak", 7), rug.clone()],
+        );
+        assert_eq!(changes.len(), 2, "{changes:?}");
+        let Change::Changed { was, now } = &changes[0] else {
+            panic!("{:?}", changes[0])
+        };
+        assert_eq!(**was, chair);
+        assert_eq!(now.name, "Walnut chair — Oak");
+        assert_eq!(
+            (now.threshold, now.shards),
+            (Some(3), 8),
+            "its own settings stay"
+        );
+        assert_eq!(now.ids.get(Platform::Shopify), Some(7));
+        assert_eq!(
+            now.ids.get(Platform::WooCommerce),
+            Some(799),
+            "other platforms' ids stay"
+        );
+        assert!(
+            changes[0]
+                .describe()
+                .starts_with("~ CHAIR-WAL  name: \"Walnut chair\" -> \"Walnut chair — Oak\""),
+            "{}",
+            changes[0].describe()
+        );
+        assert!(
+            changes[0]
+                .describe()
+                .contains("shopify_inventory_item_id: \"\" -> \"7\"")
+        );
+        assert_eq!(changes[1], Change::New(rug));
+        assert_eq!(changes[1].describe(), "+ RUG  Rug — Large");
+        // Applied, the same listing changes nothing; the lamp was never touched.
+        let applied: Vec<CatalogueEntry> =
+            vec![changes[0].entry().clone(), lamp, changes[1].entry().clone()];
+        assert!(
+            merge_listed(
+                &applied,
+                Platform::Shopify,
+                vec![listed("Walnut chair — Oak", 7)]
+            )
+            .is_empty()
+        );
     }
 }

@@ -44,6 +44,13 @@ pub struct PlatformFake {
     pub granted: Granted,
     /// How long the grant's tokens last, in seconds (Shopify: 86,399).
     pub expires_in: Arc<Mutex<u64>>,
+    /// The shop's product variants, as Admin GraphQL's `ProductVariant`
+    /// nodes (`productVariants`, paged by cursor).
+    pub variants: Arc<Mutex<Vec<serde_json::Value>>>,
+    /// The app's webhook subscriptions: (id, topic, uri).
+    pub subscriptions: Arc<Mutex<Vec<(String, String, String)>>>,
+    /// How many of the next GraphQL calls are answered `THROTTLED`.
+    pub throttle: Arc<Mutex<u32>>,
 }
 
 /// The tokens the fake's grant gave, each with when it runs out.
@@ -64,6 +71,67 @@ impl PlatformFake {
             calls: Calls,
             granted: Granted,
             expires_in: Arc<Mutex<u64>>,
+            variants: Arc<Mutex<Vec<serde_json::Value>>>,
+            subscriptions: Arc<Mutex<Vec<(String, String, String)>>>,
+            throttle: Arc<Mutex<u32>>,
+        }
+        /// The Admin GraphQL calls `restock connect shopify` makes, as
+        /// Shopify answers them: variants a page at a time (an opaque
+        /// cursor), the app's subscriptions by topic, a new subscription.
+        fn admin(
+            f: &Fake,
+            query: &str,
+            variables: &serde_json::Value,
+        ) -> Option<serde_json::Value> {
+            if query.contains("productVariants(first: $first, after: $after)") {
+                let first = variables["first"].as_u64().unwrap_or(50).min(250) as usize;
+                let start = variables["after"]
+                    .as_str()
+                    .and_then(|c| c.strip_prefix("cursor-"))
+                    .and_then(|n| n.parse::<usize>().ok())
+                    .unwrap_or(0);
+                let all = f.variants.lock().expect("lock");
+                let page: Vec<_> = all.iter().skip(start).take(first).cloned().collect();
+                let end = start + page.len();
+                return Some(serde_json::json!({"productVariants": {
+                    "nodes": page,
+                    "pageInfo": {"hasNextPage": end < all.len(), "endCursor": (!page.is_empty()).then(|| format!("cursor-{end}"))}
+                }}));
+            }
+            if query.contains("webhookSubscriptions(first: $first, topics: $topics)") {
+                let topics: Vec<String> =
+                    serde_json::from_value(variables["topics"].clone()).unwrap_or_default();
+                let nodes: Vec<_> = f.subscriptions.lock().expect("lock").iter()
+                    .filter(|(_, topic, _)| topics.is_empty() || topics.contains(topic))
+                    .map(|(id, topic, uri)| serde_json::json!({"id": id, "topic": topic, "uri": uri}))
+                    .collect();
+                return Some(serde_json::json!({"webhookSubscriptions": {
+                    "nodes": nodes, "pageInfo": {"hasNextPage": false, "endCursor": null}
+                }}));
+            }
+            if query.contains("webhookSubscriptionCreate(topic: $topic, webhookSubscription: $sub)")
+            {
+                let topic = variables["topic"].as_str().unwrap_or_default().to_owned();
+                let uri = variables["sub"]["uri"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned();
+                let mut subs = f.subscriptions.lock().expect("lock");
+                // Shopify refuses a second subscription of a topic to one address.
+                if subs.iter().any(|(_, t, u)| *t == topic && *u == uri) {
+                    return Some(serde_json::json!({"webhookSubscriptionCreate": {
+                        "webhookSubscription": null,
+                        "userErrors": [{"field": ["webhookSubscription", "callbackUrl"], "message": "Address for this topic has already been taken"}]
+                    }}));
+                }
+                let id = format!("gid://shopify/WebhookSubscription/{}", 9000 + subs.len());
+                subs.push((id.clone(), topic.clone(), uri.clone()));
+                return Some(serde_json::json!({"webhookSubscriptionCreate": {
+                    "webhookSubscription": {"id": id, "topic": topic, "uri": uri},
+                    "userErrors": []
+                }}));
+            }
+            None
         }
         /// `POST /admin/oauth/access_token`, form-encoded, as Shopify's
         /// client credentials grant: a new token each time, lasting
@@ -129,6 +197,21 @@ impl PlatformFake {
             }
             let request: serde_json::Value = serde_json::from_str(&body).unwrap_or_default();
             let query = request["query"].as_str().unwrap_or_default();
+            {
+                let mut throttle = f.throttle.lock().expect("lock");
+                if *throttle > 0 {
+                    *throttle -= 1;
+                    f.calls.lock().expect("lock").push("shopify-throttled");
+                    return axum::Json(serde_json::json!({
+                        "errors": [{"message": "Throttled", "extensions": {"code": "THROTTLED", "documentation": "https://shopify.dev/api/usage/rate-limits"}}],
+                        "extensions": {"cost": {"requestedQueryCost": 252, "actualQueryCost": null, "throttleStatus": {"maximumAvailable": 2000.0, "currentlyAvailable": 12, "restoreRate": 100.0}}}
+                    })).into_response();
+                }
+            }
+            if let Some(data) = admin(&f, query, &request["variables"]) {
+                f.calls.lock().expect("lock").push("shopify-admin");
+                return axum::Json(serde_json::json!({"data": data})).into_response();
+            }
             let Some(id) = request["variables"]["id"]
                 .as_str()
                 .and_then(|gid| gid.strip_prefix("gid://shopify/InventoryItem/"))
@@ -205,6 +288,9 @@ impl PlatformFake {
             calls: Arc::default(),
             granted: Arc::default(),
             expires_in: Arc::new(Mutex::new(86_399)),
+            variants: Arc::default(),
+            subscriptions: Arc::default(),
+            throttle: Arc::default(),
         };
         let app = Router::new()
             .route("/admin/oauth/access_token", axum::routing::post(grant))
@@ -226,6 +312,9 @@ impl PlatformFake {
             calls: fake.calls,
             granted: fake.granted,
             expires_in: fake.expires_in,
+            variants: fake.variants,
+            subscriptions: fake.subscriptions,
+            throttle: fake.throttle,
         }
     }
 

@@ -3,7 +3,7 @@
 //! the keys secret per call (under [`Platform::api_secret_key`]) and never
 //! appears in logs or errors. Every call has connect and overall timeouts.
 
-mod shopify;
+pub mod shopify;
 mod woocommerce;
 
 use std::time::Duration;
@@ -38,6 +38,18 @@ impl HttpPlatforms {
             client,
             shopify_tokens: shopify::Tokens::default(),
         }
+    }
+}
+
+impl HttpPlatforms {
+    /// A shop's Shopify Admin API with `access` (the keys secret's
+    /// `shopify_admin`), sharing this client's connections and tokens:
+    /// `restock connect shopify`.
+    ///
+    /// # Errors
+    /// [`PlatformError`] when `access` is not in either accepted form.
+    pub fn shopify(&self, access: &serde_json::Value) -> Result<shopify::Api<'_>, PlatformError> {
+        shopify::Api::new(&self.client, &self.shopify_tokens, access)
     }
 }
 

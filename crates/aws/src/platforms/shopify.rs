@@ -19,7 +19,7 @@ use super::{access_from, base, failed};
 const P: Platform = Platform::Shopify;
 
 /// The Admin API version restock speaks.
-pub const SHOPIFY_API_VERSION: &str = "2025-01";
+pub const SHOPIFY_API_VERSION: &str = "2026-10";
 
 /// Locations read per inventory item (a shop with more is told in the log).
 const LOCATIONS: u32 = 100;
@@ -161,6 +161,18 @@ struct GraphQl<T> {
 #[derive(Deserialize)]
 struct GraphQlError {
     message: String,
+    #[serde(default)]
+    extensions: Option<serde_json::Value>,
+}
+
+impl GraphQlError {
+    /// Shopify's answer to a query over the shop's rate: wait and retry.
+    fn throttled(&self) -> bool {
+        self.extensions
+            .as_ref()
+            .and_then(|e| e["code"].as_str())
+            .is_some_and(|code| code == "THROTTLED")
+    }
 }
 
 #[derive(Deserialize)]
@@ -219,55 +231,20 @@ pub(super) async fn levels(
     access: &serde_json::Value,
     inventory_item_id: u64,
 ) -> Result<Vec<PulledLevel>, PlatformError> {
-    let api: ShopifyAdmin = access_from(P, access)?;
-    let url = format!(
-        "{}/admin/api/{SHOPIFY_API_VERSION}/graphql.json",
-        base(&api.shop)
-    );
-    let body = serde_json::json!({
-        "query": LEVELS_QUERY,
-        "variables": {
-            "id": format!("gid://shopify/InventoryItem/{inventory_item_id}"),
-            "first": LOCATIONS,
-        },
-    });
-    let mut renew = false;
-    let response = loop {
-        let token = token(client, tokens, &api, renew).await?;
-        let response = client
-            .post(&url)
-            .header("X-Shopify-Access-Token", token)
-            .json(&body)
-            .send()
-            .await
-            .map_err(|e| failed(P, e.without_url()))?;
-        // A granted token refused before its time (rotated, revoked, the
-        // app reinstalled): one new grant, then the call again.
-        let granted = matches!(api.credentials, Credentials::App { .. });
-        if response.status() == reqwest::StatusCode::UNAUTHORIZED && granted && !renew {
-            renew = true;
-            continue;
-        }
-        break response;
-    };
-    let status = response.status();
-    if !status.is_success() {
-        return Err(failed(P, format!("HTTP {status}")));
-    }
-    let answer: GraphQl<ItemData> = response
-        .json()
-        .await
-        .map_err(|e| failed(P, format!("unexpected answer: {}", e.without_url())))?;
-    if let Some(e) = answer.errors.first() {
-        return Err(failed(P, &e.message));
-    }
-    let item = answer
-        .data
-        .and_then(|d| d.inventory_item)
-        .ok_or(PlatformError::NotFound {
-            platform: P,
-            id: inventory_item_id,
-        })?;
+    let api = Api::new(client, tokens, access)?;
+    let data: ItemData = api
+        .graphql(
+            LEVELS_QUERY,
+            serde_json::json!({
+                "id": format!("gid://shopify/InventoryItem/{inventory_item_id}"),
+                "first": LOCATIONS,
+            }),
+        )
+        .await?;
+    let item = data.inventory_item.ok_or(PlatformError::NotFound {
+        platform: P,
+        id: inventory_item_id,
+    })?;
     if item.inventory_levels.page_info.has_next_page {
         tracing::warn!(
             inventory_item_id,
@@ -296,9 +273,350 @@ pub(super) async fn levels(
         .collect())
 }
 
+/// How long to wait when Shopify answers `THROTTLED`, and how often.
+const THROTTLE_WAIT: Duration = Duration::from_millis(500);
+const THROTTLE_TRIES: u32 = 6;
+
+/// One shop's Admin GraphQL API, with its credentials.
+pub struct Api<'a> {
+    client: &'a reqwest::Client,
+    tokens: &'a Tokens,
+    access: ShopifyAdmin,
+}
+
+impl<'a> Api<'a> {
+    /// The API `access` (the keys secret's `shopify_admin`) names.
+    ///
+    /// # Errors
+    /// [`PlatformError`] when `access` is not in either accepted form.
+    pub fn new(
+        client: &'a reqwest::Client,
+        tokens: &'a Tokens,
+        access: &serde_json::Value,
+    ) -> Result<Self, PlatformError> {
+        Ok(Self {
+            client,
+            tokens,
+            access: access_from(P, access)?,
+        })
+    }
+
+    /// The shop's base URL (`https://your-shop.myshopify.com`).
+    pub fn shop(&self) -> String {
+        base(&self.access.shop)
+    }
+
+    /// Whether an Admin API token can be had now (the grant answers, or
+    /// the legacy token is set).
+    ///
+    /// # Errors
+    /// [`PlatformError`] saying what to check.
+    pub async fn check(&self) -> Result<(), PlatformError> {
+        token(self.client, self.tokens, &self.access, false)
+            .await
+            .map(drop)
+    }
+
+    /// One GraphQL call: a token (renewed once if Shopify refuses it), a
+    /// wait and a retry while Shopify answers `THROTTLED`, and the first
+    /// error Shopify gives as the failure.
+    ///
+    /// # Errors
+    /// [`PlatformError`] naming what failed, never a secret.
+    pub async fn graphql<T: serde::de::DeserializeOwned>(
+        &self,
+        query: &str,
+        variables: serde_json::Value,
+    ) -> Result<T, PlatformError> {
+        let url = format!(
+            "{}/admin/api/{SHOPIFY_API_VERSION}/graphql.json",
+            base(&self.access.shop)
+        );
+        let body = serde_json::json!({ "query": query, "variables": variables });
+        let granted = matches!(self.access.credentials, Credentials::App { .. });
+        let (mut renew, mut tries) = (false, 0);
+        loop {
+            let token = token(self.client, self.tokens, &self.access, renew).await?;
+            let response = self
+                .client
+                .post(&url)
+                .header("X-Shopify-Access-Token", token)
+                .json(&body)
+                .send()
+                .await
+                .map_err(|e| failed(P, e.without_url()))?;
+            let status = response.status();
+            // A granted token refused before its time (rotated, revoked,
+            // the app reinstalled): one new grant, then the call again.
+            if status == reqwest::StatusCode::UNAUTHORIZED && granted && !renew {
+                renew = true;
+                continue;
+            }
+            if !status.is_success() {
+                return Err(failed(P, format!("HTTP {status}")));
+            }
+            let answer: GraphQl<T> = response
+                .json()
+                .await
+                .map_err(|e| failed(P, format!("unexpected answer: {}", e.without_url())))?;
+            if answer.errors.iter().any(GraphQlError::throttled) && tries + 1 < THROTTLE_TRIES {
+                tries += 1;
+                tokio::time::sleep(THROTTLE_WAIT * tries).await;
+                continue;
+            }
+            if let Some(e) = answer.errors.first() {
+                return Err(failed(P, &e.message));
+            }
+            return answer
+                .data
+                .ok_or_else(|| failed(P, "an answer without data"));
+        }
+    }
+
+    /// Every product variant of the shop, a page of 250 at a time.
+    ///
+    /// # Errors
+    /// [`PlatformError`].
+    pub async fn variants(&self) -> Result<Vec<Variant>, PlatformError> {
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Data {
+            product_variants: Page<Variant>,
+        }
+        let mut variants = Vec::new();
+        let mut after: Option<String> = None;
+        loop {
+            let data: Data = self
+                .graphql(
+                    VARIANTS_QUERY,
+                    serde_json::json!({ "first": 250, "after": after }),
+                )
+                .await?;
+            let page = data.product_variants;
+            variants.extend(page.nodes);
+            match (page.page_info.has_next_page, page.page_info.end_cursor) {
+                (true, Some(cursor)) => after = Some(cursor),
+                _ => return Ok(variants),
+            }
+        }
+    }
+
+    /// The app's webhook subscriptions for `topics` (`INVENTORY_LEVELS_UPDATE`, …).
+    ///
+    /// # Errors
+    /// [`PlatformError`].
+    pub async fn subscriptions(&self, topics: &[&str]) -> Result<Vec<Subscription>, PlatformError> {
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Data {
+            webhook_subscriptions: Page<Subscription>,
+        }
+        let data: Data = self
+            .graphql(
+                SUBSCRIPTIONS_QUERY,
+                serde_json::json!({ "first": 100, "topics": topics }),
+            )
+            .await?;
+        Ok(data.webhook_subscriptions.nodes)
+    }
+
+    /// Subscribes `topic` to `uri` (JSON).
+    ///
+    /// # Errors
+    /// [`PlatformError`] with Shopify's own words when it refuses.
+    pub async fn subscribe(&self, topic: &str, uri: &str) -> Result<Subscription, PlatformError> {
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Data {
+            webhook_subscription_create: Created,
+        }
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Created {
+            webhook_subscription: Option<Subscription>,
+            #[serde(default)]
+            user_errors: Vec<GraphQlError>,
+        }
+        let data: Data = self
+            .graphql(
+                SUBSCRIBE_MUTATION,
+                serde_json::json!({
+                    "topic": topic,
+                    "sub": { "uri": uri, "format": "JSON" },
+                }),
+            )
+            .await?;
+        let created = data.webhook_subscription_create;
+        if let Some(e) = created.user_errors.first() {
+            return Err(failed(P, format!("subscribing {topic}: {}", e.message)));
+        }
+        created
+            .webhook_subscription
+            .ok_or_else(|| failed(P, format!("subscribing {topic}: no subscription came back")))
+    }
+}
+
+/// The variants query: what the catalogue needs of each.
+const VARIANTS_QUERY: &str = "query Variants($first: Int!, $after: String) { productVariants(first: $first, after: $after) { nodes { id sku title inventoryItem { id } product { title handle onlineStoreUrl hasOnlyDefaultVariant } } pageInfo { hasNextPage endCursor } } }";
+
+/// The app's subscriptions for some topics.
+const SUBSCRIPTIONS_QUERY: &str = "query Subscriptions($first: Int!, $topics: [WebhookSubscriptionTopic!]) { webhookSubscriptions(first: $first, topics: $topics) { nodes { id topic uri } pageInfo { hasNextPage endCursor } } }";
+
+/// A new subscription.
+const SUBSCRIBE_MUTATION: &str = "mutation Subscribe($topic: WebhookSubscriptionTopic!, $sub: WebhookSubscriptionInput!) { webhookSubscriptionCreate(topic: $topic, webhookSubscription: $sub) { webhookSubscription { id topic uri } userErrors { field message } } }";
+
+/// A page of a GraphQL connection.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Page<T> {
+    nodes: Vec<T>,
+    page_info: Cursor,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Cursor {
+    has_next_page: bool,
+    end_cursor: Option<String>,
+}
+
+/// A product variant, as the catalogue needs it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Variant {
+    /// `gid://shopify/ProductVariant/…`.
+    pub id: String,
+    /// The shop's SKU (empty when the shop gave none).
+    #[serde(default)]
+    pub sku: Option<String>,
+    /// The variant's title (`Oak / Large`; `Default Title` when the product has no options).
+    pub title: String,
+    /// Its inventory item.
+    pub inventory_item: Gid,
+    /// Its product.
+    pub product: Product,
+}
+
+/// An object's global id.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Gid {
+    /// `gid://shopify/…/<number>`.
+    pub id: String,
+}
+
+/// A variant's product.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Product {
+    /// Its title.
+    pub title: String,
+    /// Its handle (`walnut-chair`).
+    pub handle: String,
+    /// Its page on the online store, when published there.
+    pub online_store_url: Option<String>,
+    /// Whether it has no options (its one variant is `Default Title`).
+    #[serde(default)]
+    pub has_only_default_variant: bool,
+}
+
+/// A webhook subscription.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+pub struct Subscription {
+    /// Its id.
+    pub id: String,
+    /// Its topic (`INVENTORY_LEVELS_UPDATE`).
+    pub topic: String,
+    /// Where it delivers.
+    pub uri: String,
+}
+
+/// The number at the end of a global id.
+fn number(gid: &str) -> Option<u64> {
+    gid.rsplit('/').next()?.parse().ok()
+}
+
+/// The catalogue entries `variants` make for the shop at `shop_url`: one
+/// per variant with a SKU, named "product — variant" (the product's name
+/// alone when it has no options), its page with the variant selected, its
+/// inventory item id, and a cart link that carries the hold into the order
+/// as a cart attribute (Shopify copies cart attributes to the order's note
+/// attributes, where `orders/paid` shows them). Variants without a SKU are
+/// left out and counted.
+pub fn catalogue_entries(
+    shop_url: &str,
+    variants: &[Variant],
+) -> (Vec<restock_core::CatalogueEntry>, usize) {
+    let mut entries = Vec::new();
+    let mut skipped = 0;
+    for v in variants {
+        let sku = v
+            .sku
+            .as_deref()
+            .map(str::trim)
+            .and_then(|s| restock_core::Sku::try_from(s).ok());
+        let (Some(sku), Some(variant), Some(item)) =
+            (sku, number(&v.id), number(&v.inventory_item.id))
+        else {
+            skipped += 1;
+            continue;
+        };
+        let name = if v.product.has_only_default_variant || v.title == "Default Title" {
+            v.product.title.clone()
+        } else {
+            format!("{} — {}", v.product.title, v.title)
+        };
+        let page = v
+            .product
+            .online_store_url
+            .clone()
+            .unwrap_or_else(|| format!("{shop_url}/products/{}", v.product.handle));
+        // The shop's own domain when the product is published there.
+        let store = url::Url::parse(&page)
+            .ok()
+            .map(|u| u.origin().ascii_serialization())
+            .unwrap_or_else(|| shop_url.to_owned());
+        let mut entry = restock_core::CatalogueEntry::new(sku, name);
+        entry.product_url = url::Url::parse(&format!("{page}?variant={variant}")).ok();
+        entry.checkout_url = Some(format!(
+            "{store}/cart/{variant}:1?attributes[hold]={{hold}}"
+        ));
+        entry.ids.set(P, Some(item));
+        entries.push(entry);
+    }
+    (entries, skipped)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unpublished_product_s_variant_links_to_the_shop_s_own_domain() {
+        let variant: Variant = serde_json::from_value(serde_json::json!({
+            "id": "gid://shopify/ProductVariant/77",
+            "sku": " RUG-L ",
+            "title": "Large",
+            "inventoryItem": {"id": "gid://shopify/InventoryItem/78"},
+            "product": {"title": "Jute rug", "handle": "jute-rug", "onlineStoreUrl": null},
+        }))
+        .unwrap();
+        let (entries, skipped) = catalogue_entries("https://loom.myshopify.com", &[variant]);
+        assert_eq!(skipped, 0);
+        let e = &entries[0];
+        assert_eq!(
+            (e.sku.as_str(), e.name.as_str()),
+            ("RUG-L", "Jute rug — Large")
+        );
+        assert_eq!(
+            e.product_url.as_ref().unwrap().as_str(),
+            "https://loom.myshopify.com/products/jute-rug?variant=77"
+        );
+        assert_eq!(
+            e.checkout_url.as_deref(),
+            Some("https://loom.myshopify.com/cart/77:1?attributes[hold]={hold}")
+        );
+        assert_eq!(e.ids.get(P), Some(78));
+    }
 
     #[test]
     fn shopify_location_gids_become_webhook_location_ids() {
