@@ -239,3 +239,156 @@ async fn connect_shopify_takes_a_shop_from_nothing_to_connected_and_again_change
             .is_ok()
     );
 }
+
+/// `restock connect woocommerce`: the REST key and a generated webhook
+/// secret in the keys secret, the product and order webhooks registered
+/// once and signed with that secret, simple products and every variation
+/// (over several pages) in the catalogue.
+#[tokio::test]
+async fn connect_woocommerce_registers_signed_webhooks_and_imports_every_variation() {
+    let fake = PlatformFake::start().await;
+    // 150 simple products (two pages) and a variable one in two sizes.
+    let mut products: Vec<serde_json::Value> = (0..150)
+        .map(|i| {
+            serde_json::json!({
+                "id": 1000 + i, "name": format!("Mug {i}"), "type": "simple",
+                "sku": format!("MUG-{i}"), "permalink": format!("https://shop.example/product/mug-{i}/"),
+            })
+        })
+        .collect();
+    products.push(serde_json::json!({
+        "id": 810, "name": "Linen throw", "type": "variable", "sku": "",
+        "permalink": "https://shop.example/product/linen-throw/",
+    }));
+    *fake.woo_products.lock().unwrap() = products;
+    fake.woo_variations.lock().unwrap().insert(
+        810,
+        vec![
+            serde_json::json!({"id": 812, "sku": "THROW-OAT", "permalink": "https://shop.example/product/linen-throw/?attribute_colour=Oat", "attributes": [{"id": 1, "name": "Colour", "option": "Oat"}]}),
+            serde_json::json!({"id": 813, "sku": "", "permalink": "", "attributes": [{"id": 1, "name": "Colour", "option": "Sand"}]}),
+        ],
+    );
+    let mut secret: serde_json::Value = serde_json::from_str(&secrets_json()).unwrap();
+    secret.as_object_mut().unwrap().remove("woocommerce");
+    let d = Deployment::create_with_secret(settings(), &secret.to_string()).await;
+    let sdk = aws_config(&d.endpoint).await;
+    let stack = Stack {
+        keys_secret: d.secret.clone(),
+        detect_url: DETECT.into(),
+        table: d.store.table().to_owned(),
+    };
+    let run = |dry_run: bool| {
+        let (sdk, stack, url) = (sdk.clone(), stack.clone(), fake.url.clone());
+        async move {
+            connect::woocommerce(&sdk, &stack, &url, WOO_API_KEY.0, WOO_API_KEY.1, dry_run).await
+        }
+    };
+    let dry = run(true).await.unwrap().describe(true);
+    assert!(
+        dry.contains("would register") && dry.contains("150 new, 1 changed"),
+        "{dry}"
+    );
+    assert!(fake.woo_webhooks.lock().unwrap().is_empty());
+
+    let done = run(false).await.unwrap();
+    let keys_now = keys(&sdk, &d.secret).await;
+    let generated = keys_now["woocommerce"][0].as_str().unwrap().to_owned();
+    assert_eq!(generated.len(), 64, "a generated secret");
+    assert_eq!(keys_now["woocommerce_api"]["consumer_key"], WOO_API_KEY.0);
+    let hooks = fake.woo_webhooks.lock().unwrap().clone();
+    let url = format!("{DETECT}webhooks/woocommerce");
+    let registered: Vec<(&str, &str, &str)> = hooks
+        .iter()
+        .map(|h| {
+            (
+                h["topic"].as_str().unwrap(),
+                h["delivery_url"].as_str().unwrap(),
+                h["secret"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        registered,
+        [
+            ("product.updated", url.as_str(), generated.as_str()),
+            ("order.updated", url.as_str(), generated.as_str())
+        ]
+    );
+    assert_eq!(done.without_sku, 1, "the Sand variation has no SKU");
+    assert_eq!(done.catalogue.len(), 151, "{}", done.describe(false));
+    let oat = d
+        .store
+        .catalogue_entry(&Sku::try_from("THROW-OAT").unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(oat.name, "Linen throw — Oat");
+    assert_eq!(oat.ids.get(Platform::WooCommerce), Some(812));
+    assert_eq!(
+        oat.checkout_url.as_deref(),
+        Some(format!("{}/cart/?add-to-cart=812&hold={{hold}}", fake.url).as_str())
+    );
+    let mug = d
+        .store
+        .catalogue_entry(&Sku::try_from("MUG-149").unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        mug.ids.get(Platform::WooCommerce),
+        Some(1149),
+        "the second page too"
+    );
+
+    // Again: the same secret, no second webhook, nothing to import.
+    let again = run(false).await.unwrap().describe(false);
+    assert!(
+        again.contains("unchanged") && again.contains("0 new, 0 changed"),
+        "{again}"
+    );
+    assert_eq!(fake.woo_webhooks.lock().unwrap().len(), 2);
+    assert_eq!(
+        keys(&sdk, &d.secret).await["woocommerce"][0],
+        generated.as_str()
+    );
+
+    // A disabled webhook is reported with what to do, not duplicated.
+    fake.woo_webhooks.lock().unwrap()[0]["status"] = "disabled".into();
+    let said = run(true).await.unwrap().describe(true);
+    assert!(said.contains("registered but disabled"), "{said}");
+
+    // A wrong key: WooCommerce's 401, said with what to check.
+    let e = connect::woocommerce(&sdk, &stack, &fake.url, WOO_API_KEY.0, "cs_wrong", false)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("401") && e.contains("Read/Write"), "{e}");
+    assert!(!e.contains("cs_wrong"), "{e}");
+
+    // A product delivery signed with the generated secret is accepted.
+    let signed = Platform::WooCommerce
+        .sign_test(
+            &restock_core::platform::TestEvent::Stock {
+                id: Some(812),
+                sku: Some("THROW-OAT".into()),
+                level: 3,
+                location: None,
+            },
+            &generated,
+            "connect-woo-1",
+            time::OffsetDateTime::now_utc().unix_timestamp(),
+        )
+        .unwrap();
+    let webhooks = restock_core::webhook::WebhookKeys::from_json(&keys_now.to_string()).unwrap();
+    assert!(
+        Platform::WooCommerce
+            .parse(
+                &Platform::WooCommerce.keys(&webhooks).unwrap(),
+                signed.path,
+                &signed.headers,
+                signed.body.as_bytes(),
+                time::OffsetDateTime::now_utc()
+            )
+            .is_ok()
+    );
+}

@@ -1,7 +1,7 @@
-//! `restock connect shopify`: a shop connected to a deployed stack in one
-//! command. The Admin API credentials go into the stack's keys secret, the
-//! stock and order webhooks are subscribed at its DetectUrl, and every
-//! variant is in the catalogue. Each step reads first and changes only
+//! `restock connect shopify|woocommerce`: a shop connected to a deployed
+//! stack in one command. The API credentials go into the stack's keys
+//! secret, the stock and order webhooks are registered at its DetectUrl,
+//! and every variant is in the catalogue. Each step reads first and changes only
 //! what differs, so running it again changes nothing; with `dry_run` it
 //! only says what it would change.
 
@@ -12,7 +12,7 @@ use restock_store::CatalogueStore;
 use restock_store_dynamo::DynamoStore;
 
 use crate::platforms::HttpPlatforms;
-use crate::platforms::shopify::catalogue_entries;
+use crate::platforms::{shopify, woocommerce};
 
 /// The webhook topics restock needs from Shopify.
 pub const SHOPIFY_TOPICS: [&str; 2] = ["INVENTORY_LEVELS_UPDATE", "ORDERS_PAID"];
@@ -87,7 +87,7 @@ impl Connected {
         );
         if self.without_sku > 0 {
             text += &format!(
-                "; {} variants without a SKU left out (give them one in Shopify, then run this again)",
+                "; {} variants without a SKU left out (give them one in the shop's admin, then run this again)",
                 self.without_sku
             );
         }
@@ -179,17 +179,7 @@ pub async fn shopify(
     if keys == before {
         done.secret.push("unchanged".into());
     } else if !dry_run {
-        secrets
-            .put_secret_value()
-            .secret_id(&stack.keys_secret)
-            .secret_string(keys.to_string())
-            .send()
-            .await
-            .map_err(|e| {
-                said("writing the keys secret")(
-                    aws_sdk_secretsmanager::error::DisplayErrorContext(&e).to_string(),
-                )
-            })?;
+        write_keys(sdk, stack, &keys).await?;
     }
 
     // 2. The webhooks, at this stack's DetectUrl.
@@ -226,25 +216,37 @@ pub async fn shopify(
     }
 
     // 3. Every variant in the catalogue; the shop's own settings per item stay.
+    let variants = api
+        .variants()
+        .await
+        .map_err(|e| said("reading the shop's variants")(e.to_string()))?;
+    let (listed, without_sku) = shopify::catalogue_entries(&api.shop(), &variants);
+    done.without_sku = without_sku;
+    done.catalogue = catalogue(sdk, stack, Platform::Shopify, listed, dry_run).await?;
+    Ok(done)
+}
+
+/// Merges what `platform` lists into the stack's catalogue (unless
+/// `dry_run`), checked as any import is; the changes.
+async fn catalogue(
+    sdk: &aws_config::SdkConfig,
+    stack: &Stack,
+    platform: Platform,
+    listed: Vec<CatalogueEntry>,
+    dry_run: bool,
+) -> Result<Vec<Change>, ConnectError> {
     let store = DynamoStore::new(aws_sdk_dynamodb::Client::new(sdk), &stack.table);
     let existing: Vec<CatalogueEntry> = store
         .catalogue()
         .await
         .map_err(|e| said("reading the catalogue")(e.to_string()))?;
-    let variants = api
-        .variants()
-        .await
-        .map_err(|e| said("reading the shop's variants")(e.to_string()))?;
-    let (listed, without_sku) = catalogue_entries(&api.shop(), &variants);
-    done.without_sku = without_sku;
-    done.catalogue = merge_listed(&existing, Platform::Shopify, listed);
-    if !dry_run && !done.catalogue.is_empty() {
+    let changes = merge_listed(&existing, platform, listed);
+    if !dry_run && !changes.is_empty() {
         let admin = Admin {
             store: std::sync::Arc::new(store),
             pepper: None,
         };
-        let entries: Vec<CatalogueEntry> =
-            done.catalogue.iter().map(|c| c.entry().clone()).collect();
+        let entries: Vec<CatalogueEntry> = changes.iter().map(|c| c.entry().clone()).collect();
         for chunk in entries.chunks(25) {
             admin
                 .run(
@@ -257,5 +259,149 @@ pub async fn shopify(
                 .map_err(|e| said("saving the catalogue")(e.to_string()))?;
         }
     }
+    Ok(changes)
+}
+
+/// The keys secret, read.
+async fn read_keys(
+    sdk: &aws_config::SdkConfig,
+    stack: &Stack,
+) -> Result<serde_json::Value, ConnectError> {
+    let current = aws_sdk_secretsmanager::Client::new(sdk)
+        .get_secret_value()
+        .secret_id(&stack.keys_secret)
+        .send()
+        .await
+        .map_err(|e| {
+            said("reading the keys secret")(
+                aws_sdk_secretsmanager::error::DisplayErrorContext(&e).to_string(),
+            )
+        })?;
+    serde_json::from_str(current.secret_string().unwrap_or("{}"))
+        .map_err(|e| said("the keys secret")(format!("not JSON: {e}")))
+}
+
+/// The keys secret, written.
+async fn write_keys(
+    sdk: &aws_config::SdkConfig,
+    stack: &Stack,
+    keys: &serde_json::Value,
+) -> Result<(), ConnectError> {
+    aws_sdk_secretsmanager::Client::new(sdk)
+        .put_secret_value()
+        .secret_id(&stack.keys_secret)
+        .secret_string(keys.to_string())
+        .send()
+        .await
+        .map(drop)
+        .map_err(|e| {
+            said("writing the keys secret")(
+                aws_sdk_secretsmanager::error::DisplayErrorContext(&e).to_string(),
+            )
+        })
+}
+
+/// The WooCommerce webhook topics restock registers: stock (a product or
+/// variation saved) and orders (one that is paid ends its hold).
+pub const WOOCOMMERCE_TOPICS: [&str; 2] = ["product.updated", "order.updated"];
+
+/// Connects the WooCommerce site at `site` with a REST key (Read/Write:
+/// it registers webhooks) to `stack`. The webhooks are signed with a
+/// secret restock generates once and keeps as the `woocommerce` key.
+///
+/// # Errors
+/// [`ConnectError`] naming the step and what to check.
+pub async fn woocommerce(
+    sdk: &aws_config::SdkConfig,
+    stack: &Stack,
+    site: &str,
+    consumer_key: &str,
+    consumer_secret: &str,
+    dry_run: bool,
+) -> Result<Connected, ConnectError> {
+    let mut done = Connected::default();
+    let access = serde_json::json!({
+        "url": site, "consumer_key": consumer_key, "consumer_secret": consumer_secret,
+    });
+    let platforms = HttpPlatforms::new();
+    let api = platforms
+        .woocommerce(&access)
+        .map_err(|e| said("WooCommerce access")(e.to_string()))?;
+    // Reading the webhooks proves the key (and that it may manage them).
+    let registered = api
+        .webhooks()
+        .await
+        .map_err(|e| said("WooCommerce's REST API")(e.to_string()))?;
+
+    // 1. The keys secret: the API access, and the webhooks' signing secret.
+    let mut keys = read_keys(sdk, stack).await?;
+    let before = keys.clone();
+    if keys["woocommerce_api"] != access {
+        keys["woocommerce_api"] = access;
+        done.secret
+            .push("woocommerce_api: the REST API access set".into());
+    }
+    let secret = match keys["woocommerce"][0].as_str() {
+        Some(current) => current.to_owned(),
+        None => {
+            let secret = generated_secret();
+            keys["woocommerce"] = serde_json::json!([secret]);
+            done.secret
+                .push("woocommerce: a generated webhook secret is the key".into());
+            secret
+        }
+    };
+    if keys == before {
+        done.secret.push("unchanged".into());
+    } else if !dry_run {
+        write_keys(sdk, stack, &keys).await?;
+    }
+
+    // 2. The webhooks, at this stack's DetectUrl, signed with that secret.
+    let url = format!(
+        "{}/{}",
+        stack.detect_url.trim_end_matches('/'),
+        Platform::WooCommerce.routes()[0].trim_start_matches('/')
+    );
+    for topic in WOOCOMMERCE_TOPICS {
+        let ours = registered
+            .iter()
+            .find(|w| w.topic == topic && w.delivery_url == url);
+        match ours {
+            Some(w) if w.status == "active" => {
+                done.webhooks
+                    .push(format!("{topic}: already delivers to {url}"));
+                continue;
+            }
+            Some(w) => done.webhooks.push(format!(
+                "{topic}: registered but {} (WooCommerce disables a webhook after five failed deliveries): turn it back on under WooCommerce → Settings → Advanced → Webhooks",
+                w.status
+            )),
+            None if dry_run => done.webhooks.push(format!("{topic}: would register {url}")),
+            None => {
+                api.create_webhook(topic, &url, &secret)
+                    .await
+                    .map_err(|e| said("registering webhooks")(e.to_string()))?;
+                done.webhooks.push(format!("{topic}: registered {url}"));
+            }
+        }
+    }
+
+    // 3. Simple products and every variation in the catalogue.
+    let products = api
+        .products()
+        .await
+        .map_err(|e| said("reading the site's products")(e.to_string()))?;
+    let (listed, without_sku) = woocommerce::catalogue_entries(&api.site(), &products);
+    done.without_sku = without_sku;
+    done.catalogue = catalogue(sdk, stack, Platform::WooCommerce, listed, dry_run).await?;
     Ok(done)
+}
+
+/// A new webhook signing secret: 32 random bytes as hex.
+fn generated_secret() -> String {
+    use restock_app::ports::Entropy;
+    let entropy = restock_app::ports::OsEntropy;
+    let bytes = [entropy.bytes16(), entropy.bytes16()].concat();
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -215,6 +215,30 @@ enum ConnectCmd {
         #[arg(long)]
         dry_run: bool,
     },
+    /// A WooCommerce site, through a REST API key with Read/Write access
+    /// (it registers the webhooks).
+    Woocommerce {
+        /// The site's address (`https://your-shop.example`).
+        #[arg(long)]
+        site: String,
+        /// The deployed stack's name.
+        #[arg(long)]
+        stack: String,
+        /// The REST key's consumer key (`ck_…`).
+        #[arg(long)]
+        consumer_key: String,
+        /// The REST key's consumer secret (`cs_…`; better from the
+        /// environment, out of the shell's history).
+        #[arg(long, env = "WOOCOMMERCE_CONSUMER_SECRET", hide_env_values = true)]
+        consumer_secret: String,
+        /// Also write the WordPress plugin that carries the hold into the
+        /// order to this file (upload it under Plugins → Add New).
+        #[arg(long)]
+        plugin: Option<String>,
+        /// Say what would change, and change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -612,23 +636,91 @@ async fn stack_outputs(
     })
 }
 
-/// `restock connect shopify`.
+/// `restock connect shopify|woocommerce`.
 async fn connect(cli: &Cli) -> Result<String, CliError> {
-    let Cmd::Connect {
-        platform:
-            ConnectCmd::Shopify {
-                shop,
-                stack,
-                client_id,
-                client_secret,
-                access_token,
-                dry_run,
-            },
-    } = &cli.command
-    else {
+    let Cmd::Connect { platform } = &cli.command else {
         unreachable!("called for connect only")
     };
-    let access = match (client_id, client_secret, access_token) {
+    let (done, dry_run, plugin) = match platform {
+        ConnectCmd::Shopify {
+            shop,
+            stack,
+            client_id,
+            client_secret,
+            access_token,
+            dry_run,
+        } => {
+            let access = shopify_access(client_id, client_secret, access_token)?;
+            let sdk = restock_aws::wiring::sdk_config(cli.endpoint_url.as_deref()).await;
+            let outputs = stack_outputs(&sdk, stack).await?;
+            let done = restock_aws::connect::shopify(&sdk, &outputs, shop, access, *dry_run)
+                .await
+                .map_err(|e| CliError::Usage(e.to_string()))?;
+            (done, *dry_run, None)
+        }
+        ConnectCmd::Woocommerce {
+            site,
+            stack,
+            consumer_key,
+            consumer_secret,
+            plugin,
+            dry_run,
+        } => {
+            let sdk = restock_aws::wiring::sdk_config(cli.endpoint_url.as_deref()).await;
+            let outputs = stack_outputs(&sdk, stack).await?;
+            let done = restock_aws::connect::woocommerce(
+                &sdk,
+                &outputs,
+                site,
+                consumer_key,
+                consumer_secret,
+                *dry_run,
+            )
+            .await
+            .map_err(|e| CliError::Usage(e.to_string()))?;
+            if let Some(file) = plugin {
+                std::fs::write(file, restock_aws::platforms::woocommerce::HOLD_PLUGIN).map_err(
+                    |source| CliError::Create {
+                        file: file.clone(),
+                        source,
+                    },
+                )?;
+            }
+            (done, *dry_run, Some(plugin.clone()))
+        }
+    };
+    if cli.json {
+        let json = serde_json::json!({
+            "dry_run": dry_run,
+            "secret": done.secret,
+            "webhooks": done.webhooks,
+            "catalogue": done.catalogue.iter().map(|c| c.describe()).collect::<Vec<_>>(),
+            "without_sku": done.without_sku,
+        });
+        return Ok(serde_json::to_string_pretty(&json).unwrap_or_default() + "\n");
+    }
+    let mut text = done.describe(dry_run);
+    match plugin {
+        Some(Some(file)) => {
+            text += &format!(
+                "plugin: {file} written; upload it under Plugins → Add New → Upload Plugin and activate it (it carries the hold from the reserve link into the order)\n"
+            )
+        }
+        Some(None) => {
+            text += "plugin: run again with --plugin restock-hold.php to write the WordPress plugin that carries the hold into the order\n"
+        }
+        None => {}
+    }
+    Ok(text)
+}
+
+/// The Shopify access the arguments give.
+fn shopify_access(
+    client_id: &Option<String>,
+    client_secret: &Option<String>,
+    access_token: &Option<String>,
+) -> Result<restock_aws::connect::ShopifyAccess, CliError> {
+    Ok(match (client_id, client_secret, access_token) {
         (Some(id), Some(secret), _) => restock_aws::connect::ShopifyAccess::App {
             client_id: id.clone(),
             client_secret: secret.clone(),
@@ -644,23 +736,7 @@ async fn connect(cli: &Cli) -> Result<String, CliError> {
                 "give the Dev Dashboard app's --client-id (and SHOPIFY_CLIENT_SECRET), or a legacy --access-token".into(),
             ));
         }
-    };
-    let sdk = restock_aws::wiring::sdk_config(cli.endpoint_url.as_deref()).await;
-    let outputs = stack_outputs(&sdk, stack).await?;
-    let done = restock_aws::connect::shopify(&sdk, &outputs, shop, access, *dry_run)
-        .await
-        .map_err(|e| CliError::Usage(e.to_string()))?;
-    if cli.json {
-        let json = serde_json::json!({
-            "dry_run": dry_run,
-            "secret": done.secret,
-            "webhooks": done.webhooks,
-            "catalogue": done.catalogue.iter().map(|c| c.describe()).collect::<Vec<_>>(),
-            "without_sku": done.without_sku,
-        });
-        return Ok(serde_json::to_string_pretty(&json).unwrap_or_default() + "\n");
-    }
-    Ok(done.describe(*dry_run))
+    })
 }
 
 /// The current (first) key for `platform` in the keys secret `secret_id`.

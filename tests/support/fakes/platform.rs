@@ -51,6 +51,14 @@ pub struct PlatformFake {
     pub subscriptions: Arc<Mutex<Vec<(String, String, String)>>>,
     /// How many of the next GraphQL calls are answered `THROTTLED`.
     pub throttle: Arc<Mutex<u32>>,
+    /// WooCommerce's products as REST lists them, and each variable one's
+    /// variations (both paged, `X-WP-TotalPages`).
+    pub woo_products: Arc<Mutex<Vec<serde_json::Value>>>,
+    /// Variations per product id.
+    pub woo_variations: Arc<Mutex<HashMap<u64, Vec<serde_json::Value>>>>,
+    /// WooCommerce's webhooks, as REST lists them (with the secret each
+    /// was given).
+    pub woo_webhooks: Arc<Mutex<Vec<serde_json::Value>>>,
 }
 
 /// The tokens the fake's grant gave, each with when it runs out.
@@ -74,6 +82,146 @@ impl PlatformFake {
             variants: Arc<Mutex<Vec<serde_json::Value>>>,
             subscriptions: Arc<Mutex<Vec<(String, String, String)>>>,
             throttle: Arc<Mutex<u32>>,
+            woo_products: Arc<Mutex<Vec<serde_json::Value>>>,
+            woo_variations: Arc<Mutex<HashMap<u64, Vec<serde_json::Value>>>>,
+            woo_webhooks: Arc<Mutex<Vec<serde_json::Value>>>,
+        }
+        /// WooCommerce's key check (HTTP basic auth): the 401 it answers.
+        fn woo_refused(headers: &HeaderMap) -> Option<axum::response::Response> {
+            use base64::Engine;
+            let expected = format!(
+                "Basic {}",
+                base64::engine::general_purpose::STANDARD
+                    .encode(format!("{}:{}", WOO_API_KEY.0, WOO_API_KEY.1))
+            );
+            (headers.get("authorization").and_then(|v| v.to_str().ok()) != Some(expected.as_str())).then(|| {
+                (
+                    StatusCode::UNAUTHORIZED,
+                    axum::Json(serde_json::json!({"code": "woocommerce_rest_cannot_view", "message": "Sorry, you cannot list resources.", "data": {"status": 401}})),
+                )
+                    .into_response()
+            })
+        }
+        /// One page of a WooCommerce list, with `X-WP-Total` and `X-WP-TotalPages`.
+        fn woo_page(
+            all: &[serde_json::Value],
+            query: &HashMap<String, String>,
+        ) -> axum::response::Response {
+            let per_page: usize = query
+                .get("per_page")
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(10)
+                .clamp(1, 100);
+            let page: usize = query
+                .get("page")
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(1)
+                .max(1);
+            let pages = all.len().div_ceil(per_page).max(1);
+            let items: Vec<_> = all
+                .iter()
+                .skip((page - 1) * per_page)
+                .take(per_page)
+                .cloned()
+                .collect();
+            (
+                [
+                    ("x-wp-total", all.len().to_string()),
+                    ("x-wp-totalpages", pages.to_string()),
+                ],
+                axum::Json(items),
+            )
+                .into_response()
+        }
+        async fn woo_products(
+            State(f): State<Fake>,
+            headers: HeaderMap,
+            axum::extract::Query(query): axum::extract::Query<HashMap<String, String>>,
+        ) -> axum::response::Response {
+            if let Some(refused) = woo_refused(&headers) {
+                return refused;
+            }
+            f.calls.lock().expect("lock").push("woocommerce-list");
+            woo_page(&f.woo_products.lock().expect("lock"), &query)
+        }
+        async fn woo_variations(
+            State(f): State<Fake>,
+            Path(id): Path<u64>,
+            headers: HeaderMap,
+            axum::extract::Query(query): axum::extract::Query<HashMap<String, String>>,
+        ) -> axum::response::Response {
+            if let Some(refused) = woo_refused(&headers) {
+                return refused;
+            }
+            f.calls.lock().expect("lock").push("woocommerce-list");
+            let all = f
+                .woo_variations
+                .lock()
+                .expect("lock")
+                .get(&id)
+                .cloned()
+                .unwrap_or_default();
+            woo_page(&all, &query)
+        }
+        async fn woo_webhooks(
+            State(f): State<Fake>,
+            headers: HeaderMap,
+            axum::extract::Query(query): axum::extract::Query<HashMap<String, String>>,
+        ) -> axum::response::Response {
+            if let Some(refused) = woo_refused(&headers) {
+                return refused;
+            }
+            // The secret is never listed back.
+            let listed: Vec<_> = f
+                .woo_webhooks
+                .lock()
+                .expect("lock")
+                .iter()
+                .map(|w| {
+                    let mut w = w.clone();
+                    w.as_object_mut().expect("an object").remove("secret");
+                    w
+                })
+                .collect();
+            woo_page(&listed, &query)
+        }
+        async fn woo_create_webhook(
+            State(f): State<Fake>,
+            headers: HeaderMap,
+            body: String,
+        ) -> axum::response::Response {
+            if let Some(refused) = woo_refused(&headers) {
+                return refused;
+            }
+            let input: serde_json::Value = serde_json::from_str(&body).unwrap_or_default();
+            let topic = input["topic"].as_str().unwrap_or_default();
+            if ![
+                "product.updated",
+                "product.created",
+                "order.updated",
+                "order.created",
+            ]
+            .contains(&topic)
+            {
+                return (
+                    StatusCode::BAD_REQUEST,
+                    axum::Json(serde_json::json!({"code": "woocommerce_rest_webhook_invalid_topic", "message": "Webhook topic must be valid.", "data": {"status": 400}})),
+                )
+                    .into_response();
+            }
+            let mut hooks = f.woo_webhooks.lock().expect("lock");
+            let webhook = serde_json::json!({
+                "id": 100 + hooks.len(),
+                "name": input["name"],
+                "status": input["status"].as_str().unwrap_or("active"),
+                "topic": topic,
+                "delivery_url": input["delivery_url"],
+                "secret": input["secret"],
+            });
+            hooks.push(webhook.clone());
+            let mut answer = webhook;
+            answer.as_object_mut().expect("an object").remove("secret");
+            (StatusCode::CREATED, axum::Json(answer)).into_response()
         }
         /// The Admin GraphQL calls `restock connect shopify` makes, as
         /// Shopify answers them: variants a page at a time (an opaque
@@ -291,6 +439,9 @@ impl PlatformFake {
             variants: Arc::default(),
             subscriptions: Arc::default(),
             throttle: Arc::default(),
+            woo_products: Arc::default(),
+            woo_variations: Arc::default(),
+            woo_webhooks: Arc::default(),
         };
         let app = Router::new()
             .route("/admin/oauth/access_token", axum::routing::post(grant))
@@ -299,6 +450,15 @@ impl PlatformFake {
                 axum::routing::post(graphql),
             )
             .route("/wp-json/wc/v3/products/{id}", axum::routing::get(product))
+            .route("/wp-json/wc/v3/products", axum::routing::get(woo_products))
+            .route(
+                "/wp-json/wc/v3/products/{id}/variations",
+                axum::routing::get(woo_variations),
+            )
+            .route(
+                "/wp-json/wc/v3/webhooks",
+                axum::routing::get(woo_webhooks).post(woo_create_webhook),
+            )
             .with_state(fake.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
@@ -315,6 +475,9 @@ impl PlatformFake {
             variants: fake.variants,
             subscriptions: fake.subscriptions,
             throttle: fake.throttle,
+            woo_products: fake.woo_products,
+            woo_variations: fake.woo_variations,
+            woo_webhooks: fake.woo_webhooks,
         }
     }
 

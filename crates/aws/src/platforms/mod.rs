@@ -4,7 +4,7 @@
 //! appears in logs or errors. Every call has connect and overall timeouts.
 
 pub mod shopify;
-mod woocommerce;
+pub mod woocommerce;
 
 use std::time::Duration;
 
@@ -50,6 +50,18 @@ impl HttpPlatforms {
     /// [`PlatformError`] when `access` is not in either accepted form.
     pub fn shopify(&self, access: &serde_json::Value) -> Result<shopify::Api<'_>, PlatformError> {
         shopify::Api::new(&self.client, &self.shopify_tokens, access)
+    }
+
+    /// A site's WooCommerce REST API with `access` (the keys secret's
+    /// `woocommerce_api`): `restock connect woocommerce`.
+    ///
+    /// # Errors
+    /// [`PlatformError`] when `access` is not in the expected form.
+    pub fn woocommerce(
+        &self,
+        access: &serde_json::Value,
+    ) -> Result<woocommerce::Api<'_>, PlatformError> {
+        woocommerce::Api::new(&self.client, access)
     }
 }
 

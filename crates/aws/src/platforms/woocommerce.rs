@@ -70,3 +70,312 @@ pub(super) async fn levels(
         },
     }])
 }
+
+/// One site's WooCommerce REST API, with its key: `restock connect
+/// woocommerce` (the key needs Read/Write to register webhooks).
+pub struct Api<'a> {
+    client: &'a reqwest::Client,
+    access: WooCommerceApi,
+}
+
+/// A webhook as WooCommerce lists it.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+pub struct Webhook {
+    /// Its id.
+    pub id: u64,
+    /// `product.updated`, `order.updated`, …
+    pub topic: String,
+    /// Where it delivers.
+    pub delivery_url: String,
+    /// `active`, `paused` or `disabled` (WooCommerce disables one after
+    /// five failed deliveries in a row).
+    pub status: String,
+}
+
+/// A product as the catalogue needs it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Product {
+    /// Its id.
+    pub id: u64,
+    /// Its name.
+    pub name: String,
+    /// `simple`, `variable`, …
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Its SKU (may be empty).
+    #[serde(default)]
+    pub sku: String,
+    /// Its page.
+    #[serde(default)]
+    pub permalink: String,
+}
+
+/// A variation of a variable product.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Variation {
+    /// Its id (the stock webhook's and the pull's).
+    pub id: u64,
+    /// Its SKU (may be empty).
+    #[serde(default)]
+    pub sku: String,
+    /// Its page (the parent's, with the attributes selected).
+    #[serde(default)]
+    pub permalink: String,
+    /// The options that make it (`Size: Large`).
+    #[serde(default)]
+    pub attributes: Vec<Attribute>,
+}
+
+/// One option of a variation.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Attribute {
+    /// Its value (`Large`).
+    pub option: String,
+}
+
+impl<'a> Api<'a> {
+    /// The API `access` (the keys secret's `woocommerce_api`) names.
+    ///
+    /// # Errors
+    /// [`PlatformError`] when `access` is not in the expected form.
+    pub fn new(
+        client: &'a reqwest::Client,
+        access: &serde_json::Value,
+    ) -> Result<Self, PlatformError> {
+        Ok(Self {
+            client,
+            access: access_from(P, access)?,
+        })
+    }
+
+    /// The site's base URL.
+    pub fn site(&self) -> String {
+        base(&self.access.url)
+    }
+
+    /// Every page of a list (`X-WP-TotalPages` says how many), 100 a page.
+    async fn all<T: serde::de::DeserializeOwned>(
+        &self,
+        path: &str,
+    ) -> Result<Vec<T>, PlatformError> {
+        let mut items = Vec::new();
+        let mut page = 1;
+        loop {
+            let response = self
+                .client
+                .get(format!("{}/wp-json/wc/v3/{path}", self.site()))
+                .query(&[("per_page", "100"), ("page", &page.to_string())])
+                .basic_auth(
+                    &self.access.consumer_key,
+                    Some(&self.access.consumer_secret),
+                )
+                .send()
+                .await
+                .map_err(|e| failed(P, e.without_url()))?;
+            let pages: u32 = response
+                .headers()
+                .get("x-wp-totalpages")
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(1);
+            let response = checked(response).await?;
+            let batch: Vec<T> = response
+                .json()
+                .await
+                .map_err(|e| failed(P, format!("unexpected answer: {}", e.without_url())))?;
+            items.extend(batch);
+            if page >= pages {
+                return Ok(items);
+            }
+            page += 1;
+        }
+    }
+
+    /// The site's webhooks.
+    ///
+    /// # Errors
+    /// [`PlatformError`]; a key without access says so.
+    pub async fn webhooks(&self) -> Result<Vec<Webhook>, PlatformError> {
+        self.all("webhooks").await
+    }
+
+    /// Registers `topic` to `delivery_url`, signed with `secret`.
+    ///
+    /// # Errors
+    /// [`PlatformError`] with WooCommerce's own words when it refuses.
+    pub async fn create_webhook(
+        &self,
+        topic: &str,
+        delivery_url: &str,
+        secret: &str,
+    ) -> Result<Webhook, PlatformError> {
+        let response = self
+            .client
+            .post(format!("{}/wp-json/wc/v3/webhooks", self.site()))
+            .basic_auth(
+                &self.access.consumer_key,
+                Some(&self.access.consumer_secret),
+            )
+            .json(&serde_json::json!({
+                "name": format!("restock: {topic}"),
+                "topic": topic,
+                "delivery_url": delivery_url,
+                "secret": secret,
+                "status": "active",
+            }))
+            .send()
+            .await
+            .map_err(|e| failed(P, e.without_url()))?;
+        checked(response)
+            .await?
+            .json()
+            .await
+            .map_err(|e| failed(P, format!("unexpected answer: {}", e.without_url())))
+    }
+
+    /// Every product, and every variation of each variable one.
+    ///
+    /// # Errors
+    /// [`PlatformError`].
+    pub async fn products(&self) -> Result<Vec<(Product, Vec<Variation>)>, PlatformError> {
+        let mut all = Vec::new();
+        for product in self.all::<Product>("products").await? {
+            let variations = if product.kind == "variable" {
+                self.all(&format!("products/{}/variations", product.id))
+                    .await?
+            } else {
+                Vec::new()
+            };
+            all.push((product, variations));
+        }
+        Ok(all)
+    }
+}
+
+/// A successful answer, or WooCommerce's own message as the failure.
+async fn checked(response: reqwest::Response) -> Result<reqwest::Response, PlatformError> {
+    let status = response.status();
+    if status.is_success() {
+        return Ok(response);
+    }
+    let said: serde_json::Value = response.json().await.unwrap_or_default();
+    let message = said["message"].as_str().unwrap_or("no message");
+    let hint = if status == reqwest::StatusCode::UNAUTHORIZED {
+        ": check `consumer_key` and `consumer_secret`, and that the key has Read/Write access"
+    } else {
+        ""
+    };
+    Err(failed(P, format!("HTTP {status} ({message}){hint}")))
+}
+
+/// The catalogue entries a site's products make: one per simple product
+/// and per variation with a SKU, named "product — options", its page, its
+/// id (the one its stock webhook and the pull name), and a link that puts
+/// it in the cart carrying the hold (`?hold=` is kept into the order by
+/// the restock-hold plugin). Items without a SKU are left out and counted.
+pub fn catalogue_entries(
+    site: &str,
+    products: &[(Product, Vec<Variation>)],
+) -> (Vec<restock_core::CatalogueEntry>, usize) {
+    let mut entries = Vec::new();
+    let mut skipped = 0;
+    let mut add = |id: u64, sku: &str, name: String, page: &str| {
+        let Ok(sku) = restock_core::Sku::try_from(sku.trim()) else {
+            skipped += 1;
+            return;
+        };
+        let mut entry = restock_core::CatalogueEntry::new(sku, name);
+        entry.product_url = url::Url::parse(page).ok();
+        entry.checkout_url = Some(format!("{site}/cart/?add-to-cart={id}&hold={{hold}}"));
+        entry.ids.set(P, Some(id));
+        entries.push(entry);
+    };
+    for (product, variations) in products {
+        if product.kind == "variable" {
+            for v in variations {
+                let options: Vec<&str> = v.attributes.iter().map(|a| a.option.as_str()).collect();
+                let name = format!("{} — {}", product.name, options.join(" / "));
+                let page = if v.permalink.is_empty() {
+                    &product.permalink
+                } else {
+                    &v.permalink
+                };
+                add(v.id, &v.sku, name, page);
+            }
+        } else {
+            add(
+                product.id,
+                &product.sku,
+                product.name.clone(),
+                &product.permalink,
+            );
+        }
+    }
+    (entries, skipped)
+}
+
+/// The WordPress plugin that carries a reserve link's `?hold=…` into the
+/// order: kept in the shopper's session from the link until checkout,
+/// then saved on the order as its `hold` meta, which the order webhook
+/// shows. `restock connect woocommerce` writes it; upload it under
+/// Plugins → Add New → Upload Plugin.
+pub const HOLD_PLUGIN: &str = r#"<?php
+/**
+ * Plugin Name: restock hold
+ * Description: Keeps the hold from a restock reserve link (?hold=...) until checkout and saves it on the order, so the order ends the hold.
+ * Version: 1.0.0
+ * Requires Plugins: woocommerce
+ * License: Apache-2.0
+ */
+
+defined('ABSPATH') || exit;
+
+add_action('woocommerce_init', function () {
+    if (empty($_GET['hold']) || !WC()->session) {
+        return;
+    }
+    if (!WC()->session->has_session()) {
+        WC()->session->set_customer_session_cookie(true);
+    }
+    WC()->session->set('restock_hold', sanitize_text_field(wp_unslash($_GET['hold'])));
+});
+
+add_action('woocommerce_checkout_create_order', function ($order) {
+    $hold = WC()->session ? WC()->session->get('restock_hold') : null;
+    if ($hold) {
+        $order->update_meta_data('hold', $hold);
+        WC()->session->set('restock_hold', null);
+    }
+});
+"#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hold_plugin_is_a_plugin_that_keeps_the_hold_until_the_order() {
+        assert!(HOLD_PLUGIN.starts_with("<?php\n/**\n * Plugin Name: restock hold\n"));
+        assert!(HOLD_PLUGIN.contains("defined('ABSPATH') || exit;"));
+        // Kept from the link (`?hold=`, as the catalogue's checkout_url
+        // carries it) to the order's `hold` meta, which the order webhook
+        // parser reads.
+        assert!(HOLD_PLUGIN.contains("$_GET['hold']"));
+        assert!(HOLD_PLUGIN.contains("update_meta_data('hold', $hold)"));
+        let (entries, _) = catalogue_entries(
+            "https://shop.example",
+            &[(
+                Product {
+                    id: 7,
+                    name: "Mug".into(),
+                    kind: "simple".into(),
+                    sku: "MUG".into(),
+                    permalink: "https://shop.example/product/mug/".into(),
+                },
+                vec![],
+            )],
+        );
+        let checkout = entries[0].checkout_url.as_deref().unwrap();
+        assert!(checkout.ends_with("&hold={hold}"), "{checkout}");
+    }
+}
