@@ -246,6 +246,50 @@ try {
   await arabic.screenshot({ path: path.join(shots, "5-arabic.png"), fullPage: true });
   await arabic.close();
 
+  console.log("a product in sizes: the widget follows the size picker");
+  const sized = await browser.newPage({ viewport: { width: 390, height: 844 } });
+  // The back office restocks size M; S and L stay sold out.
+  await sized.goto(`${base}/sized/linen-tee`);
+  await sized.locator("#sku").selectOption("TEE-M");
+  await sized.locator("#level").fill("4");
+  await sized.getByRole("button", { name: "Post restock" }).click();
+  await sized.waitForURL(`${base}/sized/linen-tee`);
+  const widget = sized.locator("[data-restock-endpoint]");
+  await sized.getByLabel("Size", { exact: true }).selectOption({ label: "M" });
+  await sized.waitForTimeout(300);
+  check(await widget.isHidden(), "an in-stock size shows no notify-me form");
+  await sized.getByLabel("Size", { exact: true }).selectOption({ label: "S — sold out" });
+  await sized.getByRole("button", { name: "Notify me" }).waitFor({ timeout: 10000 });
+  check(await widget.isVisible(), "a sold-out size shows the form");
+  await sized.getByLabel("Email or mobile number").fill("sol@example.com");
+  await sized.getByLabel("First name").fill("Sol");
+  await sized.getByLabel(/Tell me once/).check();
+  await sized.getByRole("button", { name: "Notify me" }).click();
+  await sized.getByRole("status").filter({ hasText: "in line" }).waitFor({ timeout: 10000 });
+  const joined = await (
+    await fetch(`${base}/_admin/run`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ command: "stats", skus: ["TEE-S", "TEE-M"] }),
+    })
+  ).json();
+  const [teeS, teeM] = joined.json.skus.map((s) => s.stats);
+  check(teeS.waiting + teeS.unconfirmed === 1 && teeM.waiting + teeM.unconfirmed === 0, `signed up for size S, not M: ${JSON.stringify(joined.json.skus)}`);
+  await sized.screenshot({ path: path.join(shots, "8-sized-signed-up.png"), fullPage: true });
+  await sized.getByLabel("Size", { exact: true }).selectOption({ label: "M" });
+  await sized.waitForTimeout(300);
+  check(await widget.isHidden(), "switching to an in-stock size hides the form");
+  check(await fits(sized), "the sized page fits the phone's width");
+  // A Shopify theme says the size in the address (?variant=), changed
+  // with history.replaceState, which fires no event.
+  await sized.goto(`${base}/sized/linen-tee?variant=9003`);
+  await sized.getByRole("button", { name: "Notify me" }).waitFor({ timeout: 10000 });
+  check(await widget.isVisible(), "?variant= naming a sold-out size shows the form");
+  await sized.evaluate(() => history.replaceState(null, "", "?variant=9002"));
+  await widget.waitFor({ state: "hidden", timeout: 5000 });
+  check(await widget.isHidden(), "and the address moving to an in-stock size hides it");
+  await sized.close();
+
   console.log("the team looks at the dashboard, on a desktop and on a phone");
   const inside = async (p, locator) => {
     const box = await locator.boundingBox();

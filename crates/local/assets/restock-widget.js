@@ -6,6 +6,16 @@
  * Optional attributes: data-restock-channels="email sms" (or just one),
  * data-restock-product="Walnut lounge chair" (used in messages).
  *
+ * A product with variants (sizes, colours): instead of data-restock-sku,
+ * give the variants, as JSON in data-restock-variants or in a child
+ * <script type="application/json">: [{"id", "sku", "available"}, …]
+ * (Shopify's `product.variants | json`; WooCommerce's variations with
+ * `variation_id` and `is_in_stock` work as they are). The form shows only
+ * while the selected variant is sold out, and signs up for that variant.
+ * It follows the selection: the `?variant=` in the address (Shopify
+ * themes), a change of the product form's `id` field, and WooCommerce's
+ * `found_variation` and `reset_data` events.
+ *
  * Its words come from the shop (GET <endpoint>/widget?language=<the page's
  * language>), in the closest language the shop offers, with the shop's own
  * wording; the English below is used only when they cannot be fetched.
@@ -137,10 +147,96 @@
     xhr.send(null);
   }
 
+  // The variants a root names, as [{id, sku, available}], or null.
+  function variantsOf(root) {
+    var text = root.getAttribute("data-restock-variants");
+    var script = root.querySelector('script[type="application/json"]');
+    if (!text && script) text = script.textContent;
+    if (!text) return null;
+    var list;
+    try {
+      list = JSON.parse(text);
+    } catch (e) {
+      return null;
+    }
+    if (!Array.isArray(list)) return null;
+    return list.map(function (v) {
+      return {
+        id: String(v.id != null ? v.id : v.variation_id),
+        sku: v.sku ? String(v.sku) : "",
+        available: v.available != null ? !!v.available : !!v.is_in_stock,
+      };
+    });
+  }
+
+  function queryParam(name) {
+    var match = new RegExp("[?&]" + name + "=([^&#]*)").exec(window.location.search);
+    return match ? decodeURIComponent(match[1]) : null;
+  }
+
+  // The product form's selected variant: Shopify themes keep it in an
+  // `id` field of the form that adds to the cart.
+  function formVariant() {
+    var field = document.querySelector('form[action*="/cart/add"] [name="id"]');
+    return field ? field.value : null;
+  }
+
+  // Calls select(variant id, or null for none) whenever the shopper picks
+  // another variant, however the page says so.
+  function follow(select) {
+    document.addEventListener("change", function (e) {
+      var t = e.target;
+      if (t && t.name === "id" && t.closest && t.closest('form[action*="/cart/add"]')) select(t.value);
+    });
+    var last = window.location.search;
+    function fromAddress() {
+      if (window.location.search === last) return;
+      last = window.location.search;
+      var id = queryParam("variant");
+      if (id) select(id);
+    }
+    window.addEventListener("popstate", fromAddress);
+    // Themes change the address with history.replaceState, which says nothing.
+    window.setInterval(fromAddress, 400);
+    var jq = window.jQuery;
+    if (jq) {
+      jq(document).on("found_variation", "form.variations_form", function (e, variation) {
+        select(variation && variation.variation_id);
+      });
+      jq(document).on("reset_data", "form.variations_form", function () {
+        select(null);
+      });
+    }
+  }
+
   function mount(root) {
     var endpoint = (root.getAttribute("data-restock-endpoint") || "").replace(/\/+$/, "");
+    var variants = variantsOf(root);
+    if (!variants) {
+      loadWords(endpoint, function (answer) {
+        build(root, endpoint, answer);
+      });
+      return;
+    }
+    root.hidden = true;
     loadWords(endpoint, function (answer) {
-      build(root, endpoint, answer);
+      var shown = null;
+      function select(id) {
+        var chosen = null;
+        for (var i = 0; i < variants.length; i++) if (variants[i].id === String(id)) chosen = variants[i];
+        if (!chosen || chosen.available || !chosen.sku) {
+          root.hidden = true;
+          shown = null;
+          return;
+        }
+        root.hidden = false;
+        if (shown === chosen.id) return;
+        shown = chosen.id;
+        root.setAttribute("data-restock-sku", chosen.sku);
+        build(root, endpoint, answer);
+      }
+      follow(select);
+      select(queryParam("variant") || formVariant() || root.getAttribute("data-restock-variant") || variants[0].id);
     });
   }
 
@@ -346,7 +442,7 @@
       style.textContent = STYLE;
       document.head.appendChild(style);
     }
-    var roots = document.querySelectorAll("[data-restock-sku]");
+    var roots = document.querySelectorAll("[data-restock-sku],[data-restock-variants],[data-restock-endpoint]");
     for (var i = 0; i < roots.length; i++) mount(roots[i]);
   }
 

@@ -72,6 +72,7 @@ pub fn router(local: Arc<Local>, detect: Router) -> Router {
     Router::new()
         .route("/", get(index))
         .route("/products/{sku}", get(product))
+        .route("/sized/linen-tee", get(sized))
         .route("/outbox", get(outbox))
         .route("/outbox.json", get(outbox_json))
         .route("/checkout", get(checkout))
@@ -113,7 +114,8 @@ async fn index(State((local, _)): Shared) -> Response {
         "Restock demo shop",
         &format!(
             "<h1>Restock demo shop</h1><p>Every product here is sold out. Open one, tap <strong>Notify me</strong>, \
-             then post a restock from the back-office panel and watch the <a href=\"/outbox\">outbox</a>.</p><ul>{items}</ul>"
+             then post a restock from the back-office panel and watch the <a href=\"/outbox\">outbox</a>.</p>\
+             <ul><li><a href=\"/sized/linen-tee\">Linen tee, in sizes</a> (the widget follows the size picker)</li>{items}</ul>"
         ),
     )
 }
@@ -182,12 +184,68 @@ async fn product(
     )
 }
 
+/// The demo's product in sizes, as a Shopify theme renders one: a size
+/// picker in the form that adds to the cart (its `id` field is the
+/// variant), and the widget given every variant with whether it is in
+/// stock. The widget shows only for a sold-out size, and follows the picker.
+async fn sized(State((local, _)): Shared) -> Response {
+    let store = &local.services.store;
+    let mut variants = Vec::new();
+    let mut options = String::new();
+    for (size, id) in crate::SIZES {
+        let sku = Sku::try_from(format!("TEE-{size}").as_str()).expect("demo SKU");
+        let Ok(snapshot) = store.snapshot(&sku).await else {
+            return problem(StatusCode::SERVICE_UNAVAILABLE, "the store is unreachable");
+        };
+        let c = snapshot.counters;
+        let available = snapshot.stock.in_stock && c.level > c.offered + c.held;
+        variants.push(json!({ "id": id, "sku": sku, "available": available }));
+        options += &format!(
+            "<option value=\"{id}\">{size}{}</option>",
+            if available { "" } else { " — sold out" }
+        );
+    }
+    let sizes: String = crate::SIZES
+        .iter()
+        .map(|(size, _)| format!("<option>TEE-{size}</option>"))
+        .collect();
+    let capture = crate::capture_origin(local.capture_port);
+    // JSON in a data block: `<` escaped, so no value ends the element.
+    let variants = serde_json::to_string(&variants)
+        .expect("JSON")
+        .replace('<', "\\u003c");
+    page_in(
+        &Language::english(),
+        "Linen tee",
+        &format!(
+            "<p class=\"muted\">TEE-S, TEE-M, TEE-L · a product in sizes</p><h1>Linen tee</h1>\
+             <form action=\"/cart/add\" method=\"post\"><label for=\"size\">Size</label> \
+             <select id=\"size\" name=\"id\">{options}</select></form>\
+             <div data-restock-product=\"Linen tee\" data-restock-endpoint=\"{endpoint}\">\
+             <script type=\"application/json\">{variants}</script></div>\
+             <script src=\"/restock-widget.js\" defer></script>\
+             <section class=\"panel\" aria-labelledby=\"bo\"><h2 id=\"bo\">Back office (demo)</h2>\
+             <form method=\"post\" action=\"/demo/stock\"><input type=\"hidden\" name=\"csrf\" value=\"{csrf}\">\
+             <input type=\"hidden\" name=\"back\" value=\"/sized/linen-tee\">\
+             <label for=\"sku\">Size to restock</label> <select id=\"sku\" name=\"sku\">{sizes}</select> \
+             <label for=\"level\">New stock level</label> <input id=\"level\" name=\"level\" type=\"number\" min=\"0\" max=\"100000\" value=\"3\" required> \
+             <button type=\"submit\">Post restock</button></form></section>",
+            endpoint = esc(&capture),
+            csrf = esc(&local.csrf),
+        ),
+        Some(&capture),
+    )
+}
+
 #[derive(Deserialize)]
 struct StockForm {
     sku: String,
     level: i64,
     #[serde(default)]
     csrf: String,
+    /// The demo page to go back to (this server's own).
+    #[serde(default)]
+    back: Option<String>,
 }
 
 /// Why a demo form is refused, if it is: it must carry this run's token
@@ -241,9 +299,10 @@ async fn post_stock(
         location: None,
     };
     match deliver(&local, &detect, &hook).await {
-        Ok((status, _)) if status.is_success() => {
-            Redirect::to(&format!("/products/{}", form.sku)).into_response()
-        }
+        Ok((status, _)) if status.is_success() => match form.back.as_deref() {
+            Some(back @ "/sized/linen-tee") => Redirect::to(back).into_response(),
+            _ => Redirect::to(&format!("/products/{}", form.sku)).into_response(),
+        },
         Ok((status, body)) => problem(status, &format!("detect answered {status}: {body}")),
         Err(e) => problem(StatusCode::BAD_REQUEST, &e),
     }

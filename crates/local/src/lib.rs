@@ -168,7 +168,27 @@ pub fn demo_catalogue(port: u16) -> Vec<CatalogueEntry> {
     chair.ids.set(Platform::Shopify, Some(44_120_133_468_435));
     let mut lamp = entry("LAMP-BRASS", "Brass desk lamp", 1);
     lamp.ids.set(Platform::WooCommerce, Some(381));
-    vec![chair, lamp, entry("SNEAKER-DROP", "Limited runner", 16)]
+    let mut catalogue = vec![chair, lamp, entry("SNEAKER-DROP", "Limited runner", 16)];
+    // A product in sizes, one SKU a size (its page: /sized/linen-tee).
+    for (size, _) in SIZES {
+        let mut tee = entry(&format!("TEE-{size}"), &format!("Linen tee — {size}"), 1);
+        tee.product_url = format!("{origin}/sized/linen-tee?variant={}", size_variant(size))
+            .parse()
+            .ok();
+        catalogue.push(tee);
+    }
+    catalogue
+}
+
+/// The demo's product in sizes: each size and its variant id.
+pub const SIZES: [(&str, u64); 3] = [("S", 9001), ("M", 9002), ("L", 9003)];
+
+/// A size's variant id on the demo's sized product page.
+pub fn size_variant(size: &str) -> u64 {
+    SIZES
+        .iter()
+        .find(|(s, _)| *s == size)
+        .map_or(0, |(_, id)| *id)
 }
 
 /// The dev keys the local server verifies webhooks with.

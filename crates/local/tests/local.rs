@@ -166,7 +166,7 @@ async fn admin_commands_run_on_the_servers_store() {
         .run(Command::Reconcile { skus: vec![] }, now())
         .await
         .unwrap();
-    assert_eq!(out.rows.len(), 3);
+    assert_eq!(out.rows.len(), 6, "the three items and the tee's three sizes");
     assert!(
         out.rows.iter().all(|r| r[1] == "counters match"),
         "{:?}",
@@ -268,6 +268,56 @@ async fn signed_test_deliveries_are_accepted_and_tampered_ones_refused() {
         let (status, _) = call(&router, webhook_request(&delivery, tampered)).await;
         assert_eq!(status, StatusCode::UNAUTHORIZED, "{hook:?} tampered");
     }
+}
+
+/// The demo's product in sizes gives the widget every variant with whether
+/// it is in stock, in a JSON data block nothing can close early; the
+/// Shopify snippet a shop copies gives it the same way, with the
+/// attributes the widget reads.
+#[tokio::test]
+async fn a_product_in_sizes_gives_the_widget_its_variants_as_the_shopify_snippet_does() {
+    let local = local().await;
+    let router = app(local);
+    let get = |path: &str| Request::get(path).body(Body::empty()).unwrap();
+    let (status, page) = call(&router, get("/sized/linen-tee")).await;
+    assert_eq!(status, StatusCode::OK);
+    let open = "<script type=\"application/json\">";
+    let start = page.find(open).unwrap() + open.len();
+    let end = start + page[start..].find("</script>").unwrap();
+    let variants: serde_json::Value = serde_json::from_str(&page[start..end]).unwrap();
+    assert_eq!(
+        variants,
+        serde_json::json!([
+            {"id": 9001, "sku": "TEE-S", "available": false},
+            {"id": 9002, "sku": "TEE-M", "available": false},
+            {"id": 9003, "sku": "TEE-L", "available": false},
+        ])
+    );
+    assert!(
+        page.contains("<select id=\"size\" name=\"id\">"),
+        "the picker is the form's `id` field"
+    );
+    let (_, js) = call(&router, get("/restock-widget.js")).await;
+    let snippet = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../examples/shopify/restock-notify.liquid"),
+    )
+    .unwrap();
+    for attribute in [
+        "data-restock-endpoint",
+        "data-restock-product",
+        "data-restock-variant",
+    ] {
+        assert!(
+            snippet.contains(attribute) && js.contains(attribute),
+            "{attribute}"
+        );
+    }
+    assert!(
+        snippet
+            .contains("<script type=\"application/json\">{{ product.variants | json }}</script>")
+    );
+    assert!(js.contains("script[type=\"application/json\"]"));
 }
 
 #[tokio::test]
