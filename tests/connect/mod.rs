@@ -79,6 +79,7 @@ async fn connect_shopify_takes_a_shop_from_nothing_to_connected_and_again_change
     let stack = Stack {
         keys_secret: d.secret.clone(),
         detect_url: DETECT.into(),
+        capture_url: "https://capture.example.lambda-url.eu-west-2.on.aws/".into(),
         table: d.store.table().to_owned(),
     };
     let app = || ShopifyAccess::App {
@@ -275,6 +276,7 @@ async fn connect_woocommerce_registers_signed_webhooks_and_imports_every_variati
     let stack = Stack {
         keys_secret: d.secret.clone(),
         detect_url: DETECT.into(),
+        capture_url: "https://capture.example.lambda-url.eu-west-2.on.aws/".into(),
         table: d.store.table().to_owned(),
     };
     let run = |dry_run: bool| {

@@ -24,6 +24,8 @@ pub struct Stack {
     pub keys_secret: String,
     /// `DetectUrl` (ends in `/`).
     pub detect_url: String,
+    /// `CaptureUrl`: where the widget posts.
+    pub capture_url: String,
     /// `TableName`.
     pub table: String,
 }

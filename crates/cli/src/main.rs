@@ -231,8 +231,9 @@ enum ConnectCmd {
         /// environment, out of the shell's history).
         #[arg(long, env = "WOOCOMMERCE_CONSUMER_SECRET", hide_env_values = true)]
         consumer_secret: String,
-        /// Also write the WordPress plugin that carries the hold into the
-        /// order to this file (upload it under Plugins → Add New).
+        /// Also write the WordPress plugin to this file: the notify-me form
+        /// on sold-out products and variations, and the hold carried into
+        /// the order (upload it under Plugins → Add New).
         #[arg(long)]
         plugin: Option<String>,
         /// Say what would change, and change nothing.
@@ -632,6 +633,7 @@ async fn stack_outputs(
     Ok(restock_aws::connect::Stack {
         keys_secret: output("KeysSecretArn")?,
         detect_url: output("DetectUrl")?,
+        capture_url: output("CaptureUrl")?,
         table: output("TableName")?,
     })
 }
@@ -679,12 +681,11 @@ async fn connect(cli: &Cli) -> Result<String, CliError> {
             .await
             .map_err(|e| CliError::Usage(e.to_string()))?;
             if let Some(file) = plugin {
-                std::fs::write(file, restock_aws::platforms::woocommerce::HOLD_PLUGIN).map_err(
-                    |source| CliError::Create {
-                        file: file.clone(),
-                        source,
-                    },
-                )?;
+                let plugin = restock_aws::platforms::woocommerce::plugin(&outputs.capture_url);
+                std::fs::write(file, plugin).map_err(|source| CliError::Create {
+                    file: file.clone(),
+                    source,
+                })?;
             }
             (done, *dry_run, Some(plugin.clone()))
         }
@@ -703,11 +704,11 @@ async fn connect(cli: &Cli) -> Result<String, CliError> {
     match plugin {
         Some(Some(file)) => {
             text += &format!(
-                "plugin: {file} written; upload it under Plugins → Add New → Upload Plugin and activate it (it carries the hold from the reserve link into the order)\n"
+                "plugin: {file} written; upload it under Plugins → Add New → Upload Plugin and activate it (it shows the notify-me form on sold-out products and variations, and carries the hold from the reserve link into the order)\n"
             )
         }
         Some(None) => {
-            text += "plugin: run again with --plugin restock-hold.php to write the WordPress plugin that carries the hold into the order\n"
+            text += "plugin: run again with --plugin restock.php to write the WordPress plugin (the notify-me form, and the hold carried into the order)\n"
         }
         None => {}
     }

@@ -427,7 +427,9 @@ async fn sign_webhook_signs_for_a_deployed_stack_with_its_own_key() {
         "Resources": {"Topic": {"Type": "AWS::SNS::Topic"}},
         "Outputs": {
             "KeysSecretArn": {"Value": arn},
-            "DetectUrl": {"Value": "https://detect.example.lambda-url.eu-west-2.on.aws/"}
+            "DetectUrl": {"Value": "https://detect.example.lambda-url.eu-west-2.on.aws/"},
+            "CaptureUrl": {"Value": "https://capture.example.lambda-url.eu-west-2.on.aws/"},
+            "TableName": {"Value": "restock-table"}
         }
     });
     aws_sdk_cloudformation::Client::new(&sdk)

@@ -166,7 +166,11 @@ async fn admin_commands_run_on_the_servers_store() {
         .run(Command::Reconcile { skus: vec![] }, now())
         .await
         .unwrap();
-    assert_eq!(out.rows.len(), 6, "the three items and the tee's three sizes");
+    assert_eq!(
+        out.rows.len(),
+        6,
+        "the three items and the tee's three sizes"
+    );
     assert!(
         out.rows.iter().all(|r| r[1] == "counters match"),
         "{:?}",

@@ -272,7 +272,7 @@ async fn checked(response: reqwest::Response) -> Result<reqwest::Response, Platf
 /// and per variation with a SKU, named "product — options", its page, its
 /// id (the one its stock webhook and the pull name), and a link that puts
 /// it in the cart carrying the hold (`?hold=` is kept into the order by
-/// the restock-hold plugin). Items without a SKU are left out and counted.
+/// the restock plugin, [`plugin`]). Items without a SKU are left out and counted.
 pub fn catalogue_entries(
     site: &str,
     products: &[(Product, Vec<Variation>)],
@@ -314,54 +314,111 @@ pub fn catalogue_entries(
     (entries, skipped)
 }
 
-/// The WordPress plugin that carries a reserve link's `?hold=…` into the
-/// order: kept in the shopper's session from the link until checkout,
-/// then saved on the order as its `hold` meta, which the order webhook
-/// shows. `restock connect woocommerce` writes it; upload it under
-/// Plugins → Add New → Upload Plugin.
-pub const HOLD_PLUGIN: &str = r#"<?php
+/// The widget, as the shop's pages run it.
+const WIDGET_JS: &str = include_str!("../../../local/assets/restock-widget.js");
+
+/// The WordPress plugin `restock connect woocommerce --plugin` writes, for
+/// the stack whose capture listens at `endpoint`:
+///
+/// - it carries a reserve link's `?hold=…` into the order: kept in the
+///   shopper's session from the link until checkout, then saved on the
+///   order as its `hold` meta, which the order webhook shows;
+/// - it renders the notify-me widget on a product page: for a simple
+///   product while it is out of stock, and for a variable product with
+///   every variation and whether it is in stock, so the form follows the
+///   shopper's choice (WooCommerce's `found_variation` and `reset_data`).
+///   The widget's script is inside the plugin: nothing else to host.
+///
+/// Upload it under Plugins → Add New → Upload Plugin.
+pub fn plugin(endpoint: &str) -> String {
+    let endpoint = endpoint.trim_end_matches('/').replace(['\\', '\''], "");
+    format!(
+        r#"<?php
 /**
- * Plugin Name: restock hold
- * Description: Keeps the hold from a restock reserve link (?hold=...) until checkout and saves it on the order, so the order ends the hold.
- * Version: 1.0.0
+ * Plugin Name: restock
+ * Description: The restock notify-me form on sold-out products and variations, and the hold from a restock reserve link (?hold=...) kept until checkout and saved on the order, so the order ends the hold.
+ * Version: 1.1.0
  * Requires Plugins: woocommerce
  * License: Apache-2.0
  */
 
 defined('ABSPATH') || exit;
 
-add_action('woocommerce_init', function () {
-    if (empty($_GET['hold']) || !WC()->session) {
-        return;
-    }
-    if (!WC()->session->has_session()) {
-        WC()->session->set_customer_session_cookie(true);
-    }
-    WC()->session->set('restock_hold', sanitize_text_field(wp_unslash($_GET['hold'])));
-});
+const RESTOCK_ENDPOINT = '{endpoint}';
 
-add_action('woocommerce_checkout_create_order', function ($order) {
+add_action('woocommerce_init', function () {{
+    if (empty($_GET['hold']) || !WC()->session) {{
+        return;
+    }}
+    if (!WC()->session->has_session()) {{
+        WC()->session->set_customer_session_cookie(true);
+    }}
+    WC()->session->set('restock_hold', sanitize_text_field(wp_unslash($_GET['hold'])));
+}});
+
+add_action('woocommerce_checkout_create_order', function ($order) {{
     $hold = WC()->session ? WC()->session->get('restock_hold') : null;
-    if ($hold) {
+    if ($hold) {{
         $order->update_meta_data('hold', $hold);
         WC()->session->set('restock_hold', null);
-    }
-});
-"#;
+    }}
+}});
+
+add_action('woocommerce_single_product_summary', function () {{
+    global $product;
+    if (!$product) {{
+        return;
+    }}
+    $attributes = 'data-restock-endpoint="' . esc_attr(RESTOCK_ENDPOINT) . '" data-restock-product="' . esc_attr($product->get_name()) . '"';
+    if ($product->is_type('variable')) {{
+        $variants = array_map(function ($v) {{
+            return ['id' => $v['variation_id'], 'sku' => $v['sku'], 'available' => (bool) $v['is_in_stock']];
+        }}, $product->get_available_variations());
+        echo '<div ' . $attributes . '><script type="application/json">' . wp_json_encode($variants, JSON_HEX_TAG | JSON_HEX_AMP) . '</script></div>';
+    }} elseif (!$product->is_in_stock() && $product->get_sku()) {{
+        echo '<div ' . $attributes . ' data-restock-sku="' . esc_attr($product->get_sku()) . '"></div>';
+    }} else {{
+        return;
+    }}
+    wp_enqueue_script('restock-widget');
+}}, 35);
+
+add_action('wp_enqueue_scripts', function () {{
+    wp_register_script('restock-widget', false, ['jquery'], '1.1.0', true);
+    wp_add_inline_script('restock-widget', <<<'RESTOCK_WIDGET_JS'
+{widget}
+RESTOCK_WIDGET_JS
+    );
+}});
+"#,
+        widget = WIDGET_JS.trim_end(),
+    )
+}
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn the_hold_plugin_is_a_plugin_that_keeps_the_hold_until_the_order() {
-        assert!(HOLD_PLUGIN.starts_with("<?php\n/**\n * Plugin Name: restock hold\n"));
-        assert!(HOLD_PLUGIN.contains("defined('ABSPATH') || exit;"));
+    fn the_plugin_keeps_the_hold_until_the_order_and_renders_the_widget() {
+        let plugin = plugin("https://capture.example/");
+        assert!(plugin.starts_with("<?php\n/**\n * Plugin Name: restock\n"));
+        assert!(plugin.contains("defined('ABSPATH') || exit;"));
+        assert!(plugin.contains("const RESTOCK_ENDPOINT = 'https://capture.example';"));
         // Kept from the link (`?hold=`, as the catalogue's checkout_url
         // carries it) to the order's `hold` meta, which the order webhook
         // parser reads.
-        assert!(HOLD_PLUGIN.contains("$_GET['hold']"));
-        assert!(HOLD_PLUGIN.contains("update_meta_data('hold', $hold)"));
+        assert!(plugin.contains("$_GET['hold']"));
+        assert!(plugin.contains("update_meta_data('hold', $hold)"));
+        // The widget inside, whole, in a nowdoc its text cannot end early.
+        assert!(plugin.contains(WIDGET_JS.trim_end()));
+        assert_eq!(plugin.matches("\nRESTOCK_WIDGET_JS\n").count(), 1);
+        assert!(!WIDGET_JS.contains("RESTOCK_WIDGET_JS"));
+        // Variations as the widget reads them; JSON that cannot close the element.
+        assert!(plugin.contains("'id' => $v['variation_id'], 'sku' => $v['sku'], 'available' => (bool) $v['is_in_stock']"));
+        assert!(plugin.contains("JSON_HEX_TAG"));
+        // An endpoint cannot break out of its PHP string.
+        assert!(plugin_endpoint_is_plain("https://x.example/'; evil(); '"));
         let (entries, _) = catalogue_entries(
             "https://shop.example",
             &[(
@@ -377,5 +434,14 @@ mod tests {
         );
         let checkout = entries[0].checkout_url.as_deref().unwrap();
         assert!(checkout.ends_with("&hold={hold}"), "{checkout}");
+    }
+
+    fn plugin_endpoint_is_plain(endpoint: &str) -> bool {
+        let plugin = plugin(endpoint);
+        let line = plugin
+            .lines()
+            .find(|l| l.starts_with("const RESTOCK_ENDPOINT"))
+            .unwrap();
+        line.matches('\'').count() == 2 && line.ends_with("';")
     }
 }
