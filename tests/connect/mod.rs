@@ -394,3 +394,92 @@ async fn connect_woocommerce_registers_signed_webhooks_and_imports_every_variati
             .is_ok()
     );
 }
+
+/// From a fresh stack (no platform keys) to a passing doctor: `restock
+/// doctor` names what blocks notices, `connect shopify` and `connect
+/// woocommerce` fix it, and then it passes; a webhook the platform
+/// disabled fails it again.
+#[tokio::test]
+async fn connect_takes_a_fresh_stack_to_a_passing_doctor() {
+    let fake = PlatformFake::start().await;
+    *fake.variants.lock().unwrap() = vec![variant(
+        4242,
+        CHAIR,
+        "Standard",
+        ("Walnut dining chair", "walnut-chair", false),
+        CHAIR_SHOPIFY_ID,
+    )];
+    *fake.woo_products.lock().unwrap() = vec![serde_json::json!({
+        "id": 812, "name": "Linen throw", "type": "simple", "sku": "THROW-OAT",
+        "permalink": "https://shop.example/product/linen-throw/",
+    })];
+    let mut fresh: serde_json::Value = serde_json::from_str(&secrets_json()).unwrap();
+    for key in ["shopify", "woocommerce", "shopify_admin", "woocommerce_api"] {
+        fresh.as_object_mut().unwrap().remove(key);
+    }
+    let d = Deployment::create_with_secret(settings(), &fresh.to_string()).await;
+    let sdk = aws_config(&d.endpoint).await;
+    let stack = Stack {
+        keys_secret: d.secret.clone(),
+        detect_url: DETECT.into(),
+        capture_url: "https://capture.example.lambda-url.eu-west-2.on.aws/".into(),
+        table: d.store.table().to_owned(),
+    };
+    let failing = |report: &restock_aws::doctor::Report| {
+        report
+            .findings
+            .iter()
+            .filter(|f| f.severity == restock_aws::doctor::Severity::Blocking)
+            .map(|f| f.check.clone())
+            .collect::<Vec<_>>()
+    };
+
+    let before = restock_aws::doctor::check(&sdk, &stack).await;
+    assert!(before.blocking(), "{}", before.describe());
+    assert_eq!(
+        failing(&before),
+        ["shopify webhook key", "woocommerce webhook key"],
+        "{}",
+        before.describe()
+    );
+    assert!(
+        before.describe().contains("fix: `restock connect shopify`"),
+        "{}",
+        before.describe()
+    );
+
+    let app = ShopifyAccess::App {
+        client_id: SHOPIFY_APP.0.into(),
+        client_secret: SHOPIFY_APP.1.into(),
+    };
+    connect::shopify(&sdk, &stack, &fake.url, app, false)
+        .await
+        .unwrap();
+    connect::woocommerce(&sdk, &stack, &fake.url, WOO_API_KEY.0, WOO_API_KEY.1, false)
+        .await
+        .unwrap();
+    let after = restock_aws::doctor::check(&sdk, &stack).await;
+    assert!(!after.blocking(), "{}", after.describe());
+    let said = after.describe();
+    for check in [
+        "ok   shopify webhook INVENTORY_LEVELS_UPDATE: delivers to",
+        "ok   shopify webhook ORDERS_PAID",
+        "ok   woocommerce webhook product.updated",
+        "ok   woocommerce webhook order.updated",
+        "ok   shopify API access: answers",
+        "ok   SES sender identity",
+    ] {
+        assert!(said.contains(check), "{check}: {said}");
+    }
+    assert!(said.contains("notices can reach shoppers"), "{said}");
+
+    // WooCommerce disables a webhook after failed deliveries: blocking again.
+    fake.woo_webhooks.lock().unwrap()[0]["status"] = "disabled".into();
+    let disabled = restock_aws::doctor::check(&sdk, &stack).await;
+    assert_eq!(
+        failing(&disabled),
+        ["woocommerce webhook product.updated"],
+        "{}",
+        disabled.describe()
+    );
+}

@@ -19,6 +19,7 @@
 
 mod channels;
 pub mod connect;
+pub mod doctor;
 mod events;
 pub mod http;
 pub mod logs;

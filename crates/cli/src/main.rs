@@ -123,6 +123,15 @@ enum Cmd {
         #[command(subcommand)]
         platform: ConnectCmd,
     },
+    /// Check a deployed stack end to end, each finding with its fix:
+    /// settings, catalogue, each platform's webhook key, API access and
+    /// webhooks at the DetectUrl, the mail sender. Exits 1 when something
+    /// blocks notices.
+    Doctor {
+        /// The deployed stack's name.
+        #[arg(long)]
+        stack: String,
+    },
     /// Print a correctly signed test webhook as a curl command.
     SignWebhook {
         /// A platform's name (`shopify`, `woocommerce`, `stock`) for a stock
@@ -302,6 +311,10 @@ enum CliError {
     /// The command's arguments do not fit together.
     #[error("{0}")]
     Usage(String),
+    /// A report that ends in failure (`doctor` found what blocks notices):
+    /// printed as it is, exit 1.
+    #[error("{0}")]
+    Failed(String),
     /// The local server could not be reached.
     #[error(
         "the local server at {base} did not answer ({reason}); start it with `cargo run -p restock-local`, or pass --table for a deployed stack"
@@ -858,6 +871,10 @@ async fn main() -> ExitCode {
             print!("{text}");
             ExitCode::SUCCESS
         }
+        Err(CliError::Failed(report)) => {
+            print!("{report}");
+            ExitCode::FAILURE
+        }
         Err(e) => {
             eprintln!("restock: {e}");
             ExitCode::FAILURE
@@ -871,6 +888,21 @@ async fn run(cli: &Cli) -> Result<String, CliError> {
     }
     if matches!(cli.command, Cmd::Connect { .. }) {
         return connect(cli).await;
+    }
+    if let Cmd::Doctor { stack } = &cli.command {
+        let sdk = restock_aws::wiring::sdk_config(cli.endpoint_url.as_deref()).await;
+        let outputs = stack_outputs(&sdk, stack).await?;
+        let report = restock_aws::doctor::check(&sdk, &outputs).await;
+        let text = if cli.json {
+            serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"
+        } else {
+            report.describe()
+        };
+        return if report.blocking() {
+            Err(CliError::Failed(text))
+        } else {
+            Ok(text)
+        };
     }
     let target = target(cli).await?;
     if let Cmd::Dashboard { port, no_open } = cli.command {
@@ -938,6 +970,7 @@ fn command(cmd: &Cmd) -> Result<Command, CliError> {
         | Cmd::Export { .. }
         | Cmd::Dashboard { .. }
         | Cmd::Connect { .. }
+        | Cmd::Doctor { .. }
         | Cmd::SignWebhook { .. } => {
             unreachable!("handled before")
         }

@@ -546,4 +546,18 @@ async fn sign_webhook_signs_for_a_deployed_stack_with_its_own_key() {
         String::from_utf8_lossy(&said.stderr).contains("could not read the stack no-such-stack"),
         "{said:?}"
     );
+
+    // `restock doctor` on that stack: its table is not there, which blocks
+    // everything; the report goes to stdout and the exit code says so.
+    let doctor = run(&["doctor", "--stack", &stack]);
+    assert_eq!(doctor.status.code(), Some(1), "{doctor:?}");
+    let report = String::from_utf8_lossy(&doctor.stdout);
+    assert!(report.contains("FAIL table: unreadable"), "{report}");
+    let json = run(&["--json", "doctor", "--stack", &stack]);
+    assert_eq!(json.status.code(), Some(1));
+    let findings: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(
+        findings["findings"][0]["severity"], "blocking",
+        "{findings}"
+    );
 }
