@@ -473,6 +473,35 @@ async fn connect_takes_a_fresh_stack_to_a_passing_doctor() {
     }
     assert!(said.contains("notices can reach shoppers"), "{said}");
 
+    // `restock catalogue sync`: the shop renamed the throw and stopped
+    // selling the chair's variant; the sync applies the name and names
+    // the chair, leaving it as it is.
+    fake.woo_products.lock().unwrap()[0]["name"] = "Linen throw, oat".into();
+    fake.variants.lock().unwrap().clear();
+    let synced = connect::sync(&sdk, &stack, false).await.unwrap();
+    let by = |p: Platform| synced.iter().find(|s| s.platform == p).unwrap();
+    let shopify = by(Platform::Shopify);
+    assert!(shopify.catalogue.is_empty());
+    assert_eq!(shopify.gone, [Sku::try_from(CHAIR).unwrap()]);
+    let woo = by(Platform::WooCommerce);
+    assert_eq!(woo.catalogue.len(), 1);
+    assert_eq!(woo.catalogue[0].entry().name, "Linen throw, oat");
+    let throw = d
+        .store
+        .catalogue_entry(&Sku::try_from("THROW-OAT").unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(throw.name, "Linen throw, oat");
+    assert!(
+        d.store
+            .catalogue_entry(&Sku::try_from(CHAIR).unwrap())
+            .await
+            .unwrap()
+            .is_some(),
+        "left as it is"
+    );
+
     // WooCommerce disables a webhook after failed deliveries: blocking again.
     fake.woo_webhooks.lock().unwrap()[0]["status"] = "disabled".into();
     let disabled = restock_aws::doctor::check(&sdk, &stack).await;

@@ -400,6 +400,93 @@ pub async fn woocommerce(
     Ok(done)
 }
 
+/// What `restock catalogue sync` found for one platform.
+#[derive(Debug, Clone)]
+pub struct Synced {
+    /// The platform read.
+    pub platform: Platform,
+    /// The catalogue's changes.
+    pub catalogue: Vec<Change>,
+    /// Items it lists without a SKU, left out.
+    pub without_sku: usize,
+    /// Catalogued items with its id that it no longer lists: left as they
+    /// are (their waiting shoppers keep their places).
+    pub gone: Vec<restock_core::Sku>,
+}
+
+/// Re-reads every platform whose API access is in the keys secret and
+/// applies what changed to the catalogue (unless `dry_run`): new items,
+/// new names, URLs and ids; each item's own threshold and shards stay.
+/// Items a platform no longer lists are reported, not removed.
+///
+/// # Errors
+/// [`ConnectError`] naming the step and what to check.
+pub async fn sync(
+    sdk: &aws_config::SdkConfig,
+    stack: &Stack,
+    dry_run: bool,
+) -> Result<Vec<Synced>, ConnectError> {
+    let keys = read_keys(sdk, stack).await?;
+    let platforms = HttpPlatforms::new();
+    let mut synced = Vec::new();
+    for platform in [Platform::Shopify, Platform::WooCommerce] {
+        let Some(access) = platform
+            .api_secret_key()
+            .map(|k| &keys[k])
+            .filter(|a| !a.is_null())
+        else {
+            continue;
+        };
+        let step = format!("reading {}", platform.label());
+        let (listed, without_sku) = match platform {
+            Platform::Shopify => {
+                let api = platforms
+                    .shopify(access)
+                    .map_err(|e| said(&step)(e.to_string()))?;
+                let variants = api
+                    .variants()
+                    .await
+                    .map_err(|e| said(&step)(e.to_string()))?;
+                shopify::catalogue_entries(&api.shop(), &variants)
+            }
+            _ => {
+                let api = platforms
+                    .woocommerce(access)
+                    .map_err(|e| said(&step)(e.to_string()))?;
+                let products = api
+                    .products()
+                    .await
+                    .map_err(|e| said(&step)(e.to_string()))?;
+                woocommerce::catalogue_entries(&api.site(), &products)
+            }
+        };
+        let ids: std::collections::BTreeSet<u64> =
+            listed.iter().filter_map(|e| e.ids.get(platform)).collect();
+        let store = DynamoStore::new(aws_sdk_dynamodb::Client::new(sdk), &stack.table);
+        let gone = store
+            .catalogue()
+            .await
+            .map_err(|e| said("reading the catalogue")(e.to_string()))?
+            .into_iter()
+            .filter(|e| e.ids.get(platform).is_some_and(|id| !ids.contains(&id)))
+            .map(|e| e.sku)
+            .collect();
+        let catalogue = catalogue(sdk, stack, platform, listed, dry_run).await?;
+        synced.push(Synced {
+            platform,
+            catalogue,
+            without_sku,
+            gone,
+        });
+    }
+    if synced.is_empty() {
+        return Err(ConnectError(
+            "no platform's API access is in the keys secret: run `restock connect shopify` or `restock connect woocommerce` first".into(),
+        ));
+    }
+    Ok(synced)
+}
+
 /// A new webhook signing secret: 32 random bytes as hex.
 fn generated_secret() -> String {
     use restock_app::ports::Entropy;

@@ -192,6 +192,18 @@ enum CatalogueCmd {
     Import { file: String },
     /// One entry with its stock and counters; every entry without a SKU.
     Show { sku: Option<String> },
+    /// Re-read every connected platform (its API access in the stack's
+    /// keys secret) and apply what changed: new variants, new names and
+    /// URLs; each item's own threshold and shards stay. Items a platform
+    /// no longer lists are named, and left as they are.
+    Sync {
+        /// The deployed stack's name.
+        #[arg(long)]
+        stack: String,
+        /// Say what would change, and change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -889,6 +901,43 @@ async fn run(cli: &Cli) -> Result<String, CliError> {
     if matches!(cli.command, Cmd::Connect { .. }) {
         return connect(cli).await;
     }
+    if let Cmd::Catalogue {
+        action: CatalogueCmd::Sync { stack, dry_run },
+    } = &cli.command
+    {
+        let sdk = restock_aws::wiring::sdk_config(cli.endpoint_url.as_deref()).await;
+        let outputs = stack_outputs(&sdk, stack).await?;
+        let synced = restock_aws::connect::sync(&sdk, &outputs, *dry_run)
+            .await
+            .map_err(|e| CliError::Usage(e.to_string()))?;
+        let mut text = String::new();
+        for s in &synced {
+            let new = s
+                .catalogue
+                .iter()
+                .filter(|c| matches!(c, restock_core::catalogue::Change::New(_)))
+                .count();
+            text += &format!(
+                "{}: {new} new, {} changed, {} no longer listed (left as they are), {} without a SKU{}\n",
+                s.platform.label(),
+                s.catalogue.len() - new,
+                s.gone.len(),
+                s.without_sku,
+                if *dry_run {
+                    " (dry run: nothing changed)"
+                } else {
+                    ""
+                }
+            );
+            for change in &s.catalogue {
+                text += &format!("  {}\n", change.describe());
+            }
+            for sku in &s.gone {
+                text += &format!("  - {sku}  no longer listed\n");
+            }
+        }
+        return Ok(text);
+    }
     if let Cmd::Doctor { stack } = &cli.command {
         let sdk = restock_aws::wiring::sdk_config(cli.endpoint_url.as_deref()).await;
         let outputs = stack_outputs(&sdk, stack).await?;
@@ -965,7 +1014,7 @@ fn command(cmd: &Cmd) -> Result<Command, CliError> {
             contact: contact.clone(),
         },
         Cmd::Catalogue {
-            action: CatalogueCmd::Import { .. },
+            action: CatalogueCmd::Import { .. } | CatalogueCmd::Sync { .. },
         }
         | Cmd::Export { .. }
         | Cmd::Dashboard { .. }
