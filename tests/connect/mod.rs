@@ -472,6 +472,11 @@ async fn connect_takes_a_fresh_stack_to_a_passing_doctor() {
         assert!(said.contains(check), "{check}: {said}");
     }
     assert!(said.contains("notices can reach shoppers"), "{said}");
+    // The settings text shoppers: SNS's sandbox and spending limit are looked at.
+    assert!(
+        said.contains("SNS SMS sandbox") && said.contains("SNS spending limit"),
+        "{said}"
+    );
 
     // `restock catalogue sync`: the shop renamed the throw and stopped
     // selling the chair's variant; the sync applies the name and names

@@ -181,8 +181,58 @@ pub async fn check(sdk: &aws_config::SdkConfig, stack: &Stack) -> Report {
     }
     if let Some(settings) = &settings {
         sender_checks(&mut report, sdk, settings).await;
+        if !settings.sms_countries.is_empty() {
+            text_checks(&mut report, sdk).await;
+        }
     }
     report
+}
+
+/// Texts (the settings name countries): SNS's SMS sandbox, where texts
+/// reach only verified numbers, and the account's monthly spending limit,
+/// past which SNS stops sending.
+async fn text_checks(report: &mut Report, sdk: &aws_config::SdkConfig) {
+    let sns = aws_sdk_sns::Client::new(sdk);
+    match sns.get_sms_sandbox_account_status().send().await {
+        Ok(status) if status.is_in_sandbox() => report.add(
+            Severity::Blocking,
+            "SNS SMS sandbox",
+            "the account is in it: texts reach only verified numbers, so no shopper is texted",
+            Some("request to leave it (SNS console → Text messaging (SMS) → Sandbox)".into()),
+        ),
+        Ok(_) => report.ok("SNS SMS sandbox", "out of it"),
+        Err(e) => report.add(
+            Severity::Warning,
+            "SNS SMS sandbox",
+            format!("could not be read ({e})"),
+            Some("check in the SNS console (Text messaging (SMS) → Sandbox) that the account is out of it".into()),
+        ),
+    }
+    let limit = sns
+        .get_sms_attributes()
+        .attributes("MonthlySpendLimit")
+        .send()
+        .await
+        .ok()
+        .and_then(|a| {
+            a.attributes()
+                .and_then(|m| m.get("MonthlySpendLimit").cloned())
+        });
+    match limit.as_deref().map(str::parse::<f64>) {
+        Some(Ok(dollars)) if dollars <= 1.0 => report.add(
+            Severity::Warning,
+            "SNS spending limit",
+            format!("${dollars} a month (AWS's default): SNS stops texting once it is spent, about 125 texts"),
+            Some("raise it with an AWS support case, then in SNS → Text messaging (SMS) → Edit".into()),
+        ),
+        Some(Ok(dollars)) => report.ok("SNS spending limit", format!("${dollars} a month")),
+        _ => report.add(
+            Severity::Warning,
+            "SNS spending limit",
+            "could not be read",
+            Some("check it in SNS → Text messaging (SMS)".into()),
+        ),
+    }
 }
 
 async fn read_keys(
