@@ -35,6 +35,16 @@ fn variant(
     })
 }
 
+/// The stack's outputs as `connect` reads them, for deployment `d`.
+fn stack_of(d: &Deployment) -> Stack {
+    Stack {
+        keys_secret: d.secret.clone(),
+        detect_url: DETECT.into(),
+        capture_url: "https://capture.example.lambda-url.eu-west-2.on.aws/".into(),
+        table: d.store.table().to_owned(),
+    }
+}
+
 async fn keys(sdk: &aws_config::SdkConfig, secret: &str) -> serde_json::Value {
     let value = aws_sdk_secretsmanager::Client::new(sdk)
         .get_secret_value()
@@ -76,12 +86,7 @@ async fn connect_shopify_takes_a_shop_from_nothing_to_connected_and_again_change
     ];
     let d = Deployment::create(settings()).await;
     let sdk = aws_config(&d.endpoint).await;
-    let stack = Stack {
-        keys_secret: d.secret.clone(),
-        detect_url: DETECT.into(),
-        capture_url: "https://capture.example.lambda-url.eu-west-2.on.aws/".into(),
-        table: d.store.table().to_owned(),
-    };
+    let stack = stack_of(&d);
     let app = || ShopifyAccess::App {
         client_id: SHOPIFY_APP.0.into(),
         client_secret: SHOPIFY_APP.1.into(),
@@ -273,12 +278,7 @@ async fn connect_woocommerce_registers_signed_webhooks_and_imports_every_variati
     secret.as_object_mut().unwrap().remove("woocommerce");
     let d = Deployment::create_with_secret(settings(), &secret.to_string()).await;
     let sdk = aws_config(&d.endpoint).await;
-    let stack = Stack {
-        keys_secret: d.secret.clone(),
-        detect_url: DETECT.into(),
-        capture_url: "https://capture.example.lambda-url.eu-west-2.on.aws/".into(),
-        table: d.store.table().to_owned(),
-    };
+    let stack = stack_of(&d);
     let run = |dry_run: bool| {
         let (sdk, stack, url) = (sdk.clone(), stack.clone(), fake.url.clone());
         async move {
@@ -419,12 +419,7 @@ async fn connect_takes_a_fresh_stack_to_a_passing_doctor() {
     }
     let d = Deployment::create_with_secret(settings(), &fresh.to_string()).await;
     let sdk = aws_config(&d.endpoint).await;
-    let stack = Stack {
-        keys_secret: d.secret.clone(),
-        detect_url: DETECT.into(),
-        capture_url: "https://capture.example.lambda-url.eu-west-2.on.aws/".into(),
-        table: d.store.table().to_owned(),
-    };
+    let stack = stack_of(&d);
     let failing = |report: &restock_aws::doctor::Report| {
         report
             .findings

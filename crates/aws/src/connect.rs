@@ -30,6 +30,18 @@ pub struct Stack {
     pub table: String,
 }
 
+impl Stack {
+    /// Where `platform`'s deliveries go on this stack: its DetectUrl and
+    /// the platform's route.
+    pub fn webhook_url(&self, platform: Platform) -> String {
+        format!(
+            "{}/{}",
+            self.detect_url.trim_end_matches('/'),
+            platform.routes()[0].trim_start_matches('/')
+        )
+    }
+}
+
 /// How restock gets Shopify Admin API tokens.
 #[derive(Debug, Clone)]
 pub enum ShopifyAccess {
@@ -185,11 +197,7 @@ pub async fn shopify(
     }
 
     // 2. The webhooks, at this stack's DetectUrl.
-    let uri = format!(
-        "{}/{}",
-        stack.detect_url.trim_end_matches('/'),
-        Platform::Shopify.routes()[0].trim_start_matches('/')
-    );
+    let uri = stack.webhook_url(Platform::Shopify);
     let subscribed = api
         .subscriptions(&SHOPIFY_TOPICS)
         .await
@@ -218,30 +226,58 @@ pub async fn shopify(
     }
 
     // 3. Every variant in the catalogue; the shop's own settings per item stay.
-    let variants = api
-        .variants()
-        .await
-        .map_err(|e| said("reading the shop's variants")(e.to_string()))?;
-    let (listed, without_sku) = shopify::catalogue_entries(&api.shop(), &variants);
+    let (listed, without_sku) = listing(&platforms, Platform::Shopify, &admin_access).await?;
     done.without_sku = without_sku;
-    done.catalogue = catalogue(sdk, stack, Platform::Shopify, listed, dry_run).await?;
+    (done.catalogue, _) = catalogue(sdk, stack, Platform::Shopify, listed, dry_run).await?;
     Ok(done)
 }
 
+/// The catalogue entries `platform` lists with `access` (the keys
+/// secret's value for it), and how many items it lists without a SKU.
+async fn listing(
+    platforms: &HttpPlatforms,
+    platform: Platform,
+    access: &serde_json::Value,
+) -> Result<(Vec<CatalogueEntry>, usize), ConnectError> {
+    let step = format!("reading {}'s items", platform.label());
+    let failed = |e: restock_app::ports::PlatformError| said(&step)(e.to_string());
+    match platform {
+        Platform::Shopify => {
+            let api = platforms.shopify(access).map_err(failed)?;
+            let variants = api.variants().await.map_err(failed)?;
+            Ok(shopify::catalogue_entries(&api.shop(), &variants))
+        }
+        Platform::WooCommerce => {
+            let api = platforms.woocommerce(access).map_err(failed)?;
+            let products = api.products().await.map_err(failed)?;
+            Ok(woocommerce::catalogue_entries(&api.site(), &products))
+        }
+        Platform::Standard => Ok((Vec::new(), 0)),
+    }
+}
+
 /// Merges what `platform` lists into the stack's catalogue (unless
-/// `dry_run`), checked as any import is; the changes.
+/// `dry_run`), checked as any import is: the changes, and the catalogued
+/// items with `platform`'s id that it no longer lists.
 async fn catalogue(
     sdk: &aws_config::SdkConfig,
     stack: &Stack,
     platform: Platform,
     listed: Vec<CatalogueEntry>,
     dry_run: bool,
-) -> Result<Vec<Change>, ConnectError> {
+) -> Result<(Vec<Change>, Vec<restock_core::Sku>), ConnectError> {
     let store = DynamoStore::new(aws_sdk_dynamodb::Client::new(sdk), &stack.table);
     let existing: Vec<CatalogueEntry> = store
         .catalogue()
         .await
         .map_err(|e| said("reading the catalogue")(e.to_string()))?;
+    let ids: std::collections::BTreeSet<u64> =
+        listed.iter().filter_map(|e| e.ids.get(platform)).collect();
+    let gone = existing
+        .iter()
+        .filter(|e| e.ids.get(platform).is_some_and(|id| !ids.contains(&id)))
+        .map(|e| e.sku.clone())
+        .collect();
     let changes = merge_listed(&existing, platform, listed);
     if !dry_run && !changes.is_empty() {
         let admin = Admin {
@@ -261,11 +297,11 @@ async fn catalogue(
                 .map_err(|e| said("saving the catalogue")(e.to_string()))?;
         }
     }
-    Ok(changes)
+    Ok((changes, gone))
 }
 
 /// The keys secret, read.
-async fn read_keys(
+pub(crate) async fn read_keys(
     sdk: &aws_config::SdkConfig,
     stack: &Stack,
 ) -> Result<serde_json::Value, ConnectError> {
@@ -339,7 +375,7 @@ pub async fn woocommerce(
     let mut keys = read_keys(sdk, stack).await?;
     let before = keys.clone();
     if keys["woocommerce_api"] != access {
-        keys["woocommerce_api"] = access;
+        keys["woocommerce_api"] = access.clone();
         done.secret
             .push("woocommerce_api: the REST API access set".into());
     }
@@ -360,11 +396,7 @@ pub async fn woocommerce(
     }
 
     // 2. The webhooks, at this stack's DetectUrl, signed with that secret.
-    let url = format!(
-        "{}/{}",
-        stack.detect_url.trim_end_matches('/'),
-        Platform::WooCommerce.routes()[0].trim_start_matches('/')
-    );
+    let url = stack.webhook_url(Platform::WooCommerce);
     for topic in WOOCOMMERCE_TOPICS {
         let ours = registered
             .iter()
@@ -390,13 +422,9 @@ pub async fn woocommerce(
     }
 
     // 3. Simple products and every variation in the catalogue.
-    let products = api
-        .products()
-        .await
-        .map_err(|e| said("reading the site's products")(e.to_string()))?;
-    let (listed, without_sku) = woocommerce::catalogue_entries(&api.site(), &products);
+    let (listed, without_sku) = listing(&platforms, Platform::WooCommerce, &access).await?;
     done.without_sku = without_sku;
-    done.catalogue = catalogue(sdk, stack, Platform::WooCommerce, listed, dry_run).await?;
+    (done.catalogue, _) = catalogue(sdk, stack, Platform::WooCommerce, listed, dry_run).await?;
     Ok(done)
 }
 
@@ -437,41 +465,8 @@ pub async fn sync(
         else {
             continue;
         };
-        let step = format!("reading {}", platform.label());
-        let (listed, without_sku) = match platform {
-            Platform::Shopify => {
-                let api = platforms
-                    .shopify(access)
-                    .map_err(|e| said(&step)(e.to_string()))?;
-                let variants = api
-                    .variants()
-                    .await
-                    .map_err(|e| said(&step)(e.to_string()))?;
-                shopify::catalogue_entries(&api.shop(), &variants)
-            }
-            _ => {
-                let api = platforms
-                    .woocommerce(access)
-                    .map_err(|e| said(&step)(e.to_string()))?;
-                let products = api
-                    .products()
-                    .await
-                    .map_err(|e| said(&step)(e.to_string()))?;
-                woocommerce::catalogue_entries(&api.site(), &products)
-            }
-        };
-        let ids: std::collections::BTreeSet<u64> =
-            listed.iter().filter_map(|e| e.ids.get(platform)).collect();
-        let store = DynamoStore::new(aws_sdk_dynamodb::Client::new(sdk), &stack.table);
-        let gone = store
-            .catalogue()
-            .await
-            .map_err(|e| said("reading the catalogue")(e.to_string()))?
-            .into_iter()
-            .filter(|e| e.ids.get(platform).is_some_and(|id| !ids.contains(&id)))
-            .map(|e| e.sku)
-            .collect();
-        let catalogue = catalogue(sdk, stack, platform, listed, dry_run).await?;
+        let (listed, without_sku) = listing(&platforms, platform, access).await?;
+        let (catalogue, gone) = catalogue(sdk, stack, platform, listed, dry_run).await?;
         synced.push(Synced {
             platform,
             catalogue,

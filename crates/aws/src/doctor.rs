@@ -160,13 +160,13 @@ pub async fn check(sdk: &aws_config::SdkConfig, stack: &Stack) -> Report {
         );
     }
 
-    let keys = match read_keys(sdk, stack).await {
+    let keys = match crate::connect::read_keys(sdk, stack).await {
         Ok(keys) => keys,
         Err(e) => {
             report.add(
                 Severity::Blocking,
                 "keys secret",
-                e,
+                e.to_string(),
                 Some("check the operator's credentials, and the KeysSecretArn output".into()),
             );
             return report;
@@ -235,25 +235,6 @@ async fn text_checks(report: &mut Report, sdk: &aws_config::SdkConfig) {
     }
 }
 
-async fn read_keys(
-    sdk: &aws_config::SdkConfig,
-    stack: &Stack,
-) -> Result<serde_json::Value, String> {
-    let value = aws_sdk_secretsmanager::Client::new(sdk)
-        .get_secret_value()
-        .secret_id(&stack.keys_secret)
-        .send()
-        .await
-        .map_err(|e| {
-            format!(
-                "unreadable: {}",
-                aws_sdk_secretsmanager::error::DisplayErrorContext(&e)
-            )
-        })?;
-    serde_json::from_str(value.secret_string().unwrap_or("{}"))
-        .map_err(|e| format!("not JSON: {e}"))
-}
-
 /// A platform the catalogue names items of: its webhook key, its API
 /// access, and its webhooks at this stack's DetectUrl.
 async fn platform_checks(
@@ -297,11 +278,7 @@ async fn platform_checks(
         );
         return;
     };
-    let url = format!(
-        "{}/{}",
-        stack.detect_url.trim_end_matches('/'),
-        platform.routes()[0].trim_start_matches('/')
-    );
+    let url = stack.webhook_url(platform);
     // (topic, where it delivers, whether it is on) as the platform lists them.
     let listed: Result<Vec<(String, String, bool)>, String> = match platform {
         Platform::Shopify => match platforms.shopify(access) {

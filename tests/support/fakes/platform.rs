@@ -87,7 +87,7 @@ impl PlatformFake {
             woo_webhooks: Arc<Mutex<Vec<serde_json::Value>>>,
         }
         /// WooCommerce's key check (HTTP basic auth): the 401 it answers.
-        fn woo_refused(headers: &HeaderMap) -> Option<axum::response::Response> {
+        fn woo_refused(headers: &HeaderMap, message: &str) -> Option<axum::response::Response> {
             use base64::Engine;
             let expected = format!(
                 "Basic {}",
@@ -97,7 +97,7 @@ impl PlatformFake {
             (headers.get("authorization").and_then(|v| v.to_str().ok()) != Some(expected.as_str())).then(|| {
                 (
                     StatusCode::UNAUTHORIZED,
-                    axum::Json(serde_json::json!({"code": "woocommerce_rest_cannot_view", "message": "Sorry, you cannot list resources.", "data": {"status": 401}})),
+                    axum::Json(serde_json::json!({"code": "woocommerce_rest_cannot_view", "message": message, "data": {"status": 401}})),
                 )
                     .into_response()
             })
@@ -138,7 +138,7 @@ impl PlatformFake {
             headers: HeaderMap,
             axum::extract::Query(query): axum::extract::Query<HashMap<String, String>>,
         ) -> axum::response::Response {
-            if let Some(refused) = woo_refused(&headers) {
+            if let Some(refused) = woo_refused(&headers, "Sorry, you cannot list resources.") {
                 return refused;
             }
             f.calls.lock().expect("lock").push("woocommerce-list");
@@ -150,7 +150,7 @@ impl PlatformFake {
             headers: HeaderMap,
             axum::extract::Query(query): axum::extract::Query<HashMap<String, String>>,
         ) -> axum::response::Response {
-            if let Some(refused) = woo_refused(&headers) {
+            if let Some(refused) = woo_refused(&headers, "Sorry, you cannot list resources.") {
                 return refused;
             }
             f.calls.lock().expect("lock").push("woocommerce-list");
@@ -168,7 +168,7 @@ impl PlatformFake {
             headers: HeaderMap,
             axum::extract::Query(query): axum::extract::Query<HashMap<String, String>>,
         ) -> axum::response::Response {
-            if let Some(refused) = woo_refused(&headers) {
+            if let Some(refused) = woo_refused(&headers, "Sorry, you cannot list resources.") {
                 return refused;
             }
             // The secret is never listed back.
@@ -190,7 +190,7 @@ impl PlatformFake {
             headers: HeaderMap,
             body: String,
         ) -> axum::response::Response {
-            if let Some(refused) = woo_refused(&headers) {
+            if let Some(refused) = woo_refused(&headers, "Sorry, you cannot list resources.") {
                 return refused;
             }
             let input: serde_json::Value = serde_json::from_str(&body).unwrap_or_default();
@@ -398,19 +398,8 @@ impl PlatformFake {
             Path(id): Path<u64>,
             headers: HeaderMap,
         ) -> axum::response::Response {
-            use base64::Engine;
-            let expected = format!(
-                "Basic {}",
-                base64::engine::general_purpose::STANDARD
-                    .encode(format!("{}:{}", WOO_API_KEY.0, WOO_API_KEY.1))
-            );
-            if headers.get("authorization").and_then(|v| v.to_str().ok()) != Some(expected.as_str())
-            {
-                return (
-                    StatusCode::UNAUTHORIZED,
-                    axum::Json(serde_json::json!({"code": "woocommerce_rest_cannot_view", "message": "Sorry, you cannot view this resource.", "data": {"status": 401}})),
-                )
-                    .into_response();
+            if let Some(refused) = woo_refused(&headers, "Sorry, you cannot view this resource.") {
+                return refused;
             }
             f.calls.lock().expect("lock").push("woocommerce");
             match f.woocommerce.lock().expect("lock").get(&id).copied() {
