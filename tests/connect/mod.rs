@@ -6,6 +6,7 @@
 
 use restock_aws::connect::{self, ShopifyAccess, Stack};
 use restock_core::catalogue::Change;
+use restock_core::platform::shopify;
 use restock_core::{Platform, Sku};
 use restock_e2e::*;
 use restock_store::prelude::*;
@@ -42,6 +43,7 @@ fn stack_of(d: &Deployment) -> Stack {
         detect_url: DETECT.into(),
         capture_url: "https://capture.example.lambda-url.eu-west-2.on.aws/".into(),
         table: d.store.table().to_owned(),
+        alert_topic: "arn:aws:sns:eu-west-2:123456789012:restock-alerts".into(),
     }
 }
 
@@ -87,6 +89,7 @@ async fn connect_shopify_takes_a_shop_from_nothing_to_connected_and_again_change
     let d = Deployment::create(settings()).await;
     let sdk = aws_config(&d.endpoint).await;
     let stack = stack_of(&d);
+    let alerts = restock_app::ports::RecordedAlerts::default();
     let app = || ShopifyAccess::App {
         client_id: SHOPIFY_APP.0.into(),
         client_secret: SHOPIFY_APP.1.into(),
@@ -95,7 +98,7 @@ async fn connect_shopify_takes_a_shop_from_nothing_to_connected_and_again_change
     let keys_before = keys(&sdk, &d.secret).await;
 
     // A dry run says what it would do and changes nothing.
-    let dry = connect::shopify(&sdk, &stack, &fake.url, app(), true)
+    let dry = connect::shopify(&sdk, &stack, &fake.url, app(), true, &alerts)
         .await
         .unwrap();
     let said = dry.describe(true);
@@ -110,7 +113,7 @@ async fn connect_shopify_takes_a_shop_from_nothing_to_connected_and_again_change
 
     // Connected, through two throttled answers.
     *fake.throttle.lock().unwrap() = 2;
-    let done = connect::shopify(&sdk, &stack, &fake.url, app(), false)
+    let done = connect::shopify(&sdk, &stack, &fake.url, app(), false, &alerts)
         .await
         .unwrap();
     assert_eq!(fake.count("shopify-throttled"), 2, "waited and retried");
@@ -189,7 +192,7 @@ async fn connect_shopify_takes_a_shop_from_nothing_to_connected_and_again_change
     );
 
     // Again: nothing changes, no duplicate subscription.
-    let again = connect::shopify(&sdk, &stack, &fake.url, app(), false)
+    let again = connect::shopify(&sdk, &stack, &fake.url, app(), false, &alerts)
         .await
         .unwrap();
     let said = again.describe(false);
@@ -206,7 +209,7 @@ async fn connect_shopify_takes_a_shop_from_nothing_to_connected_and_again_change
         client_id: SHOPIFY_APP.0.into(),
         client_secret: "shpss_wrong".into(),
     };
-    let e = connect::shopify(&sdk, &stack, &fake.url, wrong, false)
+    let e = connect::shopify(&sdk, &stack, &fake.url, wrong, false, &alerts)
         .await
         .unwrap_err()
         .to_string();
@@ -279,15 +282,26 @@ async fn connect_woocommerce_registers_signed_webhooks_and_imports_every_variati
     let d = Deployment::create_with_secret(settings(), &secret.to_string()).await;
     let sdk = aws_config(&d.endpoint).await;
     let stack = stack_of(&d);
+    let alerts = std::sync::Arc::new(restock_app::ports::RecordedAlerts::default());
     let run = |dry_run: bool| {
         let (sdk, stack, url) = (sdk.clone(), stack.clone(), fake.url.clone());
+        let alerts = alerts.clone();
         async move {
-            connect::woocommerce(&sdk, &stack, &url, WOO_API_KEY.0, WOO_API_KEY.1, dry_run).await
+            connect::woocommerce(
+                &sdk,
+                &stack,
+                &url,
+                WOO_API_KEY.0,
+                WOO_API_KEY.1,
+                dry_run,
+                &*alerts,
+            )
+            .await
         }
     };
     let dry = run(true).await.unwrap().describe(true);
     assert!(
-        dry.contains("would register") && dry.contains("150 new, 1 changed"),
+        dry.contains("would register") && dry.contains("150 new, 2 changed, 0 ended"),
         "{dry}"
     );
     assert!(fake.woo_webhooks.lock().unwrap().is_empty());
@@ -317,7 +331,23 @@ async fn connect_woocommerce_registers_signed_webhooks_and_imports_every_variati
         ]
     );
     assert_eq!(done.without_sku, 1, "the Sand variation has no SKU");
-    assert_eq!(done.catalogue.len(), 151, "{}", done.describe(false));
+    assert_eq!(done.catalogue.len(), 152, "{}", done.describe(false));
+    // The fixture's chair, still on Shopify, is not listed by this site:
+    // it keeps its place in the catalogue and loses only its WooCommerce id.
+    let chair = d
+        .store
+        .catalogue_entry(&Sku::try_from(CHAIR).unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (
+            chair.ids.get(Platform::WooCommerce),
+            chair.ids.get(Platform::Shopify),
+            chair.ended
+        ),
+        (None, Some(CHAIR_SHOPIFY_ID), None)
+    );
     let oat = d
         .store
         .catalogue_entry(&Sku::try_from("THROW-OAT").unwrap())
@@ -360,10 +390,18 @@ async fn connect_woocommerce_registers_signed_webhooks_and_imports_every_variati
     assert!(said.contains("registered but disabled"), "{said}");
 
     // A wrong key: WooCommerce's 401, said with what to check.
-    let e = connect::woocommerce(&sdk, &stack, &fake.url, WOO_API_KEY.0, "cs_wrong", false)
-        .await
-        .unwrap_err()
-        .to_string();
+    let e = connect::woocommerce(
+        &sdk,
+        &stack,
+        &fake.url,
+        WOO_API_KEY.0,
+        "cs_wrong",
+        false,
+        &*alerts,
+    )
+    .await
+    .unwrap_err()
+    .to_string();
     assert!(e.contains("401") && e.contains("Read/Write"), "{e}");
     assert!(!e.contains("cs_wrong"), "{e}");
 
@@ -420,6 +458,7 @@ async fn connect_takes_a_fresh_stack_to_a_passing_doctor() {
     let d = Deployment::create_with_secret(settings(), &fresh.to_string()).await;
     let sdk = aws_config(&d.endpoint).await;
     let stack = stack_of(&d);
+    let alerts = restock_app::ports::RecordedAlerts::default();
     let failing = |report: &restock_aws::doctor::Report| {
         report
             .findings
@@ -447,12 +486,20 @@ async fn connect_takes_a_fresh_stack_to_a_passing_doctor() {
         client_id: SHOPIFY_APP.0.into(),
         client_secret: SHOPIFY_APP.1.into(),
     };
-    connect::shopify(&sdk, &stack, &fake.url, app, false)
+    connect::shopify(&sdk, &stack, &fake.url, app, false, &alerts)
         .await
         .unwrap();
-    connect::woocommerce(&sdk, &stack, &fake.url, WOO_API_KEY.0, WOO_API_KEY.1, false)
-        .await
-        .unwrap();
+    connect::woocommerce(
+        &sdk,
+        &stack,
+        &fake.url,
+        WOO_API_KEY.0,
+        WOO_API_KEY.1,
+        false,
+        &alerts,
+    )
+    .await
+    .unwrap();
     let after = restock_aws::doctor::check(&sdk, &stack).await;
     assert!(!after.blocking(), "{}", after.describe());
     let said = after.describe();
@@ -474,15 +521,17 @@ async fn connect_takes_a_fresh_stack_to_a_passing_doctor() {
     );
 
     // `restock catalogue sync`: the shop renamed the throw and stopped
-    // selling the chair's variant; the sync applies the name and names
-    // the chair, leaving it as it is.
+    // selling the chair's variant; the sync applies the name and ends the
+    // chair, telling the team once.
     fake.woo_products.lock().unwrap()[0]["name"] = "Linen throw, oat".into();
     fake.variants.lock().unwrap().clear();
-    let synced = connect::sync(&sdk, &stack, false).await.unwrap();
+    let synced = connect::sync(&sdk, &stack, false, &alerts).await.unwrap();
     let by = |p: Platform| synced.iter().find(|s| s.platform == p).unwrap();
     let shopify = by(Platform::Shopify);
-    assert!(shopify.catalogue.is_empty());
-    assert_eq!(shopify.gone, [Sku::try_from(CHAIR).unwrap()]);
+    let [Change::Ended(chair)] = shopify.catalogue.as_slice() else {
+        panic!("{:?}", shopify.catalogue)
+    };
+    assert_eq!(chair.sku.as_str(), CHAIR);
     let woo = by(Platform::WooCommerce);
     assert_eq!(woo.catalogue.len(), 1);
     assert_eq!(woo.catalogue[0].entry().name, "Linen throw, oat");
@@ -493,14 +542,28 @@ async fn connect_takes_a_fresh_stack_to_a_passing_doctor() {
         .unwrap()
         .unwrap();
     assert_eq!(throw.name, "Linen throw, oat");
+    let stored = d
+        .store
+        .catalogue_entry(&Sku::try_from(CHAIR).unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(stored.ended.is_some(), "ended, and kept");
+    let told = alerts.all();
+    assert_eq!(told.len(), 1, "{told:?}");
     assert!(
-        d.store
-            .catalogue_entry(&Sku::try_from(CHAIR).unwrap())
-            .await
-            .unwrap()
-            .is_some(),
-        "left as it is"
+        told[0]
+            .subject
+            .contains("1 items no longer listed on Shopify were ended")
+            && told[0]
+                .body
+                .contains("Walnut dining chair — Standard (CHAIR-WAL): 0 waiting"),
+        "{told:?}"
     );
+    // Again: nothing more ends and the team is not told twice.
+    let again = connect::sync(&sdk, &stack, false, &alerts).await.unwrap();
+    assert!(again.iter().all(|s| s.catalogue.is_empty()), "{again:?}");
+    assert_eq!(alerts.all().len(), 1);
 
     // WooCommerce disables a webhook after failed deliveries: blocking again.
     fake.woo_webhooks.lock().unwrap()[0]["status"] = "disabled".into();
@@ -511,4 +574,181 @@ async fn connect_takes_a_fresh_stack_to_a_passing_doctor() {
         "{}",
         disabled.describe()
     );
+}
+
+/// The story on an imported catalogue: a fresh stack connected to a shop
+/// that sells a tee in three sizes. A shopper waits for the sold-out
+/// medium; Shopify's own signed webhook (the app's client secret) brings
+/// it back; she is told, and her reserve link holds a unit and leads to
+/// the variant's cart with the hold. The shop then stops selling the
+/// large: the sync ends it (the team told once), its sign-ups are refused
+/// and its queue is told nothing on a restock; listed again, the queue
+/// carries on and the units already back go to it.
+#[tokio::test]
+async fn the_story_runs_on_the_imported_catalogue_with_a_size_and_its_restock() {
+    use std::sync::Arc;
+    let fake = PlatformFake::start().await;
+    let tee = ("Linen tee", "linen-tee", false);
+    let sizes = [("S", 7101u64), ("M", 7102), ("L", 7103)];
+    let tees: Vec<serde_json::Value> = sizes
+        .iter()
+        .enumerate()
+        .map(|(i, (size, item))| variant(7001 + i as u64, &format!("TEE-{size}"), size, tee, *item))
+        .collect();
+    *fake.variants.lock().unwrap() = tees.clone();
+    let mut fresh: serde_json::Value = serde_json::from_str(&secrets_json()).unwrap();
+    for key in ["shopify", "shopify_admin"] {
+        fresh.as_object_mut().unwrap().remove(key);
+    }
+    let d = Deployment::create_with_secret(settings(), &fresh.to_string()).await;
+    let sdk = aws_config(&d.endpoint).await;
+    let stack = stack_of(&d);
+    let alerts = restock_app::ports::RecordedAlerts::default();
+    // The functions, in process, on the stack's table and keys secret.
+    let outbox = Arc::new(restock_app::ports::Outbox::default());
+    let world = World::new(
+        Arc::new(restock_store_dynamo::DynamoStore::new(
+            aws_sdk_dynamodb::Client::new(&sdk),
+            d.store.table(),
+        )),
+        outbox.clone(),
+        Arc::new(restock_app::ports::FixedPhraser(Ok("It is back.".into()))),
+        Arc::new(restock_aws::SecretsKeyring::new(
+            aws_sdk_secretsmanager::Client::new(&sdk),
+            d.secret.clone(),
+        )),
+    )
+    .await;
+
+    let app = ShopifyAccess::App {
+        client_id: SHOPIFY_APP.0.into(),
+        client_secret: SHOPIFY_APP.1.into(),
+    };
+    let done = connect::shopify(&sdk, &stack, &fake.url, app, false, &alerts)
+        .await
+        .unwrap();
+    // The tees are new; the fixture's chair carries a Shopify id this shop
+    // does not list, and a WooCommerce one: it loses only the Shopify id.
+    assert!(
+        done.describe(false).contains("3 new, 1 changed, 0 ended"),
+        "{}",
+        done.describe(false)
+    );
+    assert!(alerts.all().is_empty());
+    let report = restock_aws::doctor::check(&sdk, &stack).await;
+    assert!(!report.blocking(), "{}", report.describe());
+
+    let sku = |s: &str| Sku::try_from(s).unwrap();
+    let join = |name: &str, size: &str| {
+        let body = serde_json::json!({
+            "sku": format!("TEE-{size}"), "name": name, "email": world.email(name), "consent": true,
+        });
+        world.capture_json("POST", "/requests", body)
+    };
+    let restock = |item: u64, available: i64, id: &str| {
+        let body = serde_json::json!({
+            "inventory_item_id": item, "location_id": 24826418u64, "available": available,
+            "updated_at": world.clock_rfc3339(),
+        })
+        .to_string();
+        let request = axum::http::Request::builder()
+            .method("POST")
+            .uri("/webhooks/shopify")
+            .header("content-type", "application/json")
+            .header(
+                shopify::SIGNATURE,
+                shopify::sign(SHOPIFY_APP.1.as_bytes(), body.as_bytes()),
+            )
+            .header(shopify::WEBHOOK_ID, id)
+            .header(shopify::TOPIC, "inventory_levels/update")
+            .body(axum::body::Body::from(body))
+            .unwrap();
+        world.call(Api::Detect, request)
+    };
+    let told = |s: &str| {
+        let sku = sku(s);
+        let services = world.services.clone();
+        async move {
+            restock_app::notify::notify_sku(&services, &sku)
+                .await
+                .unwrap()
+        }
+    };
+
+    // A size sold out, a sign-up for it, and its restock.
+    assert_eq!(join("Ada", "M").await.status, 201);
+    assert_eq!(join("Bea", "L").await.status, 201);
+    assert_eq!(join("Dan", "L").await.status, 201);
+    let reply = restock(7102, 1, "delivery-m-1").await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert_eq!(told("TEE-M").await.sent, 1);
+    let sent = outbox.sent();
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    let link = sent[0].reserve_link().expect("a reserve link");
+    let held = world.capture("POST", &path_of(&link)).await;
+    assert_eq!(held.status, 303, "{}", held.body);
+    let checkout = held.header("location").unwrap();
+    assert!(
+        checkout.starts_with("https://loomandlast.co.uk/cart/7002:1?attributes[hold]="),
+        "the medium's cart, carrying the hold: {checkout}"
+    );
+    // One large comes back: Bea, first in line, is offered it.
+    restock(7103, 1, "delivery-l-1").await;
+    assert_eq!(told("TEE-L").await.sent, 1);
+    let bea_link = outbox.sent()[1].reserve_link().expect("Bea's link");
+
+    // The shop stops selling the large: ended, the team told once.
+    fake.variants.lock().unwrap().pop();
+    let synced = connect::sync(&sdk, &stack, false, &alerts).await.unwrap();
+    assert_eq!(
+        restock_core::catalogue::tally(&synced[0].catalogue),
+        "0 new, 0 changed, 1 ended"
+    );
+    let team = alerts.all();
+    assert_eq!(team.len(), 1, "{team:?}");
+    assert!(
+        team[0].body.contains("Linen tee — L (TEE-L): 1 waiting"),
+        "{}",
+        team[0].body
+    );
+    // Bea's link no longer holds a unit; a new sign-up is refused.
+    let refused = world.capture("POST", &path_of(&bea_link)).await;
+    assert_eq!(refused.status, 410, "{}", refused.body);
+    assert!(refused.body.contains("no longer sells"), "{}", refused.body);
+    assert_eq!(
+        world
+            .store
+            .snapshot(&sku("TEE-L"))
+            .await
+            .unwrap()
+            .counters
+            .held,
+        0
+    );
+    let refused = join("Cat", "L").await;
+    assert_eq!(refused.status, 410, "{}", refused.body);
+    assert!(refused.body.contains("no longer sells"), "{}", refused.body);
+    // A restock of it tells nobody; Dan keeps his place.
+    world.advance(60_000);
+    let reply = restock(7103, 3, "delivery-l-2").await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert_eq!(told("TEE-L").await.sent, 0);
+    assert_eq!(outbox.sent().len(), 2);
+    assert_eq!(
+        world.store.counts(&sku("TEE-L"), 1).await.unwrap().waiting,
+        1
+    );
+
+    // Listed again: the queue carries on with the units already back.
+    *fake.variants.lock().unwrap() = tees;
+    let synced = connect::sync(&sdk, &stack, false, &alerts).await.unwrap();
+    assert_eq!(
+        restock_core::catalogue::tally(&synced[0].catalogue),
+        "0 new, 1 changed, 0 ended"
+    );
+    assert_eq!(alerts.all().len(), 1, "told once");
+    assert_eq!(told("TEE-L").await.sent, 1);
+    let sent = outbox.sent();
+    assert_eq!(sent.len(), 3);
+    assert!(format!("{:?}", sent[2]).contains("dan."), "{sent:?}");
 }

@@ -20,6 +20,31 @@ pub(crate) fn unknown_item(item: &ItemRef, source: &str) -> Alert {
     }
 }
 
+/// `restock catalogue sync` ended items their platform no longer lists:
+/// each with how many were waiting (they are told nothing). One alert per
+/// sync that ends any; an item already ended is not named again.
+pub fn items_ended(platform: &str, ended: &[(CatalogueEntry, u32)]) -> Alert {
+    let waiting: u32 = ended.iter().map(|(_, w)| w).sum();
+    let lines: String = ended
+        .iter()
+        .map(|(e, w)| format!("  {} ({}): {w} waiting\n", e.name, e.sku))
+        .collect();
+    Alert {
+        subject: format!(
+            "restock: {} items no longer listed on {platform} were ended",
+            ended.len()
+        ),
+        body: format!(
+            "What happened: `restock catalogue sync` found that {platform} no longer lists these items, \
+             so they were ended: they take no sign-ups and nobody waiting is told anything. \
+             {waiting} people were waiting on them; their places are kept.\n{lines}\
+             What to do: nothing, if the items are gone for good. If one was unlisted by mistake, \
+             list it again on {platform} and run `restock catalogue sync --stack restock`: \
+             it carries on with the queue it had."
+        ),
+    }
+}
+
 /// A restock too large to trust waits for the team.
 pub fn paused_restock(
     entry: &CatalogueEntry,

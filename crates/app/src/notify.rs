@@ -177,6 +177,12 @@ async fn pass(s: &Services, sku: &Sku, deadline: Instant) -> Result<NotifyReport
         tracing::warn!(%sku, "woken for an item no longer in the catalogue");
         return Ok(report);
     };
+    // An item the shop no longer sells tells nobody: no offers, no
+    // confirmations. Its queue is kept for the day it is listed again.
+    if entry.ended.is_some() {
+        tracing::info!(%sku, "woken for an item the shop no longer sells; nobody is told");
+        return Ok(report);
+    }
     // Sending paused by a sender-side failure: nothing is offered or sent;
     // the item is noted and woken when sending resumes.
     let now = s.clock.now_ms();

@@ -6,9 +6,10 @@
 //! only says what it would change.
 
 use restock_app::admin::{Admin, Command};
+use restock_app::ports::Alerts;
 use restock_core::catalogue::{Change, merge_listed};
 use restock_core::{CatalogueEntry, Platform};
-use restock_store::CatalogueStore;
+use restock_store::{CatalogueStore, DetectStore, FiguresStore, NotifyStore};
 use restock_store_dynamo::DynamoStore;
 
 use crate::platforms::HttpPlatforms;
@@ -28,9 +29,16 @@ pub struct Stack {
     pub capture_url: String,
     /// `TableName`.
     pub table: String,
+    /// `AlertTopicArn`: the team's alerts.
+    pub alert_topic: String,
 }
 
 impl Stack {
+    /// The team's alerts, on this stack's topic.
+    pub fn alerts(&self, sdk: &aws_config::SdkConfig) -> crate::SnsAlerts {
+        crate::SnsAlerts::new(aws_sdk_sns::Client::new(sdk), self.alert_topic.clone())
+    }
+
     /// Where `platform`'s deliveries go on this stack: its DetectUrl and
     /// the platform's route.
     pub fn webhook_url(&self, platform: Platform) -> String {
@@ -89,15 +97,8 @@ impl Connected {
             text += &format!("  {line}\n");
         }
         text += &format!(
-            "catalogue: {} new, {} changed",
-            self.catalogue
-                .iter()
-                .filter(|c| matches!(c, Change::New(_)))
-                .count(),
-            self.catalogue
-                .iter()
-                .filter(|c| matches!(c, Change::Changed { .. }))
-                .count()
+            "catalogue: {}",
+            restock_core::catalogue::tally(&self.catalogue)
         );
         if self.without_sku > 0 {
             text += &format!(
@@ -133,6 +134,7 @@ pub async fn shopify(
     shop: &str,
     access: ShopifyAccess,
     dry_run: bool,
+    alerts: &dyn Alerts,
 ) -> Result<Connected, ConnectError> {
     let mut done = Connected::default();
     let admin_access = match &access {
@@ -228,7 +230,7 @@ pub async fn shopify(
     // 3. Every variant in the catalogue; the shop's own settings per item stay.
     let (listed, without_sku) = listing(&platforms, Platform::Shopify, &admin_access).await?;
     done.without_sku = without_sku;
-    (done.catalogue, _) = catalogue(sdk, stack, Platform::Shopify, listed, dry_run).await?;
+    done.catalogue = catalogue(sdk, stack, Platform::Shopify, listed, dry_run, alerts).await?;
     Ok(done)
 }
 
@@ -257,47 +259,82 @@ async fn listing(
 }
 
 /// Merges what `platform` lists into the stack's catalogue (unless
-/// `dry_run`), checked as any import is: the changes, and the catalogued
-/// items with `platform`'s id that it no longer lists.
+/// `dry_run`), checked as any import is, and answers the changes. Items it
+/// no longer lists are ended (`merge_listed`), and the team is told once
+/// through `alerts`, with how many were waiting on each; an item listed
+/// again is woken, so units already back go to its queue.
 async fn catalogue(
     sdk: &aws_config::SdkConfig,
     stack: &Stack,
     platform: Platform,
     listed: Vec<CatalogueEntry>,
     dry_run: bool,
-) -> Result<(Vec<Change>, Vec<restock_core::Sku>), ConnectError> {
-    let store = DynamoStore::new(aws_sdk_dynamodb::Client::new(sdk), &stack.table);
+    alerts: &dyn Alerts,
+) -> Result<Vec<Change>, ConnectError> {
+    let store = std::sync::Arc::new(DynamoStore::new(
+        aws_sdk_dynamodb::Client::new(sdk),
+        &stack.table,
+    ));
     let existing: Vec<CatalogueEntry> = store
         .catalogue()
         .await
         .map_err(|e| said("reading the catalogue")(e.to_string()))?;
-    let ids: std::collections::BTreeSet<u64> =
-        listed.iter().filter_map(|e| e.ids.get(platform)).collect();
-    let gone = existing
-        .iter()
-        .filter(|e| e.ids.get(platform).is_some_and(|id| !ids.contains(&id)))
-        .map(|e| e.sku.clone())
-        .collect();
-    let changes = merge_listed(&existing, platform, listed);
-    if !dry_run && !changes.is_empty() {
-        let admin = Admin {
-            store: std::sync::Arc::new(store),
-            pepper: None,
-        };
-        let entries: Vec<CatalogueEntry> = changes.iter().map(|c| c.entry().clone()).collect();
-        for chunk in entries.chunks(25) {
-            admin
-                .run(
-                    Command::CataloguePut {
-                        entries: chunk.to_vec(),
-                    },
-                    0,
-                )
-                .await
-                .map_err(|e| said("saving the catalogue")(e.to_string()))?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as restock_core::Millis);
+    let changes = merge_listed(&existing, platform, listed, now);
+    if dry_run || changes.is_empty() {
+        return Ok(changes);
+    }
+    let admin = Admin {
+        store: store.clone(),
+        pepper: None,
+    };
+    let entries: Vec<CatalogueEntry> = changes.iter().map(|c| c.entry().clone()).collect();
+    for chunk in entries.chunks(25) {
+        admin
+            .run(
+                Command::CataloguePut {
+                    entries: chunk.to_vec(),
+                },
+                0,
+            )
+            .await
+            .map_err(|e| said("saving the catalogue")(e.to_string()))?;
+    }
+    let store_failed = |e: restock_store::StoreError| said("the table")(e.to_string());
+    let mut ended = Vec::new();
+    for change in &changes {
+        match change {
+            Change::Ended(entry) => {
+                let waiting = store
+                    .counts(&entry.sku, entry.shards)
+                    .await
+                    .map_err(store_failed)?;
+                ended.push((entry.clone(), waiting.waiting));
+            }
+            Change::Changed { was, now: entry } if was.ended.is_some() => {
+                let episode = store
+                    .snapshot(&entry.sku)
+                    .await
+                    .map_err(store_failed)?
+                    .stock
+                    .episode;
+                store
+                    .wake_again(&entry.sku, episode, now)
+                    .await
+                    .map_err(store_failed)?;
+            }
+            _ => {}
         }
     }
-    Ok((changes, gone))
+    if !ended.is_empty() {
+        alerts
+            .alert(&restock_app::alerts::items_ended(platform.label(), &ended))
+            .await
+            .map_err(|e| said("telling the team")(e.to_string()))?;
+    }
+    Ok(changes)
 }
 
 /// The keys secret, read.
@@ -356,6 +393,7 @@ pub async fn woocommerce(
     consumer_key: &str,
     consumer_secret: &str,
     dry_run: bool,
+    alerts: &dyn Alerts,
 ) -> Result<Connected, ConnectError> {
     let mut done = Connected::default();
     let access = serde_json::json!({
@@ -424,7 +462,7 @@ pub async fn woocommerce(
     // 3. Simple products and every variation in the catalogue.
     let (listed, without_sku) = listing(&platforms, Platform::WooCommerce, &access).await?;
     done.without_sku = without_sku;
-    (done.catalogue, _) = catalogue(sdk, stack, Platform::WooCommerce, listed, dry_run).await?;
+    done.catalogue = catalogue(sdk, stack, Platform::WooCommerce, listed, dry_run, alerts).await?;
     Ok(done)
 }
 
@@ -437,15 +475,13 @@ pub struct Synced {
     pub catalogue: Vec<Change>,
     /// Items it lists without a SKU, left out.
     pub without_sku: usize,
-    /// Catalogued items with its id that it no longer lists: left as they
-    /// are (their waiting shoppers keep their places).
-    pub gone: Vec<restock_core::Sku>,
 }
 
 /// Re-reads every platform whose API access is in the keys secret and
 /// applies what changed to the catalogue (unless `dry_run`): new items,
 /// new names, URLs and ids; each item's own threshold and shards stay.
-/// Items a platform no longer lists are reported, not removed.
+/// Items a platform no longer lists are ended, and the team told once
+/// through `alerts`.
 ///
 /// # Errors
 /// [`ConnectError`] naming the step and what to check.
@@ -453,6 +489,7 @@ pub async fn sync(
     sdk: &aws_config::SdkConfig,
     stack: &Stack,
     dry_run: bool,
+    alerts: &dyn Alerts,
 ) -> Result<Vec<Synced>, ConnectError> {
     let keys = read_keys(sdk, stack).await?;
     let platforms = HttpPlatforms::new();
@@ -466,12 +503,11 @@ pub async fn sync(
             continue;
         };
         let (listed, without_sku) = listing(&platforms, platform, access).await?;
-        let (catalogue, gone) = catalogue(sdk, stack, platform, listed, dry_run).await?;
+        let catalogue = catalogue(sdk, stack, platform, listed, dry_run, alerts).await?;
         synced.push(Synced {
             platform,
             catalogue,
             without_sku,
-            gone,
         });
     }
     if synced.is_empty() {

@@ -195,7 +195,8 @@ enum CatalogueCmd {
     /// Re-read every connected platform (its API access in the stack's
     /// keys secret) and apply what changed: new variants, new names and
     /// URLs; each item's own threshold and shards stay. Items a platform
-    /// no longer lists are named, and left as they are.
+    /// no longer lists are ended (no sign-ups, nobody told, the queue kept)
+    /// and the team told once; listing one again carries on.
     Sync {
         /// The deployed stack's name.
         #[arg(long)]
@@ -660,6 +661,7 @@ async fn stack_outputs(
         detect_url: output("DetectUrl")?,
         capture_url: output("CaptureUrl")?,
         table: output("TableName")?,
+        alert_topic: output("AlertTopicArn")?,
     })
 }
 
@@ -680,9 +682,11 @@ async fn connect(cli: &Cli) -> Result<String, CliError> {
             let access = shopify_access(client_id, client_secret, access_token)?;
             let sdk = restock_aws::wiring::sdk_config(cli.endpoint_url.as_deref()).await;
             let outputs = stack_outputs(&sdk, stack).await?;
-            let done = restock_aws::connect::shopify(&sdk, &outputs, shop, access, *dry_run)
-                .await
-                .map_err(|e| CliError::Usage(e.to_string()))?;
+            let alerts = outputs.alerts(&sdk);
+            let done =
+                restock_aws::connect::shopify(&sdk, &outputs, shop, access, *dry_run, &alerts)
+                    .await
+                    .map_err(|e| CliError::Usage(e.to_string()))?;
             (done, *dry_run, None)
         }
         ConnectCmd::Woocommerce {
@@ -702,6 +706,7 @@ async fn connect(cli: &Cli) -> Result<String, CliError> {
                 consumer_key,
                 consumer_secret,
                 *dry_run,
+                &outputs.alerts(&sdk),
             )
             .await
             .map_err(|e| CliError::Usage(e.to_string()))?;
@@ -907,21 +912,15 @@ async fn run(cli: &Cli) -> Result<String, CliError> {
     {
         let sdk = restock_aws::wiring::sdk_config(cli.endpoint_url.as_deref()).await;
         let outputs = stack_outputs(&sdk, stack).await?;
-        let synced = restock_aws::connect::sync(&sdk, &outputs, *dry_run)
+        let synced = restock_aws::connect::sync(&sdk, &outputs, *dry_run, &outputs.alerts(&sdk))
             .await
             .map_err(|e| CliError::Usage(e.to_string()))?;
         let mut text = String::new();
         for s in &synced {
-            let new = s
-                .catalogue
-                .iter()
-                .filter(|c| matches!(c, restock_core::catalogue::Change::New(_)))
-                .count();
             text += &format!(
-                "{}: {new} new, {} changed, {} no longer listed (left as they are), {} without a SKU{}\n",
+                "{}: {}, {} without a SKU{}\n",
                 s.platform.label(),
-                s.catalogue.len() - new,
-                s.gone.len(),
+                restock_core::catalogue::tally(&s.catalogue),
                 s.without_sku,
                 if *dry_run {
                     " (dry run: nothing changed)"
@@ -931,9 +930,6 @@ async fn run(cli: &Cli) -> Result<String, CliError> {
             );
             for change in &s.catalogue {
                 text += &format!("  {}\n", change.describe());
-            }
-            for sku in &s.gone {
-                text += &format!("  - {sku}  no longer listed\n");
             }
         }
         return Ok(text);

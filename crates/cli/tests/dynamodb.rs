@@ -429,7 +429,8 @@ async fn sign_webhook_signs_for_a_deployed_stack_with_its_own_key() {
             "KeysSecretArn": {"Value": arn},
             "DetectUrl": {"Value": "https://detect.example.lambda-url.eu-west-2.on.aws/"},
             "CaptureUrl": {"Value": "https://capture.example.lambda-url.eu-west-2.on.aws/"},
-            "TableName": {"Value": "restock-table"}
+            "TableName": {"Value": "restock-table"},
+            "AlertTopicArn": {"Value": {"Ref": "Topic"}}
         }
     });
     aws_sdk_cloudformation::Client::new(&sdk)

@@ -113,6 +113,7 @@ field-language = Die Sprache der Seite konnte nicht gelesen werden.
 field-consent = Setze das Häkchen, damit wir dir einmal Bescheid geben dürfen, wenn es wieder da ist.
 field-body = Das Formular konnte nicht gelesen werden. Bitte versuche es noch einmal.
 error-unknown-item = Auf dieses Produkt kannst du hier nicht warten.
+error-item-ended = Der Shop verkauft dieses Produkt nicht mehr, daher kannst du nicht darauf warten oder es reservieren.
 error-opted-out = Diese Adresse möchte nicht kontaktiert werden, deshalb wurde nichts gespeichert.
 error-too-many = Gerade melden sich sehr viele an. Bitte warte ein paar Minuten und versuche es dann noch einmal.
 error-busy = Der Shop ist gerade sehr ausgelastet, es wurde nichts gespeichert. Bitte versuche es gleich noch einmal.

@@ -116,6 +116,7 @@ field-language = The page's language could not be read.
 field-consent = Tick the box to agree to one message when it is back.
 field-body = The form could not be read. Please try again.
 error-unknown-item = This product is not one you can wait for here.
+error-item-ended = The shop no longer sells this product, so it cannot be waited for or reserved.
 error-opted-out = This address asked not to be contacted, so nothing was saved.
 error-too-many = Lots of people are signing up right now. Please wait a few minutes and try again.
 error-busy = The shop is very busy right now and nothing was saved. Please try again in a second.

@@ -112,6 +112,7 @@ field-language = No se pudo leer el idioma de la página.
 field-consent = Marca la casilla para aceptar un solo mensaje cuando vuelva.
 field-body = No se pudo leer el formulario. Inténtalo de nuevo.
 error-unknown-item = Este producto no se puede esperar aquí.
+error-item-ended = La tienda ya no vende este producto, así que no se puede esperar ni reservar.
 error-opted-out = Esta dirección pidió no ser contactada, así que no se guardó nada.
 error-too-many = Mucha gente se está apuntando ahora mismo. Espera unos minutos e inténtalo de nuevo.
 error-busy = La tienda está muy ocupada ahora mismo y no se guardó nada. Inténtalo de nuevo en un segundo.

@@ -112,6 +112,7 @@ field-language = La langue de la page n'a pas pu être lue.
 field-consent = Cochez la case pour accepter un seul message à son retour.
 field-body = Le formulaire n'a pas pu être lu. Veuillez réessayer.
 error-unknown-item = Ce produit ne peut pas être attendu ici.
+error-item-ended = La boutique ne vend plus ce produit : il ne peut plus être attendu ni réservé.
 error-opted-out = Cette adresse a demandé à ne pas être contactée ; rien n'a été enregistré.
 error-too-many = Beaucoup de personnes s'inscrivent en ce moment. Veuillez patienter quelques minutes et réessayer.
 error-busy = La boutique est très sollicitée en ce moment et rien n'a été enregistré. Veuillez réessayer dans un instant.

@@ -112,6 +112,7 @@ field-language = Non è stato possibile leggere la lingua della pagina.
 field-consent = Spunta la casella per accettare un solo messaggio quando torna.
 field-body = Non è stato possibile leggere il modulo. Riprova.
 error-unknown-item = Questo prodotto non si può attendere qui.
+error-item-ended = Il negozio non vende più questo prodotto, quindi non si può attendere né prenotare.
 error-opted-out = Questo indirizzo ha chiesto di non essere contattato, quindi non è stato salvato nulla.
 error-too-many = Tante persone si stanno iscrivendo in questo momento. Attendi qualche minuto e riprova.
 error-busy = Il negozio è molto occupato in questo momento e non è stato salvato nulla. Riprova tra un secondo.

@@ -112,6 +112,7 @@ field-language = De taal van de pagina kon niet gelezen worden.
 field-consent = Vink het vakje aan om in te stemmen met één bericht als het terug is.
 field-body = Het formulier kon niet gelezen worden. Probeer het opnieuw.
 error-unknown-item = Op dit product kun je hier niet wachten.
+error-item-ended = De winkel verkoopt dit product niet meer, dus je kunt er niet op wachten of het reserveren.
 error-opted-out = Dit adres wil niet benaderd worden, dus er is niets opgeslagen.
 error-too-many = Er melden zich nu heel veel mensen aan. Wacht een paar minuten en probeer het opnieuw.
 error-busy = De winkel is nu erg druk en er is niets opgeslagen. Probeer het zo opnieuw.

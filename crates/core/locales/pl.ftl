@@ -113,6 +113,7 @@ field-language = Nie udało się odczytać języka strony.
 field-consent = Zaznacz pole, aby zgodzić się na jedną wiadomość, gdy produkt wróci.
 field-body = Nie udało się odczytać formularza. Spróbuj ponownie.
 error-unknown-item = Na ten produkt nie można tu czekać.
+error-item-ended = Sklep nie sprzedaje już tego produktu, więc nie można na niego czekać ani go zarezerwować.
 error-opted-out = Ten adres prosił, by się z nim nie kontaktować, więc niczego nie zapisano.
 error-too-many = Właśnie zapisuje się bardzo wiele osób. Odczekaj kilka minut i spróbuj ponownie.
 error-busy = Sklep jest teraz bardzo obciążony i niczego nie zapisano. Spróbuj ponownie za chwilę.

@@ -112,6 +112,7 @@ field-language = Não foi possível ler o idioma da página.
 field-consent = Marque a caixa para aceitar uma única mensagem quando ele voltar.
 field-body = Não foi possível ler o formulário. Tente de novo.
 error-unknown-item = Este produto não pode ser aguardado aqui.
+error-item-ended = A loja já não vende este produto, por isso não pode ser aguardado nem reservado.
 error-opted-out = Este endereço pediu para não ser contatado, então nada foi salvo.
 error-too-many = Muita gente está se inscrevendo agora. Espere alguns minutos e tente de novo.
 error-busy = A loja está muito movimentada agora e nada foi salvo. Tente de novo em um segundo.

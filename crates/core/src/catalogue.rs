@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use url::Url;
 
+use crate::Millis;
 use crate::ids::{HoldId, Sku};
 use crate::platform::{Platform, PlatformIds};
 
@@ -38,6 +39,11 @@ pub struct CatalogueEntry {
     pub ids: PlatformIds,
     /// Queue partitions (1 unless the SKU is expected to be hyped).
     pub shards: u16,
+    /// When the item ended: its platform stopped listing it (`restock
+    /// catalogue sync`). An ended item takes no sign-ups and tells nobody;
+    /// its queue is kept as it is, and listing it again carries on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended: Option<Millis>,
 }
 
 /// A catalogue row that could not be read.
@@ -137,6 +143,7 @@ impl CatalogueEntry {
             threshold: None,
             ids: PlatformIds::default(),
             shards: 1,
+            ended: None,
         }
     }
 
@@ -244,6 +251,7 @@ pub fn parse_csv(text: &str) -> Result<Vec<CatalogueEntry>, CatalogueError> {
             threshold,
             ids,
             shards,
+            ended: None,
         };
         entry
             .check()
@@ -259,27 +267,36 @@ pub enum Change {
     /// An item the catalogue did not have.
     New(CatalogueEntry),
     /// An item it had, with what the platform says now; `was` as it was.
+    /// Listing an ended item again is a change too: it is no longer ended.
     Changed {
         /// As it was.
         was: Box<CatalogueEntry>,
         /// As it will be.
         now: Box<CatalogueEntry>,
     },
+    /// An item with the platform's id that the platform no longer lists:
+    /// ended (the entry as it will be saved, with [`CatalogueEntry::ended`]).
+    Ended(CatalogueEntry),
 }
 
 impl Change {
     /// The entry to save.
     pub fn entry(&self) -> &CatalogueEntry {
         match self {
-            Self::New(entry) => entry,
+            Self::New(entry) | Self::Ended(entry) => entry,
             Self::Changed { now, .. } => now,
         }
     }
 
-    /// One line for a person: `+ SKU  name` or `~ SKU  field: was -> now; …`.
+    /// One line for a person: `+ SKU  name`, `~ SKU  field: was -> now; …`
+    /// or `- SKU  name: ended, …`.
     pub fn describe(&self) -> String {
         match self {
             Self::New(e) => format!("+ {}  {}", e.sku, e.name),
+            Self::Ended(e) => format!(
+                "- {}  {}: no longer listed, so ended (no sign-ups, nobody told; its queue is kept)",
+                e.sku, e.name
+            ),
             Self::Changed { was, now } => {
                 let mut fields = Vec::new();
                 let mut field = |name: &str, a: String, b: String| {
@@ -288,6 +305,9 @@ impl Change {
                     }
                 };
                 let url = |u: &Option<Url>| u.as_ref().map(Url::to_string).unwrap_or_default();
+                let listed =
+                    |e: &CatalogueEntry| if e.ended.is_some() { "ended" } else { "listed" };
+                field("state", listed(was).into(), listed(now).into());
                 field("name", was.name.clone(), now.name.clone());
                 field("product_url", url(&was.product_url), url(&now.product_url));
                 field(
@@ -312,19 +332,42 @@ impl Change {
     }
 }
 
+/// How many changes of each kind: `2 new, 1 changed, 0 ended`.
+pub fn tally(changes: &[Change]) -> String {
+    let count = |kind: fn(&Change) -> bool| changes.iter().filter(|c| kind(c)).count();
+    format!(
+        "{} new, {} changed, {} ended",
+        count(|c| matches!(c, Change::New(_))),
+        count(|c| matches!(c, Change::Changed { .. })),
+        count(|c| matches!(c, Change::Ended(_))),
+    )
+}
+
 /// The changes that bring the catalogue `existing` in line with what
-/// `platform` lists (`listed`, one entry per item, keyed by SKU): new items
-/// are added, and an item the catalogue has takes the platform's name,
-/// URLs and id while keeping its own threshold, shards and other
-/// platforms' ids. Items the catalogue has and the platform does not list
-/// are left alone. Nothing changes for an item that already matches.
+/// `platform` lists (`listed`, one entry per item, keyed by SKU):
+/// - new items are added;
+/// - an item the catalogue has takes the platform's name, URLs and id
+///   while keeping its own threshold, shards and other platforms' ids, and
+///   is no longer ended if it was;
+/// - an item with `platform`'s id that the platform no longer lists loses
+///   that id if another platform still names it, and otherwise is ended at
+///   `now_ms` (once: an ended one stays as it is), so an item sold on two
+///   platforms ends only when neither lists it.
+///
+/// Items without `platform`'s id are left alone, and nothing changes for
+/// an item that already matches.
 pub fn merge_listed(
     existing: &[CatalogueEntry],
     platform: Platform,
     listed: Vec<CatalogueEntry>,
+    now_ms: Millis,
 ) -> Vec<Change> {
     let by_sku: std::collections::BTreeMap<&Sku, &CatalogueEntry> =
         existing.iter().map(|e| (&e.sku, e)).collect();
+    let listed_skus: std::collections::BTreeSet<Sku> =
+        listed.iter().map(|e| e.sku.clone()).collect();
+    let listed_ids: std::collections::BTreeSet<u64> =
+        listed.iter().filter_map(|e| e.ids.get(platform)).collect();
     let mut changes = Vec::new();
     for item in listed {
         match by_sku.get(&item.sku) {
@@ -335,6 +378,7 @@ pub fn merge_listed(
                 now.product_url = item.product_url.or(now.product_url);
                 now.checkout_url = item.checkout_url.or(now.checkout_url);
                 now.ids.set(platform, item.ids.get(platform));
+                now.ended = None;
                 if now != **was {
                     changes.push(Change::Changed {
                         was: Box::new((*was).clone()),
@@ -342,6 +386,29 @@ pub fn merge_listed(
                     });
                 }
             }
+        }
+    }
+    for was in existing {
+        let unlisted = was
+            .ids
+            .get(platform)
+            .is_some_and(|id| !listed_ids.contains(&id));
+        if !unlisted || listed_skus.contains(&was.sku) {
+            continue;
+        }
+        let mut now = was.clone();
+        now.ids.set(platform, None);
+        if now.ids.iter().next().is_some() {
+            // Still sold elsewhere: only this platform's id goes.
+            changes.push(Change::Changed {
+                was: Box::new(was.clone()),
+                now: Box::new(now),
+            });
+        } else if was.ended.is_none() {
+            changes.push(Change::Ended(CatalogueEntry {
+                ended: Some(now_ms),
+                ..was.clone()
+            }));
         }
     }
     changes
@@ -485,6 +552,7 @@ mod tests {
             &existing,
             Platform::Shopify,
             vec![listed("Walnut chair — Oak", 7), rug.clone()],
+            1_000,
         );
         assert_eq!(changes.len(), 2, "{changes:?}");
         let Change::Changed { was, now } = &changes[0] else {
@@ -515,7 +583,7 @@ mod tests {
                 .describe()
                 .contains("shopify_inventory_item_id: \"\" -> \"7\"")
         );
-        assert_eq!(changes[1], Change::New(rug));
+        assert_eq!(changes[1], Change::New(rug.clone()));
         assert_eq!(changes[1].describe(), "+ RUG  Rug — Large");
         // Applied, the same listing changes nothing; the lamp was never touched.
         let applied: Vec<CatalogueEntry> =
@@ -524,9 +592,102 @@ mod tests {
             merge_listed(
                 &applied,
                 Platform::Shopify,
-                vec![listed("Walnut chair — Oak", 7)]
+                vec![listed("Walnut chair — Oak", 7), rug],
+                2_000,
             )
             .is_empty()
         );
+    }
+
+    #[test]
+    fn an_item_the_platform_stops_listing_ends_once_and_listing_it_again_carries_on() {
+        let sku = |s: &str| Sku::try_from(s).unwrap();
+        let with_id = |s: &str, platform: Platform, id: u64| {
+            let mut e = CatalogueEntry::new(sku(s), s.to_lowercase());
+            e.ids.set(platform, Some(id));
+            e
+        };
+        let mut tall = with_id("TEE-L", Platform::Shopify, 3);
+        tall.threshold = Some(2);
+        let mut both = with_id("MUG", Platform::Shopify, 2);
+        both.ids.set(Platform::WooCommerce, Some(813));
+        let existing = vec![
+            with_id("TEE-S", Platform::Shopify, 1),
+            tall.clone(),
+            with_id("THROW", Platform::WooCommerce, 812),
+            CatalogueEntry::new(sku("HAND-MADE"), "hand-made"),
+            both.clone(),
+        ];
+        // Shopify lists only the small tee: the large one ends; the mug,
+        // still on WooCommerce, only loses its Shopify id; the other
+        // platform's item and the one without an id are not Shopify's.
+        let mut changes = merge_listed(
+            &existing,
+            Platform::Shopify,
+            vec![with_id("TEE-S", Platform::Shopify, 1)],
+            5_000,
+        );
+        assert_eq!(tally(&changes), "0 new, 1 changed, 1 ended");
+        let mug = changes.remove(1);
+        assert!(
+            matches!(&mug, Change::Changed { now, .. } if now.ids.get(Platform::Shopify).is_none()
+                && now.ids.get(Platform::WooCommerce) == Some(813) && now.ended.is_none()),
+            "{mug:?}"
+        );
+        assert_eq!(
+            changes,
+            [Change::Ended(CatalogueEntry {
+                ended: Some(5_000),
+                ..tall.clone()
+            })]
+        );
+        assert_eq!(
+            changes[0].describe(),
+            "- TEE-L  tee-l: no longer listed, so ended (no sign-ups, nobody told; its queue is kept)"
+        );
+        // Ended once: the next sync that still does not list it changes nothing.
+        let ended = changes[0].entry().clone();
+        let after = vec![existing[0].clone(), ended.clone()];
+        assert!(
+            merge_listed(
+                &after,
+                Platform::Shopify,
+                vec![with_id("TEE-S", Platform::Shopify, 1)],
+                9_000
+            )
+            .is_empty()
+        );
+        // Listed again (even under a new id): no longer ended, its own
+        // threshold kept.
+        let again = merge_listed(
+            &after,
+            Platform::Shopify,
+            vec![
+                with_id("TEE-S", Platform::Shopify, 1),
+                with_id("TEE-L", Platform::Shopify, 4),
+            ],
+            9_000,
+        );
+        let [Change::Changed { was, now }] = again.as_slice() else {
+            panic!("{again:?}")
+        };
+        assert_eq!(**was, ended);
+        assert_eq!((now.ended, now.threshold), (None, Some(2)));
+        assert!(
+            again[0]
+                .describe()
+                .contains("state: \"ended\" -> \"listed\""),
+            "{}",
+            again[0].describe()
+        );
+        // An ended entry reads back as it was written; an entry written
+        // before entries could end reads as listed.
+        let json = serde_json::to_string(&ended).unwrap();
+        assert_eq!(
+            serde_json::from_str::<CatalogueEntry>(&json).unwrap(),
+            ended
+        );
+        let old = serde_json::to_string(&existing[0]).unwrap();
+        assert!(!old.contains("ended"), "{old}");
     }
 }

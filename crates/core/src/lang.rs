@@ -258,6 +258,7 @@ pub const MESSAGES: &[(&str, &[&str])] = &[
     ("field-consent", &[]),
     ("field-body", &[]),
     ("error-unknown-item", &[]),
+    ("error-item-ended", &[]),
     ("error-opted-out", &[]),
     ("error-too-many", &[]),
     ("error-busy", &[]),

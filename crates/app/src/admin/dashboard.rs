@@ -574,6 +574,12 @@ async fn item_html(d: &Dashboard, sku: &Sku) -> Result<String, AdminError> {
         esc(sku.as_str()),
         esc(&entry.name)
     );
+    if let Some(ended) = entry.ended {
+        html += &format!(
+            "<div class=\"banner\" role=\"status\"><p><b>Ended</b> {} ago: the platform no longer lists it, so it takes no sign-ups and nobody waiting is told. Listing it again on the platform and running <code>restock catalogue sync</code> carries on with its queue.</p></div>",
+            ago(now, ended)
+        );
+    }
     if snapshot.stock.paused {
         html += &format!(
             "<div class=\"banner\" role=\"alert\"><p>A restock waits for the team's review: nothing is offered until it is released.</p>{}</div>",

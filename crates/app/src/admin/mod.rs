@@ -381,6 +381,15 @@ impl Admin {
             rows.push(vec![format!("{platform} {}", platform.id_noun()), id]);
         }
         rows.extend([
+            vec![
+                "ended".into(),
+                entry.ended.map_or("no: listed".into(), |at| {
+                    format!(
+                        "since {}: no longer listed, takes no sign-ups, tells nobody",
+                        restock_core::rfc3339(at)
+                    )
+                }),
+            ],
             vec!["queue shards".into(), entry.shards.to_string()],
             vec!["level".into(), level.to_string()],
             vec!["in stock".into(), snapshot.stock.in_stock.to_string()],

@@ -14,6 +14,17 @@ fn gone(t: &Texts, token: &str, what: &str) -> Response {
     page(t, StatusCode::GONE, &t.word("page-ended-title"), &body)
 }
 
+/// The page for a link to an item the shop no longer sells (its platform
+/// stopped listing it): nothing to hold or to wait for again.
+fn item_ended(t: &Texts) -> Response {
+    page(
+        t,
+        StatusCode::GONE,
+        &t.word("page-ended-title"),
+        &text(&t.word("error-item-ended")),
+    )
+}
+
 /// The page for a link that has ended (or never existed: the two look alike).
 fn ended_link(t: &Texts, token_text: &str) -> Response {
     gone(t, token_text, "page-ended")
@@ -104,6 +115,14 @@ pub(super) async fn reserve(
         };
         let now = s.clock.now_ms();
         let entry = s.store.catalogue_entry(token.sku()).await?;
+        if entry.as_ref().is_some_and(|e| e.ended.is_some()) {
+            let request = s.store.request(&token.request()).await?;
+            let t = match request.filter(|r| r.reserve_link_is(&token)) {
+                Some(r) => words(&settings, &r),
+                None => visitor_words(&settings, &headers),
+            };
+            return Ok(item_ended(&t));
+        }
         let outcome = s
             .store
             .take_hold(
@@ -198,6 +217,9 @@ pub(super) async fn rejoin(
         let Some(entry) = s.store.catalogue_entry(&r.sku).await? else {
             return Ok(invalid(&t));
         };
+        if entry.ended.is_some() {
+            return Ok(item_ended(&t));
+        }
         let request = NewRequest {
             id: RequestId::from_random(s.random()),
             sku: r.sku.clone(),

@@ -2,7 +2,7 @@
 //!
 //! | route | does |
 //! |---|---|
-//! | `POST /requests` | notify me (JSON or an HTML form): 201 new, 200 existing, 400 field errors, 404 unknown item, 409 opted out, 413 too big, 429 too many |
+//! | `POST /requests` | notify me (JSON or an HTML form): 201 new, 200 existing, 400 field errors, 404 unknown item, 409 opted out, 410 an item the shop no longer sells, 413 too big, 429 too many |
 //! | `GET /requests/{id}` | status and position |
 //! | `DELETE /requests/{id}` | leave the queue |
 //! | `GET /r/{token}` | the reserve page: shows, changes nothing (mail scanners fetch links) |
@@ -501,6 +501,9 @@ async fn join_request(
     let Some(entry) = s.store.catalogue_entry(&new.sku).await? else {
         return Ok(said(&t, StatusCode::NOT_FOUND, "error-unknown-item"));
     };
+    if entry.ended.is_some() {
+        return Ok(said(&t, StatusCode::GONE, "error-item-ended"));
+    }
     if let Contact::Sms(phone) = &new.contact
         && let Err(refusal) = phone.sms_allowed(&settings.sms_countries)
     {
