@@ -39,12 +39,23 @@ fn variant(
 /// The stack's outputs as `connect` reads them, for deployment `d`.
 fn stack_of(d: &Deployment) -> Stack {
     Stack {
+        name: "restock".into(),
+        model_id: Some("amazon.nova-micro-v1:0".into()),
         keys_secret: d.secret.clone(),
         detect_url: DETECT.into(),
         capture_url: "https://capture.example.lambda-url.eu-west-2.on.aws/".into(),
         table: d.store.table().to_owned(),
         alert_topic: "arn:aws:sns:eu-west-2:123456789012:restock-alerts".into(),
     }
+}
+
+/// The model's runtime client, on deployment `d`'s Bedrock fake.
+fn bedrock_of(d: &Deployment, sdk: &aws_config::SdkConfig) -> aws_sdk_bedrockruntime::Client {
+    aws_sdk_bedrockruntime::Client::from_conf(
+        aws_sdk_bedrockruntime::config::Builder::from(sdk)
+            .endpoint_url(&d.model.url)
+            .build(),
+    )
 }
 
 async fn keys(sdk: &aws_config::SdkConfig, secret: &str) -> serde_json::Value {
@@ -468,7 +479,7 @@ async fn connect_takes_a_fresh_stack_to_a_passing_doctor() {
             .collect::<Vec<_>>()
     };
 
-    let before = restock_aws::doctor::check(&sdk, &stack).await;
+    let before = restock_aws::doctor::check(&sdk, &stack, &bedrock_of(&d, &sdk)).await;
     assert!(before.blocking(), "{}", before.describe());
     assert_eq!(
         failing(&before),
@@ -500,7 +511,7 @@ async fn connect_takes_a_fresh_stack_to_a_passing_doctor() {
     )
     .await
     .unwrap();
-    let after = restock_aws::doctor::check(&sdk, &stack).await;
+    let after = restock_aws::doctor::check(&sdk, &stack, &bedrock_of(&d, &sdk)).await;
     assert!(!after.blocking(), "{}", after.describe());
     let said = after.describe();
     for check in [
@@ -514,6 +525,27 @@ async fn connect_takes_a_fresh_stack_to_a_passing_doctor() {
         assert!(said.contains(check), "{check}: {said}");
     }
     assert!(said.contains("notices can reach shoppers"), "{said}");
+    assert!(
+        said.contains("ok   Bedrock model: amazon.nova-micro-v1:0 answers"),
+        "{said}"
+    );
+    // A model the account may not call: a warning (notices go out in the
+    // fixed wording) that says where access is granted.
+    d.model.set(ModelMode::Denied);
+    let denied = restock_aws::doctor::check(&sdk, &stack, &bedrock_of(&d, &sdk)).await;
+    assert!(!denied.blocking(), "{}", denied.describe());
+    let model = denied
+        .findings
+        .iter()
+        .find(|f| f.check == "Bedrock model")
+        .unwrap();
+    assert_eq!(model.severity, restock_aws::doctor::Severity::Warning);
+    assert!(
+        model.found.contains("AccessDenied")
+            && model.fix.as_deref().unwrap().contains("Model access"),
+        "{model:?}"
+    );
+    d.model.set(ModelMode::Answer("Back.".into()));
     // The settings text shoppers: SNS's sandbox and spending limit are looked at.
     assert!(
         said.contains("SNS SMS sandbox") && said.contains("SNS spending limit"),
@@ -567,7 +599,7 @@ async fn connect_takes_a_fresh_stack_to_a_passing_doctor() {
 
     // WooCommerce disables a webhook after failed deliveries: blocking again.
     fake.woo_webhooks.lock().unwrap()[0]["status"] = "disabled".into();
-    let disabled = restock_aws::doctor::check(&sdk, &stack).await;
+    let disabled = restock_aws::doctor::check(&sdk, &stack, &bedrock_of(&d, &sdk)).await;
     assert_eq!(
         failing(&disabled),
         ["woocommerce webhook product.updated"],
@@ -635,7 +667,7 @@ async fn the_story_runs_on_the_imported_catalogue_with_a_size_and_its_restock() 
         done.describe(false)
     );
     assert!(alerts.all().is_empty());
-    let report = restock_aws::doctor::check(&sdk, &stack).await;
+    let report = restock_aws::doctor::check(&sdk, &stack, &bedrock_of(&d, &sdk)).await;
     assert!(!report.blocking(), "{}", report.describe());
 
     let sku = |s: &str| Sku::try_from(s).unwrap();

@@ -14,6 +14,8 @@
 //! - [`admin`]: the operator's commands, shared by the `restock` CLI and the
 //!   local server, and signed test webhooks.
 //! - [`alerts`]: what the team is told, and how it reads.
+//! - [`health`]: what stands between a deployment and its shoppers
+//!   (`restock doctor`, the dashboard's banner).
 //! - [`metrics`]: what is counted for the team's CloudWatch dashboard.
 //! - `pages`: the small HTML pages shoppers see.
 //! - [`ports`]: sender, phraser, keyring, alerts, clock, entropy, and the
@@ -26,6 +28,7 @@ pub mod capture;
 pub mod detect;
 pub mod events;
 pub mod feedback;
+pub mod health;
 pub(crate) mod levels;
 pub mod metrics;
 pub mod notify;

@@ -21,6 +21,10 @@ pub const SHOPIFY_TOPICS: [&str; 2] = ["INVENTORY_LEVELS_UPDATE", "ORDERS_PAID"]
 /// What a deployed stack's outputs give the command.
 #[derive(Debug, Clone)]
 pub struct Stack {
+    /// The stack's name.
+    pub name: String,
+    /// The `BedrockModelId` parameter (none on a stack without it).
+    pub model_id: Option<String>,
     /// `KeysSecretArn`.
     pub keys_secret: String,
     /// `DetectUrl` (ends in `/`).

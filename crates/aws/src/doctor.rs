@@ -1,164 +1,33 @@
 //! `restock doctor`: a deployed stack checked end to end from the
-//! operator's machine, each finding with its fix. A finding is blocking
-//! when notices cannot reach shoppers while it stands (no settings or
-//! items, a platform's deliveries refused or never subscribed, a sender
-//! that cannot send); a warning when restock works around it (no stock
-//! pull, an item only the generic format can report).
+//! operator's machine, each finding with its fix ([`restock_app::health`]
+//! says what is blocking and what is a warning). The store's checks are
+//! shared with the local server; these add the keys secret, the platforms,
+//! the model and the senders.
 
+use restock_app::ports::Phraser;
 use restock_core::{CatalogueEntry, Platform, Settings};
-use restock_store::CatalogueStore;
 use restock_store_dynamo::DynamoStore;
+
+pub use restock_app::health::{Finding, Report, Severity};
 
 use crate::connect::{SHOPIFY_TOPICS, Stack, WOOCOMMERCE_TOPICS};
 use crate::platforms::HttpPlatforms;
 
-/// How much a finding matters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    /// As it should be.
-    Ok,
-    /// restock works around it, at a cost the finding names.
-    Warning,
-    /// Notices cannot reach shoppers while it stands.
-    Blocking,
-}
-
-/// One check's result.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Finding {
-    /// How much it matters.
-    pub severity: Severity,
-    /// What was checked.
-    pub check: String,
-    /// What was found.
-    pub found: String,
-    /// What to do about it, when something is to be done.
-    pub fix: Option<String>,
-}
-
-/// Every finding, in the order checked.
-#[derive(Debug, Default, Clone, serde::Serialize)]
-pub struct Report {
-    /// The findings.
-    pub findings: Vec<Finding>,
-}
-
-impl Report {
-    fn add(
-        &mut self,
-        severity: Severity,
-        check: &str,
-        found: impl Into<String>,
-        fix: Option<String>,
-    ) {
-        self.findings.push(Finding {
-            severity,
-            check: check.to_owned(),
-            found: found.into(),
-            fix,
-        });
-    }
-
-    fn ok(&mut self, check: &str, found: impl Into<String>) {
-        self.add(Severity::Ok, check, found, None);
-    }
-
-    /// Whether something blocks notices.
-    pub fn blocking(&self) -> bool {
-        self.findings
-            .iter()
-            .any(|f| f.severity == Severity::Blocking)
-    }
-
-    /// The report as a person reads it: a line a finding, its fix under it.
-    pub fn describe(&self) -> String {
-        let mut text = String::new();
-        for f in &self.findings {
-            let mark = match f.severity {
-                Severity::Ok => "ok  ",
-                Severity::Warning => "warn",
-                Severity::Blocking => "FAIL",
-            };
-            text += &format!("{mark} {}: {}\n", f.check, f.found);
-            if let Some(fix) = &f.fix {
-                text += &format!("     fix: {fix}\n");
-            }
-        }
-        let (blocking, warnings) = (
-            self.findings
-                .iter()
-                .filter(|f| f.severity == Severity::Blocking)
-                .count(),
-            self.findings
-                .iter()
-                .filter(|f| f.severity == Severity::Warning)
-                .count(),
-        );
-        text += &match (blocking, warnings) {
-            (0, 0) => "all good: notices can reach shoppers\n".to_owned(),
-            (0, w) => format!("notices can reach shoppers; {w} warnings\n"),
-            (b, w) => format!("{b} findings block notices; {w} warnings\n"),
-        };
-        text
-    }
-}
-
-/// Checks `stack` (its table, keys secret, platforms, sender).
-pub async fn check(sdk: &aws_config::SdkConfig, stack: &Stack) -> Report {
+/// Checks `stack` (its table, keys secret, platforms, model, senders);
+/// `bedrock` is the model's runtime client (AWS's, unless a test points it
+/// elsewhere).
+pub async fn check(
+    sdk: &aws_config::SdkConfig,
+    stack: &Stack,
+    bedrock: &aws_sdk_bedrockruntime::Client,
+) -> Report {
     let mut report = Report::default();
     let store = DynamoStore::new(aws_sdk_dynamodb::Client::new(sdk), &stack.table);
-
-    let settings = match store.settings().await {
-        Ok(Some(settings)) => {
-            report.ok("settings", "stored and valid");
-            Some(settings)
-        }
-        Ok(None) => {
-            report.add(
-                Severity::Blocking,
-                "settings",
-                "none stored: every function refuses to run",
-                Some(format!(
-                    "`restock --table {} settings put settings.toml` (docs/SETTINGS.md)",
-                    stack.table
-                )),
-            );
-            None
-        }
-        Err(e) => {
-            report.add(
-                Severity::Blocking,
-                "table",
-                format!("unreadable: {e}"),
-                Some("check the operator's credentials and region".into()),
-            );
-            return report;
-        }
+    let Some((settings, catalogue)) =
+        restock_app::health::store_checks(&mut report, &store, Some(&stack.table)).await
+    else {
+        return report;
     };
-    let catalogue = store.catalogue().await.unwrap_or_default();
-    if catalogue.is_empty() {
-        report.add(
-            Severity::Blocking,
-            "catalogue",
-            "no items: nobody can sign up",
-            Some("`restock connect shopify` or `restock connect woocommerce` imports them; or `restock catalogue import FILE.csv`".into()),
-        );
-    } else {
-        report.ok("catalogue", format!("{} items", catalogue.len()));
-    }
-    let unnamed = catalogue
-        .iter()
-        .filter(|e| e.ids.iter().next().is_none())
-        .count();
-    if unnamed > 0 {
-        report.add(
-            Severity::Warning,
-            "catalogue ids",
-            format!("{unnamed} items have no platform id: only the generic format (or WooCommerce, by SKU) can report their stock, and the stock pull cannot read them"),
-            Some("`restock connect …` fills the ids for the items the platform lists".into()),
-        );
-    }
 
     let keys = match crate::connect::read_keys(sdk, stack).await {
         Ok(keys) => keys,
@@ -179,13 +48,57 @@ pub async fn check(sdk: &aws_config::SdkConfig, stack: &Stack) -> Report {
     {
         platform_checks(&mut report, &platforms, stack, &keys, &catalogue, platform).await;
     }
+    model_check(&mut report, stack, bedrock).await;
     if let Some(settings) = &settings {
-        sender_checks(&mut report, sdk, settings).await;
+        sender_checks(&mut report, sdk, stack, settings).await;
         if !settings.sms_countries.is_empty() {
             text_checks(&mut report, sdk).await;
         }
     }
     report
+}
+
+/// The model that phrases each restock's notice answers a one-line
+/// Converse call. Without it every notice goes out in the fixed wording: a
+/// warning, not a block.
+async fn model_check(report: &mut Report, stack: &Stack, bedrock: &aws_sdk_bedrockruntime::Client) {
+    let Some(model) = &stack.model_id else {
+        report.add(
+            Severity::Warning,
+            "Bedrock model",
+            "the stack names none (no BedrockModelId parameter): notices use the fixed wording",
+            Some("deploy with `sam deploy --parameter-overrides BedrockModelId=…`".into()),
+        );
+        return;
+    };
+    let phraser = crate::BedrockPhraser::new(bedrock.clone(), model.clone());
+    match phraser
+        .phrase("Answer with the single word: ok.", "Are you there?")
+        .await
+    {
+        Ok(_) => report.ok("Bedrock model", format!("{model} answers")),
+        Err(e) => {
+            let denied = e.0.contains("AccessDenied");
+            let fix = if denied {
+                format!(
+                    "grant this account access to {model} (Bedrock console → Model access; some providers ask for a use-case form first), or deploy with another BedrockModelId"
+                )
+            } else {
+                format!(
+                    "check that {model} is offered in this region (Bedrock console → Model catalog), or deploy with another BedrockModelId"
+                )
+            };
+            report.add(
+                Severity::Warning,
+                "Bedrock model",
+                format!(
+                    "{model} refused a call ({}): every notice goes out in the fixed wording",
+                    e.0
+                ),
+                Some(fix),
+            );
+        }
+    }
 }
 
 /// Texts (the settings name countries): SNS's SMS sandbox, where texts
@@ -363,7 +276,12 @@ async fn platform_checks(
 
 /// The mail sender: its identity verified, and the account out of SES's
 /// sandbox (in it, mail reaches only verified addresses: no shopper).
-async fn sender_checks(report: &mut Report, sdk: &aws_config::SdkConfig, settings: &Settings) {
+async fn sender_checks(
+    report: &mut Report,
+    sdk: &aws_config::SdkConfig,
+    stack: &Stack,
+    settings: &Settings,
+) {
     let ses = aws_sdk_sesv2::Client::new(sdk);
     // `Name <address>` or a bare address.
     let from = settings.email_from.as_str();
@@ -374,6 +292,7 @@ async fn sender_checks(report: &mut Report, sdk: &aws_config::SdkConfig, setting
         .trim();
     let domain = address.rsplit_once('@').map_or(address, |(_, d)| d);
     let mut verified = None;
+    let mut dkim = None;
     for identity in [domain, address] {
         if let Ok(found) = ses
             .get_email_identity()
@@ -387,6 +306,10 @@ async fn sender_checks(report: &mut Report, sdk: &aws_config::SdkConfig, setting
                 identity.to_owned(),
                 found.verified_for_sending_status() || succeeded,
             ));
+            dkim = found
+                .dkim_attributes()
+                .and_then(|d| d.status())
+                .map(|status| (identity.to_owned(), status.clone()));
             break;
         }
     }
@@ -405,6 +328,19 @@ async fn sender_checks(report: &mut Report, sdk: &aws_config::SdkConfig, setting
             Some("deploy with the SenderIdentity parameter, or create the identity in SES".into()),
         ),
     }
+    match dkim {
+        Some((identity, aws_sdk_sesv2::types::DkimStatus::Success)) => {
+            report.ok("SES DKIM", format!("{identity} signs with DKIM"));
+        }
+        Some((identity, status)) => report.add(
+            Severity::Warning,
+            "SES DKIM",
+            format!("{identity}: DKIM {}: mail is sent unsigned, and more of it lands in spam", status.as_str().to_lowercase()),
+            Some("publish the three CNAME records SES gives for the domain (SES console → Identities → DKIM)".into()),
+        ),
+        None => {}
+    }
+    configuration_set_check(report, &ses, stack).await;
     match ses.get_account().send().await {
         Ok(account) if account.production_access_enabled() => {
             report.ok("SES account", "production access")
@@ -420,6 +356,52 @@ async fn sender_checks(report: &mut Report, sdk: &aws_config::SdkConfig, setting
             "SES account",
             format!("could not be read ({e})"),
             Some("check in the SES console that the account has production access".into()),
+        ),
+    }
+}
+
+/// The configuration set every notice goes through (`{stack}-notices`)
+/// hands bounces and complaints on: without its event destination, a
+/// bounced address is mailed again at every restock.
+async fn configuration_set_check(report: &mut Report, ses: &aws_sdk_sesv2::Client, stack: &Stack) {
+    let name = format!("{}-notices", stack.name);
+    let check = "SES configuration set events";
+    match ses
+        .get_configuration_set_event_destinations()
+        .configuration_set_name(&name)
+        .send()
+        .await
+    {
+        Ok(found) => {
+            let wanted = [
+                aws_sdk_sesv2::types::EventType::Bounce,
+                aws_sdk_sesv2::types::EventType::Complaint,
+            ];
+            let on = found.event_destinations().iter().any(|d| {
+                d.enabled()
+                    && wanted
+                        .iter()
+                        .all(|t| d.matching_event_types().contains(t))
+            });
+            if on {
+                report.ok(check, format!("{name} hands bounces and complaints on"));
+            } else {
+                report.add(
+                    Severity::Warning,
+                    check,
+                    format!("{name} has no enabled destination for bounces and complaints: bounced addresses are mailed again"),
+                    Some("`sam deploy` puts it back (the NoticeFeedback resource)".into()),
+                );
+            }
+        }
+        Err(e) => report.add(
+            Severity::Warning,
+            check,
+            format!(
+                "{name} could not be read ({})",
+                aws_sdk_sesv2::error::DisplayErrorContext(&e)
+            ),
+            Some("check in the SES console that it exists with an EventBridge destination for bounces and complaints".into()),
         ),
     }
 }

@@ -2,6 +2,8 @@
 //! (`--table`, the usual AWS profile and region, `--endpoint-url` for a local
 //! DynamoDB API) or against the local server (`--local`, the default).
 
+mod stack;
+
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -111,6 +113,11 @@ enum Cmd {
         /// The port to listen on (0: any free one).
         #[arg(long, default_value_t = 7878)]
         port: u16,
+        /// The deployed stack's name (its table and keys secret, unless
+        /// given): the banner then shows what `restock doctor` finds (run
+        /// again every 5 minutes), not only the table's own checks.
+        #[arg(long)]
+        stack: Option<String>,
         /// Print the address without opening a browser.
         #[arg(long)]
         no_open: bool,
@@ -125,8 +132,9 @@ enum Cmd {
     },
     /// Check a deployed stack end to end, each finding with its fix:
     /// settings, catalogue, each platform's webhook key, API access and
-    /// webhooks at the DetectUrl, the mail sender. Exits 1 when something
-    /// blocks notices.
+    /// webhooks at the DetectUrl, the model, the mail and text senders,
+    /// dead letters and alarms in ALARM. Exits 1 when something blocks
+    /// notices.
     Doctor {
         /// The deployed stack's name.
         #[arg(long)]
@@ -466,15 +474,25 @@ fn read(file: &str) -> Result<String, CliError> {
 }
 
 async fn target(cli: &Cli) -> Result<Target, CliError> {
-    let Some(table) = &cli.table else {
+    target_on(cli, cli.table.as_deref(), cli.secret_id.as_deref()).await
+}
+
+/// [`target`] on `table` (the local server without one), with `secret_id`'s
+/// pepper.
+async fn target_on(
+    cli: &Cli,
+    table: Option<&str>,
+    secret_id: Option<&str>,
+) -> Result<Target, CliError> {
+    let Some(table) = table else {
         return Ok(Target::Local(cli.local.clone()));
     };
     let sdk = restock_aws::wiring::sdk_config(cli.endpoint_url.as_deref()).await;
     let store = Arc::new(DynamoStore::new(aws_sdk_dynamodb::Client::new(&sdk), table));
-    let pepper = match &cli.secret_id {
+    let pepper = match secret_id {
         Some(id) => {
             let keyring =
-                SecretsKeyring::new(aws_sdk_secretsmanager::Client::new(&sdk), id.clone());
+                SecretsKeyring::new(aws_sdk_secretsmanager::Client::new(&sdk), id.to_owned());
             Some(keyring.keys().await?.contact_pepper.clone())
         }
         None => None,
@@ -584,7 +602,12 @@ async fn export(target: &Target, cmd: &Cmd, json: bool) -> Result<Output, CliErr
 
 /// `restock dashboard`: serves the dashboard on 127.0.0.1 until Ctrl-C, or
 /// points at the local server's.
-async fn dashboard(target: Target, port: u16, no_open: bool) -> Result<String, CliError> {
+async fn dashboard(
+    target: Target,
+    port: u16,
+    no_open: bool,
+    health: Option<Arc<dyn restock_app::health::Health>>,
+) -> Result<String, CliError> {
     use restock_app::admin::dashboard::{Dashboard, router};
     let admin = match target {
         Target::Dynamo(admin) => admin,
@@ -598,7 +621,11 @@ async fn dashboard(target: Target, port: u16, no_open: bool) -> Result<String, C
     };
     let clock: std::sync::Arc<dyn restock_app::ports::Clock> =
         std::sync::Arc::new(restock_app::ports::SystemClock);
-    let app = router(std::sync::Arc::new(Dashboard::new(admin, clock, "")));
+    let mut dashboard = Dashboard::new(admin, clock, "");
+    if let Some(health) = health {
+        dashboard = dashboard.with_health(health);
+    }
+    let app = router(std::sync::Arc::new(dashboard));
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
         .await
         .map_err(|e| {
@@ -623,48 +650,6 @@ async fn dashboard(target: Target, port: u16, no_open: bool) -> Result<String, C
     Ok(String::new())
 }
 
-/// A deployed stack's outputs: its keys secret, DetectUrl and table.
-async fn stack_outputs(
-    sdk: &aws_config::SdkConfig,
-    stack: &str,
-) -> Result<restock_aws::connect::Stack, CliError> {
-    let described = aws_sdk_cloudformation::Client::new(sdk)
-        .describe_stacks()
-        .stack_name(stack)
-        .send()
-        .await
-        .map_err(|e| {
-            CliError::Usage(format!(
-                "could not read the stack {stack}: {}",
-                aws_sdk_cloudformation::error::DisplayErrorContext(&e)
-            ))
-        })?;
-    let outputs = described
-        .stacks()
-        .first()
-        .map(|s| s.outputs().to_vec())
-        .unwrap_or_default();
-    let output = |name: &str| {
-        outputs
-            .iter()
-            .find(|o| o.output_key() == Some(name))
-            .and_then(|o| o.output_value())
-            .map(str::to_owned)
-            .ok_or_else(|| {
-                CliError::Usage(format!(
-                    "the stack {stack} has no {name} output: is it a restock stack?"
-                ))
-            })
-    };
-    Ok(restock_aws::connect::Stack {
-        keys_secret: output("KeysSecretArn")?,
-        detect_url: output("DetectUrl")?,
-        capture_url: output("CaptureUrl")?,
-        table: output("TableName")?,
-        alert_topic: output("AlertTopicArn")?,
-    })
-}
-
 /// `restock connect shopify|woocommerce`.
 async fn connect(cli: &Cli) -> Result<String, CliError> {
     let Cmd::Connect { platform } = &cli.command else {
@@ -681,7 +666,7 @@ async fn connect(cli: &Cli) -> Result<String, CliError> {
         } => {
             let access = shopify_access(client_id, client_secret, access_token)?;
             let sdk = restock_aws::wiring::sdk_config(cli.endpoint_url.as_deref()).await;
-            let outputs = stack_outputs(&sdk, stack).await?;
+            let outputs = stack::outputs(&sdk, stack).await?.stack;
             let alerts = outputs.alerts(&sdk);
             let done =
                 restock_aws::connect::shopify(&sdk, &outputs, shop, access, *dry_run, &alerts)
@@ -698,7 +683,7 @@ async fn connect(cli: &Cli) -> Result<String, CliError> {
             dry_run,
         } => {
             let sdk = restock_aws::wiring::sdk_config(cli.endpoint_url.as_deref()).await;
-            let outputs = stack_outputs(&sdk, stack).await?;
+            let outputs = stack::outputs(&sdk, stack).await?.stack;
             let done = restock_aws::connect::woocommerce(
                 &sdk,
                 &outputs,
@@ -828,7 +813,7 @@ async fn sign_webhook(cli: &Cli) -> Result<String, CliError> {
     };
     let (secret_id, detect_url) = match (stack, &sdk) {
         (Some(stack), Some(sdk)) => {
-            let outputs = stack_outputs(sdk, stack).await?;
+            let outputs = stack::outputs(sdk, stack).await?.stack;
             (Some(outputs.keys_secret), Some(outputs.detect_url))
         }
         _ => (cli.secret_id.clone(), None),
@@ -911,7 +896,7 @@ async fn run(cli: &Cli) -> Result<String, CliError> {
     } = &cli.command
     {
         let sdk = restock_aws::wiring::sdk_config(cli.endpoint_url.as_deref()).await;
-        let outputs = stack_outputs(&sdk, stack).await?;
+        let outputs = stack::outputs(&sdk, stack).await?.stack;
         let synced = restock_aws::connect::sync(&sdk, &outputs, *dry_run, &outputs.alerts(&sdk))
             .await
             .map_err(|e| CliError::Usage(e.to_string()))?;
@@ -935,9 +920,10 @@ async fn run(cli: &Cli) -> Result<String, CliError> {
         return Ok(text);
     }
     if let Cmd::Doctor { stack } = &cli.command {
+        use restock_app::health::Health;
         let sdk = restock_aws::wiring::sdk_config(cli.endpoint_url.as_deref()).await;
-        let outputs = stack_outputs(&sdk, stack).await?;
-        let report = restock_aws::doctor::check(&sdk, &outputs).await;
+        let deployed = stack::outputs(&sdk, stack).await?;
+        let report = stack::StackHealth::new(sdk, deployed).report().await;
         let text = if cli.json {
             serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"
         } else {
@@ -949,9 +935,30 @@ async fn run(cli: &Cli) -> Result<String, CliError> {
             Ok(text)
         };
     }
+    if let Cmd::Dashboard {
+        port,
+        no_open,
+        stack: Some(stack),
+    } = &cli.command
+    {
+        // The stack names its table and keys secret; the banner runs the doctor.
+        let sdk = restock_aws::wiring::sdk_config(cli.endpoint_url.as_deref()).await;
+        let deployed = stack::outputs(&sdk, stack).await?;
+        let table = cli.table.clone().unwrap_or(deployed.stack.table.clone());
+        let secret = cli
+            .secret_id
+            .clone()
+            .unwrap_or(deployed.stack.keys_secret.clone());
+        let target = target_on(cli, Some(&table), Some(&secret)).await?;
+        let health = Arc::new(restock_app::health::Cached::new(
+            stack::StackHealth::new(sdk, deployed),
+            Duration::from_secs(300),
+        ));
+        return dashboard(target, *port, *no_open, Some(health)).await;
+    }
     let target = target(cli).await?;
-    if let Cmd::Dashboard { port, no_open } = cli.command {
-        return dashboard(target, port, no_open).await;
+    if let Cmd::Dashboard { port, no_open, .. } = cli.command {
+        return dashboard(target, port, no_open, None).await;
     }
     let output = match &cli.command {
         Cmd::Catalogue {

@@ -366,6 +366,13 @@ async fn an_operator_opens_the_dashboard_on_the_table() {
         "{item}"
     );
     assert!(item.contains("***@example.com") && !item.contains("fan0@example.com"));
+    // No settings in the table: the banner says so, with the fix.
+    assert!(
+        overview.contains("findings block notices")
+            && overview.contains("<b>Blocks notices</b>: settings: none stored")
+            && overview.contains("settings put settings.toml"),
+        "{overview}"
+    );
     assert_eq!(forged, 403);
     assert_eq!(status_done, 200);
     assert!(done.contains("CHAIR-WAL</td><td>counters match"), "{done}");
@@ -423,13 +430,26 @@ async fn sign_webhook_signs_for_a_deployed_stack_with_its_own_key() {
         .expect("secret created")
         .arn
         .expect("an ARN");
+    // The stack's table, empty (no settings yet).
+    let table = testing::dynamo_store().await.table().to_owned();
     let template = serde_json::json!({
-        "Resources": {"Topic": {"Type": "AWS::SNS::Topic"}},
+        "Resources": {
+            "Topic": {"Type": "AWS::SNS::Topic"},
+            "DeadLetters": {"Type": "AWS::SQS::Queue"},
+            "DeadLettersAlarm": {"Type": "AWS::CloudWatch::Alarm", "Properties": {
+                "AlarmName": format!("{stack}-DeadLettersAlarm-1X2Y3Z"),
+                "AlarmDescription": "Work failed after its retries: see DeadLettersAlarm in docs/DEPLOY.md",
+                "Namespace": "AWS/SQS", "MetricName": "ApproximateNumberOfMessagesVisible",
+                "Statistic": "Maximum", "Period": 60, "EvaluationPeriods": 1,
+                "Threshold": 0, "ComparisonOperator": "GreaterThanThreshold"
+            }}
+        },
         "Outputs": {
+            "DeadLetterQueueUrl": {"Value": {"Ref": "DeadLetters"}},
             "KeysSecretArn": {"Value": arn},
             "DetectUrl": {"Value": "https://detect.example.lambda-url.eu-west-2.on.aws/"},
             "CaptureUrl": {"Value": "https://capture.example.lambda-url.eu-west-2.on.aws/"},
-            "TableName": {"Value": "restock-table"},
+            "TableName": {"Value": table},
             "AlertTopicArn": {"Value": {"Ref": "Topic"}}
         }
     });
@@ -548,12 +568,53 @@ async fn sign_webhook_signs_for_a_deployed_stack_with_its_own_key() {
         "{said:?}"
     );
 
-    // `restock doctor` on that stack: its table is not there, which blocks
-    // everything; the report goes to stdout and the exit code says so.
-    let doctor = run(&["doctor", "--stack", &stack]);
+    // `restock doctor` on that stack: its table has no settings, which
+    // blocks everything; the report goes to stdout and the exit code says so.
+    // A failed batch waits in the dead-letter queue and its alarm fires:
+    // both are findings, the alarm's with what its description says to do.
+    let queue = format!("{endpoint}/123456789012/{stack}-DeadLetters");
+    let sqs = aws_sdk_sqs::Client::new(&sdk);
+    let queue = sqs
+        .list_queues()
+        .send()
+        .await
+        .unwrap()
+        .queue_urls()
+        .iter()
+        .find(|q| q.contains(&stack))
+        .cloned()
+        .unwrap_or(queue);
+    sqs.send_message()
+        .queue_url(&queue)
+        .message_body(r#"{"requestContext": {"condition": "RetryAttemptsExhausted"}}"#)
+        .send()
+        .await
+        .unwrap();
+    let alarms = cloudwatch_fake(&stack);
+    // Every service on moto but CloudWatch, which the SDK sends to its own
+    // endpoint (`AWS_ENDPOINT_URL_CLOUDWATCH` outranks `AWS_ENDPOINT_URL`).
+    let doctor = Command::new(env!("CARGO_BIN_EXE_restock"))
+        .args(["doctor", "--stack", &stack])
+        .env("AWS_ENDPOINT_URL", &endpoint)
+        .env("AWS_ENDPOINT_URL_CLOUDWATCH", &alarms)
+        .env("AWS_ACCESS_KEY_ID", "testing")
+        .env("AWS_SECRET_ACCESS_KEY", "testing")
+        .env("AWS_REGION", "eu-west-2")
+        .env_remove("AWS_ENDPOINT_URL_DYNAMODB")
+        .env_remove("RESTOCK_TABLE")
+        .output()
+        .unwrap();
     assert_eq!(doctor.status.code(), Some(1), "{doctor:?}");
     let report = String::from_utf8_lossy(&doctor.stdout);
-    assert!(report.contains("FAIL table: unreadable"), "{report}");
+    assert!(report.contains("FAIL settings: none stored"), "{report}");
+    assert!(report.contains("FAIL dead letters: 1 messages"), "{report}");
+    assert!(
+        report.contains(&format!(
+            "warn alarm {stack}-DeadLettersAlarm-1X2Y3Z: in ALARM since"
+        )) && report.contains("Threshold Crossed")
+            && report.contains("fix: Work failed after its retries: see DeadLettersAlarm"),
+        "{report}"
+    );
     let json = run(&["--json", "doctor", "--stack", &stack]);
     assert_eq!(json.status.code(), Some(1));
     let findings: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
@@ -561,4 +622,132 @@ async fn sign_webhook_signs_for_a_deployed_stack_with_its_own_key() {
         findings["findings"][0]["severity"], "blocking",
         "{findings}"
     );
+
+    // `restock dashboard --stack`: on the stack's table, its banner fed by
+    // the same checks (the dead letters are the doctor's alone).
+    use std::io::{BufRead, BufReader};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_restock"))
+        .args(["dashboard", "--stack", &stack, "--port", "0", "--no-open"])
+        .env("AWS_ENDPOINT_URL", &endpoint)
+        .env("AWS_ENDPOINT_URL_CLOUDWATCH", &alarms)
+        .env("AWS_ACCESS_KEY_ID", "testing")
+        .env("AWS_SECRET_ACCESS_KEY", "testing")
+        .env("AWS_REGION", "eu-west-2")
+        .env_remove("AWS_ENDPOINT_URL_DYNAMODB")
+        .env_remove("RESTOCK_TABLE")
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("restock dashboard starts");
+    let mut said = String::new();
+    BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut said)
+        .unwrap();
+    let base = said
+        .split_whitespace()
+        .find(|w| w.starts_with("http://127.0.0.1:"))
+        .unwrap_or_else(|| panic!("the address: {said}"))
+        .to_owned();
+    let overview = tokio::task::spawn_blocking(move || {
+        ureq::get(base)
+            .call()
+            .unwrap()
+            .body_mut()
+            .read_to_string()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    child.kill().ok();
+    child.wait().ok();
+    assert!(
+        overview.contains("<b>Blocks notices</b>: settings: none stored")
+            && overview.contains("<b>Blocks notices</b>: dead letters: 1 messages")
+            && overview.contains(&format!("alarm {stack}-DeadLettersAlarm-1X2Y3Z")),
+        "{overview}"
+    );
+}
+
+/// CloudWatch as the SDK speaks to it today (Smithy RPC v2 CBOR: `POST
+/// /service/GraniteServiceVersion20100801/operation/DescribeAlarms`, CBOR
+/// both ways, the `smithy-protocol` header), which moto does not: its
+/// `DescribeAlarms` answers the stack's firing alarm to a request for
+/// alarms in ALARM whose names start `{stack}-`, and nothing otherwise.
+/// Its base URL.
+fn cloudwatch_fake(stack: &str) -> String {
+    use ciborium::Value;
+    let stack = stack.to_owned();
+    let describe = move |body: axum::body::Bytes| {
+        let stack = stack.clone();
+        async move {
+            let asked: Value = ciborium::from_reader(body.as_ref()).unwrap_or(Value::Null);
+            let field = |name: &str| {
+                asked
+                    .as_map()
+                    .and_then(|m| m.iter().find(|(k, _)| k.as_text() == Some(name)))
+                    .and_then(|(_, v)| v.as_text().map(str::to_owned))
+            };
+            let matches = field("StateValue").as_deref() == Some("ALARM")
+                && field("AlarmNamePrefix") == Some(format!("{stack}-"));
+            let text = |s: &str| Value::Text(s.to_owned());
+            let alarms = if matches {
+                vec![Value::Map(vec![
+                    (
+                        text("AlarmName"),
+                        text(&format!("{stack}-DeadLettersAlarm-1X2Y3Z")),
+                    ),
+                    (
+                        text("AlarmDescription"),
+                        text(
+                            "Work failed after its retries: see DeadLettersAlarm in docs/DEPLOY.md",
+                        ),
+                    ),
+                    (text("StateValue"), text("ALARM")),
+                    (
+                        text("StateReason"),
+                        text(
+                            "Threshold Crossed: 1 datapoint [1.0] was greater than the threshold (0.0).",
+                        ),
+                    ),
+                    (
+                        text("StateUpdatedTimestamp"),
+                        Value::Tag(1, Box::new(Value::Float(1_796_500_000.0))),
+                    ),
+                ])]
+            } else {
+                Vec::new()
+            };
+            let mut out = Vec::new();
+            ciborium::into_writer(
+                &Value::Map(vec![(text("MetricAlarms"), Value::Array(alarms))]),
+                &mut out,
+            )
+            .unwrap();
+            (
+                [
+                    ("content-type", "application/cbor"),
+                    ("smithy-protocol", "rpc-v2-cbor"),
+                ],
+                out,
+            )
+        }
+    };
+    let app = axum::Router::new().route(
+        "/service/GraniteServiceVersion20100801/operation/DescribeAlarms",
+        axum::routing::post(describe),
+    );
+    // On a thread of its own: the test waits for the binary without yielding.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    listener.set_nonblocking(true).unwrap();
+    std::thread::spawn(move || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+                axum::serve(listener, app).await.unwrap();
+            });
+    });
+    url
 }

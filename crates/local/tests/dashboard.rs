@@ -281,6 +281,15 @@ async fn the_dashboard_shows_the_story_and_acts_only_for_its_own_pages() {
     let (_, item) = call(&router, get("/admin/items/CHAIR-WAL")).await;
     assert!(item.contains("Revenue<b>EUR 199.00</b>"), "{item}");
 
+    // The banner: what the store's own checks find (the demo has items
+    // only the generic format can report), with the fix.
+    assert!(
+        page.contains("notices can reach shoppers; 1 warnings")
+            && page.contains("<b>Warning</b>: catalogue ids:")
+            && page.contains("Fix: `restock connect …`"),
+        "{page}"
+    );
+
     // A sender pause shows as a banner with Resume, which ends it.
     let now = time::OffsetDateTime::now_utc().unix_timestamp() * 1000;
     local

@@ -14,6 +14,9 @@ pub enum ModelMode {
     Answer(String),
     /// Answers 500.
     Fail,
+    /// Answers 403 `AccessDeniedException`, as Bedrock does for a model
+    /// the account has no access to.
+    Denied,
     /// Answers after this long.
     Slow(Duration),
 }
@@ -83,6 +86,12 @@ impl BedrockFake {
                 ModelMode::Fail => (
                     StatusCode::INTERNAL_SERVER_ERROR,
                     axum::Json(serde_json::json!({"message": "model down"})),
+                )
+                    .into_response(),
+                ModelMode::Denied => (
+                    StatusCode::FORBIDDEN,
+                    [("x-amzn-ErrorType", "AccessDeniedException:http://internal.amazon.com/coral/com.amazon.bedrock/")],
+                    axum::Json(serde_json::json!({"message": "You don't have access to the model with the specified model ID."})),
                 )
                     .into_response(),
                 ModelMode::Slow(d) => {

@@ -31,6 +31,7 @@ use serde::Deserialize;
 
 use super::export::{self, Kind};
 use super::{Admin, AdminError, Command, Output};
+use crate::health::{Cached, Health, Report, Severity, StoreHealth};
 use crate::ports::Clock;
 
 /// Days the item charts cover.
@@ -46,19 +47,35 @@ pub struct Dashboard {
     clock: Arc<dyn Clock>,
     csrf: String,
     base: String,
+    health: Arc<dyn Health>,
 }
 
 impl Dashboard {
-    /// A dashboard mounted at `base`, with a fresh CSRF token.
+    /// A dashboard mounted at `base`, with a fresh CSRF token. Its banner
+    /// shows what the store's own checks find ([`StoreHealth`]), run at
+    /// most once a minute; [`Dashboard::with_health`] gives it more.
     pub fn new(admin: Admin, clock: Arc<dyn Clock>, base: &str) -> Self {
         let mut bytes = [0u8; 16];
         getrandom::fill(&mut bytes).expect("the OS has randomness");
+        let health = Arc::new(Cached::new(
+            StoreHealth(admin.store.clone()),
+            std::time::Duration::from_secs(60),
+        ));
         Self {
             admin,
             clock,
             csrf: bytes.iter().map(|b| format!("{b:02x}")).collect(),
             base: base.trim_end_matches('/').to_owned(),
+            health,
         }
+    }
+
+    /// The same dashboard, its banner fed by `health` (`restock doctor`'s
+    /// checks on a deployed stack).
+    #[must_use]
+    pub fn with_health(mut self, health: Arc<dyn Health>) -> Self {
+        self.health = health;
+        self
     }
 
     /// The overview's address.
@@ -375,6 +392,38 @@ async fn overview(State(d): Shared, Query(q): Query<OverviewQuery>) -> Response 
     }
 }
 
+/// The banner for what the checks found that needs a person (nothing when
+/// all is well): blocking findings first, each with its fix.
+fn health_html(report: &Report) -> String {
+    let attention = report.needing_attention();
+    if attention.is_empty() {
+        return String::new();
+    }
+    let items: String = attention
+        .iter()
+        .map(|f| {
+            let mark = if f.severity == Severity::Blocking {
+                "Blocks notices"
+            } else {
+                "Warning"
+            };
+            let fix = f
+                .fix
+                .as_ref()
+                .map_or(String::new(), |fix| format!("<br>Fix: {}", esc(fix)));
+            format!(
+                "<li><b>{mark}</b>: {}: {}{fix}</li>",
+                esc(&f.check),
+                esc(&f.found)
+            )
+        })
+        .collect();
+    format!(
+        "<div class=\"banner\" role=\"alert\"><p><b>{}</b> (what <code>restock doctor</code> checks)</p><ul>{items}</ul></div>",
+        esc(&report.summary())
+    )
+}
+
 async fn overview_html(d: &Dashboard, q: &OverviewQuery) -> Result<String, AdminError> {
     let now = d.clock.now_ms();
     let mut rows = rows(d).await?;
@@ -386,7 +435,7 @@ async fn overview_html(d: &Dashboard, q: &OverviewQuery) -> Result<String, Admin
     } else {
         sort(&mut rows, &q.sort);
     }
-    let mut html = String::new();
+    let mut html = health_html(&d.health.report().await);
     if let Some(pause) = d.admin.store.sender_pause().await? {
         html += &format!(
             "<div class=\"banner\" role=\"alert\"><p><b>Sending is paused</b> since {} ({}), until {} at the latest: {}. Items held back: {}.</p>{}</div>",
