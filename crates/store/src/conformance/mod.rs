@@ -1537,10 +1537,19 @@ pub async fn the_catalogue_lists_every_entry_once_in_sku_order(app: App) {
     let mut renamed = CatalogueEntry::new(sku(CHAIR), "Walnut dining chair");
     renamed.threshold = Some(2);
     app.store.put_catalogue_entry(&renamed).await.unwrap();
+    // An item its platform stopped listing is kept, ended, and read back so.
+    let mut ended = CatalogueEntry::new(sku("B-1"), "Bench");
+    ended.ended = Some(T0);
+    app.store.put_catalogue_entry(&ended).await.unwrap();
     let listed = app.store.catalogue().await.unwrap();
     let skus: Vec<&str> = listed.iter().map(|e| e.sku.as_str()).collect();
     assert_eq!(skus, ["B-1", CHAIR, "LAMP-BRASS"]);
     assert_eq!(listed[1], renamed);
+    assert_eq!(listed[0], ended);
+    assert_eq!(
+        app.store.catalogue_entry(&sku("B-1")).await.unwrap(),
+        Some(ended)
+    );
 }
 
 pub async fn a_link_re_armed_by_another_pass_is_never_claimed(app: App) {
