@@ -11,7 +11,7 @@ use std::time::Duration;
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use restock_app::admin::webhooks::{TestEvent, curl, delivery_id, sign};
-use restock_app::admin::{Admin, Command, Output, dev_key};
+use restock_app::admin::{Admin, Command, ErrorKind, Output, dev_key};
 use restock_app::ports::Keyring;
 use restock_app::ports::{Entropy, OsEntropy};
 use restock_aws::SecretsKeyring;
@@ -345,8 +345,8 @@ enum CliError {
     #[error("the local server's answer is not JSON: {0}")]
     LocalAnswer(String),
     /// The local server refused the command; its message says why.
-    #[error("{0}")]
-    LocalRefused(String),
+    #[error("{message}")]
+    LocalRefused { kind: ErrorKind, message: String },
     /// The command failed on the stack's store, with every cause.
     #[error("{}", with_causes(.0))]
     Admin(#[from] restock_app::admin::AdminError),
@@ -362,6 +362,96 @@ enum CliError {
     /// The export could not be written.
     #[error("cannot write the export: {0}")]
     Write(#[from] csv::Error),
+    /// An AWS service or a platform's API failed or refused; `kind` says
+    /// how.
+    #[error("{message}")]
+    Backend { kind: ErrorKind, message: String },
+}
+
+/// How the CLI ends, for scripts: the exit code and, with `--json`, the
+/// `error` code (docs/CLI.md lists them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Exit {
+    /// The command ran and reports a failure (`doctor` found what blocks notices).
+    Failed,
+    /// The command line, or a file it names, is wrong.
+    Usage,
+    /// The backend's own kinds of failure.
+    Backend(ErrorKind),
+}
+
+impl Exit {
+    fn code(self) -> u8 {
+        match self {
+            Self::Failed => 1,
+            Self::Usage => 2,
+            Self::Backend(ErrorKind::NotFound) => 3,
+            Self::Backend(ErrorKind::Conflict) => 4,
+            Self::Backend(ErrorKind::Refused) => 5,
+            Self::Backend(ErrorKind::Unavailable) => 6,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Failed => "failed",
+            Self::Usage => "usage",
+            Self::Backend(kind) => kind.code(),
+        }
+    }
+}
+
+impl CliError {
+    /// What the failure amounts to.
+    fn exit(&self) -> Exit {
+        match self {
+            Self::Sku { .. }
+            | Self::Read { .. }
+            | Self::Create { .. }
+            | Self::Catalogue { .. }
+            | Self::Usage(_)
+            | Self::Write(_) => Exit::Usage,
+            Self::Import { source, .. } => source.exit(),
+            Self::Failed(_) => Exit::Failed,
+            Self::LocalUnreachable { .. } | Self::LocalAnswer(_) | Self::Serve(_) => {
+                Exit::Backend(ErrorKind::Unavailable)
+            }
+            Self::LocalRefused { kind, .. } | Self::Backend { kind, .. } => Exit::Backend(*kind),
+            Self::Admin(e) => Exit::Backend(e.kind()),
+            Self::Keys(_) => Exit::Backend(ErrorKind::Unavailable),
+            Self::Sign(_) => Exit::Usage,
+        }
+    }
+
+    /// A failed AWS call: not found, refused or unavailable by what the
+    /// service answered (or did not).
+    fn aws<E, R>(
+        e: &aws_smithy_runtime_api::client::result::SdkError<E, R>,
+        message: String,
+    ) -> Self
+    where
+        E: aws_smithy_types::error::metadata::ProvideErrorMetadata,
+    {
+        use aws_smithy_runtime_api::client::result::SdkError;
+        let kind = match e {
+            SdkError::ServiceError(failure) => {
+                let err = failure.err();
+                let code = err.code().unwrap_or_default();
+                let said = err.message().unwrap_or_default();
+                if code.contains("NotFound") || said.contains("does not exist") {
+                    ErrorKind::NotFound
+                } else if code.contains("Throttl") || code.contains("Unavailable") {
+                    ErrorKind::Unavailable
+                } else if code.contains("Conflict") || code.contains("ConditionalCheck") {
+                    ErrorKind::Conflict
+                } else {
+                    ErrorKind::Refused
+                }
+            }
+            _ => ErrorKind::Unavailable,
+        };
+        Self::Backend { kind, message }
+    }
 }
 
 /// Where commands run.
@@ -396,12 +486,14 @@ impl Target {
                         serde_json::from_value(value)
                             .map_err(|e| CliError::LocalAnswer(e.to_string()))
                     } else {
-                        Err(CliError::LocalRefused(
-                            value["error"]
+                        Err(CliError::LocalRefused {
+                            kind: serde_json::from_value(value["error"].clone())
+                                .unwrap_or(ErrorKind::Refused),
+                            message: value["message"]
                                 .as_str()
                                 .unwrap_or("the local server refused")
                                 .to_owned(),
-                        ))
+                        })
                     }
                 })
                 .await
@@ -671,7 +763,10 @@ async fn connect(cli: &Cli) -> Result<String, CliError> {
             let done =
                 restock_aws::connect::shopify(&sdk, &outputs, shop, access, *dry_run, &alerts)
                     .await
-                    .map_err(|e| CliError::Usage(e.to_string()))?;
+                    .map_err(|e| CliError::Backend {
+                        kind: ErrorKind::Refused,
+                        message: e.to_string(),
+                    })?;
             (done, *dry_run, None)
         }
         ConnectCmd::Woocommerce {
@@ -694,7 +789,10 @@ async fn connect(cli: &Cli) -> Result<String, CliError> {
                 &outputs.alerts(&sdk),
             )
             .await
-            .map_err(|e| CliError::Usage(e.to_string()))?;
+            .map_err(|e| CliError::Backend {
+                kind: ErrorKind::Refused,
+                message: e.to_string(),
+            })?;
             if let Some(file) = plugin {
                 let plugin = restock_aws::platforms::woocommerce::plugin(&outputs.capture_url);
                 std::fs::write(file, plugin).map_err(|source| CliError::Create {
@@ -767,22 +865,29 @@ async fn current_key(
         .send()
         .await
         .map_err(|e| {
-            CliError::Usage(format!(
+            let message = format!(
                 "could not read the keys secret {secret_id}: {}",
                 aws_sdk_secretsmanager::error::DisplayErrorContext(&e)
-            ))
+            );
+            CliError::aws(&e, message)
         })?;
     let keys: serde_json::Value = serde_json::from_str(value.secret_string().unwrap_or("{}"))
-        .map_err(|e| CliError::Usage(format!("the keys secret is not JSON: {e}")))?;
+        .map_err(|e| CliError::Backend {
+            kind: ErrorKind::Refused,
+            message: format!("the keys secret is not JSON: {e}"),
+        })?;
     keys[platform.name()][0]
         .as_str()
         .map(str::to_owned)
         .ok_or_else(|| {
-            CliError::Usage(format!(
+            CliError::Backend {
+                kind: ErrorKind::NotFound,
+                message: format!(
                 "the keys secret has no {} key yet, so the stack refuses every {} delivery: add one (docs/DEPLOY.md, \"After deploying\")",
                 platform.name(),
                 platform.name()
-            ))
+            ),
+            }
         })
 }
 
@@ -867,7 +972,27 @@ async fn sign_webhook(cli: &Cli) -> Result<String, CliError> {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // `--help` and `--version` are answers, not errors.
+            if e.use_stderr() && std::env::args().any(|a| a == "--json") {
+                // clap's text on one line: what is wrong, then the usage.
+                let message = e.render().to_string();
+                let message = message
+                    .split("\n\nFor more information")
+                    .next()
+                    .unwrap_or_default()
+                    .trim_start_matches("error: ")
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                print_json_error(Exit::Usage, &message);
+                return ExitCode::from(Exit::Usage.code());
+            }
+            e.exit()
+        }
+    };
     match run(&cli).await {
         Ok(text) => {
             print!("{text}");
@@ -875,13 +1000,27 @@ async fn main() -> ExitCode {
         }
         Err(CliError::Failed(report)) => {
             print!("{report}");
-            ExitCode::FAILURE
+            ExitCode::from(Exit::Failed.code())
         }
         Err(e) => {
-            eprintln!("restock: {e}");
-            ExitCode::FAILURE
+            let exit = e.exit();
+            if cli.json {
+                print_json_error(exit, &e.to_string());
+            } else {
+                eprintln!("restock: {e}");
+            }
+            ExitCode::from(exit.code())
         }
     }
+}
+
+/// An error as `--json` gives it: `{"error": code, "message": …}` on
+/// standard output, where a script reads the answer.
+fn print_json_error(exit: Exit, message: &str) {
+    println!(
+        "{}",
+        serde_json::json!({ "error": exit.name(), "message": message, "exit": exit.code() })
+    );
 }
 
 async fn run(cli: &Cli) -> Result<String, CliError> {
@@ -899,7 +1038,10 @@ async fn run(cli: &Cli) -> Result<String, CliError> {
         let outputs = stack::outputs(&sdk, stack).await?.stack;
         let synced = restock_aws::connect::sync(&sdk, &outputs, *dry_run, &outputs.alerts(&sdk))
             .await
-            .map_err(|e| CliError::Usage(e.to_string()))?;
+            .map_err(|e| CliError::Backend {
+                kind: ErrorKind::Refused,
+                message: e.to_string(),
+            })?;
         let mut text = String::new();
         for s in &synced {
             text += &format!(
@@ -1038,6 +1180,63 @@ mod tests {
     #[test]
     fn the_argument_parser_is_well_formed() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn every_failure_has_one_documented_exit_code() {
+        use restock_app::admin::AdminError;
+        use restock_store::StoreError;
+        let exit = |e: CliError| (e.exit().code(), e.exit().name());
+        assert_eq!(exit(CliError::Usage("x".into())), (2, "usage"));
+        assert_eq!(exit(CliError::Failed("x".into())), (1, "failed"));
+        let store = |e: StoreError| exit(CliError::Admin(AdminError::Store(e)));
+        assert_eq!(store(StoreError::Missing("x".into())), (3, "not_found"));
+        assert_eq!(store(StoreError::Contention("x".into())), (4, "conflict"));
+        assert_eq!(store(StoreError::Refused("x".into())), (5, "refused"));
+        assert_eq!(
+            store(StoreError::Corrupt {
+                key: "k".into(),
+                reason: "r".into()
+            }),
+            (6, "unavailable")
+        );
+        assert_eq!(
+            exit(CliError::LocalUnreachable {
+                base: "b".into(),
+                reason: "r".into()
+            }),
+            (6, "unavailable")
+        );
+        assert_eq!(
+            exit(CliError::LocalRefused {
+                kind: ErrorKind::Conflict,
+                message: "m".into()
+            }),
+            (4, "conflict")
+        );
+        // An import cut short fails as its cause did.
+        assert_eq!(
+            exit(CliError::Import {
+                done: 25,
+                source: Box::new(CliError::Admin(AdminError::NoPepper))
+            }),
+            (5, "refused")
+        );
+        // docs/CLI.md's table says the same.
+        let doc = include_str!("../../../docs/CLI.md");
+        for (code, name) in [
+            (1, "failed"),
+            (2, "usage"),
+            (3, "not_found"),
+            (4, "conflict"),
+            (5, "refused"),
+            (6, "unavailable"),
+        ] {
+            assert!(
+                doc.contains(&format!("| {code} | `{name}` |")),
+                "docs/CLI.md lists {code} `{name}`"
+            );
+        }
     }
 
     #[test]

@@ -16,10 +16,11 @@ pub async fn outputs(sdk: &aws_config::SdkConfig, stack: &str) -> Result<Deploye
         .send()
         .await
         .map_err(|e| {
-            CliError::Usage(format!(
+            let message = format!(
                 "could not read the stack {stack}: {}",
                 aws_sdk_cloudformation::error::DisplayErrorContext(&e)
-            ))
+            );
+            CliError::aws(&e, message)
         })?;
     let found = described.stacks().first();
     let outputs = found.map(|s| s.outputs().to_vec()).unwrap_or_default();

@@ -199,7 +199,7 @@ fn sign_webhook_prints_a_curl_command_for_each_format() {
         .args(["sign-webhook", "stock"])
         .output()
         .unwrap();
-    assert_eq!(missing.status.code(), Some(1));
+    assert_eq!(missing.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("--sku"));
 }
 
@@ -750,4 +750,89 @@ fn cloudwatch_fake(stack: &str) -> String {
             });
     });
     url
+}
+
+/// The CLI's contract for scripts (docs/CLI.md): each kind of failure has
+/// its own exit code, and with `--json` the error is a JSON object on
+/// standard output with a stable `error` code and a message.
+#[tokio::test]
+async fn each_kind_of_failure_has_its_exit_code_and_a_json_error() {
+    let store = testing::dynamo_store().await;
+    let table = store.table().to_owned();
+    ok(&restock(
+        &table,
+        &["catalogue", "import", "examples/catalogue.csv"],
+    ));
+    let failed = |out: &Output| -> (i32, serde_json::Value) {
+        let json = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+        (out.status.code().unwrap(), json)
+    };
+
+    // 2: the command line is wrong (clap's own error, as JSON).
+    let (code, json) = failed(&restock(&table, &["--json", "queue"]));
+    assert_eq!((code, json["error"].as_str()), (2, Some("usage")), "{json}");
+    assert!(json["message"].as_str().unwrap().contains("SKU"), "{json}");
+    // Without --json, clap's own text on stderr, still 2.
+    let plain = restock(&table, &["queue"]);
+    assert_eq!(plain.status.code(), Some(2));
+    assert!(plain.stdout.is_empty());
+
+    // 3: nothing by that name.
+    let (code, json) = failed(&restock(
+        &table,
+        &["--json", "catalogue", "show", "NO-SUCH-SKU"],
+    ));
+    assert_eq!(
+        (code, json["error"].as_str()),
+        (3, Some("not_found")),
+        "{json}"
+    );
+    assert!(json["message"].as_str().unwrap().contains("NO-SUCH-SKU"));
+
+    // 5: the backend refuses the change (queue shards cannot be lowered).
+    let lowered = std::env::temp_dir().join(format!("{table}-lowered.csv"));
+    std::fs::write(
+        &lowered,
+        "sku,name,shards\nSNEAKER-DROP,Limited runner (hyped),2\n",
+    )
+    .unwrap();
+    let (code, json) = failed(&restock(
+        &table,
+        &["--json", "catalogue", "import", lowered.to_str().unwrap()],
+    ));
+    assert_eq!(
+        (code, json["error"].as_str()),
+        (5, Some("refused")),
+        "{json}"
+    );
+    assert!(
+        json["message"]
+            .as_str()
+            .unwrap()
+            .contains("can be raised but not lowered"),
+        "{json}"
+    );
+
+    // 6: the backend cannot be reached.
+    let out = Command::new(env!("CARGO_BIN_EXE_restock"))
+        .args(["--table", &table, "--endpoint-url", "http://127.0.0.1:9"])
+        .args(["--json", "stats"])
+        .env("AWS_ACCESS_KEY_ID", "testing")
+        .env("AWS_SECRET_ACCESS_KEY", "testing")
+        .env("AWS_REGION", "eu-west-2")
+        .env("AWS_MAX_ATTEMPTS", "1")
+        .output()
+        .unwrap();
+    let (code, json) = failed(&out);
+    assert_eq!(
+        (code, json["error"].as_str()),
+        (6, Some("unavailable")),
+        "{json}"
+    );
+
+    // Without --json, the same codes, the message on stderr.
+    let plain = restock(&table, &["catalogue", "show", "NO-SUCH-SKU"]);
+    assert_eq!(plain.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&plain.stderr).starts_with("restock: "));
 }

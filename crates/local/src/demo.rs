@@ -442,12 +442,12 @@ async fn admin(State((local, _)): Shared, Json(command): Json<Command>) -> Respo
     match local.admin.run(command, now).await {
         Ok(output) => Json(output).into_response(),
         Err(e) => {
-            let status = match e {
-                restock_app::admin::AdminError::NotFound(_) => StatusCode::NOT_FOUND,
-                restock_app::admin::AdminError::Store(_) => StatusCode::SERVICE_UNAVAILABLE,
-                _ => StatusCode::BAD_REQUEST,
-            };
-            (status, Json(json!({ "error": e.to_string() }))).into_response()
+            let kind = e.kind();
+            (
+                kind.status(),
+                Json(json!({ "error": kind.code(), "message": e.to_string() })),
+            )
+                .into_response()
         }
     }
 }

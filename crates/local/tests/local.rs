@@ -66,6 +66,7 @@ async fn admin_commands_run_on_the_servers_store() {
     )
     .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(body.contains("\"error\":\"refused\""), "{body}");
     assert!(
         body.contains("public_base_url") || body.contains("URL") || body.contains("url"),
         "{body}"
@@ -84,7 +85,15 @@ async fn admin_commands_run_on_the_servers_store() {
     )
     .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
-    assert!(body.contains("NOPE is not in the catalogue"), "{body}");
+    let refusal: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(refusal["error"], "not_found", "the CLI's code: {body}");
+    assert!(
+        refusal["message"]
+            .as_str()
+            .unwrap()
+            .contains("NOPE is not in the catalogue"),
+        "{body}"
+    );
 
     // Join two shoppers, then the queue lists them oldest first, masked.
     for (email, name) in [("ada@example.com", "Ada"), ("bob@example.com", "Bob")] {

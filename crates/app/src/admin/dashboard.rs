@@ -243,11 +243,7 @@ fn page(d: &Dashboard, status: StatusCode, title: &str, body: &str) -> Response 
 }
 
 fn failed(d: &Dashboard, e: &AdminError) -> Response {
-    let status = match e {
-        AdminError::NotFound(_) => StatusCode::NOT_FOUND,
-        AdminError::Store(_) => StatusCode::SERVICE_UNAVAILABLE,
-        _ => StatusCode::BAD_REQUEST,
-    };
+    let status = e.kind().status();
     page(
         d,
         status,

@@ -169,6 +169,60 @@ pub enum AdminError {
     NoPepper,
 }
 
+/// What a failed command amounts to, for whoever reacts to it: a script
+/// by the CLI's exit code and JSON `error`, a page by its HTTP status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// Nothing by that name (an item, a request, a contact).
+    NotFound,
+    /// Lost to other writers at the same moment: run it again.
+    Conflict,
+    /// The backend refused what was asked; the message says why.
+    Refused,
+    /// The backend could not be reached or could not answer.
+    Unavailable,
+}
+
+impl ErrorKind {
+    /// The stable code: `not_found`, `conflict`, `refused`, `unavailable`.
+    pub fn code(self) -> &'static str {
+        match self {
+            Self::NotFound => "not_found",
+            Self::Conflict => "conflict",
+            Self::Refused => "refused",
+            Self::Unavailable => "unavailable",
+        }
+    }
+
+    /// The HTTP status a page or an endpoint answers with.
+    pub fn status(self) -> axum::http::StatusCode {
+        use axum::http::StatusCode;
+        match self {
+            Self::NotFound => StatusCode::NOT_FOUND,
+            Self::Conflict => StatusCode::CONFLICT,
+            Self::Refused => StatusCode::BAD_REQUEST,
+            Self::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+        }
+    }
+}
+
+impl AdminError {
+    /// What the failure amounts to.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Self::NotFound(_) | Self::Store(StoreError::Missing(_)) => ErrorKind::NotFound,
+            Self::Store(StoreError::Contention(_)) => ErrorKind::Conflict,
+            Self::Store(StoreError::Backend { .. } | StoreError::Corrupt { .. }) => {
+                ErrorKind::Unavailable
+            }
+            Self::Store(StoreError::Refused(_)) | Self::Invalid(_) | Self::NoPepper => {
+                ErrorKind::Refused
+            }
+        }
+    }
+}
+
 /// The commands, on one store.
 pub struct Admin {
     /// The store.
