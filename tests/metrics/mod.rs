@@ -249,3 +249,62 @@ async fn refused_webhooks_are_counted_by_reason_and_unsigned_ones_by_platform() 
         ])
     );
 }
+
+/// What used to be only log lines is counted: a stock pull read the
+/// platform refused (by platform), a notice phrased in the fixed wording
+/// because the model failed (by reason), and a confirmation the provider
+/// did not take.
+#[tokio::test]
+async fn pull_errors_model_fallbacks_and_failed_confirmations_are_counted() {
+    use std::sync::Arc;
+    let recorder = DebuggingRecorder::new();
+    let mut tally = Tally::new(&recorder);
+    let _recording = metrics::set_default_local_recorder(&recorder);
+
+    // A revoked Shopify token: the pull's read of the chair fails.
+    let fake = PlatformFake::start().await;
+    let mut secret: serde_json::Value = serde_json::from_str(&fake.secrets_json()).unwrap();
+    secret["shopify_admin"]["access_token"] = "shpat_revoked".into();
+    let (w, _) = World::memory_with_secret(&secret.to_string()).await;
+    assert_eq!(w.join("Della").await.status, 201);
+    let report = restock_app::pull::run(&w.services).await.unwrap();
+    assert_eq!(report.failed, 1);
+    assert_eq!(
+        tally.counters(),
+        expect(&[("SignUps", 1), ("PullErrors{Platform=shopify}", 1)])
+    );
+
+    // The model fails: the notice goes out in the fixed wording.
+    let outbox = Arc::new(restock_app::ports::Outbox::default());
+    let w = World::new(
+        Arc::new(restock_store_memory::MemoryStore::new()),
+        outbox.clone(),
+        Arc::new(restock_app::ports::FixedPhraser(Err(
+            restock_app::ports::PhraseError("AccessDeniedException".into()),
+        ))),
+        Arc::new(restock_app::ports::StaticKeyring(Arc::new(
+            restock_app::ports::Secrets::from_json(&secrets_json()).unwrap(),
+        ))),
+    )
+    .await;
+    assert_eq!(w.join("Ann").await.status, 201);
+    assert_eq!(w.shopify(Some(1), "s-1").await.status, 200);
+    w.pump().await;
+    assert_eq!(outbox.sent().len(), 1);
+    // A confirmation to an address that bounces for good.
+    let (w, outbox) = World::memory().await;
+    let mut settings = settings();
+    settings.confirm = true;
+    w.store.put_settings(&settings).await.unwrap();
+    outbox.fail_permanently.lock().unwrap().push(w.email("Bea"));
+    assert_eq!(w.join("Bea").await.status, 201);
+    w.pump().await;
+    let counted = tally.counters();
+    for (name, n) in [
+        ("PhraseFallbacks{Reason=unavailable}", 1),
+        ("ConfirmationsFailed", 1),
+        ("SendFailures{Class=permanent}", 1),
+    ] {
+        assert_eq!(counted.get(name), Some(&n), "{name}: {counted:?}");
+    }
+}

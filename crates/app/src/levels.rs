@@ -112,6 +112,7 @@ pub(crate) async fn pull_one(
         Ok(levels) => levels,
         Err(e) => {
             tracing::warn!(sku = %entry.sku, %platform, error = %e, "stock pull: level not read");
+            crate::metrics::pull_failed(platform);
             return Ok(Pulled::Failed(e));
         }
     };

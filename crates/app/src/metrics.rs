@@ -65,11 +65,23 @@ pub enum Metric {
     /// missing signature header or a time outside the replay window. A
     /// wrong key refuses every delivery; each platform has an alarm.
     WebhooksUnauthorized,
+    /// Stock pull reads that failed, by `Platform` (`shopify`,
+    /// `woocommerce`): the platform's API refused or did not answer, so the
+    /// pull, the silence check and tie settling cannot read it.
+    PullErrors,
+    /// Notices phrased with the fixed wording because the model's sentence
+    /// could not be used, by `Reason`: `refused` (the sentence failed the
+    /// checks), `unavailable` (the call failed: access, quota, region) or
+    /// `slow` (past the phrase timeout).
+    PhraseFallbacks,
+    /// Confirmation messages the provider did not take, whatever the class
+    /// (each is also one of `SendFailures`).
+    ConfirmationsFailed,
 }
 
 impl Metric {
     /// Every metric restock writes.
-    pub const ALL: [Metric; 19] = [
+    pub const ALL: [Metric; 22] = [
         Metric::SignUps,
         Metric::Confirmations,
         Metric::Holds,
@@ -89,6 +101,9 @@ impl Metric {
         Metric::UnknownItems,
         Metric::WebhooksRefused,
         Metric::WebhooksUnauthorized,
+        Metric::PullErrors,
+        Metric::PhraseFallbacks,
+        Metric::ConfirmationsFailed,
     ];
 
     /// Its CloudWatch metric name.
@@ -113,6 +128,9 @@ impl Metric {
             Metric::UnknownItems => "UnknownItems",
             Metric::WebhooksRefused => "WebhooksRefused",
             Metric::WebhooksUnauthorized => "WebhooksUnauthorized",
+            Metric::PullErrors => "PullErrors",
+            Metric::PhraseFallbacks => "PhraseFallbacks",
+            Metric::ConfirmationsFailed => "ConfirmationsFailed",
         }
     }
 
@@ -122,6 +140,8 @@ impl Metric {
             Metric::SendFailures => Some(("Class", &SEND_FAILURE_CLASSES)),
             Metric::WebhooksRefused => Some(("Reason", &REFUSAL_REASONS)),
             Metric::WebhooksUnauthorized => Some(("Platform", &PLATFORMS)),
+            Metric::PullErrors => Some(("Platform", &PULLED_PLATFORMS)),
+            Metric::PhraseFallbacks => Some(("Reason", &FALLBACK_REASONS)),
             _ => None,
         }
     }
@@ -173,6 +193,24 @@ pub(crate) fn send_failed(e: &SendError) {
 /// Every `Platform` of [`Metric::WebhooksUnauthorized`]: each platform's
 /// name ([`restock_core::Platform::name`]).
 pub const PLATFORMS: [&str; 3] = ["shopify", "woocommerce", "stock"];
+
+/// Every `Platform` of [`Metric::PullErrors`]: the platforms with an API
+/// the pull reads.
+pub const PULLED_PLATFORMS: [&str; 2] = ["shopify", "woocommerce"];
+
+/// Counts one failed stock pull read on `platform`.
+pub(crate) fn pull_failed(platform: restock_core::Platform) {
+    metrics::counter!(Metric::PullErrors.name(), "Platform" => platform.name()).increment(1);
+}
+
+/// Every `Reason` of [`Metric::PhraseFallbacks`].
+pub const FALLBACK_REASONS: [&str; 3] = ["refused", "unavailable", "slow"];
+
+/// Counts one notice phrase that fell back to the fixed wording, and why
+/// (one of [`FALLBACK_REASONS`]).
+pub(crate) fn phrase_fell_back(reason: &'static str) {
+    metrics::counter!(Metric::PhraseFallbacks.name(), "Reason" => reason).increment(1);
+}
 
 /// Every `Reason` of [`Metric::WebhooksRefused`].
 pub const REFUSAL_REASONS: [&str; 6] = [

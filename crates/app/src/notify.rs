@@ -441,15 +441,18 @@ async fn phrase_for(
             Ok(phrase) => (phrase, true),
             Err(why) => {
                 tracing::warn!(sku = %entry.sku, %language, %why, "model's sentence refused; using the fixed template");
+                metrics::phrase_fell_back("refused");
                 (Phrase::fallback(texts), false)
             }
         },
         Ok(Err(e)) => {
             tracing::warn!(sku = %entry.sku, %language, error = %e, "model unavailable; using the fixed template");
+            metrics::phrase_fell_back("unavailable");
             (Phrase::fallback(texts), false)
         }
         Err(_) => {
             tracing::warn!(sku = %entry.sku, %language, timeout_ms = s.phrase_timeout.as_millis() as u64, "model too slow; using the fixed template");
+            metrics::phrase_fell_back("slow");
             (Phrase::fallback(texts), false)
         }
     };
@@ -521,6 +524,7 @@ async fn send_confirmation(
         .map_err(SendError::masked);
     if let Err(e) = &sent {
         metrics::send_failed(e);
+        metrics::count(Metric::ConfirmationsFailed, 1);
     }
     match sent {
         Ok(_) => {
