@@ -12,6 +12,7 @@
 //! - [`connect`]: `restock connect shopify` against moto and the Shopify fake;
 //! - [`languages`]: each shopper told in their own language;
 //! - [`notices`]: what a late notice says, and that a dead link is never sent;
+//! - [`oncall`]: the on-call engineer's commands: rewake, …;
 //! - [`pull`]: the stock pull against Shopify and WooCommerce API fakes, and
 //!   the webhook-silence alert;
 //! - [`reliability`]: randomised histories, fault injection, security checks;
@@ -30,6 +31,7 @@ mod inputs;
 mod languages;
 mod metrics;
 mod notices;
+mod oncall;
 mod pull;
 mod reliability;
 mod story;

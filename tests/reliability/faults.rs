@@ -237,7 +237,7 @@ impl Sender for FaultySender {
 /// A world on a store and a sender that fail where its plan says.
 pub(crate) struct Rig {
     pub(crate) world: Arc<World>,
-    outbox: Arc<Outbox>,
+    pub(crate) outbox: Arc<Outbox>,
     pub(crate) plan: Arc<Plan>,
 }
 

@@ -77,6 +77,13 @@ enum Cmd {
     /// Resume sending after a sender-side pause (once the SES or SNS
     /// problem the team alert named is fixed).
     Resume,
+    /// Wake items again, as a restock would: their free units are offered
+    /// to whoever waits (a lost wake, a dead-lettered notify batch). Safe
+    /// to run twice, and beside a pass already running.
+    Rewake {
+        #[arg(required = true)]
+        skus: Vec<String>,
+    },
     /// Per SKU: waiting, offered, held, bought, lapsed, claim rate.
     Stats { skus: Vec<String> },
     /// Recount offers and holds and fix counter drift.
@@ -1143,6 +1150,7 @@ fn command(cmd: &Cmd) -> Result<Command, CliError> {
         },
         Cmd::Release { sku: s } => Command::Release { sku: sku(s)? },
         Cmd::Resume => Command::Resume,
+        Cmd::Rewake { skus: s } => Command::Rewake { skus: skus(s)? },
         Cmd::Stats { skus: s } => Command::Stats { skus: skus(s)? },
         Cmd::Reconcile { skus: s } => Command::Reconcile { skus: skus(s)? },
         Cmd::Optout {

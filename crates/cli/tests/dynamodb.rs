@@ -123,22 +123,58 @@ async fn an_operator_sets_up_a_stack_from_the_command_line() {
     .unwrap();
     assert_eq!(again["released"], false);
 
-    // Clear errors, exit code 1.
+    // `restock rewake`: two chairs back and three waiting, the wake lost;
+    // each run records a wake notify takes as a restock's.
+    let chair = restock_core::Sku::try_from("CHAIR-WAL").unwrap();
+    let now = time::OffsetDateTime::now_utc().unix_timestamp() * 1000;
+    let waiting: Vec<_> = (0..3)
+        .map(|i| testing::waiting_request(i, &chair, now - 60_000 + i as i64, 1, b"pepper"))
+        .collect();
+    store.import_waiting(&waiting, 1).await.unwrap();
+    let event = restock_core::StockEvent {
+        delivery_id: "chair-1".into(),
+        item: restock_core::ItemRef::Sku { sku: chair.clone() },
+        location: "default".into(),
+        level: restock_core::Level::Tracked(2),
+        at: time::OffsetDateTime::now_utc(),
+        untimed: false,
+    };
+    store
+        .apply_stock(&chair, &event, &rules, now)
+        .await
+        .unwrap();
+    let wakes = store.wakes(&chair).await.unwrap().len();
+    let woken = ok(&restock(&table, &["rewake", "CHAIR-WAL"]));
+    assert!(
+        woken.contains("notify offers 2 of 2 free units to the 3 waiting, oldest first"),
+        "{woken}"
+    );
+    let again: serde_json::Value =
+        serde_json::from_str(&ok(&restock(&table, &["--json", "rewake", "CHAIR-WAL"]))).unwrap();
+    assert_eq!(
+        (again[0]["free"].as_u64(), again[0]["waiting"].as_u64()),
+        (Some(2), Some(3))
+    );
+    assert_eq!(store.wakes(&chair).await.unwrap().len(), wakes + 2);
+    let none = restock(&table, &["rewake"]);
+    assert_eq!(none.status.code(), Some(2), "an item must be named");
+
+    // Clear errors, each kind with its exit code (docs/CLI.md).
     let unknown = restock(&table, &["queue", "NOPE"]);
-    assert_eq!(unknown.status.code(), Some(1));
+    assert_eq!(unknown.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("NOPE is not in the catalogue"));
     let no_pepper = restock(&table, &["optout", "add", "ann@example.com"]);
-    assert_eq!(no_pepper.status.code(), Some(1));
+    assert_eq!(no_pepper.status.code(), Some(5));
     assert!(String::from_utf8_lossy(&no_pepper.stderr).contains("--secret-id"));
     // A table that does not exist: the message says why, not only which call.
     let missing = restock("no-such-table", &["stats"]);
-    assert_eq!(missing.status.code(), Some(1));
+    assert_eq!(missing.status.code(), Some(3), "not found, not a retry");
     let said = String::from_utf8_lossy(&missing.stderr);
     assert!(said.contains("DynamoDB Query failed"), "{said}");
     assert!(said.contains("ResourceNotFoundException"), "{said}");
     assert!(!said.contains("Backend {"), "{said}");
     let bad = restock(&table, &["settings", "put", "examples/catalogue.csv"]);
-    assert_eq!(bad.status.code(), Some(1));
+    assert_eq!(bad.status.code(), Some(5));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("settings are not valid"));
 }
 
@@ -512,7 +548,7 @@ async fn sign_webhook_signs_for_a_deployed_stack_with_its_own_key() {
         "--sku",
         "CHAIR-WAL",
     ]);
-    assert_eq!(said.status.code(), Some(1));
+    assert_eq!(said.status.code(), Some(2));
     assert!(
         String::from_utf8_lossy(&said.stderr).contains("--secret-id"),
         "{said:?}"
@@ -553,7 +589,7 @@ async fn sign_webhook_signs_for_a_deployed_stack_with_its_own_key() {
         restock_core::platform::standard::verify(&keys, &headers2, body2.as_bytes(), now).is_ok()
     );
 
-    // A stack that is not there: said, exit 1.
+    // A stack that is not there: said, exit 3 (not found).
     let said = run(&[
         "sign-webhook",
         "stock",
@@ -562,7 +598,7 @@ async fn sign_webhook_signs_for_a_deployed_stack_with_its_own_key() {
         "--stack",
         "no-such-stack",
     ]);
-    assert_eq!(said.status.code(), Some(1));
+    assert_eq!(said.status.code(), Some(3));
     assert!(
         String::from_utf8_lossy(&said.stderr).contains("could not read the stack no-such-stack"),
         "{said:?}"

@@ -83,6 +83,13 @@ pub enum Command {
     /// Ends a sending pause at once (the sender problem is fixed) and wakes
     /// the items it held back.
     Resume,
+    /// Wakes items again, as a restock would: notify offers whatever units
+    /// are free to whoever waits (a lost wake, a dead-lettered pass). Safe
+    /// to run twice or beside a live pass: a pass offers only free units.
+    Rewake {
+        /// The SKUs (at least one).
+        skus: Vec<Sku>,
+    },
     /// Opts a contact out for good (ends their live requests).
     OptOutAdd {
         /// An email address or phone number.
@@ -213,13 +220,35 @@ impl AdminError {
         match self {
             Self::NotFound(_) | Self::Store(StoreError::Missing(_)) => ErrorKind::NotFound,
             Self::Store(StoreError::Contention(_)) => ErrorKind::Conflict,
-            Self::Store(StoreError::Backend { .. } | StoreError::Corrupt { .. }) => {
-                ErrorKind::Unavailable
-            }
+            Self::Store(e @ StoreError::Backend { .. }) => backend_kind(e),
+            Self::Store(StoreError::Corrupt { .. }) => ErrorKind::Unavailable,
             Self::Store(StoreError::Refused(_)) | Self::Invalid(_) | Self::NoPepper => {
                 ErrorKind::Refused
             }
         }
+    }
+}
+
+/// A backend's failure by what the service said, through the error's
+/// causes: a table or resource that is not there is not found, a refusal
+/// (access, validation) is refused, anything else (throttling, no answer)
+/// is unavailable.
+fn backend_kind(e: &(dyn std::error::Error + 'static)) -> ErrorKind {
+    let mut said = String::new();
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(c) = cause {
+        said += &format!("{c:?} ");
+        cause = c.source();
+    }
+    if said.contains("ResourceNotFound") {
+        ErrorKind::NotFound
+    } else if said.contains("AccessDenied")
+        || said.contains("UnrecognizedClient")
+        || said.contains("ValidationException")
+    {
+        ErrorKind::Refused
+    } else {
+        ErrorKind::Unavailable
     }
 }
 
@@ -291,6 +320,7 @@ impl Admin {
             Command::Queue { sku, limit } => self.queue(sku, limit).await,
             Command::Release { sku } => self.release(sku, now).await,
             Command::Resume => self.resume(now).await,
+            Command::Rewake { skus } => self.rewake(skus, now).await,
             Command::Stats { skus } => self.stats(skus, now).await,
             Command::Reconcile { skus } => self.reconcile(skus, now).await,
             Command::OptOutAdd { contact } => self.opt_out_add(contact, now).await,
@@ -527,6 +557,45 @@ impl Admin {
                 json!({ "released": false }),
             )),
         }
+    }
+
+    /// Wakes each item: a wake record notify takes as it takes a restock's.
+    async fn rewake(&self, skus: Vec<Sku>, now: Millis) -> Result<Output, AdminError> {
+        if skus.is_empty() {
+            return Err(AdminError::Invalid(
+                "name the items to wake: `restock rewake SKU…`".into(),
+            ));
+        }
+        let mut rows = Vec::new();
+        let mut json = Vec::new();
+        for entry in self.skus(skus).await? {
+            let sku = &entry.sku;
+            let snapshot = self.store.snapshot(sku).await?;
+            let c = snapshot.counters;
+            let free = c.level.saturating_sub(c.offered + c.held);
+            let waiting = self.store.counts(sku, entry.shards).await?.waiting;
+            self.store
+                .wake_again(sku, snapshot.stock.episode, now)
+                .await?;
+            let said = match (free, waiting) {
+                (0, _) => "woken; no unit is free, so nobody is offered one".to_owned(),
+                (_, 0) => format!("woken; {free} units free and nobody waiting"),
+                (f, w) => format!(
+                    "woken; notify offers {} of {f} free units to the {w} waiting, oldest first",
+                    f.min(w)
+                ),
+            };
+            rows.push(vec![sku.to_string(), said]);
+            json.push(json!({
+                "sku": sku, "episode": snapshot.stock.episode, "free": free, "waiting": waiting,
+            }));
+        }
+        Ok(Output::table(
+            "",
+            &["sku", "result"],
+            rows,
+            Value::Array(json),
+        ))
     }
 
     /// Ends the sender's pause.
