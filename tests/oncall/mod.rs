@@ -99,3 +99,109 @@ async fn a_lost_wake_is_given_back_by_rewake_in_memory() {
 async fn a_lost_wake_is_given_back_by_rewake_on_dynamodb() {
     a_lost_wake_is_given_back_by_rewake_on(Backend::Dynamo).await;
 }
+
+/// The operator's `restock` binary on a world's DynamoDB table: `args`
+/// after `--table`, its standard output (it must succeed).
+pub(crate) fn restock_on(table: &str, args: &[&str]) -> String {
+    let path = binary("restock", "debug");
+    assert!(
+        path.exists(),
+        "{} is missing: `cargo build --workspace --bins` first",
+        path.display()
+    );
+    let out = std::process::Command::new(path)
+        .args(["--table", table, "--endpoint-url"])
+        .arg(restock_store_dynamo::testing::endpoint())
+        .args(args)
+        .env("AWS_ACCESS_KEY_ID", "testing")
+        .env("AWS_SECRET_ACCESS_KEY", "testing")
+        .env("AWS_REGION", "eu-west-2")
+        .env_remove("RESTOCK_SECRET_ID")
+        .output()
+        .expect("restock runs");
+    assert!(
+        out.status.success(),
+        "restock {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// A world on its own DynamoDB table, and the table's name.
+pub(crate) async fn dynamo_world() -> (World, std::sync::Arc<restock_app::ports::Outbox>, String) {
+    use std::sync::Arc;
+    let store = restock_store_dynamo::testing::dynamo_store().await;
+    let table = store.table().to_owned();
+    let outbox = Arc::new(restock_app::ports::Outbox::default());
+    let world = World::new(
+        Arc::new(store),
+        outbox.clone(),
+        Arc::new(restock_app::ports::FixedPhraser(Ok("It is back.".into()))),
+        Arc::new(restock_app::ports::StaticKeyring(Arc::new(
+            restock_app::ports::Secrets::from_json(&secrets_json()).unwrap(),
+        ))),
+    )
+    .await;
+    (world, outbox, table)
+}
+
+/// "What is held right now": `restock holds SKU` lists the live offers
+/// and holds, soonest to run out first, contacts masked, with the hold id
+/// checkout carries; an offer run out says the sweep passes it on.
+#[tokio::test]
+async fn holds_lists_what_is_offered_and_held_right_now() {
+    let (w, outbox, table) = dynamo_world().await;
+    for name in ["Ann", "Bea", "Cat"] {
+        assert_eq!(w.join(name).await.status, 201);
+        w.advance(1);
+    }
+    assert_eq!(w.shopify(Some(2), "s-1").await.status, 200);
+    w.pump().await;
+    assert_eq!(outbox.sent().len(), 2);
+    // A minute later Bea clicks her link: a hold, running out after Ann's offer.
+    w.advance(60_000);
+    let bea = outbox
+        .sent()
+        .into_iter()
+        .find(|s| format!("{s:?}").contains("bea."))
+        .unwrap();
+    let held = w
+        .capture("POST", &path_of(&bea.reserve_link().unwrap()))
+        .await;
+    assert_eq!(held.status, 303);
+
+    let said = restock_on(&table, &["holds", CHAIR]);
+    assert!(said.contains("CHAIR-WAL: 1 offered, 1 held"), "{said}");
+    let lines: Vec<&str> = said
+        .lines()
+        .filter(|l| l.contains("a***@") || l.contains("b***@"))
+        .collect();
+    assert_eq!(lines.len(), 2, "{said}");
+    assert!(
+        lines[0].contains("offered") && lines[0].contains("sent"),
+        "{said}"
+    );
+    assert!(lines[1].contains("held"), "{said}");
+    assert!(
+        !said.contains("ann.") && !said.contains("bea."),
+        "masked: {said}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&restock_on(&table, &["--json", "holds", CHAIR])).unwrap();
+    assert_eq!(json[0]["state"], "offered");
+    assert_eq!(json[1]["state"], "held");
+    assert!(json[1]["hold"].as_str().is_some_and(|h| !h.is_empty()));
+    assert!(json[0]["expires_ms"].as_i64() <= json[1]["expires_ms"].as_i64());
+    // At the world's own time, each says how long it has left.
+    let admin = Admin {
+        store: w.store.clone(),
+        pepper: None,
+    };
+    let now = w.clock.now_ms();
+    let shown = admin
+        .run(Command::Holds { sku: chair() }, now)
+        .await
+        .unwrap();
+    let left: Vec<&str> = shown.rows.iter().map(|r| r[6].as_str()).collect();
+    assert_eq!(left, ["in 14 min", "in 15 min"]);
+}

@@ -72,6 +72,9 @@ enum Cmd {
               value_parser = clap::value_parser!(u64).range(1..=Admin::MAX_QUEUE_LIMIT as u64))]
         limit: u64,
     },
+    /// The item's live offers and holds, soonest to run out first: who
+    /// (masked), whether the notice went, the hold id, when each runs out.
+    Holds { sku: String },
     /// Approve a restock that was paused as suspicious.
     Release { sku: String },
     /// Resume sending after a sender-side pause (once the SES or SNS
@@ -1149,6 +1152,7 @@ fn command(cmd: &Cmd) -> Result<Command, CliError> {
             limit: usize::try_from(*limit).unwrap_or(Admin::MAX_QUEUE_LIMIT),
         },
         Cmd::Release { sku: s } => Command::Release { sku: sku(s)? },
+        Cmd::Holds { sku: s } => Command::Holds { sku: sku(s)? },
         Cmd::Resume => Command::Resume,
         Cmd::Rewake { skus: s } => Command::Rewake { skus: skus(s)? },
         Cmd::Stats { skus: s } => Command::Stats { skus: skus(s)? },

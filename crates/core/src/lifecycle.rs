@@ -228,6 +228,15 @@ impl RequestState {
         }
     }
 
+    /// When the unit this request is offered or holds goes back, if it has
+    /// one (offered or held).
+    pub fn unit_expires(&self) -> Option<crate::Millis> {
+        match self {
+            Self::Offered { expires_ms, .. } | Self::Held { expires_ms, .. } => Some(*expires_ms),
+            _ => None,
+        }
+    }
+
     /// When the sweep must look at this request next, if ever: the offer's or
     /// hold's expiry, or `stale_at_ms` (fixed when it joined) while waiting;
     /// while unconfirmed, `stale_at_ms` is the end of the confirmation window.
@@ -523,6 +532,19 @@ mod tests {
     }
 
     #[test]
+    fn only_an_offer_or_a_hold_has_a_unit_that_runs_out() {
+        let offered = RequestState::Waiting.offer(1, 0, W).unwrap();
+        assert_eq!(offered.unit_expires(), Some(15 * MIN));
+        let HoldTaken::New(held) = offered.hold(MIN, hold_id(), W).unwrap() else {
+            panic!("a new hold")
+        };
+        assert_eq!(held.unit_expires(), Some(16 * MIN));
+        for s in [RequestState::Unconfirmed, RequestState::Waiting] {
+            assert_eq!(s.unit_expires(), None, "{s:?} has no unit");
+        }
+    }
+
+    #[test]
     fn final_states_refuse_every_move() {
         for s in [
             RequestState::Lapsed,
@@ -537,6 +559,7 @@ mod tests {
             assert!(s.expire(i64::MAX, 0).is_err());
             assert!(s.undeliverable().is_err());
             assert!(s.due_ms(0).is_none());
+            assert!(s.unit_expires().is_none());
         }
         assert_eq!(
             RequestState::Cancelled.hold(0, hold_id(), W),

@@ -875,6 +875,11 @@ impl FiguresStore for SimStore {
         self.inner.queue(sku, shards, limit).await
     }
 
+    async fn live_units(&self, sku: &Sku) -> Result<Vec<Request>> {
+        self.round_trip().await;
+        self.inner.live_units(sku).await
+    }
+
     async fn stats(&self, sku: &Sku, shards: u16) -> Result<SkuStats> {
         self.round_trip().await;
         self.inner.stats(sku, shards).await

@@ -134,6 +134,35 @@ impl FiguresStore for DynamoStore {
         QueueReader::new(sku, shards, limit).take(self, limit).await
     }
 
+    async fn live_units(&self, sku: &Sku) -> Result<Vec<Request>> {
+        // Every live unit's marker (moved in the same transaction as the
+        // request), then the requests they name, both strongly consistent.
+        let mut ids = self
+            .units(sku, None)
+            .await?
+            .iter()
+            .map(|item| {
+                get_s(item, REQUEST_ID)?
+                    .parse::<restock_core::RequestId>()
+                    .map_err(|e| corrupt(item, e))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        ids.sort_unstable();
+        ids.dedup();
+        let mut live = Vec::with_capacity(ids.len());
+        for item in self
+            .get_consistent(ids.iter().map(|id| key(request_pk(id), REQUEST_SK)))
+            .await?
+        {
+            let r = read_request(&item)?;
+            if &r.sku == sku && r.state.unit_expires().is_some() {
+                live.push(r);
+            }
+        }
+        live.sort_by_key(|r| (r.state.unit_expires(), r.id));
+        Ok(live)
+    }
+
     async fn item_history(&self, sku: &Sku, since: &str) -> Result<ItemHistory> {
         // Each partition from the first day asked for on: its days, then
         // (`R` sorting after `D`) its restocks.

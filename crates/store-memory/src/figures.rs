@@ -64,6 +64,17 @@ impl FiguresStore for MemoryStore {
             ..counts(&s, sku)
         })
     }
+    async fn live_units(&self, sku: &Sku) -> Result<Vec<Request>> {
+        let s = self.lock();
+        let mut live: Vec<Request> = s
+            .requests
+            .values()
+            .filter(|r| &r.sku == sku && r.state.unit_expires().is_some())
+            .cloned()
+            .collect();
+        live.sort_by_key(|r| (r.state.unit_expires(), r.id));
+        Ok(live)
+    }
     async fn counts(&self, sku: &Sku, _shards: u16) -> Result<SkuStats> {
         Ok(counts(&self.lock(), sku))
     }

@@ -297,6 +297,10 @@ pub trait SweepStore: Send + Sync {
 pub trait FiguresStore: Send + Sync {
     /// Waiting requests of a SKU, oldest first, at most `limit`.
     async fn queue(&self, sku: &Sku, shards: u16, limit: usize) -> Result<Vec<Request>>;
+    /// The item's live offers and holds: every request offered a unit or
+    /// holding one, soonest to run out first. Read strongly consistent; as
+    /// many as there are units out, never the queue.
+    async fn live_units(&self, sku: &Sku) -> Result<Vec<Request>>;
     /// Per-SKU figures.
     async fn stats(&self, sku: &Sku, shards: u16) -> Result<SkuStats>;
     /// [`FiguresStore::stats`] without the count by language

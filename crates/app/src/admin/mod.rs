@@ -58,6 +58,12 @@ pub enum Command {
         /// The SKU.
         sku: Sku,
     },
+    /// The item's live offers and holds, soonest to run out first, with
+    /// who (masked) and when each runs out.
+    Holds {
+        /// The SKU.
+        sku: Sku,
+    },
     /// The waiting list, oldest first.
     Queue {
         /// The SKU.
@@ -319,6 +325,7 @@ impl Admin {
             Command::CatalogueShow { sku } => self.catalogue_show(sku).await,
             Command::Queue { sku, limit } => self.queue(sku, limit).await,
             Command::Release { sku } => self.release(sku, now).await,
+            Command::Holds { sku } => self.holds(sku, now).await,
             Command::Resume => self.resume(now).await,
             Command::Rewake { skus } => self.rewake(skus, now).await,
             Command::Stats { skus } => self.stats(skus, now).await,
@@ -499,6 +506,60 @@ impl Admin {
     }
 
     /// The waiting list, oldest first.
+    /// The item's live offers and holds.
+    async fn holds(&self, sku: Sku, now: Millis) -> Result<Output, AdminError> {
+        self.entry(&sku).await?;
+        let live = self.store.live_units(&sku).await?;
+        let runs_out = |expires: Millis| {
+            if expires <= now {
+                "ran out; the sweep passes it on within a minute".to_owned()
+            } else {
+                format!("in {} min", (expires - now + 59_999) / 60_000)
+            }
+        };
+        let mut rows = Vec::new();
+        let mut json = Vec::new();
+        for r in &live {
+            let expires = r.state.unit_expires().unwrap_or_default();
+            let (what, hold) = match &r.state {
+                restock_core::RequestState::Held { hold, .. } => ("held", Some(hold.to_string())),
+                _ => ("offered", None),
+            };
+            let notice = match &r.notice {
+                None => "not sent yet",
+                Some(restock_store::NoticeOutcome::Sending) => "sending (outcome unknown)",
+                Some(restock_store::NoticeOutcome::Sent { .. }) => "sent",
+                Some(restock_store::NoticeOutcome::Failed { .. }) => "failed",
+            };
+            rows.push(vec![
+                what.to_owned(),
+                r.id.to_string(),
+                r.contact.masked(),
+                notice.to_owned(),
+                hold.clone().unwrap_or_default(),
+                restock_core::rfc3339(expires),
+                runs_out(expires),
+            ]);
+            json.push(json!({
+                "state": what, "request_id": r.id, "contact": r.contact.masked(),
+                "channel": r.contact.channel().as_str(), "notice": notice, "hold": hold,
+                "expires_ms": expires,
+            }));
+        }
+        let held = live
+            .iter()
+            .filter(|r| matches!(r.state, restock_core::RequestState::Held { .. }))
+            .count();
+        Ok(Output::table(
+            format!("{sku}: {} offered, {held} held", live.len() - held),
+            &[
+                "state", "request", "contact", "notice", "hold", "runs out", "",
+            ],
+            rows,
+            Value::Array(json),
+        ))
+    }
+
     async fn queue(&self, sku: Sku, limit: usize) -> Result<Output, AdminError> {
         let limit = limit.clamp(1, Self::MAX_QUEUE_LIMIT);
         let entry = self.entry(&sku).await?;

@@ -58,6 +58,7 @@ macro_rules! conformance_suite {
             a_restock_keeps_its_phrase_per_language,
             rate_limits_count_per_key_and_window,
             the_catalogue_lists_every_entry_once_in_sku_order,
+            live_units_list_every_offer_and_hold_soonest_to_run_out_first,
             deliveries_heard_and_each_silence_claimed_once,
             anyone_waiting_follows_the_queue,
             the_sender_pause_opens_once_notes_items_and_ends,
@@ -1550,6 +1551,48 @@ pub async fn the_catalogue_lists_every_entry_once_in_sku_order(app: App) {
         app.store.catalogue_entry(&sku("B-1")).await.unwrap(),
         Some(ended)
     );
+}
+
+pub async fn live_units_list_every_offer_and_hold_soonest_to_run_out_first(app: App) {
+    assert!(app.store.live_units(&sku(CHAIR)).await.unwrap().is_empty());
+    for i in 1..=4 {
+        app.join(CHAIR, i, T0 + i as i64).await;
+    }
+    app.level(CHAIR, 3, T0 + 10, "d1").await;
+    let wave = app.wave(CHAIR, T0 + 10).await;
+    assert_eq!(wave.offers.len(), 3);
+    // The second offered takes a hold: it runs out a window after the
+    // click, later than the two offers still open.
+    let held = &wave.offers[1];
+    app.store
+        .take_hold(
+            &held.reserve,
+            HoldId::from_random(app.bytes()),
+            1,
+            T0 + MIN,
+            WINDOW,
+        )
+        .await
+        .unwrap();
+    let live = app.store.live_units(&sku(CHAIR)).await.unwrap();
+    let ids: Vec<restock_core::RequestId> = live.iter().map(|r| r.id).collect();
+    let mut offered: Vec<restock_core::RequestId> = [&wave.offers[0], &wave.offers[2]]
+        .iter()
+        .map(|o| o.request.id)
+        .collect();
+    offered.sort();
+    assert_eq!(ids, [offered[0], offered[1], held.request.id]);
+    assert!(matches!(live[2].state, RequestState::Held { .. }));
+    assert!(live.iter().all(|r| r.sku == sku(CHAIR)));
+    // Another item's units are not this one's; one run out is not live.
+    app.join("LAMP", 9, T0).await;
+    app.level("LAMP", 1, T0 + 10, "d2").await;
+    app.wave("LAMP", T0 + 10).await;
+    app.sweep(T0 + 10 + WINDOW.as_millis()).await;
+    let live = app.store.live_units(&sku(CHAIR)).await.unwrap();
+    assert_eq!(live.len(), 1, "the offers ran out; the hold did not yet");
+    assert_eq!(live[0].id, held.request.id);
+    assert!(app.store.live_units(&sku("LAMP")).await.unwrap().is_empty());
 }
 
 pub async fn a_link_re_armed_by_another_pass_is_never_claimed(app: App) {
