@@ -114,7 +114,10 @@ async fn restock_resume_sends_at_once_and_a_recipient_failure_still_ends_only_it
         store: w.store.clone(),
         pepper: None,
     };
-    let out = admin.run(Command::Resume, w.clock.now_ms()).await.unwrap();
+    let out = admin
+        .run(Command::Resume { sku: None }, w.clock.now_ms())
+        .await
+        .unwrap();
     assert_eq!(out.json["resumed"], true, "{}", out.message);
     assert_eq!(out.json["woken"], serde_json::json!([CHAIR]));
     w.pump().await;
@@ -124,7 +127,10 @@ async fn restock_resume_sends_at_once_and_a_recipient_failure_still_ends_only_it
         w.store.sender_pause().await.unwrap().is_none(),
         "a recipient failure does not pause"
     );
-    let again = admin.run(Command::Resume, w.clock.now_ms()).await.unwrap();
+    let again = admin
+        .run(Command::Resume { sku: None }, w.clock.now_ms())
+        .await
+        .unwrap();
     assert_eq!(again.json["resumed"], false);
 }
 

@@ -205,3 +205,132 @@ async fn holds_lists_what_is_offered_and_held_right_now() {
     let left: Vec<&str> = shown.rows.iter().map(|r| r[6].as_str()).collect();
     assert_eq!(left, ["in 14 min", "in 15 min"]);
 }
+
+/// "Stop notices for this item": paused, a restock that comes tells
+/// nobody, sign-ups go on, an offer already sent still holds a unit; resumed,
+/// what came meanwhile is offered in full, oldest first. Pausing all
+/// sending does the same for every item.
+async fn a_paused_item_tells_nobody_until_resumed_on(backend: Backend) {
+    let rig = rig(backend).await;
+    let w = &rig.world;
+    let admin = Admin {
+        store: w.store.clone(),
+        pepper: None,
+    };
+    let run = |command: Command| {
+        let admin = &admin;
+        let now = w.clock.now_ms();
+        async move { admin.run(command, now).await.unwrap() }
+    };
+    for name in ["Ann", "Bea", "Cat"] {
+        assert_eq!(w.join(name).await.status, 201);
+        w.advance(1);
+    }
+    assert_eq!(w.shopify(Some(1), "s-1").await.status, 200);
+    w.pump().await;
+    let ann = rig.outbox.sent()[0].reserve_link().unwrap();
+
+    let paused = run(Command::Pause {
+        sku: Some(chair()),
+        reason: "wrong price on the product page".into(),
+    })
+    .await;
+    assert_eq!(paused.json["paused"], true, "{}", paused.message);
+    // Ann's offer, sent before, still holds a unit.
+    assert_eq!(w.capture("POST", &path_of(&ann)).await.status, 303);
+    // Three more come back, and Dan signs up: nobody is told.
+    w.advance(MIN);
+    assert_eq!(w.shopify(Some(4), "s-2").await.status, 200);
+    assert_eq!(w.join("Dan").await.status, 201);
+    let reports = w.pump().await;
+    assert!(
+        reports.iter().all(|r| r.paused && r.sent == 0),
+        "{reports:?}"
+    );
+    assert_eq!(rig.outbox.sent().len(), 1);
+    let shown = run(Command::CatalogueShow { sku: chair() }).await;
+    assert!(
+        shown
+            .rows
+            .iter()
+            .any(|r| r[0] == "notices" && r[1].contains("wrong price")),
+        "{:?}",
+        shown.rows
+    );
+
+    // Resumed: the three units go to Bea, Cat and Dan, oldest first.
+    let resumed = run(Command::Resume { sku: Some(chair()) }).await;
+    assert_eq!(resumed.json["resumed"], true);
+    w.pump().await;
+    let told: Vec<String> = rig
+        .outbox
+        .sent()
+        .iter()
+        .skip(1)
+        .map(|s| format!("{s:?}"))
+        .collect();
+    assert_eq!(told.len(), 3, "{told:?}");
+    for (said, name) in told.iter().zip(["bea.", "cat.", "dan."]) {
+        assert!(said.contains(name), "{name}: {said}");
+    }
+    w.assert_never_oversold().await;
+    let again = run(Command::Resume { sku: Some(chair()) }).await;
+    assert_eq!(again.json["resumed"], false);
+
+    // All sending: the sender's pause, opened by the team.
+    let all = run(Command::Pause {
+        sku: None,
+        reason: "stocktake tonight".into(),
+    })
+    .await;
+    assert_eq!(all.json["paused"], true, "{}", all.message);
+    let pause = w.store.sender_pause().await.unwrap().unwrap();
+    assert_eq!(pause.reason, "paused by the team: stocktake tonight");
+    assert_eq!(w.join("Eve").await.status, 201);
+    w.advance(MIN);
+    assert_eq!(w.shopify(Some(5), "s-3").await.status, 200);
+    w.pump().await;
+    assert_eq!(rig.outbox.sent().len(), 4, "nobody told while paused");
+    let resumed = run(Command::Resume { sku: None }).await;
+    assert_eq!(resumed.json["resumed"], true, "{}", resumed.message);
+    w.pump().await;
+    let sent = rig.outbox.sent();
+    assert_eq!(sent.len(), 5);
+    assert!(format!("{:?}", sent[4]).contains("eve."));
+}
+
+#[tokio::test]
+async fn a_paused_item_tells_nobody_until_resumed_in_memory() {
+    a_paused_item_tells_nobody_until_resumed_on(Backend::Memory).await;
+}
+
+#[tokio::test]
+async fn a_paused_item_tells_nobody_until_resumed_on_dynamodb() {
+    a_paused_item_tells_nobody_until_resumed_on(Backend::Dynamo).await;
+}
+
+/// `restock pause` and `restock resume` through the binary on DynamoDB.
+#[tokio::test]
+async fn pause_and_resume_run_from_the_command_line() {
+    let (w, _outbox, table) = dynamo_world().await;
+    assert_eq!(w.join("Ann").await.status, 201);
+    let said = restock_on(
+        &table,
+        &["pause", "--sku", CHAIR, "--reason", "wrong price"],
+    );
+    assert!(
+        said.contains("CHAIR-WAL: notices paused (wrong price)"),
+        "{said}"
+    );
+    let shown = restock_on(&table, &["catalogue", "show", CHAIR]);
+    assert!(shown.contains("paused by the team since"), "{shown}");
+    let said = restock_on(&table, &["resume", "--sku", CHAIR]);
+    assert!(said.contains("CHAIR-WAL: notices resumed"), "{said}");
+    let said = restock_on(&table, &["pause", "--reason", "stocktake"]);
+    assert!(
+        said.contains("all notices paused until `restock resume`"),
+        "{said}"
+    );
+    let said = restock_on(&table, &["resume"]);
+    assert!(said.contains("sending resumed"), "{said}");
+}

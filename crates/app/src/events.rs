@@ -27,7 +27,7 @@ pub const SOURCE: &str = "restock";
 pub const VERSION: u32 = 1;
 
 /// Every `detail-type`, in the order `docs/EVENTS.md` lists them.
-pub const DETAIL_TYPES: [&str; 8] = [
+pub const DETAIL_TYPES: [&str; 10] = [
     "Sign-up confirmed",
     "Notice sent",
     "Hold created",
@@ -36,6 +36,8 @@ pub const DETAIL_TYPES: [&str; 8] = [
     "Restock detected",
     "Restock escalated",
     "Sending paused",
+    "Item paused",
+    "Item resumed",
 ];
 
 /// One event as it goes on the bus.
@@ -73,6 +75,8 @@ pub fn detail_type(event: &Event) -> &'static str {
         Event::RestockDetected { .. } => 5,
         Event::RestockEscalated { .. } => 6,
         Event::SendingPaused { .. } => 7,
+        Event::ItemPaused { .. } => 8,
+        Event::ItemResumed { .. } => 9,
     }]
 }
 
@@ -125,6 +129,8 @@ pub fn published(event: &Event, id: &str, at_ms: Millis, include_contact: bool) 
         Event::SendingPaused { reason, until } => {
             json!({ "reason": reason, "until": rfc3339(*until) })
         }
+        Event::ItemPaused { sku, reason } => json!({ "sku": sku.as_str(), "reason": reason }),
+        Event::ItemResumed { sku } => json!({ "sku": sku.as_str() }),
     };
     for (k, v) in fields.as_object().into_iter().flatten() {
         detail[k] = v.clone();

@@ -77,11 +77,14 @@ pub enum Metric {
     /// Confirmation messages the provider did not take, whatever the class
     /// (each is also one of `SendFailures`).
     ConfirmationsFailed,
+    /// Notify passes held back because the team paused the item
+    /// (`restock pause --sku`) or all sending (`restock pause`).
+    HeldByTeam,
 }
 
 impl Metric {
     /// Every metric restock writes.
-    pub const ALL: [Metric; 22] = [
+    pub const ALL: [Metric; 23] = [
         Metric::SignUps,
         Metric::Confirmations,
         Metric::Holds,
@@ -104,6 +107,7 @@ impl Metric {
         Metric::PullErrors,
         Metric::PhraseFallbacks,
         Metric::ConfirmationsFailed,
+        Metric::HeldByTeam,
     ];
 
     /// Its CloudWatch metric name.
@@ -131,6 +135,7 @@ impl Metric {
             Metric::PullErrors => "PullErrors",
             Metric::PhraseFallbacks => "PhraseFallbacks",
             Metric::ConfirmationsFailed => "ConfirmationsFailed",
+            Metric::HeldByTeam => "HeldByTeam",
         }
     }
 

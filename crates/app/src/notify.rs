@@ -183,6 +183,14 @@ async fn pass(s: &Services, sku: &Sku, deadline: Instant) -> Result<NotifyReport
         tracing::info!(%sku, "woken for an item the shop no longer sells; nobody is told");
         return Ok(report);
     }
+    // Paused by the team: nothing is offered or sent (an offer already sent
+    // stays good); `restock resume --sku` wakes the item.
+    if let Some(pause) = &entry.paused {
+        tracing::info!(%sku, reason = %pause.reason, "notices paused by the team; this item waits for the resume");
+        metrics::count(Metric::HeldByTeam, 1);
+        report.paused = true;
+        return Ok(report);
+    }
     // Sending paused by a sender-side failure: nothing is offered or sent;
     // the item is noted and woken when sending resumes.
     let now = s.clock.now_ms();
@@ -193,6 +201,9 @@ async fn pass(s: &Services, sku: &Sku, deadline: Instant) -> Result<NotifyReport
             .pause_sender(&pause.reason, pause.until, sku, now)
             .await?;
         tracing::warn!(%sku, reason = %pause.reason, "sending paused; this item waits for the resume");
+        if pause.reason.starts_with(crate::admin::TEAM_PAUSE_PREFIX) {
+            metrics::count(Metric::HeldByTeam, 1);
+        }
         report.paused = true;
         return Ok(report);
     }

@@ -77,9 +77,24 @@ enum Cmd {
     Holds { sku: String },
     /// Approve a restock that was paused as suspicious.
     Release { sku: String },
-    /// Resume sending after a sender-side pause (once the SES or SNS
-    /// problem the team alert named is fixed).
-    Resume,
+    /// Stop notices for one item (--sku) or for everything, saying why:
+    /// sign-ups, places and holds are kept, offers already sent stay good.
+    Pause {
+        /// The item; every item without it.
+        #[arg(long)]
+        sku: Option<String>,
+        /// Why, for the rest of the team.
+        #[arg(long)]
+        reason: String,
+    },
+    /// Lift a pause: one item's (--sku), or all sending's, including a
+    /// sender-side pause once the SES or SNS problem the alert named is
+    /// fixed. What was held back is offered in full, oldest first.
+    Resume {
+        /// The item; all sending without it.
+        #[arg(long)]
+        sku: Option<String>,
+    },
     /// Wake items again, as a restock would: their free units are offered
     /// to whoever waits (a lost wake, a dead-lettered notify batch). Safe
     /// to run twice, and beside a pass already running.
@@ -1153,7 +1168,13 @@ fn command(cmd: &Cmd) -> Result<Command, CliError> {
         },
         Cmd::Release { sku: s } => Command::Release { sku: sku(s)? },
         Cmd::Holds { sku: s } => Command::Holds { sku: sku(s)? },
-        Cmd::Resume => Command::Resume,
+        Cmd::Pause { sku: s, reason } => Command::Pause {
+            sku: s.as_deref().map(sku).transpose()?,
+            reason: reason.clone(),
+        },
+        Cmd::Resume { sku: s } => Command::Resume {
+            sku: s.as_deref().map(sku).transpose()?,
+        },
         Cmd::Rewake { skus: s } => Command::Rewake { skus: skus(s)? },
         Cmd::Stats { skus: s } => Command::Stats { skus: skus(s)? },
         Cmd::Reconcile { skus: s } => Command::Reconcile { skus: skus(s)? },

@@ -44,6 +44,20 @@ pub struct CatalogueEntry {
     /// its queue is kept as it is, and listing it again carries on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ended: Option<Millis>,
+    /// Notices stopped by the team (`restock pause --sku`): nobody is
+    /// offered a unit until it is resumed; sign-ups, places and holds are
+    /// kept, and an offer already sent stays good.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paused: Option<ItemPause>,
+}
+
+/// Why and since when the team stopped an item's notices.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ItemPause {
+    /// What the team said (a recall, a wrong price, a restock for the morning).
+    pub reason: String,
+    /// When it was paused.
+    pub since_ms: Millis,
 }
 
 /// A catalogue row that could not be read.
@@ -144,6 +158,7 @@ impl CatalogueEntry {
             ids: PlatformIds::default(),
             shards: 1,
             ended: None,
+            paused: None,
         }
     }
 
@@ -252,6 +267,7 @@ pub fn parse_csv(text: &str) -> Result<Vec<CatalogueEntry>, CatalogueError> {
             ids,
             shards,
             ended: None,
+            paused: None,
         };
         entry
             .check()

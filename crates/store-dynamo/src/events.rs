@@ -14,15 +14,17 @@ use restock_store::{Event, NoticeOutcome, Request, StoreError};
 
 use crate::attr;
 use crate::codec::{
-    Item, PAUSE_SK, REQUEST_SK, SENDER_PK, STATE_SK, corrupt, opt_n, opt_s, read_request,
+    CATALOGUE_SK, Item, PAUSE_SK, REQUEST_SK, SENDER_PK, STATE_SK, corrupt, opt_n, opt_s,
+    read_request,
 };
 
 /// The partition key prefixes and sort keys of the items whose writes can
 /// be events (`template.yaml`'s filter on the events subscription passes
 /// only these).
-pub const EVENT_ITEMS: [(&str, &str); 3] = [
+pub const EVENT_ITEMS: [(&str, &str); 4] = [
     ("REQ#", REQUEST_SK),
     ("SKU#", STATE_SK),
+    ("SKU#", CATALOGUE_SK),
     (SENDER_PK, PAUSE_SK),
 ];
 
@@ -65,6 +67,7 @@ pub fn decode(old: Option<&Item>, new: Option<&Item>) -> Result<Vec<Event>, Stor
         }
         STATE_SK if pk.starts_with("SKU#") => stock(old, new)?,
         PAUSE_SK if pk == SENDER_PK => pause(old, new)?,
+        CATALOGUE_SK if pk.starts_with("SKU#") => item_pause(old, new)?,
         _ => Vec::new(),
     })
 }
@@ -159,6 +162,24 @@ fn pause(old: Option<&Item>, new: &Item) -> Result<Vec<Event>, StoreError> {
             reason: opt_s(new, attr::PAUSE_WHY).unwrap_or_default().to_owned(),
             until: opt_n(new, attr::PAUSE_TO)?.unwrap_or(from),
         }],
+        _ => Vec::new(),
+    })
+}
+
+/// A catalogue entry's write: the team pausing or resuming the item's
+/// notices (any other change to the entry is no event).
+fn item_pause(old: Option<&Item>, new: &Item) -> Result<Vec<Event>, StoreError> {
+    let before = old
+        .map(crate::catalogue::read_entry)
+        .transpose()?
+        .and_then(|e| e.paused);
+    let after = crate::catalogue::read_entry(new)?;
+    Ok(match (before, after.paused) {
+        (None, Some(pause)) => vec![Event::ItemPaused {
+            sku: after.sku,
+            reason: pause.reason,
+        }],
+        (Some(_), None) => vec![Event::ItemResumed { sku: after.sku }],
         _ => Vec::new(),
     })
 }

@@ -883,4 +883,16 @@ pub enum Event {
         /// When sending resumes by itself.
         until: Millis,
     },
+    /// The team paused an item's notices (`restock pause --sku`).
+    ItemPaused {
+        /// The item.
+        sku: Sku,
+        /// Why, as the team said it.
+        reason: String,
+    },
+    /// The team resumed an item's notices.
+    ItemResumed {
+        /// The item.
+        sku: Sku,
+    },
 }

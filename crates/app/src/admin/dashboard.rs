@@ -120,6 +120,7 @@ pub fn router(dashboard: Arc<Dashboard>) -> Router {
         .route("/", get(overview))
         .route("/items/{sku}", get(item))
         .route("/resume", post(resume))
+        .route("/pause", post(pause))
         .route("/release", post(release))
         .route("/reconcile", post(reconcile))
         .route("/forget", post(forget))
@@ -619,6 +620,14 @@ async fn item_html(d: &Dashboard, sku: &Sku) -> Result<String, AdminError> {
         esc(sku.as_str()),
         esc(&entry.name)
     );
+    if let Some(pause) = &entry.paused {
+        html += &format!(
+            "<div class=\"banner\" role=\"alert\"><p><b>Notices paused</b> {} ago: {}. Sign-ups and places are kept; offers already sent stay good.</p>{}</div>",
+            ago(now, pause.since_ms),
+            esc(&pause.reason),
+            d.action("/resume", &[("sku", sku.as_str())], "Resume notices")
+        );
+    }
     if let Some(ended) = entry.ended {
         html += &format!(
             "<div class=\"banner\" role=\"status\"><p><b>Ended</b> {} ago: the platform no longer lists it, so it takes no sign-ups and nobody waiting is told. Listing it again on the platform and running <code>restock catalogue sync</code> carries on with its queue.</p></div>",
@@ -689,6 +698,18 @@ async fn item_html(d: &Dashboard, sku: &Sku) -> Result<String, AdminError> {
         &[("kind", "requests"), ("sku", sku.as_str())],
         "Export its requests (CSV)",
     );
+    if entry.paused.is_none() {
+        html += &format!(
+            "<form method=\"post\" action=\"{}\"><input type=\"hidden\" name=\"csrf\" value=\"{}\">\
+             <input type=\"hidden\" name=\"sku\" value=\"{}\">\
+             <label>Pause its notices (sign-ups and places are kept)<br>\
+             <input type=\"text\" name=\"reason\" placeholder=\"why: a recall, a wrong price\" maxlength=\"200\" autocomplete=\"off\" required></label> \
+             <button type=\"submit\">Pause</button></form>",
+            esc(&d.path("/pause")),
+            d.csrf,
+            esc(sku.as_str())
+        );
+    }
     html += "</div>";
     Ok(html)
 }
@@ -730,6 +751,8 @@ struct ActionForm {
     contact: String,
     #[serde(default)]
     kind: String,
+    #[serde(default)]
+    reason: String,
 }
 
 impl ActionForm {
@@ -791,7 +814,22 @@ fn done_html(d: &Dashboard, output: &Output) -> String {
 }
 
 async fn resume(State(d): Shared, headers: HeaderMap, Form(f): Form<ActionForm>) -> Response {
-    act(&d, &headers, &f, || Ok(Command::Resume)).await
+    act(&d, &headers, &f, || {
+        Ok(Command::Resume {
+            sku: f.skus()?.pop(),
+        })
+    })
+    .await
+}
+
+async fn pause(State(d): Shared, headers: HeaderMap, Form(f): Form<ActionForm>) -> Response {
+    act(&d, &headers, &f, || {
+        Ok(Command::Pause {
+            sku: f.skus()?.pop(),
+            reason: f.reason.clone(),
+        })
+    })
+    .await
 }
 
 async fn release(State(d): Shared, headers: HeaderMap, Form(f): Form<ActionForm>) -> Response {

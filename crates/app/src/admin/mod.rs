@@ -86,9 +86,25 @@ pub enum Command {
         /// The SKUs.
         skus: Vec<Sku>,
     },
-    /// Ends a sending pause at once (the sender problem is fixed) and wakes
-    /// the items it held back.
-    Resume,
+    /// Stops notices: for one item (`sku`), or for everything (a pause of
+    /// all sending, as a refusing provider opens, for up to
+    /// [`TEAM_PAUSE_DAYS`] days). Sign-ups, places and holds are kept; an
+    /// offer already sent stays good.
+    Pause {
+        /// The item; every item when `None`.
+        #[serde(default)]
+        sku: Option<Sku>,
+        /// Why, for the rest of the team.
+        reason: String,
+    },
+    /// Lifts a pause: one item's (`sku`), or all sending's (a sender-side
+    /// pause too, once the problem is fixed); wakes what was held back, so
+    /// a restock that came meanwhile is offered in full, oldest first.
+    Resume {
+        /// The item; all sending when `None`.
+        #[serde(default)]
+        sku: Option<Sku>,
+    },
     /// Wakes items again, as a restock would: notify offers whatever units
     /// are free to whoever waits (a lost wake, a dead-lettered pass). Safe
     /// to run twice or beside a live pass: a pass offers only free units.
@@ -181,6 +197,14 @@ pub enum AdminError {
     )]
     NoPepper,
 }
+
+/// How long a pause of all sending by the team lasts at most, in days
+/// (`restock resume` ends it sooner).
+pub const TEAM_PAUSE_DAYS: i64 = 30;
+
+/// How a pause of all sending by the team begins its reason (a provider's
+/// refusal names the provider instead).
+pub const TEAM_PAUSE_PREFIX: &str = "paused by the team: ";
 
 /// What a failed command amounts to, for whoever reacts to it: a script
 /// by the CLI's exit code and JSON `error`, a page by its HTTP status.
@@ -326,7 +350,9 @@ impl Admin {
             Command::Queue { sku, limit } => self.queue(sku, limit).await,
             Command::Release { sku } => self.release(sku, now).await,
             Command::Holds { sku } => self.holds(sku, now).await,
-            Command::Resume => self.resume(now).await,
+            Command::Pause { sku, reason } => self.pause(sku, reason, now).await,
+            Command::Resume { sku: None } => self.resume(now).await,
+            Command::Resume { sku: Some(sku) } => self.resume_item(sku, now).await,
             Command::Rewake { skus } => self.rewake(skus, now).await,
             Command::Stats { skus } => self.stats(skus, now).await,
             Command::Reconcile { skus } => self.reconcile(skus, now).await,
@@ -407,7 +433,16 @@ impl Admin {
         restock_core::catalogue::check_entries(&entries)
             .map_err(|e| AdminError::Invalid(e.to_string()))?;
         for entry in &entries {
-            self.store.put_catalogue_entry(entry).await?;
+            // A team's pause outlives an import (lifting it is `resume`).
+            let mut entry = entry.clone();
+            if entry.paused.is_none() {
+                entry.paused = self
+                    .store
+                    .catalogue_entry(&entry.sku)
+                    .await?
+                    .and_then(|old| old.paused);
+            }
+            self.store.put_catalogue_entry(&entry).await?;
         }
         Ok(Output::message(
             format!("{} catalogue entries saved", entries.len()),
@@ -472,6 +507,16 @@ impl Admin {
             rows.push(vec![format!("{platform} {}", platform.id_noun()), id]);
         }
         rows.extend([
+            vec![
+                "notices".into(),
+                entry.paused.as_ref().map_or("on".into(), |p| {
+                    format!(
+                        "paused by the team since {}: {}",
+                        restock_core::rfc3339(p.since_ms),
+                        p.reason
+                    )
+                }),
+            ],
             vec![
                 "ended".into(),
                 entry.ended.map_or("no: listed".into(), |at| {
@@ -656,6 +701,92 @@ impl Admin {
             &["sku", "result"],
             rows,
             Value::Array(json),
+        ))
+    }
+
+    /// Stops notices for one item or for everything.
+    async fn pause(
+        &self,
+        sku: Option<Sku>,
+        reason: String,
+        now: Millis,
+    ) -> Result<Output, AdminError> {
+        let reason = reason.trim().to_owned();
+        if reason.is_empty() || reason.chars().count() > 200 {
+            return Err(AdminError::Invalid(
+                "say why in 1 to 200 characters (--reason): the rest of the team reads it".into(),
+            ));
+        }
+        let Some(sku) = sku else {
+            // All sending: the sender's pause, which notify already keeps
+            // (each item it holds back is noted and woken on resume).
+            let catalogue = self.store.catalogue().await?;
+            let Some(first) = catalogue.first() else {
+                return Err(AdminError::Invalid(
+                    "the catalogue is empty: nothing to pause".into(),
+                ));
+            };
+            let until = now + TEAM_PAUSE_DAYS * 86_400_000;
+            let opened = self
+                .store
+                .pause_sender(
+                    &format!("{TEAM_PAUSE_PREFIX}{reason}"),
+                    until,
+                    &first.sku,
+                    now,
+                )
+                .await?;
+            return Ok(Output::message(
+                if opened {
+                    format!(
+                        "all notices paused until `restock resume` (or {} at the latest): {reason}",
+                        restock_core::rfc3339(until)
+                    )
+                } else {
+                    "sending was already paused; nothing changed (`restock resume` ends it)".into()
+                },
+                json!({ "paused": opened, "until_ms": until }),
+            ));
+        };
+        let mut entry = self.entry(&sku).await?;
+        if let Some(pause) = &entry.paused {
+            return Ok(Output::message(
+                format!(
+                    "{sku} was already paused since {}: {}; nothing changed",
+                    restock_core::rfc3339(pause.since_ms),
+                    pause.reason
+                ),
+                json!({ "paused": false }),
+            ));
+        }
+        entry.paused = Some(restock_core::catalogue::ItemPause {
+            reason: reason.clone(),
+            since_ms: now,
+        });
+        self.store.put_catalogue_entry(&entry).await?;
+        Ok(Output::message(
+            format!(
+                "{sku}: notices paused ({reason}); sign-ups and places are kept, offers already sent stay good; `restock resume --sku {sku}` lifts it"
+            ),
+            json!({ "paused": true, "sku": sku }),
+        ))
+    }
+
+    /// Lifts an item's pause and wakes it.
+    async fn resume_item(&self, sku: Sku, now: Millis) -> Result<Output, AdminError> {
+        let mut entry = self.entry(&sku).await?;
+        if entry.paused.take().is_none() {
+            return Ok(Output::message(
+                format!("{sku} was not paused; nothing changed"),
+                json!({ "resumed": false }),
+            ));
+        }
+        self.store.put_catalogue_entry(&entry).await?;
+        let episode = self.store.snapshot(&sku).await?.stock.episode;
+        self.store.wake_again(&sku, episode, now).await?;
+        Ok(Output::message(
+            format!("{sku}: notices resumed; notify offers its free units now, oldest first"),
+            json!({ "resumed": true, "sku": sku }),
         ))
     }
 

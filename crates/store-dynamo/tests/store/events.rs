@@ -137,6 +137,8 @@ fn line(e: &Event) -> String {
             format!("restock escalated {sku} {episode} at {level}")
         }
         Event::SendingPaused { reason, .. } => format!("sending paused: {reason}"),
+        Event::ItemPaused { sku, reason } => format!("item paused {sku}: {reason}"),
+        Event::ItemResumed { sku } => format!("item resumed {sku}"),
     }
 }
 
@@ -259,6 +261,19 @@ async fn each_thing_a_shop_may_care_about_is_one_event_in_the_table_s_stream() {
             .unwrap()
     );
 
+    // The team pauses the item's notices, renames it (no event), resumes.
+    let mut entry = restock_core::CatalogueEntry::new(sku(), "Walnut chair");
+    store.put_catalogue_entry(&entry).await.unwrap();
+    entry.paused = Some(restock_core::catalogue::ItemPause {
+        reason: "wrong price".into(),
+        since_ms: T0 + 35 * MIN,
+    });
+    store.put_catalogue_entry(&entry).await.unwrap();
+    entry.name = "Walnut dining chair".into();
+    store.put_catalogue_entry(&entry).await.unwrap();
+    entry.paused = None;
+    store.put_catalogue_entry(&entry).await.unwrap();
+
     let records = stream_records(&store).await;
     let mut events = Vec::new();
     for record in &records {
@@ -281,6 +296,8 @@ async fn each_thing_a_shop_may_care_about_is_one_event_in_the_table_s_stream() {
             "restock escalated CHAIR-WAL 2 at 500",
             "restock detected CHAIR-WAL 2 at 500",
             "sending paused: account in the sandbox",
+            "item paused CHAIR-WAL: wrong price",
+            "item resumed CHAIR-WAL",
         ],
         "from {} stream records",
         records.len()
