@@ -334,3 +334,42 @@ async fn pause_and_resume_run_from_the_command_line() {
     let said = restock_on(&table, &["resume"]);
     assert!(said.contains("sending resumed"), "{said}");
 }
+
+/// Every held-back restock across items, from the command line, and each
+/// released or rejected: a rejected one offers nothing; the next believable
+/// report is a restock.
+#[tokio::test]
+async fn escalations_are_listed_across_items_and_released_or_rejected() {
+    let (w, outbox, table) = dynamo_world().await;
+    assert_eq!(w.join("Ann").await.status, 201);
+    let said = restock_on(&table, &["escalations"]);
+    assert!(said.contains("no restock waits for the team"), "{said}");
+    // A jump of 1,000 at once: held back for the team.
+    let jump = w.shopify(Some(1_000), "s-1").await;
+    assert_eq!(jump.json()["results"][0]["outcome"]["outcome"], "escalated");
+    let listed: serde_json::Value =
+        serde_json::from_str(&restock_on(&table, &["--json", "escalations"])).unwrap();
+    assert_eq!(listed.as_array().unwrap().len(), 1, "{listed}");
+    assert_eq!(
+        (
+            listed[0]["sku"].as_str(),
+            listed[0]["level"].as_u64(),
+            listed[0]["waiting"].as_u64()
+        ),
+        (Some(CHAIR), Some(1_000), Some(1))
+    );
+    let said = restock_on(&table, &["reject", CHAIR]);
+    assert!(
+        said.contains("the restock at 1000 units is rejected"),
+        "{said}"
+    );
+    w.pump().await;
+    assert!(outbox.sent().is_empty(), "a rejected level offers nothing");
+    assert!(restock_on(&table, &["escalations"]).contains("no restock waits"));
+    // The shop reports its real level: a restock, and Ann is told.
+    w.advance(MIN);
+    assert_eq!(w.shopify(Some(2), "s-2").await.status, 200);
+    w.pump().await;
+    assert_eq!(outbox.sent().len(), 1);
+    assert!(restock_on(&table, &["reject", CHAIR]).contains("nothing is paused"));
+}

@@ -169,6 +169,7 @@ faulty! {
     impl DetectStore {
     fn apply_stock(&self, sku: &Sku, event: &StockEvent, rules: &Rules, now: Millis) -> ApplyOutcome;
     fn release_paused(&self, sku: &Sku, now: Millis) -> Option<StockOutcome>;
+    fn reject_paused(&self, sku: &Sku, now: Millis) -> bool;
     fn snapshot(&self, sku: &Sku) -> SkuSnapshot;
     fn wakes(&self, sku: &Sku) -> Vec<Wake>;
     fn heard(&self, source: &str, now: Millis) -> ();

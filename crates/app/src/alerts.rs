@@ -71,7 +71,9 @@ pub fn paused_restock(
              What happened: {why}, so nobody has been told yet.\n\
              What to do: if the stock is real, release it and the queue will be told in order:\n\
              \n    restock release {sku}\n\n\
-             If it is a mistake, fix the level in the shop; the next report replaces it.",
+             If it is a mistake, reject it: the item counts as sold out until the shop reports again, \
+             and that report is judged afresh:\n\n    restock reject {sku}\n\n\
+             Every restock waiting for the team: `restock escalations`.",
             name = entry.name,
             sku = entry.sku,
         ),

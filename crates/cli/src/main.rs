@@ -77,6 +77,11 @@ enum Cmd {
     Holds { sku: String },
     /// Approve a restock that was paused as suspicious.
     Release { sku: String },
+    /// Reject a restock that was paused as suspicious: its level is not
+    /// believed, the item counts as sold out until the shop reports again.
+    Reject { sku: String },
+    /// Every restock held back for the team's review, across items.
+    Escalations,
     /// Stop notices for one item (--sku) or for everything, saying why:
     /// sign-ups, places and holds are kept, offers already sent stay good.
     Pause {
@@ -1167,6 +1172,8 @@ fn command(cmd: &Cmd) -> Result<Command, CliError> {
             limit: usize::try_from(*limit).unwrap_or(Admin::MAX_QUEUE_LIMIT),
         },
         Cmd::Release { sku: s } => Command::Release { sku: sku(s)? },
+        Cmd::Reject { sku: s } => Command::Reject { sku: sku(s)? },
+        Cmd::Escalations => Command::Escalations,
         Cmd::Holds { sku: s } => Command::Holds { sku: sku(s)? },
         Cmd::Pause { sku: s, reason } => Command::Pause {
             sku: s.as_deref().map(sku).transpose()?,

@@ -443,6 +443,27 @@ impl StockState {
         (next, outcome)
     }
 
+    /// The team rejects a paused restock: the level it reported is not
+    /// believed. Every location's reading keeps its time but counts as 0,
+    /// so the item is sold out and re-armed: nothing is offered, a delivery
+    /// older than the rejected one stays stale, and the next reading is
+    /// judged afresh (the same jump is escalated again).
+    ///
+    /// # Errors
+    /// [`NotPaused`] when nothing waits.
+    pub fn reject(&self) -> Result<StockState, NotPaused> {
+        if !self.paused {
+            return Err(NotPaused);
+        }
+        let mut next = self.clone();
+        next.paused = false;
+        next.in_stock = false;
+        for reading in next.locations.values_mut() {
+            reading.level = Level::Tracked(0);
+        }
+        Ok(next)
+    }
+
     /// The team releases a paused restock: it proceeds as a restock.
     ///
     /// # Errors
@@ -756,6 +777,38 @@ mod tests {
             }
         );
         assert_eq!(released.release(), Err(NotPaused));
+    }
+
+    #[test]
+    fn a_rejected_restock_is_sold_out_and_the_next_reading_is_judged_afresh() {
+        let state = StockState::default();
+        let (state, _) = state.apply("main", at(0, 1), &RULES);
+        let (state, _) = state.apply("main", at(1_000, 2), &RULES);
+        assert!(state.paused);
+        assert_eq!(StockState::default().reject(), Err(NotPaused));
+        let rejected = state.reject().unwrap();
+        assert!(!rejected.paused && !rejected.in_stock);
+        assert_eq!(rejected.level(), Level::Tracked(0));
+        assert_eq!(rejected.episode, 1, "the restock it was stays counted");
+        assert_eq!(rejected.locations["main"].at_ms, 2, "its time is kept");
+        assert_eq!(rejected.reject(), Err(NotPaused));
+        // A delivery older than the rejected reading changes nothing.
+        let (same, o) = rejected.apply("main", at(3, 1), &RULES);
+        assert_eq!((o, same.level()), (StockOutcome::Stale, Level::Tracked(0)));
+        // The same jump again is escalated again; a believable level is a restock.
+        let (_, o) = rejected.apply("main", at(1_000, 3), &RULES);
+        assert!(
+            matches!(o, StockOutcome::Escalated { episode: 2, .. }),
+            "{o:?}"
+        );
+        let (_, o) = rejected.apply("main", at(4, 3), &RULES);
+        assert_eq!(
+            o,
+            StockOutcome::Restock {
+                episode: 2,
+                level: 4
+            }
+        );
     }
 
     #[test]

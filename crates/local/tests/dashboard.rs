@@ -309,6 +309,42 @@ async fn the_dashboard_shows_the_story_and_acts_only_for_its_own_pages() {
     let (_, page) = call(&router, get("/admin")).await;
     assert!(!page.contains("Sending is paused"));
 
+    // The item's page pauses its notices with a reason, shows it, and
+    // resumes them.
+    let (_, item) = call(&router, get("/admin/items/CHAIR-WAL")).await;
+    assert!(item.contains("action=\"/admin/pause\"") && item.contains("name=\"reason\""));
+    let (_, done) = call(
+        &router,
+        form(
+            "/admin/pause",
+            &format!("csrf={csrf}&sku=CHAIR-WAL&reason=wrong+price"),
+        ),
+    )
+    .await;
+    assert!(
+        done.contains("CHAIR-WAL: notices paused (wrong price)"),
+        "{done}"
+    );
+    let (_, item) = call(&router, get("/admin/items/CHAIR-WAL")).await;
+    assert!(
+        item.contains("Notices paused")
+            && item.contains("wrong price")
+            && item.contains("Resume notices"),
+        "{item}"
+    );
+    let (_, done) = call(
+        &router,
+        form("/admin/resume", &format!("csrf={csrf}&sku=CHAIR-WAL")),
+    )
+    .await;
+    assert!(done.contains("CHAIR-WAL: notices resumed"), "{done}");
+    let (_, forged) = call(
+        &router,
+        form("/admin/pause", "csrf=nope&sku=CHAIR-WAL&reason=x"),
+    )
+    .await;
+    assert!(!forged.contains("notices paused"), "{forged}");
+
     // The export button streams the CSV `restock export` writes, masked.
     let (status, csv) = call(
         &router,

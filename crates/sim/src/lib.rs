@@ -663,6 +663,11 @@ impl DetectStore for SimStore {
         self.inner.release_paused(sku, now).await
     }
 
+    async fn reject_paused(&self, sku: &Sku, now: Millis) -> Result<bool> {
+        self.round_trip().await;
+        self.inner.reject_paused(sku, now).await
+    }
+
     async fn snapshot(&self, sku: &Sku) -> Result<SkuSnapshot> {
         self.round_trip().await;
         self.inner.snapshot(sku).await

@@ -132,6 +132,24 @@ impl DetectStore for DynamoStore {
         Err(StoreError::Contention(sku_pk(sku)))
     }
 
+    async fn reject_paused(&self, sku: &Sku, _now: Millis) -> Result<bool> {
+        for attempt in 0..MAX_ATTEMPTS {
+            let (current, shards) = self.sku_with_entry(sku).await?;
+            let Ok(next) = current.snapshot.stock.reject() else {
+                return Ok(false);
+            };
+            // The level falls to 0: the hold allowance falls with it, so no
+            // new hold can be taken on the level not believed.
+            let mut tx = self.tx();
+            write_stock(&mut tx, sku, &current, shards, &next)?;
+            match self.transact(tx).await? {
+                Outcome::Done => return Ok(true),
+                Outcome::Cancelled(_) => backoff(attempt).await,
+            }
+        }
+        Err(StoreError::Contention(sku_pk(sku)))
+    }
+
     async fn snapshot(&self, sku: &Sku) -> Result<SkuSnapshot> {
         Ok(self.sku_item(sku).await?.snapshot)
     }

@@ -46,6 +46,16 @@ impl DetectStore for MemoryStore {
         s.wake(sku, WakeKind::Restock, now);
         Ok(Some(outcome))
     }
+    async fn reject_paused(&self, sku: &Sku, _now: Millis) -> Result<bool> {
+        let mut s = self.lock();
+        let rec = s.sku(sku);
+        let Ok(next) = rec.snapshot.stock.reject() else {
+            return Ok(false);
+        };
+        rec.snapshot.counters.level = next.level().units();
+        rec.snapshot.stock = next;
+        Ok(true)
+    }
     async fn snapshot(&self, sku: &Sku) -> Result<SkuSnapshot> {
         Ok(self
             .lock()

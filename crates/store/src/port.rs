@@ -133,6 +133,10 @@ pub trait DetectStore: Send + Sync {
     ) -> Result<ApplyOutcome>;
     /// Releases a paused restock (the team approved it).
     async fn release_paused(&self, sku: &Sku, now: Millis) -> Result<Option<StockOutcome>>;
+    /// Rejects a paused restock (the team does not believe its level):
+    /// [`restock_core::StockState::reject`], the level 0 and nobody woken.
+    /// False when nothing was paused.
+    async fn reject_paused(&self, sku: &Sku, now: Millis) -> Result<bool>;
     /// The SKU's stock and counters.
     async fn snapshot(&self, sku: &Sku) -> Result<SkuSnapshot>;
     /// The wakes recorded for a SKU, oldest first.

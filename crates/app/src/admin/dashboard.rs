@@ -122,6 +122,7 @@ pub fn router(dashboard: Arc<Dashboard>) -> Router {
         .route("/resume", post(resume))
         .route("/pause", post(pause))
         .route("/release", post(release))
+        .route("/reject", post(reject))
         .route("/reconcile", post(reconcile))
         .route("/forget", post(forget))
         .route("/export", post(export_csv))
@@ -451,12 +452,17 @@ async fn overview_html(d: &Dashboard, q: &OverviewQuery) -> Result<String, Admin
     }
     for row in rows.iter().filter(|r| r.paused) {
         html += &format!(
-            "<div class=\"banner\" role=\"alert\"><p><b>{}</b>: a restock waits for the team's review; nothing is offered until it is released.</p>{}</div>",
+            "<div class=\"banner\" role=\"alert\"><p><b>{}</b>: a restock waits for the team's review; nothing is offered until it is released, or rejected as a level not to believe.</p>{}{}</div>",
             esc(row.sku.as_str()),
             d.action(
                 "/release",
                 &[("sku", row.sku.as_str())],
                 &format!("Release {}", row.sku)
+            ),
+            d.action(
+                "/reject",
+                &[("sku", row.sku.as_str())],
+                &format!("Reject {}", row.sku)
             ),
         );
     }
@@ -636,8 +642,9 @@ async fn item_html(d: &Dashboard, sku: &Sku) -> Result<String, AdminError> {
     }
     if snapshot.stock.paused {
         html += &format!(
-            "<div class=\"banner\" role=\"alert\"><p>A restock waits for the team's review: nothing is offered until it is released.</p>{}</div>",
-            d.action("/release", &[("sku", sku.as_str())], "Release")
+            "<div class=\"banner\" role=\"alert\"><p>A restock waits for the team's review: nothing is offered until it is released, or rejected as a level not to believe.</p>{}{}</div>",
+            d.action("/release", &[("sku", sku.as_str())], "Release"),
+            d.action("/reject", &[("sku", sku.as_str())], "Reject")
         );
     }
     let ([sign_ups, told, bought], restocks) = history(d, sku, now).await?;
@@ -839,6 +846,17 @@ async fn release(State(d): Shared, headers: HeaderMap, Form(f): Form<ActionForm>
             .pop()
             .ok_or_else(|| AdminError::Invalid("which item? (sku)".into()))?;
         Ok(Command::Release { sku })
+    })
+    .await
+}
+
+async fn reject(State(d): Shared, headers: HeaderMap, Form(f): Form<ActionForm>) -> Response {
+    act(&d, &headers, &f, || {
+        let sku = f
+            .skus()?
+            .pop()
+            .ok_or_else(|| AdminError::Invalid("which item? (sku)".into()))?;
+        Ok(Command::Reject { sku })
     })
     .await
 }

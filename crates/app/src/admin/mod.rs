@@ -76,6 +76,14 @@ pub enum Command {
         /// The SKU.
         sku: Sku,
     },
+    /// Rejects a paused restock: its level is not believed, the item is
+    /// sold out until the shop reports again (judged afresh).
+    Reject {
+        /// The SKU.
+        sku: Sku,
+    },
+    /// Every restock held back for the team's review, across items.
+    Escalations,
     /// Per-SKU figures (every SKU when empty).
     Stats {
         /// The SKUs.
@@ -349,6 +357,8 @@ impl Admin {
             Command::CatalogueShow { sku } => self.catalogue_show(sku).await,
             Command::Queue { sku, limit } => self.queue(sku, limit).await,
             Command::Release { sku } => self.release(sku, now).await,
+            Command::Reject { sku } => self.reject(sku, now).await,
+            Command::Escalations => self.escalations().await,
             Command::Holds { sku } => self.holds(sku, now).await,
             Command::Pause { sku, reason } => self.pause(sku, reason, now).await,
             Command::Resume { sku: None } => self.resume(now).await,
@@ -787,6 +797,71 @@ impl Admin {
         Ok(Output::message(
             format!("{sku}: notices resumed; notify offers its free units now, oldest first"),
             json!({ "resumed": true, "sku": sku }),
+        ))
+    }
+
+    /// Rejects a held-back restock.
+    async fn reject(&self, sku: Sku, now: Millis) -> Result<Output, AdminError> {
+        self.entry(&sku).await?;
+        let level = self.store.snapshot(&sku).await?.counters.level;
+        if self.store.reject_paused(&sku, now).await? {
+            Ok(Output::message(
+                format!(
+                    "{sku}: the restock at {level} units is rejected; the item counts as sold out and nobody is offered one until the shop reports its level again, which is judged afresh"
+                ),
+                json!({ "rejected": true, "level": level }),
+            ))
+        } else {
+            Ok(Output::message(
+                format!("{sku}: nothing is paused, nothing changed"),
+                json!({ "rejected": false }),
+            ))
+        }
+    }
+
+    /// Every restock waiting for the team, across items.
+    async fn escalations(&self) -> Result<Output, AdminError> {
+        let mut rows = Vec::new();
+        let mut json = Vec::new();
+        for entry in self.store.catalogue().await? {
+            let snapshot = self.store.snapshot(&entry.sku).await?;
+            if !snapshot.stock.paused {
+                continue;
+            }
+            let reported = snapshot
+                .stock
+                .locations
+                .values()
+                .map(|r| r.at_ms)
+                .max()
+                .unwrap_or_default();
+            let waiting = self.store.counts(&entry.sku, entry.shards).await?.waiting;
+            rows.push(vec![
+                entry.sku.to_string(),
+                entry.name.clone(),
+                format!("#{}", snapshot.stock.episode),
+                snapshot.counters.level.to_string(),
+                restock_core::rfc3339(reported),
+                waiting.to_string(),
+            ]);
+            json.push(json!({
+                "sku": entry.sku, "name": entry.name, "restock": snapshot.stock.episode,
+                "level": snapshot.counters.level, "reported_ms": reported, "waiting": waiting,
+            }));
+        }
+        let message = if rows.is_empty() {
+            "no restock waits for the team".to_owned()
+        } else {
+            format!(
+                "{} restocks wait for the team: `restock release SKU` offers one, `restock reject SKU` refuses its level",
+                rows.len()
+            )
+        };
+        Ok(Output::table(
+            message,
+            &["sku", "name", "restock", "level", "reported", "waiting"],
+            rows,
+            Value::Array(json),
         ))
     }
 

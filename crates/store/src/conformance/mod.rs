@@ -39,6 +39,7 @@ macro_rules! conformance_suite {
             a_flapping_level_notifies_nobody_twice,
             top_ups_offer_more_units_in_the_same_restock,
             an_escalated_restock_waits_for_release,
+            a_rejected_restock_offers_nothing_and_the_next_reading_is_judged_afresh,
             a_notice_is_claimed_once_and_a_failure_passes_the_unit_on,
             overlapping_sweeps_end_each_due_request_once,
             stale_requests_expire_and_are_skipped_by_waves,
@@ -735,6 +736,45 @@ pub async fn top_ups_offer_more_units_in_the_same_restock(app: App) {
     let wave = app.wave(CHAIR, T0 + 20).await;
     assert_eq!(wave.episode, 1);
     assert_eq!(wave.offers.len(), 2);
+    app.assert_never_oversold(CHAIR).await;
+}
+
+pub async fn a_rejected_restock_offers_nothing_and_the_next_reading_is_judged_afresh(app: App) {
+    app.join(CHAIR, 1, T0).await;
+    assert!(
+        !app.store.reject_paused(&sku(CHAIR), T0).await.unwrap(),
+        "nothing paused"
+    );
+    app.level(CHAIR, 1_000, T0 + 10, "d1").await;
+    assert!(app.store.reject_paused(&sku(CHAIR), T0 + 12).await.unwrap());
+    let snapshot = app.store.snapshot(&sku(CHAIR)).await.unwrap();
+    assert!(!snapshot.stock.paused && !snapshot.stock.in_stock);
+    assert_eq!(snapshot.counters.level, 0);
+    assert!(app.wave(CHAIR, T0 + 13).await.offers.is_empty());
+    assert!(
+        app.store.wakes(&sku(CHAIR)).await.unwrap().is_empty(),
+        "nobody woken"
+    );
+    assert!(
+        !app.store.reject_paused(&sku(CHAIR), T0 + 14).await.unwrap(),
+        "once"
+    );
+    // The shop reports a believable level: a restock, offered.
+    let outcome = app.level(CHAIR, 2, T0 + 20, "d2").await;
+    assert!(
+        matches!(
+            outcome,
+            ApplyOutcome::Applied {
+                outcome: StockOutcome::Restock {
+                    episode: 2,
+                    level: 2
+                },
+                ..
+            }
+        ),
+        "{outcome:?}"
+    );
+    assert_eq!(app.wave(CHAIR, T0 + 21).await.offers.len(), 1);
     app.assert_never_oversold(CHAIR).await;
 }
 
