@@ -1083,3 +1083,44 @@ fn a_stack_can_be_pointed_at_a_restored_table() {
         Some("Table")
     );
 }
+
+/// Every alarm has a runbook section (`docs/RUNBOOK.md`, one `## <Alarm>`
+/// each: what it means, the first command, the fix), and its description
+/// names that section; the runbook has no section for an alarm that is
+/// not in the template.
+#[test]
+fn every_alarm_has_a_runbook_section_its_description_names() {
+    let t = template();
+    let runbook =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/RUNBOOK.md"))
+            .expect("docs/RUNBOOK.md");
+    let sections: BTreeSet<String> = runbook
+        .lines()
+        .filter_map(|l| l.strip_prefix("## "))
+        .map(str::to_owned)
+        .collect();
+    let mut alarms = BTreeSet::new();
+    for (id, r) in t["Resources"].as_mapping().unwrap() {
+        if r["Type"].as_str() != Some("AWS::CloudWatch::Alarm") {
+            continue;
+        }
+        let id = id.as_str().unwrap().to_owned();
+        let description = r["Properties"]["AlarmDescription"].as_str().unwrap();
+        assert!(
+            description.contains(&format!("Runbook: docs/RUNBOOK.md#{}.", id.to_lowercase())),
+            "{id}'s description names its runbook section: {description}"
+        );
+        assert!(
+            description.len() <= 1024,
+            "{id}: CloudWatch takes 1,024 characters"
+        );
+        alarms.insert(id);
+    }
+    assert_eq!(sections, alarms, "one runbook section per alarm");
+    for section in runbook.split("\n## ").skip(1) {
+        let name = section.lines().next().unwrap();
+        for part in ["**What it means.**", "**First command.**", "**The fix.**"] {
+            assert!(section.contains(part), "{name} says {part}");
+        }
+    }
+}
