@@ -373,3 +373,277 @@ async fn escalations_are_listed_across_items_and_released_or_rejected() {
     assert_eq!(outbox.sent().len(), 1);
     assert!(restock_on(&table, &["reject", CHAIR]).contains("nothing is paused"));
 }
+
+/// One call of moto's DynamoDB Streams API (JSON, as the SDK sends it).
+async fn streams(action: &str, body: serde_json::Value) -> serde_json::Value {
+    aws_json(
+        &restock_store_dynamo::testing::endpoint(),
+        "dynamodb",
+        &format!("DynamoDBStreams_20120810.{action}"),
+        body,
+    )
+    .await
+}
+
+/// "The dead-letter alarm fired: what was lost, and get it back": a notify
+/// batch whose wake was never acted on, one the stream no longer has, an
+/// event the events endpoint refused for a day, and a sweep run that
+/// failed, each written as Lambda and EventBridge write them; `restock dlq
+/// list` names each and what a redrive does, `restock dlq redrive` does it:
+/// the item is woken and its shopper told, the event is on the bus again,
+/// and the queue is empty.
+#[tokio::test]
+async fn the_dead_letter_queue_is_listed_and_what_it_names_got_back() {
+    use std::sync::Arc;
+    let endpoint = restock_store_dynamo::testing::endpoint();
+    let store = restock_store_dynamo::testing::streamed_dynamo_store().await;
+    let table = store.table().to_owned();
+    let outbox = Arc::new(restock_app::ports::Outbox::default());
+    let w = World::new(
+        Arc::new(store),
+        outbox.clone(),
+        Arc::new(restock_app::ports::FixedPhraser(Ok("It is back.".into()))),
+        Arc::new(restock_app::ports::StaticKeyring(Arc::new(
+            restock_app::ports::Secrets::from_json(&secrets_json()).unwrap(),
+        ))),
+    )
+    .await;
+    let sdk = aws_config(&endpoint).await;
+    let stack = restock_store_dynamo::testing::unique_table("restock-dlq");
+    let secret = aws_sdk_secretsmanager::Client::new(&sdk)
+        .create_secret()
+        .name(format!("{stack}-keys"))
+        .secret_string(secrets_json())
+        .send()
+        .await
+        .unwrap()
+        .arn
+        .unwrap();
+    let queue = aws_json(
+        &endpoint,
+        "sqs",
+        "AmazonSQS.CreateQueue",
+        serde_json::json!({ "QueueName": format!("{stack}-dead-letters") }),
+    )
+    .await["QueueUrl"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (bus, bus_queue) = event_bus_to_queue(&endpoint).await;
+    let template = serde_json::json!({
+        "Resources": {"Topic": {"Type": "AWS::SNS::Topic"}},
+        "Outputs": {
+            "KeysSecretArn": {"Value": secret},
+            "DetectUrl": {"Value": "https://detect.example.lambda-url.eu-west-2.on.aws/"},
+            "CaptureUrl": {"Value": "https://capture.example.lambda-url.eu-west-2.on.aws/"},
+            "TableName": {"Value": table},
+            "AlertTopicArn": {"Value": {"Ref": "Topic"}},
+            "DeadLetterQueueUrl": {"Value": queue},
+            "EventBusName": {"Value": bus}
+        }
+    });
+    aws_sdk_cloudformation::Client::new(&sdk)
+        .create_stack()
+        .stack_name(&stack)
+        .template_body(template.to_string())
+        .send()
+        .await
+        .unwrap();
+
+    // Ann waits; the chair comes back; notify's pass failed every retry.
+    assert_eq!(w.join("Ann").await.status, 201);
+    assert_eq!(w.shopify(Some(1), "s-1").await.status, 200);
+    let arn = aws_sdk_dynamodb::Client::new(&sdk)
+        .describe_table()
+        .table_name(&table)
+        .send()
+        .await
+        .unwrap()
+        .table
+        .unwrap()
+        .latest_stream_arn
+        .unwrap();
+    let shard = streams("DescribeStream", serde_json::json!({ "StreamArn": arn })).await
+        ["StreamDescription"]["Shards"][0]["ShardId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let iterator = streams(
+        "GetShardIterator",
+        serde_json::json!({ "StreamArn": arn, "ShardId": shard, "ShardIteratorType": "TRIM_HORIZON" }),
+    )
+    .await["ShardIterator"]
+        .clone();
+    let records = streams(
+        "GetRecords",
+        serde_json::json!({ "ShardIterator": iterator }),
+    )
+    .await;
+    let wake = records["Records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| {
+            r["dynamodb"]["Keys"]["pk"]["S"]
+                .as_str()
+                .is_some_and(|pk| pk.starts_with("WAKE#"))
+        })
+        .expect("the restock's wake record");
+    let seq = wake["dynamodb"]["SequenceNumber"].as_str().unwrap();
+    // The events subscription's batch: the stock state's write (a restock).
+    let state = records["Records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|r| r["dynamodb"]["Keys"]["sk"]["S"] == "STATE")
+        .expect("the stock state's record");
+    let state_seq = state["dynamodb"]["SequenceNumber"].as_str().unwrap();
+    let state_id = state["eventID"].as_str().unwrap().to_owned();
+    let batch_of = |stream: &str, seq: &str| {
+        serde_json::json!({
+            "requestContext": {
+                "requestId": "c9b8a7d6-5e4f-4a3b-9c2d-1e0f9a8b7c6d",
+                "functionArn": "arn:aws:lambda:eu-west-2:123456789012:function:restock-NotifyFunction",
+                "condition": "RetryAttemptsExhausted",
+                "approximateInvokeCount": 4
+            },
+            "responseContext": {"statusCode": 200, "executedVersion": "$LATEST", "functionError": "Unhandled"},
+            "version": "1.0",
+            "timestamp": "2026-12-04T09:05:00.000Z",
+            "DDBStreamBatchInfo": {
+                "shardId": shard, "startSequenceNumber": seq, "endSequenceNumber": seq,
+                "approximateArrivalOfFirstRecord": "2026-12-04T09:00:00Z",
+                "approximateArrivalOfLastRecord": "2026-12-04T09:00:00Z",
+                "batchSize": 1, "streamArn": stream
+            }
+        })
+    };
+    let send = |body: serde_json::Value, attributes: serde_json::Value| {
+        let queue = queue.clone();
+        let endpoint = endpoint.clone();
+        async move {
+            aws_json(
+                &endpoint,
+                "sqs",
+                "AmazonSQS.SendMessage",
+                serde_json::json!({ "QueueUrl": queue, "MessageBody": body.to_string(), "MessageAttributes": attributes }),
+            )
+            .await;
+        }
+    };
+    send(batch_of(&arn, seq), serde_json::json!({})).await;
+    send(batch_of(&arn, state_seq), serde_json::json!({})).await;
+    send(
+        batch_of(
+            "arn:aws:dynamodb:eu-west-2:123456789012:table/gone/stream/2026-11-01T00:00:00.000",
+            seq,
+        ),
+        serde_json::json!({}),
+    )
+    .await;
+    // The events endpoint refused an event for a day (the rule's DLQ).
+    let refused = serde_json::json!({
+        "version": "0", "id": "5d1f0e8c-2b3a-4c5d-8e9f-0a1b2c3d4e5f", "detail-type": "Restock detected",
+        "source": "restock", "account": "123456789012", "time": "2026-12-04T09:00:00Z",
+        "region": "eu-west-2", "resources": [],
+        "detail": {"version": 1, "id": "7e3a-0", "at": "2026-12-04T09:00:00Z", "sku": "CHAIR-WAL", "restock": 1, "level": 1}
+    });
+    let text = |v: &str| serde_json::json!({ "DataType": "String", "StringValue": v });
+    send(
+        refused,
+        serde_json::json!({
+            "RULE_ARN": text("arn:aws:events:eu-west-2:123456789012:rule/restock-bus/restock-EventsToEndpoint"),
+            "TARGET_ARN": text("arn:aws:events:eu-west-2:123456789012:api-destination/restock-events/1"),
+            "ERROR_CODE": text("SDK_CLIENT_ERROR"),
+            "ERROR_MESSAGE": text("Unable to invoke ApiDestination endpoint: The endpoint responded 503."),
+        }),
+    )
+    .await;
+    // A sweep run that failed every retry (its on-failure destination).
+    send(
+        serde_json::json!({
+            "version": "1.0", "timestamp": "2026-12-04T09:03:00.000Z",
+            "requestContext": {
+                "requestId": "e1d2c3b4-a5f6-4789-8a9b-0c1d2e3f4a5b",
+                "functionArn": "arn:aws:lambda:eu-west-2:123456789012:function:restock-SweepFunction:$LATEST",
+                "condition": "RetriesExhausted", "approximateInvokeCount": 3
+            },
+            "requestPayload": {"version": "0", "id": "a", "detail-type": "Scheduled Event", "source": "aws.events", "detail": {}},
+            "responseContext": {"statusCode": 200, "executedVersion": "$LATEST", "functionError": "Unhandled"},
+            "responsePayload": {"errorMessage": "DynamoDB Query failed", "errorType": "&alloc::boxed::Box<dyn core::error::Error>"}
+        }),
+        serde_json::json!({}),
+    )
+    .await;
+
+    let dlq = |args: &[&str]| {
+        let out = std::process::Command::new(binary("restock", "debug"))
+            .args(["--endpoint-url", &endpoint])
+            .args(args)
+            .args(["--stack", &stack])
+            .env("AWS_ACCESS_KEY_ID", "testing")
+            .env("AWS_SECRET_ACCESS_KEY", "testing")
+            .env("AWS_REGION", "eu-west-2")
+            .env_remove("RESTOCK_TABLE")
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned()
+                + &String::from_utf8_lossy(&out.stderr),
+        )
+    };
+    let (code, listed) = dlq(&["dlq", "list"]);
+    assert_eq!(code, Some(0), "{listed}");
+    for said in [
+        "notify: a batch of 1 stream records",
+        "RetryAttemptsExhausted: Unhandled",
+        "the events endpoint: Restock detected 7e3a-0",
+        "SDK_CLIENT_ERROR: Unable to invoke ApiDestination",
+        "sweep: a run",
+        "RetriesExhausted: DynamoDB Query failed",
+        "5 messages",
+    ] {
+        assert!(listed.contains(said), "{said}: {listed}");
+    }
+    assert_eq!(dlq(&["dlq", "list"]).1, listed, "listing takes nothing out");
+
+    let wakes = w.store.wakes(&chair()).await.unwrap().len();
+    let (code, redriven) = dlq(&["dlq", "redrive"]);
+    assert_eq!(code, Some(0), "{redriven}");
+    for said in [
+        "woke CHAIR-WAL",
+        "the stream no longer has its records",
+        "woke every item someone waits for (CHAIR-WAL)",
+        "put on the bus again: Restock detected 7e3a-0",
+        "nothing to do again",
+        "published 1 events again",
+        "5 messages done again and deleted, 0 left",
+    ] {
+        assert!(redriven.contains(said), "{said}: {redriven}");
+    }
+    assert!(
+        w.store.wakes(&chair()).await.unwrap().len() > wakes,
+        "woken again"
+    );
+    w.pump().await;
+    assert_eq!(outbox.sent().len(), 1, "Ann is told");
+    let events = queued_events(&endpoint, &bus_queue).await;
+    assert!(
+        events
+            .iter()
+            .any(|e| e["detail-type"] == "Restock detected" && e["detail"]["id"] == "7e3a-0"),
+        "{events:?}"
+    );
+    assert!(
+        events.iter().any(|e| e["detail-type"] == "Restock detected"
+            && e["detail"]["id"] == format!("{state_id}-0").as_str()),
+        "published again with the id notify gave it: {events:?}"
+    );
+    assert!(
+        dlq(&["dlq", "list"])
+            .1
+            .contains("the dead-letter queue is empty")
+    );
+}

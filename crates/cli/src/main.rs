@@ -2,6 +2,7 @@
 //! (`--table`, the usual AWS profile and region, `--endpoint-url` for a local
 //! DynamoDB API) or against the local server (`--local`, the default).
 
+mod dlq;
 mod stack;
 
 use std::process::ExitCode;
@@ -160,6 +161,12 @@ enum Cmd {
         #[command(subcommand)]
         platform: ConnectCmd,
     },
+    /// The stack's dead-letter queue: what failed after every retry, by
+    /// where it came from, and each thing done again where it can be.
+    Dlq {
+        #[command(subcommand)]
+        action: DlqCmd,
+    },
     /// Check a deployed stack end to end, each finding with its fix:
     /// settings, catalogue, each platform's webhook key, API access and
     /// webhooks at the DetectUrl, the model, the mail and text senders,
@@ -242,6 +249,26 @@ enum CatalogueCmd {
         /// Say what would change, and change nothing.
         #[arg(long)]
         dry_run: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum DlqCmd {
+    /// Each message, oldest first: when, where it came from, why it failed
+    /// and what a redrive would do. Nothing is taken out.
+    List {
+        /// The deployed stack's name.
+        #[arg(long)]
+        stack: String,
+    },
+    /// Take each message out and do again what it names: wake the items of
+    /// a notify batch (every item someone waits for, if the stream no
+    /// longer has it), publish its events again, put a refused event back
+    /// on the bus, apply a bounce. What cannot be done stays in the queue.
+    Redrive {
+        /// The deployed stack's name.
+        #[arg(long)]
+        stack: String,
     },
 }
 
@@ -772,6 +799,96 @@ async fn dashboard(
     Ok(String::new())
 }
 
+/// `restock dlq list | redrive`.
+async fn dead_letters(cli: &Cli, action: &DlqCmd) -> Result<String, CliError> {
+    let (DlqCmd::List { stack } | DlqCmd::Redrive { stack }) = action;
+    let sdk = restock_aws::wiring::sdk_config(cli.endpoint_url.as_deref()).await;
+    let deployed = stack::outputs(&sdk, stack).await?;
+    let now = now_ms();
+    match action {
+        DlqCmd::List { .. } => {
+            let Some(queue) = &deployed.dead_letters else {
+                return Err(CliError::Usage(format!(
+                    "the stack {stack} has no DeadLetterQueueUrl output: redeploy it with the current template"
+                )));
+            };
+            let letters = dlq::list(&sdk, queue).await?;
+            let rows: Vec<Vec<String>> = letters
+                .iter()
+                .map(|l| {
+                    vec![
+                        restock_core::rfc3339(l.sent_ms),
+                        l.from(),
+                        l.why.clone(),
+                        l.plan(now).to_owned(),
+                    ]
+                })
+                .collect();
+            let json: Vec<serde_json::Value> = letters
+                .iter()
+                .map(|l| {
+                    serde_json::json!({
+                        "id": l.id, "sent_ms": l.sent_ms, "from": l.from(), "why": l.why,
+                        "redrive": l.plan(now),
+                    })
+                })
+                .collect();
+            let message = if letters.is_empty() {
+                "the dead-letter queue is empty".to_owned()
+            } else {
+                format!(
+                    "{} messages; `restock dlq redrive --stack {stack}` does each again (a notify batch's records stay in the stream 24 hours)",
+                    letters.len()
+                )
+            };
+            let output = Output::table(
+                message,
+                &["reached the queue", "from", "why", "a redrive"],
+                rows,
+                serde_json::Value::Array(json),
+            );
+            Ok(answer(&output, cli.json))
+        }
+        DlqCmd::Redrive { .. } => {
+            let Target::Dynamo(admin) = target_on(
+                cli,
+                Some(&deployed.stack.table),
+                Some(&deployed.stack.keys_secret),
+            )
+            .await?
+            else {
+                unreachable!("a table gives a DynamoDB target")
+            };
+            let done = dlq::redrive(&sdk, &deployed, &admin, now).await?;
+            let left = done.iter().filter(|d| !d.deleted).count();
+            let rows = done
+                .iter()
+                .map(|d| vec![d.from.clone(), d.done.clone()])
+                .collect();
+            let message = if done.is_empty() {
+                "the dead-letter queue is empty; nothing to do".to_owned()
+            } else {
+                format!(
+                    "{} messages done again and deleted, {left} left in the queue",
+                    done.len() - left
+                )
+            };
+            let output = Output::table(
+                message,
+                &["from", "done"],
+                rows,
+                serde_json::to_value(&done).unwrap_or_default(),
+            );
+            let text = answer(&output, cli.json);
+            if left > 0 {
+                Err(CliError::Failed(text))
+            } else {
+                Ok(text)
+            }
+        }
+    }
+}
+
 /// `restock connect shopify|woocommerce`.
 async fn connect(cli: &Cli) -> Result<String, CliError> {
     let Cmd::Connect { platform } = &cli.command else {
@@ -1091,6 +1208,9 @@ async fn run(cli: &Cli) -> Result<String, CliError> {
         }
         return Ok(text);
     }
+    if let Cmd::Dlq { action } = &cli.command {
+        return dead_letters(cli, action).await;
+    }
     if let Cmd::Doctor { stack } = &cli.command {
         use restock_app::health::Health;
         let sdk = restock_aws::wiring::sdk_config(cli.endpoint_url.as_deref()).await;
@@ -1146,11 +1266,16 @@ async fn run(cli: &Cli) -> Result<String, CliError> {
         }
         other => target.run(command(other)?).await?,
     };
-    Ok(if cli.json {
+    Ok(answer(&output, cli.json))
+}
+
+/// An answer for people ([`render`]) or, with `--json`, for scripts.
+fn answer(output: &Output, json: bool) -> String {
+    if json {
         serde_json::to_string_pretty(&output.json).unwrap_or_default() + "\n"
     } else {
-        render(&output)
-    })
+        render(output)
+    }
 }
 
 fn command(cmd: &Cmd) -> Result<Command, CliError> {
@@ -1205,6 +1330,7 @@ fn command(cmd: &Cmd) -> Result<Command, CliError> {
         | Cmd::Dashboard { .. }
         | Cmd::Connect { .. }
         | Cmd::Doctor { .. }
+        | Cmd::Dlq { .. }
         | Cmd::SignWebhook { .. } => {
             unreachable!("handled before")
         }

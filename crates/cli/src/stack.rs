@@ -56,6 +56,7 @@ pub async fn outputs(sdk: &aws_config::SdkConfig, stack: &str) -> Result<Deploye
             alert_topic: output("AlertTopicArn")?,
         },
         dead_letters: optional("DeadLetterQueueUrl"),
+        event_bus: optional("EventBusName"),
     })
 }
 
@@ -66,6 +67,8 @@ pub struct Deployed {
     pub stack: Stack,
     /// `DeadLetterQueueUrl`.
     pub dead_letters: Option<String>,
+    /// `EventBusName`.
+    pub event_bus: Option<String>,
 }
 
 /// `restock doctor`'s checks on a stack, for the command and the

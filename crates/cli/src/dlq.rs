@@ -1,0 +1,631 @@
+//! `restock dlq list | redrive`: what waits in the stack's dead-letter
+//! queue, by where it came from, and each thing done again where it can be.
+//!
+//! What lands there, and how each is read (docs/RUNBOOK.md#deadlettersalarm):
+//! - a notify batch of the table's stream, as Lambda's on-failure
+//!   destination writes it: only the batch's shard and sequence numbers. Its
+//!   records are read back from the stream (kept 24 hours): wake records
+//!   wake their items again (`rewake`), the other records' events go on the
+//!   bus again with the ids notify gave them (consumers deduplicate). A
+//!   batch the stream no longer has wakes every item someone waits for; its
+//!   events, if it had any, are lost;
+//! - a sweep invocation that failed every retry (its on-failure destination:
+//!   the request it was given): the minute's sweep and a stock pull are
+//!   done again by the next run; an SES bounce or complaint is applied now;
+//! - an event a bus target could not take (a rule's dead-letter queue: the
+//!   event, with `ERROR_CODE` and the target): restock's own events go back
+//!   on the stack's bus (the events endpoint's rule posts them again); an
+//!   SES event is applied now; a schedule's event needs nothing.
+
+use std::sync::Arc;
+
+use restock_app::admin::{Admin, Command};
+use restock_app::events::published;
+use restock_app::ports::EventSink;
+use serde_json::{Value, json};
+
+use crate::CliError;
+use crate::stack::Deployed;
+
+/// How long a message read for a redrive stays hidden before SQS hands it
+/// out again (if the redrive died half-way).
+const REDRIVE_VISIBILITY_SECS: i32 = 120;
+
+/// Where a dead letter came from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Source {
+    /// A notify batch of the table's stream.
+    Stream {
+        /// The stream's ARN.
+        arn: String,
+        /// The shard.
+        shard: String,
+        /// The first record's sequence number.
+        start: String,
+        /// The last record's.
+        end: String,
+        /// How many records.
+        size: u64,
+    },
+    /// A sweep invocation: what it was asked to do.
+    Sweep(Asked),
+    /// An event a bus target could not take.
+    Target {
+        /// The target's ARN.
+        target: String,
+        /// The event, as the bus had it.
+        event: Value,
+    },
+    /// Something restock does not know.
+    Unknown,
+}
+
+/// What a sweep invocation or a bus event was.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Asked {
+    /// The minute's sweep (or any scheduled event).
+    Sweep,
+    /// A stock pull.
+    Pull,
+    /// An SES bounce or complaint (the event's `detail`).
+    Feedback(Value),
+    /// One of restock's own events.
+    Event,
+}
+
+fn asked(event: &Value) -> Asked {
+    if event["restock"] == "pull" {
+        Asked::Pull
+    } else if event["source"] == "aws.ses" {
+        Asked::Feedback(event["detail"].clone())
+    } else if event["source"] == restock_app::events::SOURCE {
+        Asked::Event
+    } else {
+        Asked::Sweep
+    }
+}
+
+/// One message of the queue, read.
+#[derive(Debug, Clone)]
+pub struct Letter {
+    /// SQS's id.
+    pub id: String,
+    /// To delete it.
+    pub receipt: String,
+    /// When it reached the queue (ms).
+    pub sent_ms: i64,
+    /// Where it came from.
+    pub source: Source,
+    /// Why it failed, as its writer said.
+    pub why: String,
+}
+
+impl Letter {
+    /// Reads one SQS message.
+    pub fn read(message: &aws_sdk_sqs::types::Message) -> Self {
+        use aws_sdk_sqs::types::MessageSystemAttributeName as Sys;
+        let body: Value =
+            serde_json::from_str(message.body().unwrap_or_default()).unwrap_or(Value::Null);
+        let attribute = |name: &str| {
+            message
+                .message_attributes()
+                .and_then(|a| a.get(name))
+                .and_then(|v| v.string_value())
+                .map(str::to_owned)
+        };
+        let sent_ms = message
+            .attributes()
+            .and_then(|a| a.get(&Sys::SentTimestamp))
+            .and_then(|t| t.parse().ok())
+            .unwrap_or_default();
+        let failed = || {
+            let condition = body["requestContext"]["condition"]
+                .as_str()
+                .unwrap_or("failed");
+            match body["responsePayload"]["errorMessage"]
+                .as_str()
+                .or(body["responseContext"]["functionError"].as_str())
+            {
+                Some(error) => format!("{condition}: {error}"),
+                None => condition.to_owned(),
+            }
+        };
+        let (source, why) = if let Some(batch) = body.get("DDBStreamBatchInfo") {
+            let text = |k: &str| batch[k].as_str().unwrap_or_default().to_owned();
+            (
+                Source::Stream {
+                    arn: text("streamArn"),
+                    shard: text("shardId"),
+                    start: text("startSequenceNumber"),
+                    end: text("endSequenceNumber"),
+                    size: batch["batchSize"].as_u64().unwrap_or_default(),
+                },
+                failed(),
+            )
+        } else if body.get("requestPayload").is_some() && body.get("requestContext").is_some() {
+            (Source::Sweep(asked(&body["requestPayload"])), failed())
+        } else if let Some(target) = attribute("TARGET_ARN") {
+            let why = match (attribute("ERROR_CODE"), attribute("ERROR_MESSAGE")) {
+                (Some(code), Some(text)) => format!("{code}: {text}"),
+                (Some(code), None) => code,
+                _ => "the target refused every retry".into(),
+            };
+            (
+                Source::Target {
+                    target,
+                    event: body,
+                },
+                why,
+            )
+        } else {
+            (Source::Unknown, "not a message restock writes".into())
+        };
+        Self {
+            id: message.message_id().unwrap_or_default().to_owned(),
+            receipt: message.receipt_handle().unwrap_or_default().to_owned(),
+            sent_ms,
+            source,
+            why,
+        }
+    }
+
+    /// Where it came from, for people.
+    pub fn from(&self) -> String {
+        match &self.source {
+            Source::Stream { size, .. } => format!("notify: a batch of {size} stream records"),
+            Source::Sweep(Asked::Pull) => "sweep: a stock pull".into(),
+            Source::Sweep(Asked::Feedback(_)) => "sweep: an SES bounce or complaint".into(),
+            Source::Sweep(_) => "sweep: a run".into(),
+            Source::Target { event, .. } => match asked(event) {
+                Asked::Event => format!(
+                    "the events endpoint: {} {}",
+                    event["detail-type"].as_str().unwrap_or("an event"),
+                    event["detail"]["id"].as_str().unwrap_or_default()
+                ),
+                Asked::Feedback(_) => "the bus: an SES bounce or complaint".into(),
+                Asked::Pull => "the bus: a stock pull's schedule".into(),
+                Asked::Sweep => "the bus: the sweep's schedule".into(),
+            },
+            Source::Unknown => "unknown".into(),
+        }
+    }
+
+    /// What a redrive does with it.
+    pub fn plan(&self, now_ms: i64) -> &'static str {
+        match (&self.source, self.asked()) {
+            (Source::Stream { .. }, _) if now_ms - self.sent_ms < 86_400_000 => {
+                "read its records: wake their items, publish their events again"
+            }
+            (Source::Stream { .. }, _) => {
+                "the stream may no longer have it: wake every item someone waits for"
+            }
+            (_, Some(Asked::Feedback(_))) => "apply the bounce or complaint now",
+            (Source::Target { .. }, Some(Asked::Event)) => {
+                "put the event on the bus again (the endpoint's rule posts it)"
+            }
+            (Source::Unknown, _) => "left in the queue: read it",
+            _ => "nothing to do again: the next run does its work",
+        }
+    }
+
+    fn asked(&self) -> Option<Asked> {
+        match &self.source {
+            Source::Sweep(a) => Some(a.clone()),
+            Source::Target { event, .. } => Some(asked(event)),
+            _ => None,
+        }
+    }
+}
+
+/// Reads the queue without taking anything out of it (each message is
+/// left visible).
+pub async fn list(sdk: &aws_config::SdkConfig, queue: &str) -> Result<Vec<Letter>, CliError> {
+    let sqs = aws_sdk_sqs::Client::new(sdk);
+    let mut letters: Vec<Letter> = Vec::new();
+    // Visibility 0: the messages stay where they are. A receive may give
+    // one seen already, so read until a round brings nothing new.
+    for _ in 0..100 {
+        let got = receive(&sqs, queue, 0).await?;
+        let before = letters.len();
+        for message in &got {
+            let letter = Letter::read(message);
+            if !letters.iter().any(|l| l.id == letter.id) {
+                letters.push(letter);
+            }
+        }
+        if letters.len() == before {
+            break;
+        }
+    }
+    letters.sort_by_key(|l| l.sent_ms);
+    Ok(letters)
+}
+
+async fn receive(
+    sqs: &aws_sdk_sqs::Client,
+    queue: &str,
+    visibility: i32,
+) -> Result<Vec<aws_sdk_sqs::types::Message>, CliError> {
+    let got = sqs
+        .receive_message()
+        .queue_url(queue)
+        .max_number_of_messages(10)
+        .visibility_timeout(visibility)
+        .message_system_attribute_names(
+            aws_sdk_sqs::types::MessageSystemAttributeName::SentTimestamp,
+        )
+        .message_attribute_names("All")
+        .send()
+        .await
+        .map_err(|e| {
+            let message = format!(
+                "could not read the dead-letter queue: {}",
+                aws_sdk_sqs::error::DisplayErrorContext(&e)
+            );
+            CliError::aws(&e, message)
+        })?;
+    Ok(got.messages().to_vec())
+}
+
+/// What a redrive did with one letter.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Redriven {
+    /// SQS's id.
+    pub id: String,
+    /// Where it came from.
+    pub from: String,
+    /// What was done.
+    pub done: String,
+    /// Whether it was taken out of the queue.
+    pub deleted: bool,
+}
+
+/// Takes each message out of the queue and does again what it names.
+/// A message that could not be dealt with is left, visible again after
+/// two minutes.
+pub async fn redrive(
+    sdk: &aws_config::SdkConfig,
+    deployed: &Deployed,
+    admin: &Admin,
+    now_ms: i64,
+) -> Result<Vec<Redriven>, CliError> {
+    let Some(queue) = &deployed.dead_letters else {
+        return Err(CliError::Usage(format!(
+            "the stack {} has no DeadLetterQueueUrl output: redeploy it with the current template",
+            deployed.stack.name
+        )));
+    };
+    let sqs = aws_sdk_sqs::Client::new(sdk);
+    let mut done = Vec::new();
+    loop {
+        let got = receive(&sqs, queue, REDRIVE_VISIBILITY_SECS).await?;
+        if got.is_empty() {
+            break;
+        }
+        for message in &got {
+            let letter = Letter::read(message);
+            let outcome = redo(sdk, deployed, admin, &letter, now_ms).await;
+            let (text, delete) = match outcome {
+                Ok(text) => (text, true),
+                Err(e) => (format!("left in the queue: {e}"), false),
+            };
+            if delete {
+                sqs.delete_message()
+                    .queue_url(queue)
+                    .receipt_handle(&letter.receipt)
+                    .send()
+                    .await
+                    .map_err(|e| {
+                        let message = format!(
+                            "could not delete a message done again: {}",
+                            aws_sdk_sqs::error::DisplayErrorContext(&e)
+                        );
+                        CliError::aws(&e, message)
+                    })?;
+            }
+            done.push(Redriven {
+                id: letter.id.clone(),
+                from: letter.from(),
+                done: text,
+                deleted: delete,
+            });
+        }
+    }
+    Ok(done)
+}
+
+/// Does again what one letter names; what was done, or why not.
+async fn redo(
+    sdk: &aws_config::SdkConfig,
+    deployed: &Deployed,
+    admin: &Admin,
+    letter: &Letter,
+    now_ms: i64,
+) -> Result<String, String> {
+    match &letter.source {
+        Source::Stream {
+            arn,
+            shard,
+            start,
+            end,
+            ..
+        } => match read_batch(sdk, arn, shard, start, end).await {
+            Ok(records) => redo_batch(sdk, deployed, admin, &records, now_ms).await,
+            Err(why) => {
+                let woken = wake_everyone_waiting(admin, now_ms).await?;
+                Ok(format!(
+                    "the stream no longer has its records ({why}): woke every item someone waits for ({woken}); events it carried, if any, are lost"
+                ))
+            }
+        },
+        Source::Sweep(Asked::Feedback(detail)) => {
+            apply_feedback(sdk, deployed, admin, detail).await
+        }
+        Source::Target { event, .. } => match asked(event) {
+            Asked::Event => {
+                let bus = deployed
+                    .event_bus
+                    .as_deref()
+                    .ok_or("the stack has no EventBusName output")?;
+                aws_sdk_eventbridge::Client::new(sdk)
+                    .put_events()
+                    .entries(
+                        aws_sdk_eventbridge::types::PutEventsRequestEntry::builder()
+                            .event_bus_name(bus)
+                            .source(restock_app::events::SOURCE)
+                            .detail_type(event["detail-type"].as_str().unwrap_or_default())
+                            .detail(event["detail"].to_string())
+                            .build(),
+                    )
+                    .send()
+                    .await
+                    .map_err(|e| aws_sdk_eventbridge::error::DisplayErrorContext(&e).to_string())?;
+                Ok(format!(
+                    "put on the bus again: {} {}",
+                    event["detail-type"].as_str().unwrap_or_default(),
+                    event["detail"]["id"].as_str().unwrap_or_default()
+                ))
+            }
+            Asked::Feedback(detail) => apply_feedback(sdk, deployed, admin, &detail).await,
+            Asked::Pull | Asked::Sweep => {
+                Ok("nothing to do again: the next scheduled run does its work".into())
+            }
+        },
+        Source::Sweep(_) => Ok("nothing to do again: the next run does its work".into()),
+        Source::Unknown => Err("not a message restock writes: read it yourself".into()),
+    }
+}
+
+/// A batch's records, read back from the table's stream, in DynamoDB's JSON
+/// shape (`{"eventID", "dynamodb": {"Keys", "NewImage", "OldImage", …}}`).
+async fn read_batch(
+    sdk: &aws_config::SdkConfig,
+    arn: &str,
+    shard: &str,
+    start: &str,
+    end: &str,
+) -> Result<Vec<Value>, String> {
+    use aws_sdk_dynamodbstreams::types::ShardIteratorType;
+    let streams = aws_sdk_dynamodbstreams::Client::new(sdk);
+    let said = |e: &dyn std::fmt::Display| e.to_string();
+    let mut iterator = streams
+        .get_shard_iterator()
+        .stream_arn(arn)
+        .shard_id(shard)
+        .shard_iterator_type(ShardIteratorType::AtSequenceNumber)
+        .sequence_number(start)
+        .send()
+        .await
+        .map_err(|e| said(&aws_sdk_dynamodbstreams::error::DisplayErrorContext(&e)))?
+        .shard_iterator
+        .ok_or("no shard iterator")?;
+    let last: u128 = end
+        .parse()
+        .map_err(|_| format!("`{end}` is not a sequence number"))?;
+    let mut records = Vec::new();
+    for _ in 0..1_000 {
+        let page = streams
+            .get_records()
+            .shard_iterator(&iterator)
+            .send()
+            .await
+            .map_err(|e| said(&aws_sdk_dynamodbstreams::error::DisplayErrorContext(&e)))?;
+        for record in page.records() {
+            let change = record.dynamodb();
+            let sequence: u128 = change
+                .and_then(|c| c.sequence_number())
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(u128::MAX);
+            if sequence > last {
+                return Ok(records);
+            }
+            let image = |m: Option<
+                &std::collections::HashMap<String, aws_sdk_dynamodbstreams::types::AttributeValue>,
+            >| {
+                Value::Object(
+                    m.into_iter()
+                        .flatten()
+                        .map(|(k, v)| (k.clone(), attribute(v)))
+                        .collect(),
+                )
+            };
+            records.push(json!({
+                "eventID": record.event_id(),
+                "at_ms": change
+                    .and_then(|c| c.approximate_creation_date_time())
+                    .map_or(0, |t| t.to_millis().unwrap_or_default()),
+                "NewImage": image(change.and_then(|c| c.new_image())),
+                "OldImage": image(change.and_then(|c| c.old_image())),
+            }));
+        }
+        match page.next_shard_iterator() {
+            Some(next) if !page.records().is_empty() || records.is_empty() => {
+                iterator = next.to_owned();
+            }
+            _ => break,
+        }
+    }
+    Ok(records)
+}
+
+/// A stream attribute in DynamoDB's JSON shape (`{"S": "…"}`).
+fn attribute(value: &aws_sdk_dynamodbstreams::types::AttributeValue) -> Value {
+    use aws_sdk_dynamodbstreams::types::AttributeValue as A;
+    match value {
+        A::S(s) => json!({ "S": s }),
+        A::N(n) => json!({ "N": n }),
+        A::Bool(b) => json!({ "BOOL": b }),
+        A::Null(_) => json!({ "NULL": true }),
+        A::Ss(v) => json!({ "SS": v }),
+        A::Ns(v) => json!({ "NS": v }),
+        A::B(b) => {
+            use base64::Engine;
+            json!({ "B": base64::engine::general_purpose::STANDARD.encode(b.as_ref()) })
+        }
+        A::Bs(v) => {
+            use base64::Engine;
+            let all: Vec<String> = v
+                .iter()
+                .map(|b| base64::engine::general_purpose::STANDARD.encode(b.as_ref()))
+                .collect();
+            json!({ "BS": all })
+        }
+        A::L(list) => json!({ "L": list.iter().map(attribute).collect::<Vec<_>>() }),
+        A::M(map) => json!({
+            "M": map.iter().map(|(k, v)| (k.clone(), attribute(v))).collect::<serde_json::Map<_, _>>()
+        }),
+        _ => Value::Null,
+    }
+}
+
+/// A batch read back: its wakes woken again, its events published again
+/// with the ids notify gives them.
+async fn redo_batch(
+    sdk: &aws_config::SdkConfig,
+    deployed: &Deployed,
+    admin: &Admin,
+    records: &[Value],
+    now_ms: i64,
+) -> Result<String, String> {
+    use restock_store_dynamo::{attr, table::WAKE_PK_PREFIX};
+    let mut skus: Vec<restock_core::Sku> = Vec::new();
+    let mut events = Vec::new();
+    for record in records {
+        let new = &record["NewImage"];
+        let text = |name: &str| new[name]["S"].as_str();
+        if text(attr::PK).is_some_and(|pk| pk.starts_with(WAKE_PK_PREFIX)) {
+            if let Some(sku) = text(attr::SKU).and_then(|s| restock_core::Sku::try_from(s).ok())
+                && !skus.contains(&sku)
+            {
+                skus.push(sku);
+            }
+            continue;
+        }
+        let decoded =
+            restock_store_dynamo::events::decode_images(Some(&record["OldImage"]), Some(new))
+                .map_err(|e| e.to_string())?;
+        let id = record["eventID"].as_str().unwrap_or_default();
+        let at_ms = record["at_ms"].as_i64().unwrap_or(now_ms);
+        events.extend(
+            decoded
+                .iter()
+                .enumerate()
+                .map(|(n, e)| (format!("{id}-{n}"), at_ms, e.clone())),
+        );
+    }
+    let mut said = Vec::new();
+    if !skus.is_empty() {
+        admin
+            .run(Command::Rewake { skus: skus.clone() }, now_ms)
+            .await
+            .map_err(|e| e.to_string())?;
+        said.push(format!(
+            "woke {}",
+            skus.iter()
+                .map(restock_core::Sku::as_str)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if !events.is_empty() {
+        let bus = deployed
+            .event_bus
+            .as_deref()
+            .ok_or("the stack has no EventBusName output")?;
+        let include_contact = admin
+            .store
+            .settings()
+            .await
+            .map_err(|e| e.to_string())?
+            .is_some_and(|s| s.events_include_contact);
+        let out: Vec<_> = events
+            .iter()
+            .map(|(id, at, e)| published(e, id, *at, include_contact))
+            .collect();
+        let sink =
+            restock_aws::EventBridgeSink::new(aws_sdk_eventbridge::Client::new(sdk), bus.into());
+        let taken = sink.publish(&out).await.map_err(|e| e.to_string())?;
+        if taken.iter().any(|t| !t) {
+            return Err("the bus refused some of its events".into());
+        }
+        said.push(format!("published {} events again", out.len()));
+    }
+    if said.is_empty() {
+        said.push("its records needed nothing done again".into());
+    }
+    Ok(said.join("; "))
+}
+
+/// Every item someone waits for, woken: what a lost batch may have named.
+async fn wake_everyone_waiting(admin: &Admin, now_ms: i64) -> Result<String, String> {
+    let mut skus = Vec::new();
+    for entry in admin.store.catalogue().await.map_err(|e| e.to_string())? {
+        if admin
+            .store
+            .anyone_waiting(&entry.sku, entry.shards)
+            .await
+            .map_err(|e| e.to_string())?
+        {
+            skus.push(entry.sku);
+        }
+    }
+    if skus.is_empty() {
+        return Ok("nobody waits".into());
+    }
+    let names = skus
+        .iter()
+        .map(restock_core::Sku::as_str)
+        .collect::<Vec<_>>()
+        .join(", ");
+    admin
+        .run(Command::Rewake { skus }, now_ms)
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(names)
+}
+
+/// An SES bounce or complaint applied now, as the sweep would have.
+async fn apply_feedback(
+    sdk: &aws_config::SdkConfig,
+    deployed: &Deployed,
+    admin: &Admin,
+    detail: &Value,
+) -> Result<String, String> {
+    use restock_app::ports::{Disabled, OsEntropy, SystemClock};
+    let services = restock_app::Services::new(
+        admin.store.clone(),
+        Arc::new(Disabled),
+        Arc::new(Disabled),
+        Arc::new(restock_aws::SecretsKeyring::new(
+            aws_sdk_secretsmanager::Client::new(sdk),
+            deployed.stack.keys_secret.clone(),
+        )),
+        Arc::new(deployed.stack.alerts(sdk)),
+        Arc::new(SystemClock),
+        Arc::new(OsEntropy),
+    );
+    let outcome = restock_app::feedback::handle(&services, detail)
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(format!("applied: {outcome:?}"))
+}
