@@ -1124,3 +1124,82 @@ fn every_alarm_has_a_runbook_section_its_description_names() {
         }
     }
 }
+
+/// The modules of each crate point one way: no two import each other,
+/// directly or round a circle (`crate::x` in code, not in comments; a
+/// crate's root and tests aside).
+#[test]
+fn the_modules_of_each_crate_point_one_way() {
+    use std::collections::{BTreeMap, BTreeSet};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates");
+    for krate in [
+        "core",
+        "app",
+        "store",
+        "store-dynamo",
+        "store-memory",
+        "aws",
+        "local",
+        "cli",
+    ] {
+        let src = root.join(krate).join("src");
+        let mut imports: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        let mut stack = vec![src.clone()];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    stack.push(path);
+                    continue;
+                }
+                if path.extension().is_none_or(|e| e != "rs") {
+                    continue;
+                }
+                let rel = path.strip_prefix(&src).unwrap();
+                let top = rel
+                    .components()
+                    .next()
+                    .unwrap()
+                    .as_os_str()
+                    .to_string_lossy();
+                let top = top.trim_end_matches(".rs").to_owned();
+                if matches!(top.as_str(), "lib" | "main") {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap();
+                let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+                let used = imports.entry(top.clone()).or_default();
+                for line in code.lines().filter(|l| !l.trim_start().starts_with("//")) {
+                    for (i, _) in line.match_indices("crate::") {
+                        if line[..i].ends_with("restock_") || line[..i].ends_with('_') {
+                            continue;
+                        }
+                        let name: String = line[i + 7..]
+                            .chars()
+                            .take_while(|c| c.is_ascii_lowercase() || *c == '_')
+                            .collect();
+                        if !name.is_empty() && name != top {
+                            used.insert(name);
+                        }
+                    }
+                }
+            }
+        }
+        // A module that reaches itself through what it imports is a circle.
+        for start in imports.keys() {
+            let mut seen = BTreeSet::new();
+            let mut next: Vec<&String> = imports[start].iter().collect();
+            while let Some(m) = next.pop() {
+                assert!(
+                    m != start,
+                    "crates/{krate}: `{start}` imports a module that imports it back ({imports:?})"
+                );
+                if seen.insert(m.clone())
+                    && let Some(more) = imports.get(m)
+                {
+                    next.extend(more.iter());
+                }
+            }
+        }
+    }
+}

@@ -58,6 +58,10 @@ pub struct NotifyReport {
     pub paused: bool,
 }
 
+/// How a pause of all sending by the team begins its reason (a provider's
+/// refusal names the provider instead).
+pub const TEAM_PAUSE_PREFIX: &str = "paused by the team: ";
+
 /// How long sending stays paused after a sender-side failure before it
 /// resumes by itself (shorter than an offer window, so held-back offers are
 /// re-armed and sent before they run out).
@@ -201,7 +205,7 @@ async fn pass(s: &Services, sku: &Sku, deadline: Instant) -> Result<NotifyReport
             .pause_sender(&pause.reason, pause.until, sku, now)
             .await?;
         tracing::warn!(%sku, reason = %pause.reason, "sending paused; this item waits for the resume");
-        if pause.reason.starts_with(crate::admin::TEAM_PAUSE_PREFIX) {
+        if pause.reason.starts_with(TEAM_PAUSE_PREFIX) {
             metrics::count(Metric::HeldByTeam, 1);
         }
         report.paused = true;

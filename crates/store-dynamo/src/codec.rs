@@ -16,8 +16,7 @@ use restock_store::{Consent, NoticeOutcome, Request, ShardMark, SkuSnapshot, Sto
 use crate::attr;
 use crate::table::{DUE_SHARDS, SPREAD, WAKE_PK_PREFIX};
 
-/// An item as the SDK holds it.
-pub(crate) type Item = HashMap<String, AttributeValue>;
+pub(crate) use crate::Item;
 
 /// How long finished requests stay readable (status page, opt-out link)
 /// before TTL cleans them up.

@@ -12,7 +12,8 @@ use crate::attr::*;
 use crate::codec::*;
 use crate::lifecycle::wake;
 use crate::slots::write_slots;
-use crate::tx::{Change, MAX_ATTEMPTS, Outcome, PutIf, backoff, fnv};
+use crate::table::fnv;
+use crate::tx::{Change, MAX_ATTEMPTS, Outcome, PutIf, backoff};
 
 /// The state item's update to `version + 1`, guarded by the version read
 /// (or by there being none yet).

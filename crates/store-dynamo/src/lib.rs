@@ -57,6 +57,11 @@ use restock_store::{Request, StoreError};
 use crate::codec::*;
 use crate::tx::{MAX_ATTEMPTS, backoff};
 
+/// An item as the SDK holds it. Defined here, beneath the modules that
+/// read, write and partition items (`codec`, `tx`, `table`), so none of
+/// them imports another for it.
+pub(crate) type Item = std::collections::HashMap<String, aws_sdk_dynamodb::types::AttributeValue>;
+
 /// The DynamoDB adapter.
 #[derive(Clone, Debug)]
 pub struct DynamoStore {

@@ -38,7 +38,14 @@ pub const SPREAD: u16 = 16;
 
 /// The partition of [`SPREAD`] a wake with this discriminator goes to.
 pub fn wake_partition(discriminator: &str) -> u64 {
-    crate::tx::fnv(discriminator) % u64::from(SPREAD)
+    fnv(discriminator) % u64::from(SPREAD)
+}
+
+/// A stable 64-bit hash for key discriminators (two wakes of one millisecond).
+pub(crate) fn fnv(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// One index.

@@ -13,7 +13,7 @@ use restock_store::StoreError;
 use restock_store::port::Result;
 
 use crate::DynamoStore;
-use crate::codec::Item;
+use crate::Item;
 
 pub(crate) use restock_store::retry::{CONFLICT_BUDGET, MAX_ATTEMPTS};
 
@@ -451,11 +451,4 @@ pub(crate) enum Sent {
 pub(crate) async fn backoff(attempt: u32) {
     let random = getrandom::u64().unwrap_or(u64::from(attempt));
     tokio::time::sleep(restock_store::retry::backoff(attempt, random)).await;
-}
-
-/// A stable 64-bit hash for key discriminators (two wakes of one millisecond).
-pub(crate) fn fnv(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
 }

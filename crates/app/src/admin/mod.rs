@@ -210,10 +210,6 @@ pub enum AdminError {
 /// (`restock resume` ends it sooner).
 pub const TEAM_PAUSE_DAYS: i64 = 30;
 
-/// How a pause of all sending by the team begins its reason (a provider's
-/// refusal names the provider instead).
-pub const TEAM_PAUSE_PREFIX: &str = "paused by the team: ";
-
 /// What a failed command amounts to, for whoever reacts to it: a script
 /// by the CLI's exit code and JSON `error`, a page by its HTTP status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -740,7 +736,7 @@ impl Admin {
             let opened = self
                 .store
                 .pause_sender(
-                    &format!("{TEAM_PAUSE_PREFIX}{reason}"),
+                    &format!("{}{reason}", crate::notify::TEAM_PAUSE_PREFIX),
                     until,
                     &first.sku,
                     now,
