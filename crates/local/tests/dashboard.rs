@@ -345,6 +345,34 @@ async fn the_dashboard_shows_the_story_and_acts_only_for_its_own_pages() {
     .await;
     assert!(!forged.contains("notices paused"), "{forged}");
 
+    // What the shop or the team typed is text on every page, never markup
+    // (the templates escape by default).
+    let mut hostile = restock_core::CatalogueEntry::new(
+        restock_core::Sku::try_from("HOSTILE-1").unwrap(),
+        "<script>alert(1)</script> \"quoted\"",
+    );
+    hostile.paused = Some(restock_core::catalogue::ItemPause {
+        reason: "<img src=x onerror=alert(2)>".into(),
+        since_ms: 0,
+    });
+    local
+        .admin
+        .store
+        .put_catalogue_entry(&hostile)
+        .await
+        .unwrap();
+    let (_, page) = call(&router, get("/admin")).await;
+    assert!(
+        !page.contains("<script>alert(1)")
+            && page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+        "{page}"
+    );
+    let (_, item) = call(&router, get("/admin/items/HOSTILE-1")).await;
+    assert!(
+        !item.contains("<img src=x") && item.contains("&lt;img src=x onerror=alert(2)&gt;"),
+        "{item}"
+    );
+
     // The export button streams the CSV `restock export` writes, masked.
     let (status, csv) = call(
         &router,

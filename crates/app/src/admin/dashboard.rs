@@ -24,7 +24,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
-use restock_core::notice::escape_html as esc;
+use maud::{DOCTYPE, Markup, PreEscaped, html};
 use restock_core::{Millis, Sku};
 use restock_store::RestockFigures;
 use serde::Deserialize;
@@ -92,23 +92,39 @@ impl Dashboard {
     }
 
     /// A one-button form for `action`, carrying the token.
-    fn action(&self, action: &str, fields: &[(&str, &str)], label: &str) -> String {
-        let hidden: String = fields
-            .iter()
-            .map(|(k, v)| {
-                format!(
-                    "<input type=\"hidden\" name=\"{}\" value=\"{}\">",
-                    esc(k),
-                    esc(v)
-                )
-            })
-            .collect();
-        format!(
-            "<form method=\"post\" action=\"{}\"><input type=\"hidden\" name=\"csrf\" value=\"{}\">{hidden}<button type=\"submit\">{}</button></form>",
-            esc(&self.path(action)),
-            self.csrf,
-            esc(label)
-        )
+    fn action(&self, action: &str, fields: &[(&str, &str)], label: &str) -> Markup {
+        html! {
+            form method="post" action=(self.path(action)) {
+                input type="hidden" name="csrf" value=(self.csrf);
+                @for (k, v) in fields {
+                    input type="hidden" name=(k) value=(v);
+                }
+                button type="submit" { (label) }
+            }
+        }
+    }
+
+    /// A form that asks for one line of text before `action` (forget a
+    /// contact, pause an item), carrying the token and `fields`.
+    fn ask(
+        &self,
+        action: &str,
+        fields: &[(&str, &str)],
+        question: &str,
+        (name, placeholder, max): (&str, &str, usize),
+        label: &str,
+    ) -> Markup {
+        html! {
+            form method="post" action=(self.path(action)) {
+                input type="hidden" name="csrf" value=(self.csrf);
+                @for (k, v) in fields {
+                    input type="hidden" name=(k) value=(v);
+                }
+                label { (question) br; input type="text" name=(name) placeholder=(placeholder) maxlength=(max) autocomplete="off" required; }
+                " "
+                button type="submit" { (label) }
+            }
+        }
     }
 }
 
@@ -220,16 +236,30 @@ input[type=text]{padding:.5rem;font:inherit;max-width:100%}.warn{color:#a4000f;f
 svg{width:100%;height:auto;max-height:9rem;background:#fff;border:1px solid #ddd;border-radius:.4rem}\
 pre{white-space:pre-wrap;background:#fff;border:1px solid #ddd;padding:.75rem}:focus-visible{outline:3px solid #f2b705;outline-offset:2px}";
 
-fn page(d: &Dashboard, status: StatusCode, title: &str, body: &str) -> Response {
-    let html = format!(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><meta name=\"robots\" content=\"noindex\">\
-         <title>{t} · restock</title><style>{STYLE}</style></head><body><header><nav aria-label=\"dashboard\">\
-         <a href=\"{home}\">restock</a><a href=\"{home}?view=wanted\">Most wanted</a></nav></header><main>{body}</main></body></html>",
-        t = esc(title),
-        home = esc(&d.home()),
-    );
-    let mut response = (status, Html(html)).into_response();
+fn page(d: &Dashboard, status: StatusCode, title: &str, body: Markup) -> Response {
+    let home = d.home();
+    let html = html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width,initial-scale=1";
+                meta name="robots" content="noindex";
+                title { (title) " · restock" }
+                style { (PreEscaped(STYLE)) }
+            }
+            body {
+                header {
+                    nav aria-label="dashboard" {
+                        a href=(home) { "restock" }
+                        a href={ (home) "?view=wanted" } { "Most wanted" }
+                    }
+                }
+                main { (body) }
+            }
+        }
+    };
+    let mut response = (status, Html(html.into_string())).into_response();
     let headers = response.headers_mut();
     headers.insert(header::CACHE_CONTROL, "no-store".parse().expect("static"));
     // Not `no-referrer`: with it a form's Origin is `null`, and the action
@@ -250,11 +280,11 @@ fn failed(d: &Dashboard, e: &AdminError) -> Response {
         d,
         status,
         "Not done",
-        &format!(
-            "<h1>Not done</h1><p class=\"warn\">{}</p><p><a href=\"{}\">Back</a></p>",
-            esc(&e.to_string()),
-            esc(&d.home())
-        ),
+        html! {
+            h1 { "Not done" }
+            p.warn { (e.to_string()) }
+            p { a href=(d.home()) { "Back" } }
+        },
     )
 }
 
@@ -385,44 +415,34 @@ struct OverviewQuery {
 
 async fn overview(State(d): Shared, Query(q): Query<OverviewQuery>) -> Response {
     match overview_html(&d, &q).await {
-        Ok(body) => page(&d, StatusCode::OK, "Dashboard", &body),
+        Ok(body) => page(&d, StatusCode::OK, "Dashboard", body),
         Err(e) => failed(&d, &e),
     }
 }
 
 /// The banner for what the checks found that needs a person (nothing when
 /// all is well): blocking findings first, each with its fix.
-fn health_html(report: &Report) -> String {
+fn health_html(report: &Report) -> Markup {
     let attention = report.needing_attention();
-    if attention.is_empty() {
-        return String::new();
+    html! {
+        @if !attention.is_empty() {
+            div.banner role="alert" {
+                p { b { (report.summary()) } " (what " code { "restock doctor" } " checks)" }
+                ul {
+                    @for f in &attention {
+                        li {
+                            b { @if f.severity == Severity::Blocking { "Blocks notices" } @else { "Warning" } }
+                            ": " (f.check) ": " (f.found)
+                            @if let Some(fix) = &f.fix { br; "Fix: " (fix) }
+                        }
+                    }
+                }
+            }
+        }
     }
-    let items: String = attention
-        .iter()
-        .map(|f| {
-            let mark = if f.severity == Severity::Blocking {
-                "Blocks notices"
-            } else {
-                "Warning"
-            };
-            let fix = f
-                .fix
-                .as_ref()
-                .map_or(String::new(), |fix| format!("<br>Fix: {}", esc(fix)));
-            format!(
-                "<li><b>{mark}</b>: {}: {}{fix}</li>",
-                esc(&f.check),
-                esc(&f.found)
-            )
-        })
-        .collect();
-    format!(
-        "<div class=\"banner\" role=\"alert\"><p><b>{}</b> (what <code>restock doctor</code> checks)</p><ul>{items}</ul></div>",
-        esc(&report.summary())
-    )
 }
 
-async fn overview_html(d: &Dashboard, q: &OverviewQuery) -> Result<String, AdminError> {
+async fn overview_html(d: &Dashboard, q: &OverviewQuery) -> Result<Markup, AdminError> {
     let now = d.clock.now_ms();
     let mut rows = rows(d).await?;
     let wanted = q.view == "wanted";
@@ -433,127 +453,112 @@ async fn overview_html(d: &Dashboard, q: &OverviewQuery) -> Result<String, Admin
     } else {
         sort(&mut rows, &q.sort);
     }
-    let mut html = health_html(&d.health.report().await);
-    if let Some(pause) = d.admin.store.sender_pause().await? {
-        html += &format!(
-            "<div class=\"banner\" role=\"alert\"><p><b>Sending is paused</b> since {} ({}), until {} at the latest: {}. Items held back: {}.</p>{}</div>",
-            esc(&restock_core::rfc3339(pause.since)),
-            esc(&ago(now, pause.since)),
-            esc(&restock_core::rfc3339(pause.until)),
-            esc(&pause.reason),
-            esc(&pause
-                .skus
-                .iter()
-                .map(Sku::as_str)
-                .collect::<Vec<_>>()
-                .join(", ")),
-            d.action("/resume", &[], "Resume sending"),
-        );
-    }
-    for row in rows.iter().filter(|r| r.paused) {
-        html += &format!(
-            "<div class=\"banner\" role=\"alert\"><p><b>{}</b>: a restock waits for the team's review; nothing is offered until it is released, or rejected as a level not to believe.</p>{}{}</div>",
-            esc(row.sku.as_str()),
-            d.action(
-                "/release",
-                &[("sku", row.sku.as_str())],
-                &format!("Release {}", row.sku)
-            ),
-            d.action(
-                "/reject",
-                &[("sku", row.sku.as_str())],
-                &format!("Reject {}", row.sku)
-            ),
-        );
-    }
-    html += if wanted {
-        "<h1>Most wanted while sold out</h1><p class=\"muted\">Sold-out items, most people waiting first: what a restock would earn most from.</p>"
-    } else {
-        "<h1>Items</h1>"
-    };
-    html += "<div class=\"scroll\"><table><thead><tr>";
-    for (key, heading) in COLUMNS {
-        html += &format!(
-            "<th scope=\"col\"><a href=\"{}?sort={key}\">{heading}</a></th>",
-            esc(&d.home())
-        );
-    }
-    html += "</tr></thead><tbody>";
-    for r in &rows {
-        let out = match (r.in_stock, r.out_since) {
-            (true, _) => "in stock".to_owned(),
-            (false, Some(t)) => ago(now, t),
-            (false, None) => "-".to_owned(),
-        };
-        html += &format!(
-            "<tr><td><a href=\"{}/items/{}\">{}</a><br><span class=\"muted\">{}</span></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            esc(&d.base),
-            esc(r.sku.as_str()),
-            esc(r.sku.as_str()),
-            esc(&r.name),
-            r.waiting,
-            r.unconfirmed,
-            r.offered,
-            r.held,
-            r.bought,
-            r.lapsed,
-            percent(r.claim()),
-            percent(r.conversion()),
-            esc(&restock_core::money::totals(&r.revenue)),
-            esc(&out),
-        );
-    }
-    if rows.is_empty() {
-        html += "<tr><td colspan=\"11\" class=\"muted\">No items yet: restock catalogue import FILE.csv adds them.</td></tr>";
-    }
-    html += "</tbody></table></div><p class=\"muted\">Waiting: confirmed and in line. To confirm: signed up, the confirmation link not followed yet. Claim rate: offers clicked among offers decided. Conversion: bought among told. Revenue: the unit price of each hold bought, per currency, where the order said. Sold out for: since the newest stock report.</p>";
-    html += &mail_html(d, now).await?;
-    html += "<h2>Actions</h2><div class=\"actions\">";
-    html += &d.action("/reconcile", &[], "Reconcile every item");
-    html += &d.action("/export", &[("kind", "requests")], "Export requests (CSV)");
-    html += &d.action(
-        "/export",
-        &[("kind", "days")],
-        "Export per-day figures (CSV)",
-    );
-    html += &format!(
-        "<form method=\"post\" action=\"{}\"><input type=\"hidden\" name=\"csrf\" value=\"{}\">\
-         <label>Forget a contact (erases their requests, keeps their opt-out)<br>\
-         <input type=\"text\" name=\"contact\" placeholder=\"email or +phone\" autocomplete=\"off\" required></label> \
-         <button type=\"submit\">Forget</button></form>",
-        esc(&d.path("/forget")),
-        d.csrf
-    );
-    html += "</div>";
-    Ok(html)
+    let health = d.health.report().await;
+    let pause = d.admin.store.sender_pause().await?;
+    let mail = mail_html(d, now).await?;
+    let home = d.home();
+    Ok(html! {
+        (health_html(&health))
+        @if let Some(pause) = &pause {
+            div.banner role="alert" {
+                p {
+                    b { "Sending is paused" }
+                    " since " (restock_core::rfc3339(pause.since)) " (" (ago(now, pause.since)) "), until "
+                    (restock_core::rfc3339(pause.until)) " at the latest: " (pause.reason) ". Items held back: "
+                    (pause.skus.iter().map(Sku::as_str).collect::<Vec<_>>().join(", ")) "."
+                }
+                (d.action("/resume", &[], "Resume sending"))
+            }
+        }
+        @for row in rows.iter().filter(|r| r.paused) {
+            div.banner role="alert" {
+                p {
+                    b { (row.sku) }
+                    ": a restock waits for the team's review; nothing is offered until it is released, or rejected as a level not to believe."
+                }
+                (d.action("/release", &[("sku", row.sku.as_str())], &format!("Release {}", row.sku)))
+                (d.action("/reject", &[("sku", row.sku.as_str())], &format!("Reject {}", row.sku)))
+            }
+        }
+        @if wanted {
+            h1 { "Most wanted while sold out" }
+            p.muted { "Sold-out items, most people waiting first: what a restock would earn most from." }
+        } @else {
+            h1 { "Items" }
+        }
+        div.scroll {
+            table {
+                thead { tr { @for (key, heading) in COLUMNS { th scope="col" { a href={ (home) "?sort=" (key) } { (heading) } } } } }
+                tbody {
+                    @for r in &rows {
+                        tr {
+                            td { a href={ (d.base) "/items/" (r.sku) } { (r.sku) } br; span.muted { (r.name) } }
+                            td { (r.waiting) }
+                            td { (r.unconfirmed) }
+                            td { (r.offered) }
+                            td { (r.held) }
+                            td { (r.bought) }
+                            td { (r.lapsed) }
+                            td { (percent(r.claim())) }
+                            td { (percent(r.conversion())) }
+                            td { (restock_core::money::totals(&r.revenue)) }
+                            td {
+                                @match (r.in_stock, r.out_since) {
+                                    (true, _) => "in stock",
+                                    (false, Some(t)) => (ago(now, t)),
+                                    (false, None) => "-",
+                                }
+                            }
+                        }
+                    }
+                    @if rows.is_empty() {
+                        tr { td colspan="11" class="muted" { "No items yet: restock catalogue import FILE.csv adds them." } }
+                    }
+                }
+            }
+        }
+        p.muted { "Waiting: confirmed and in line. To confirm: signed up, the confirmation link not followed yet. Claim rate: offers clicked among offers decided. Conversion: bought among told. Revenue: the unit price of each hold bought, per currency, where the order said. Sold out for: since the newest stock report." }
+        (mail)
+        h2 { "Actions" }
+        div.actions {
+            (d.action("/reconcile", &[], "Reconcile every item"))
+            (d.action("/export", &[("kind", "requests")], "Export requests (CSV)"))
+            (d.action("/export", &[("kind", "days")], "Export per-day figures (CSV)"))
+            (d.ask(
+                "/forget",
+                &[],
+                "Forget a contact (erases their requests, keeps their opt-out)",
+                ("contact", "email or +phone", 320),
+                "Forget",
+            ))
+        }
+    })
 }
 
 /// Today's mail and SMS figures against SES's review thresholds.
-async fn mail_html(d: &Dashboard, now: Millis) -> Result<String, AdminError> {
+async fn mail_html(d: &Dashboard, now: Millis) -> Result<Markup, AdminError> {
     let day = restock_core::feedback::day_of(now);
     let mail = d.admin.store.mail_day(&day).await?;
-    let rate = |r: Option<f64>, review: f64| match r {
-        None => "-".to_owned(),
-        Some(r) if r >= review => format!("<span class=\"warn\">{:.2}%</span>", r * 100.0),
-        Some(r) => format!("<span class=\"ok\">{:.2}%</span>", r * 100.0),
+    let rate = |r: Option<f64>, review: f64| {
+        html! {
+            @match r {
+                None => "-",
+                Some(r) if r >= review => span.warn { (format!("{:.2}%", r * 100.0)) },
+                Some(r) => span.ok { (format!("{:.2}%", r * 100.0)) },
+            }
+        }
     };
-    Ok(format!(
-        "<h2>Sending today ({day}, UTC)</h2><div class=\"cards\">\
-         <div class=\"card\">Sent<b>{}</b>{} emails, {} texts</div>\
-         <div class=\"card\">Bounce rate<b>{}</b><span class=\"muted\">of emails; SES reviews at 5%</span></div>\
-         <div class=\"card\">Complaint rate<b>{}</b><span class=\"muted\">of emails; SES reviews at 0.1%</span></div>\
-         <div class=\"card\">Confirmations sent<b>{}</b></div>\
-         <div class=\"card\">Confirmed<b>{}</b></div>\
-         <div class=\"card\">Ran out unconfirmed<b>{}</b></div></div>",
-        mail.sent,
-        mail.emails_sent(),
-        mail.texts_sent,
-        rate(mail.bounce_rate(), 0.05),
-        rate(mail.complaint_rate(), 0.001),
-        mail.confirm_sent,
-        mail.confirmed,
-        mail.confirm_expired,
-    ))
+    Ok(html! {
+        h2 { "Sending today (" (day) ", UTC)" }
+        div.cards {
+            div.card { "Sent" b { (mail.sent) } (mail.emails_sent()) " emails, " (mail.texts_sent) " texts" }
+            div.card { "Bounce rate" b { (rate(mail.bounce_rate(), 0.05)) } span.muted { "of emails; SES reviews at 5%" } }
+            div.card { "Complaint rate" b { (rate(mail.complaint_rate(), 0.001)) } span.muted { "of emails; SES reviews at 0.1%" } }
+            div.card { "Confirmations sent" b { (mail.confirm_sent) } }
+            div.card { "Confirmed" b { (mail.confirmed) } }
+            div.card { "Ran out unconfirmed" b { (mail.confirm_expired) } }
+        }
+    })
 }
 
 /// An item's last [`CHART_DAYS`] days, oldest first: sign-ups, notices and
@@ -579,31 +584,22 @@ async fn history(
 
 /// A bar chart of `values` (one bar a day, oldest first), with its total
 /// and largest day in the label.
-fn chart(title: &str, values: &[u64], colour: &str) -> String {
+fn chart(title: &str, values: &[u64], colour: &str) -> Markup {
     let max = values.iter().copied().max().unwrap_or(0).max(1);
     let total: u64 = values.iter().sum();
     let (w, h) = (10 * values.len(), 60);
-    let bars: String = values
-        .iter()
-        .enumerate()
-        .map(|(i, v)| {
-            let bh = (*v as f64 / max as f64 * f64::from(h - 4)).round() as u32;
-            format!(
-                "<rect x=\"{}\" y=\"{}\" width=\"8\" height=\"{bh}\" fill=\"{colour}\"><title>{v}</title></rect>",
-                i * 10 + 1,
-                h as u32 - bh
-            )
-        })
-        .collect();
-    format!(
-        "<figure style=\"margin:0\"><figcaption>{} — {total} in {} days, at most {} a day</figcaption>\
-         <svg viewBox=\"0 0 {w} {h}\" preserveAspectRatio=\"none\" role=\"img\" aria-label=\"{}: {total} in {} days\">{bars}</svg></figure>",
-        esc(title),
-        values.len(),
-        values.iter().max().unwrap_or(&0),
-        esc(title),
-        values.len(),
-    )
+    let days = values.len();
+    html! {
+        figure style="margin:0" {
+            figcaption { (title) " — " (total) " in " (days) " days, at most " (values.iter().max().unwrap_or(&0)) " a day" }
+            svg viewBox={ "0 0 " (w) " " (h) } preserveAspectRatio="none" role="img" aria-label={ (title) ": " (total) " in " (days) " days" } {
+                @for (i, v) in values.iter().enumerate() {
+                    @let bh = (*v as f64 / max as f64 * f64::from(h - 4)).round() as u32;
+                    rect x=(i * 10 + 1) y=(h as u32 - bh) width="8" height=(bh) fill=(colour) { title { (v) } }
+                }
+            }
+        }
+    }
 }
 
 async fn item(State(d): Shared, Path(sku): Path<String>) -> Response {
@@ -611,42 +607,16 @@ async fn item(State(d): Shared, Path(sku): Path<String>) -> Response {
         return failed(&d, &AdminError::Invalid(format!("`{sku}` is not a SKU")));
     };
     match item_html(&d, &sku).await {
-        Ok(body) => page(&d, StatusCode::OK, sku.as_str(), &body),
+        Ok(body) => page(&d, StatusCode::OK, sku.as_str(), body),
         Err(e) => failed(&d, &e),
     }
 }
 
-async fn item_html(d: &Dashboard, sku: &Sku) -> Result<String, AdminError> {
+async fn item_html(d: &Dashboard, sku: &Sku) -> Result<Markup, AdminError> {
     let now = d.clock.now_ms();
     let entry = d.admin.entry(sku).await?;
     let snapshot = d.admin.store.snapshot(sku).await?;
     let row = row(d, entry.clone()).await?;
-    let mut html = format!(
-        "<h1>{}</h1><p class=\"muted\">{}</p>",
-        esc(sku.as_str()),
-        esc(&entry.name)
-    );
-    if let Some(pause) = &entry.paused {
-        html += &format!(
-            "<div class=\"banner\" role=\"alert\"><p><b>Notices paused</b> {} ago: {}. Sign-ups and places are kept; offers already sent stay good.</p>{}</div>",
-            ago(now, pause.since_ms),
-            esc(&pause.reason),
-            d.action("/resume", &[("sku", sku.as_str())], "Resume notices")
-        );
-    }
-    if let Some(ended) = entry.ended {
-        html += &format!(
-            "<div class=\"banner\" role=\"status\"><p><b>Ended</b> {} ago: the platform no longer lists it, so it takes no sign-ups and nobody waiting is told. Listing it again on the platform and running <code>restock catalogue sync</code> carries on with its queue.</p></div>",
-            ago(now, ended)
-        );
-    }
-    if snapshot.stock.paused {
-        html += &format!(
-            "<div class=\"banner\" role=\"alert\"><p>A restock waits for the team's review: nothing is offered until it is released, or rejected as a level not to believe.</p>{}{}</div>",
-            d.action("/release", &[("sku", sku.as_str())], "Release"),
-            d.action("/reject", &[("sku", sku.as_str())], "Reject")
-        );
-    }
     let ([sign_ups, told, bought], restocks) = history(d, sku, now).await?;
     let stock = if snapshot.stock.in_stock {
         "in stock".to_owned()
@@ -655,97 +625,126 @@ async fn item_html(d: &Dashboard, sku: &Sku) -> Result<String, AdminError> {
             format!("sold out for {}", ago(now, t))
         })
     };
-    html += &format!(
-        "<div class=\"cards\"><div class=\"card\">Level<b>{}</b>{}</div><div class=\"card\">Restocks<b>{}</b></div>\
-         <div class=\"card\">Waiting<b>{}</b>and {} to confirm</div><div class=\"card\">Offered<b>{}</b></div>\
-         <div class=\"card\">Held<b>{}</b></div><div class=\"card\">Bought<b>{}</b></div><div class=\"card\">Lapsed<b>{}</b></div>\
-         <div class=\"card\">Claim rate<b>{}</b></div><div class=\"card\">Conversion<b>{}</b></div><div class=\"card\">Revenue<b>{}</b></div></div>",
-        snapshot.stock.level(),
-        esc(&stock),
-        snapshot.stock.episode,
-        row.waiting,
-        row.unconfirmed,
-        row.offered,
-        row.held,
-        row.bought,
-        row.lapsed,
-        percent(row.claim()),
-        percent(row.conversion()),
-        esc(&restock_core::money::totals(&row.revenue)),
-    );
-    html += &format!(
-        "<h2>The last {CHART_DAYS} days (UTC)</h2>{}{}{}",
-        chart("Sign-ups", &sign_ups, "#3b5bdb"),
-        chart("Notices", &told, "#d4a106"),
-        chart("Purchases", &bought, "#1d6b2f"),
-    );
-    html += &restocks_html(&restocks);
     let head = d.admin.store.queue(sku, entry.shards, HEAD).await?;
-    html += "<h2>Next in line</h2><div class=\"scroll\"><table><thead><tr><th scope=\"col\">#</th><th scope=\"col\">Contact</th><th scope=\"col\">Joined</th><th scope=\"col\">Status</th><th scope=\"col\">Language</th></tr></thead><tbody>";
-    for (i, r) in head.iter().enumerate() {
-        html += &format!(
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            i + 1,
-            esc(&r.contact.masked()),
-            esc(&restock_core::rfc3339(r.key.joined_ms)),
-            esc(r.state.status().as_str()),
-            esc(&r
-                .language
-                .as_ref()
-                .map_or("default".into(), ToString::to_string)),
-        );
-    }
-    if head.is_empty() {
-        html += "<tr><td colspan=\"5\" class=\"muted\">Nobody is waiting.</td></tr>";
-    }
-    html += "</tbody></table></div><h2>Actions</h2><div class=\"actions\">";
-    html += &d.action("/reconcile", &[("sku", sku.as_str())], "Reconcile");
-    html += &d.action(
-        "/export",
-        &[("kind", "requests"), ("sku", sku.as_str())],
-        "Export its requests (CSV)",
-    );
-    if entry.paused.is_none() {
-        html += &format!(
-            "<form method=\"post\" action=\"{}\"><input type=\"hidden\" name=\"csrf\" value=\"{}\">\
-             <input type=\"hidden\" name=\"sku\" value=\"{}\">\
-             <label>Pause its notices (sign-ups and places are kept)<br>\
-             <input type=\"text\" name=\"reason\" placeholder=\"why: a recall, a wrong price\" maxlength=\"200\" autocomplete=\"off\" required></label> \
-             <button type=\"submit\">Pause</button></form>",
-            esc(&d.path("/pause")),
-            d.csrf,
-            esc(sku.as_str())
-        );
-    }
-    html += "</div>";
-    Ok(html)
+    let this = [("sku", sku.as_str())];
+    Ok(html! {
+        h1 { (sku) }
+        p.muted { (entry.name) }
+        @if let Some(pause) = &entry.paused {
+            div.banner role="alert" {
+                p {
+                    b { "Notices paused" } " " (ago(now, pause.since_ms)) " ago: " (pause.reason)
+                    ". Sign-ups and places are kept; offers already sent stay good."
+                }
+                (d.action("/resume", &this, "Resume notices"))
+            }
+        }
+        @if let Some(ended) = entry.ended {
+            div.banner role="status" {
+                p {
+                    b { "Ended" } " " (ago(now, ended))
+                    " ago: the platform no longer lists it, so it takes no sign-ups and nobody waiting is told. Listing it again on the platform and running "
+                    code { "restock catalogue sync" } " carries on with its queue."
+                }
+            }
+        }
+        @if snapshot.stock.paused {
+            div.banner role="alert" {
+                p { "A restock waits for the team's review: nothing is offered until it is released, or rejected as a level not to believe." }
+                (d.action("/release", &this, "Release"))
+                (d.action("/reject", &this, "Reject"))
+            }
+        }
+        div.cards {
+            div.card { "Level" b { (snapshot.stock.level()) } (stock) }
+            div.card { "Restocks" b { (snapshot.stock.episode) } }
+            div.card { "Waiting" b { (row.waiting) } "and " (row.unconfirmed) " to confirm" }
+            div.card { "Offered" b { (row.offered) } }
+            div.card { "Held" b { (row.held) } }
+            div.card { "Bought" b { (row.bought) } }
+            div.card { "Lapsed" b { (row.lapsed) } }
+            div.card { "Claim rate" b { (percent(row.claim())) } }
+            div.card { "Conversion" b { (percent(row.conversion())) } }
+            div.card { "Revenue" b { (restock_core::money::totals(&row.revenue)) } }
+        }
+        h2 { "The last " (CHART_DAYS) " days (UTC)" }
+        (chart("Sign-ups", &sign_ups, "#3b5bdb"))
+        (chart("Notices", &told, "#d4a106"))
+        (chart("Purchases", &bought, "#1d6b2f"))
+        (restocks_html(&restocks))
+        h2 { "Next in line" }
+        div.scroll {
+            table {
+                thead { tr { th scope="col" { "#" } th scope="col" { "Contact" } th scope="col" { "Joined" } th scope="col" { "Status" } th scope="col" { "Language" } } }
+                tbody {
+                    @for (i, r) in head.iter().enumerate() {
+                        tr {
+                            td { (i + 1) }
+                            td { (r.contact.masked()) }
+                            td { (restock_core::rfc3339(r.key.joined_ms)) }
+                            td { (r.state.status().as_str()) }
+                            td { (r.language.as_ref().map_or("default".into(), ToString::to_string)) }
+                        }
+                    }
+                    @if head.is_empty() {
+                        tr { td colspan="5" class="muted" { "Nobody is waiting." } }
+                    }
+                }
+            }
+        }
+        h2 { "Actions" }
+        div.actions {
+            (d.action("/reconcile", &this, "Reconcile"))
+            (d.action("/export", &[("kind", "requests"), ("sku", sku.as_str())], "Export its requests (CSV)"))
+            @if entry.paused.is_none() {
+                (d.ask(
+                    "/pause",
+                    &this,
+                    "Pause its notices (sign-ups and places are kept)",
+                    ("reason", "why: a recall, a wrong price", 200),
+                    "Pause",
+                ))
+            }
+        }
+    })
 }
 
 /// The restocks, newest first, and what each turned into.
-fn restocks_html(restocks: &BTreeMap<u32, RestockFigures>) -> String {
-    let mut html = "<h2>Restocks</h2><p class=\"muted\">Each notice, click, purchase and expiry counted once, in the restock whose unit it was.</p>\
-        <div class=\"scroll\"><table><thead><tr><th scope=\"col\">Restock</th><th scope=\"col\">First notice</th><th scope=\"col\">Told</th>\
-        <th scope=\"col\">Held</th><th scope=\"col\">Bought</th><th scope=\"col\">Offers lapsed</th><th scope=\"col\">Holds run out</th>\
-        <th scope=\"col\">Claim rate</th><th scope=\"col\">Conversion</th></tr></thead><tbody>"
-        .to_owned();
-    for (episode, r) in restocks.iter().rev() {
-        let rate = |n: u64| (r.told > 0).then(|| n as f64 / r.told as f64);
-        html += &format!(
-            "<tr><td>#{episode}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            esc(&r.first_told.map_or(String::new(), restock_core::rfc3339)),
-            r.told,
-            r.held,
-            r.bought,
-            r.lapsed,
-            r.released,
-            percent(rate(r.held)),
-            percent(rate(r.bought)),
-        );
+fn restocks_html(restocks: &BTreeMap<u32, RestockFigures>) -> Markup {
+    html! {
+        h2 { "Restocks" }
+        p.muted { "Each notice, click, purchase and expiry counted once, in the restock whose unit it was." }
+        div.scroll {
+            table {
+                thead {
+                    tr {
+                        @for heading in ["Restock", "First notice", "Told", "Held", "Bought", "Offers lapsed", "Holds run out", "Claim rate", "Conversion"] {
+                            th scope="col" { (heading) }
+                        }
+                    }
+                }
+                tbody {
+                    @for (episode, r) in restocks.iter().rev() {
+                        @let rate = |n: u64| (r.told > 0).then(|| n as f64 / r.told as f64);
+                        tr {
+                            td { "#" (episode) }
+                            td { (r.first_told.map_or(String::new(), restock_core::rfc3339)) }
+                            td { (r.told) }
+                            td { (r.held) }
+                            td { (r.bought) }
+                            td { (r.lapsed) }
+                            td { (r.released) }
+                            td { (percent(rate(r.held))) }
+                            td { (percent(rate(r.bought))) }
+                        }
+                    }
+                    @if restocks.is_empty() {
+                        tr { td colspan="9" class="muted" { "Nobody has been told yet." } }
+                    }
+                }
+            }
+        }
     }
-    if restocks.is_empty() {
-        html += "<tr><td colspan=\"9\" class=\"muted\">Nobody has been told yet.</td></tr>";
-    }
-    html + "</tbody></table></div>"
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -789,35 +788,25 @@ async fn act(
         Err(e) => Err(e),
     };
     match done {
-        Ok(output) => page(d, StatusCode::OK, "Done", &done_html(d, &output)),
+        Ok(output) => page(d, StatusCode::OK, "Done", done_html(d, &output)),
         Err(e) => failed(d, &e),
     }
 }
 
-fn done_html(d: &Dashboard, output: &Output) -> String {
-    let mut html = format!(
-        "<h1>Done</h1><pre role=\"status\">{}</pre>",
-        esc(&output.message)
-    );
-    if !output.rows.is_empty() {
-        html += "<div class=\"scroll\"><table><thead><tr>";
-        for c in &output.columns {
-            html += &format!("<th scope=\"col\">{}</th>", esc(c));
-        }
-        html += "</tr></thead><tbody>";
-        for row in &output.rows {
-            html += "<tr>";
-            for cell in row {
-                html += &format!("<td>{}</td>", esc(cell));
+fn done_html(d: &Dashboard, output: &Output) -> Markup {
+    html! {
+        h1 { "Done" }
+        pre role="status" { (output.message) }
+        @if !output.rows.is_empty() {
+            div.scroll {
+                table {
+                    thead { tr { @for c in &output.columns { th scope="col" { (c) } } } }
+                    tbody { @for row in &output.rows { tr { @for cell in row { td { (cell) } } } } }
+                }
             }
-            html += "</tr>";
         }
-        html += "</tbody></table></div>";
+        p { a href=(d.home()) { "Back to the dashboard" } }
     }
-    html + &format!(
-        "<p><a href=\"{}\">Back to the dashboard</a></p>",
-        esc(&d.home())
-    )
 }
 
 async fn resume(State(d): Shared, headers: HeaderMap, Form(f): Form<ActionForm>) -> Response {
@@ -1037,7 +1026,7 @@ mod tests {
 
     #[test]
     fn a_chart_has_a_bar_a_day_scaled_to_the_largest() {
-        let svg = chart("Sign-ups", &[0, 2, 4], "#000");
+        let svg = chart("Sign-ups", &[0, 2, 4], "#000").into_string();
         assert_eq!(svg.matches("<rect").count(), 3);
         assert!(svg.contains("6 in 3 days, at most 4 a day"), "{svg}");
         assert!(svg.contains("height=\"56\""), "{svg}");
