@@ -129,8 +129,15 @@ pub(crate) fn restock_on(table: &str, args: &[&str]) -> String {
 
 /// A world on its own DynamoDB table, and the table's name.
 pub(crate) async fn dynamo_world() -> (World, std::sync::Arc<restock_app::ports::Outbox>, String) {
+    world_on(restock_store_dynamo::testing::dynamo_store().await).await
+}
+
+/// A world on `store`, with an outbox, a model that answers and the test
+/// secret; and the store's table.
+async fn world_on(
+    store: restock_store_dynamo::DynamoStore,
+) -> (World, std::sync::Arc<restock_app::ports::Outbox>, String) {
     use std::sync::Arc;
-    let store = restock_store_dynamo::testing::dynamo_store().await;
     let table = store.table().to_owned();
     let outbox = Arc::new(restock_app::ports::Outbox::default());
     let world = World::new(
@@ -394,20 +401,9 @@ async fn streams(action: &str, body: serde_json::Value) -> serde_json::Value {
 /// and the queue is empty.
 #[tokio::test]
 async fn the_dead_letter_queue_is_listed_and_what_it_names_got_back() {
-    use std::sync::Arc;
     let endpoint = restock_store_dynamo::testing::endpoint();
-    let store = restock_store_dynamo::testing::streamed_dynamo_store().await;
-    let table = store.table().to_owned();
-    let outbox = Arc::new(restock_app::ports::Outbox::default());
-    let w = World::new(
-        Arc::new(store),
-        outbox.clone(),
-        Arc::new(restock_app::ports::FixedPhraser(Ok("It is back.".into()))),
-        Arc::new(restock_app::ports::StaticKeyring(Arc::new(
-            restock_app::ports::Secrets::from_json(&secrets_json()).unwrap(),
-        ))),
-    )
-    .await;
+    let (w, outbox, table) =
+        world_on(restock_store_dynamo::testing::streamed_dynamo_store().await).await;
     let sdk = aws_config(&endpoint).await;
     let stack = restock_store_dynamo::testing::unique_table("restock-dlq");
     let secret = aws_sdk_secretsmanager::Client::new(&sdk)

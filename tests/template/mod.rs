@@ -613,6 +613,23 @@ fn written(named: &Named, place: &str) {
     }
 }
 
+/// The metric an alarm (or one metric of a metric-math alarm) names: its
+/// `MetricName` and `Dimensions`.
+fn alarm_metric(metric: &Value) -> Named {
+    let dims = metric["Dimensions"]
+        .as_sequence()
+        .map(|ds| {
+            ds.iter()
+                .map(|d| {
+                    let field = |k: &str| d[k].as_str().unwrap().to_owned();
+                    (field("Name"), field("Value"))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    (metric["MetricName"].as_str().unwrap().to_owned(), dims)
+}
+
 #[test]
 fn every_metric_the_dashboard_and_alarms_name_is_one_the_code_writes() {
     let t = template();
@@ -627,37 +644,15 @@ fn every_metric_the_dashboard_and_alarms_name_is_one_the_code_writes() {
         for m in p["Metrics"].as_sequence().into_iter().flatten() {
             let metric = &m["MetricStat"]["Metric"];
             if substitution(&metric["Namespace"]) == Some(NAMESPACE) {
-                let name = metric["MetricName"].as_str().unwrap().to_owned();
-                let dims = metric["Dimensions"]
-                    .as_sequence()
-                    .map(|ds| {
-                        ds.iter()
-                            .map(|d| {
-                                let field = |k: &str| d[k].as_str().unwrap().to_owned();
-                                (field("Name"), field("Value"))
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                written(&(name.clone(), dims), id.as_str().unwrap());
-                alarmed.push(name);
+                let named = alarm_metric(metric);
+                written(&named, id.as_str().unwrap());
+                alarmed.push(named.0);
             }
         }
         if substitution(&p["Namespace"]) == Some(NAMESPACE) {
-            let name = p["MetricName"].as_str().unwrap().to_owned();
-            let dims: Vec<(String, String)> = p["Dimensions"]
-                .as_sequence()
-                .map(|ds| {
-                    ds.iter()
-                        .map(|d| {
-                            let field = |k: &str| d[k].as_str().unwrap().to_owned();
-                            (field("Name"), field("Value"))
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
-            written(&(name.clone(), dims), id.as_str().unwrap());
-            alarmed.push(name);
+            let named = alarm_metric(p);
+            written(&named, id.as_str().unwrap());
+            alarmed.push(named.0);
         } else if !p["Namespace"].is_null() {
             assert!(
                 p["Namespace"]
