@@ -428,6 +428,18 @@ impl Side {
                 SKUS[s],
                 r.state.status().as_str()
             ));
+            // The story the team reads (`restock show`), chapter by chapter.
+            let story: Vec<String> = r
+                .story
+                .chapters()
+                .iter()
+                .map(|c| serde_json::to_string(c).expect("json"))
+                .collect();
+            seen.push(format!(
+                "shopper {who} on {}: story {}",
+                SKUS[s],
+                story.join(" ")
+            ));
         }
         for (i, name) in SKUS.iter().enumerate() {
             let snap = w.store.snapshot(&sku(i)).await.map_err(|e| e.to_string())?;

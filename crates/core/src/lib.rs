@@ -28,6 +28,7 @@
 //! - [`notice`]: rendering notices and checking the model's sentence.
 //! - [`message`]: a notice or confirmation rendered for its channel.
 //! - [`join`]: capture's notify-me form.
+//! - [`story`]: a request's story, kept bounded for the team.
 #![warn(missing_docs)]
 
 pub mod allocate;
@@ -48,6 +49,7 @@ pub mod platform;
 pub mod queue;
 pub mod settings;
 pub mod stock;
+pub mod story;
 pub mod webhook;
 pub mod window;
 

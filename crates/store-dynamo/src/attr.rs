@@ -54,6 +54,10 @@ pub const TOLD_AT: &str = "told_at";
 pub const HELD_AT: &str = "held_at";
 /// When it ended (ms).
 pub const ENDED_AT: &str = "ended_at";
+/// The start of a story chapter's attribute: `story_<slot>` holds the
+/// chapter of that slot as JSON (`restock_core::story`), so a transition
+/// sets its chapter with no read and a story stays as bounded as its slots.
+pub const STORY: &str = "story_";
 /// The hashes of the manage links sent to the shopper's inbox (a set).
 pub const INBOX_HASH: &str = "ih";
 /// The confirmation link secret's hash (double opt-in).

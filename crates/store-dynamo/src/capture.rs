@@ -55,6 +55,7 @@ impl DynamoStore {
         };
         let mut change = Change::on(key(request_pk(&r.id), REQUEST_SK))
             .set_all(state_attrs(&waiting))
+            .tell(now, restock_core::story::Event::Confirmed)
             .set(STALE_AT, n(confirmed.stale_at))
             .set_all(index_attrs(&confirmed))
             .remove_all([MANAGE_HASH])
@@ -626,6 +627,13 @@ impl DynamoStore {
                 .set(EXPIRES, n(hold_expires))
                 .set(HOLD, s(hold.to_string()))
                 .set(DUE, n(hold_expires))
+                .tell(
+                    now,
+                    restock_core::story::Event::Held {
+                        hold,
+                        expires_ms: hold_expires,
+                    },
+                )
                 .when(format!(
                     "{STATUS} = :offered AND {RESERVE_HASH} = :h AND {SKU} = :sku AND {EXPIRES} > :now"
                 ))

@@ -11,6 +11,7 @@ use restock_core::{
 };
 
 use restock_core::Millis;
+use restock_core::story::{Chapter, Story};
 use restock_store::{Consent, NoticeOutcome, Request, ShardMark, SkuSnapshot, StoreError, Ticket};
 
 use crate::attr;
@@ -321,6 +322,9 @@ pub(crate) fn request_item(r: &Request) -> Item {
             item.insert(name.into(), n(at));
         }
     }
+    for (slot, chapter) in r.story.slots() {
+        item.insert(format!("{}{slot}", attr::STORY), chapter_value(chapter));
+    }
     if let Some(notice) = &r.notice {
         item.insert(
             attr::NOTICE.into(),
@@ -349,6 +353,8 @@ pub(crate) fn queue_entry(r: &Request) -> Item {
     for name in attr::INDEX_KEYS {
         item.remove(name);
     }
+    // The story stays on the request item alone: an entry is read to plan.
+    item.retain(|name, _| !name.starts_with(attr::STORY));
     item.extend(queue_entry_key(r));
     item
 }
@@ -389,6 +395,26 @@ fn read_hash_set(item: &Item, name: &str) -> Result<Vec<TokenHash>, StoreError> 
         .collect::<Result<Vec<_>, _>>()?;
     hashes.sort_by_key(TokenHash::to_hex);
     Ok(hashes)
+}
+
+/// A story chapter as stored (`story_<slot>`).
+pub(crate) fn chapter_value(chapter: &Chapter) -> AttributeValue {
+    s(serde_json::to_string(chapter).expect("chapters serialise"))
+}
+
+/// The story chapters an item carries.
+fn read_story(item: &Item) -> Result<Story, StoreError> {
+    let mut chapters = Vec::new();
+    for (name, value) in item {
+        if !name.starts_with(attr::STORY) {
+            continue;
+        }
+        let AttributeValue::S(json) = value else {
+            return Err(corrupt(item, format!("{name} is not a string")));
+        };
+        chapters.push(serde_json::from_str::<Chapter>(json).map_err(|e| corrupt(item, e))?);
+    }
+    Ok(Story::from_chapters(chapters))
 }
 
 pub(crate) fn read_request(item: &Item) -> Result<Request, StoreError> {
@@ -461,6 +487,7 @@ pub(crate) fn read_request(item: &Item) -> Result<Request, StoreError> {
             held_ms: opt_n(item, attr::HELD_AT)?,
             ended_ms: opt_n(item, attr::ENDED_AT)?,
         },
+        story: read_story(item)?,
     })
 }
 

@@ -2,6 +2,7 @@
 //! (its new state, its place freed for a new tap, any unit it had given
 //! back), each conditional on the request being exactly as read.
 
+use restock_core::story::Event;
 use restock_core::{Freed, Millis, RequestId, RequestState, Sku};
 use restock_store::port::Result;
 use restock_store::retry::LEAVE_BUDGET;
@@ -83,6 +84,12 @@ pub(crate) fn finish(
         .set(TTL, ttl(now, FINISHED_TTL_SECS))
         .set(ENDED_AT, n(now))
         .set_all(state_attrs(&to))
+        .tell(
+            now,
+            Event::Ended {
+                status: to.status(),
+            },
+        )
         .remove_all(INDEX_KEYS)
         .when(format!("{STATUS} = :from"))
         .value(":from", s(r.state.status().as_str()));
@@ -166,6 +173,7 @@ pub(crate) fn requeue(
         condition(
             Change::on(key(request_pk(&r.id), REQUEST_SK))
                 .set(STATUS, s("waiting"))
+                .tell(now, Event::Back { episode })
                 .set_all(index_attrs(&back))
                 .remove_all([EPISODE, EXPIRES, RESERVE_HASH, LAST_EPISODE, NOTICE])
                 .when(format!("{STATUS} = :offered AND {EXPIRES} = :exp"))

@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use async_trait::async_trait;
 use aws_sdk_dynamodb::types::AttributeValue;
 use restock_core::confirm;
+use restock_core::story::Event;
 use restock_core::{
     Candidate, ContactKey, Language, LinkToken, Millis, Plan, RequestId, RequestState, SkipReason,
     Sku, TokenHash, plan_offers,
@@ -142,6 +143,13 @@ impl DynamoStore {
                         .add(OPTOUT_HASH, hash_set(&[optout.secret_hash()]))
                         .add(INBOX_HASH, hash_set(&[manage.secret_hash()]))
                         .set(DUE, n(expires_ms))
+                        .tell(
+                            now,
+                            Event::Offered {
+                                episode,
+                                expires_ms,
+                            },
+                        )
                         .remove(NOTICE)
                         // Waiting is the whole condition: every return to
                         // the queue clears `last_epi`, so a waiting request
@@ -356,6 +364,7 @@ impl NotifyStore for DynamoStore {
             "claim",
             Change::on(key(request_pk(id), REQUEST_SK))
                 .set(CONFIRM_HASH, s(links.confirm.to_hex()))
+                .tell(now, Event::Asked)
                 .add(INBOX_HASH, hash_set(&[links.manage]))
                 .add(OPTOUT_HASH, hash_set(&[links.optout]))
                 .when(format!(
@@ -496,6 +505,20 @@ impl NotifyStore for DynamoStore {
         let mut change = Change::on(key(request_pk(id), REQUEST_SK));
         if sent {
             change = change.set(TOLD_AT, n(now));
+        }
+        let chapter = match &outcome {
+            NoticeOutcome::Sent { message_id } => Some(Event::Sent {
+                episode,
+                message_id: message_id.clone(),
+            }),
+            NoticeOutcome::Failed { reason } => Some(Event::NotSent {
+                episode,
+                reason: reason.clone(),
+            }),
+            NoticeOutcome::Sending => None,
+        };
+        if let Some(chapter) = chapter {
+            change = change.tell(now, chapter);
         }
         let change = change
             .set(NOTICE, s(notice_json(&outcome)))

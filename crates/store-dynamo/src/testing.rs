@@ -328,6 +328,7 @@ pub fn waiting_request(
         consent: None,
         ticket: None,
         moments: restock_store::Moments::default(),
+        story: restock_core::story::Story::starting(joined, restock_core::story::Event::Joined),
     }
 }
 

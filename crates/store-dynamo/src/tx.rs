@@ -62,6 +62,14 @@ impl Change {
         self
     }
 
+    /// Keeps `event`, which happened `at`, in the request's story: sets its
+    /// slot's chapter (`story_<slot>`), with no read.
+    pub fn tell(self, at: restock_core::Millis, event: restock_core::story::Event) -> Self {
+        let chapter = restock_core::story::Chapter { at, event };
+        let name = format!("{}{}", crate::attr::STORY, chapter.slot());
+        self.set(&name, crate::codec::chapter_value(&chapter))
+    }
+
     /// Sets every `(attr, value)` pair.
     pub fn set_all(self, attrs: impl IntoIterator<Item = (&'static str, AttributeValue)>) -> Self {
         attrs.into_iter().fold(self, |c, (a, v)| c.set(a, v))

@@ -2,6 +2,7 @@
 //! hold's `held < level` and an opt-out's ending of live requests are atomic.
 
 use async_trait::async_trait;
+use restock_core::story::Event;
 
 use crate::*;
 
@@ -112,6 +113,7 @@ impl CaptureStore for MemoryStore {
                     else {
                         unreachable!("hold() gives a held state")
                     };
+                    r.story.tell(now, Event::Held { hold, expires_ms });
                     s.count(&req.sku, Counted::Held(episode), now);
                     Ok(HoldOutcome::Held {
                         hold,

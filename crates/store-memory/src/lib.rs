@@ -22,6 +22,7 @@ mod figures;
 mod notify;
 mod sweep;
 
+use restock_core::story::Event;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Mutex, MutexGuard};
 
@@ -200,6 +201,12 @@ impl State {
             return;
         }
         req.moments.ended_ms = Some(now);
+        req.story.tell(
+            now,
+            Event::Ended {
+                status: to.status(),
+            },
+        );
         if let Some(q) = self.queues.get_mut(&sku) {
             q.remove(&key);
         }
@@ -220,6 +227,9 @@ impl State {
         let Ok((waiting, freed)) = r.state.sold_out_again() else {
             return;
         };
+        if let RequestState::Offered { episode, .. } = r.state {
+            r.story.tell(now, Event::Back { episode });
+        }
         r.state = waiting;
         r.last_offered_episode = None;
         r.reserve_hash = None;
@@ -265,6 +275,7 @@ impl State {
         let r = self.requests.get_mut(id)?;
         let waiting = r.state.confirm().ok()?;
         r.state = waiting;
+        r.story.tell(now, Event::Confirmed);
         r.stale_at = r.key.joined_ms + lifetime_ms;
         r.manage_hash = None;
         r.inbox_hashes.extend(owner);

@@ -2,6 +2,7 @@
 
 use async_trait::async_trait;
 use restock_core::confirm;
+use restock_core::story::Event;
 
 use crate::*;
 
@@ -69,6 +70,19 @@ impl NotifyStore for MemoryStore {
                 .state
                 .offer(stock.episode, now, params.offer_window)
                 .expect("queued requests are waiting");
+            if let RequestState::Offered {
+                episode,
+                expires_ms,
+            } = r.state
+            {
+                r.story.tell(
+                    now,
+                    Event::Offered {
+                        episode,
+                        expires_ms,
+                    },
+                );
+            }
             r.last_offered_episode = Some(stock.episode);
             r.reserve_hash = Some(reserve.secret_hash());
             r.optout_hashes.push(optout.secret_hash());
@@ -130,6 +144,7 @@ impl NotifyStore for MemoryStore {
             .insert(contact.clone(), (*id, confirm::asked_until(now)));
         let r = s.requests.get_mut(id).expect("read above");
         r.confirm_hash = Some(links.confirm);
+        r.story.tell(now, Event::Asked);
         r.inbox_hashes.push(links.manage);
         r.optout_hashes.push(links.optout);
         Ok(Claim::Claimed)
@@ -204,6 +219,24 @@ impl NotifyStore for MemoryStore {
             && matches!(r.notice, None | Some(NoticeOutcome::Sending));
         if matches!(outcome, NoticeOutcome::Sent { .. }) {
             r.moments.told_ms = Some(now);
+        }
+        match &outcome {
+            NoticeOutcome::Sent { message_id } => r.story.tell(
+                now,
+                Event::Sent {
+                    episode,
+                    message_id: message_id.clone(),
+                },
+            ),
+            // Kept only when it ends the offer, as the DynamoDB store does.
+            NoticeOutcome::Failed { reason } if r.state.undeliverable().is_ok() => r.story.tell(
+                now,
+                Event::NotSent {
+                    episode,
+                    reason: reason.clone(),
+                },
+            ),
+            _ => {}
         }
         r.notice = Some(outcome);
         let (state, sku) = (r.state, r.sku.clone());

@@ -4,6 +4,7 @@
 //! write can fail returns an enum that says what the caller found instead.
 
 use restock_core::lifecycle::HoldRefused;
+use restock_core::story::{self, Story};
 use restock_core::{
     Contact, ContactKey, Counters, HoldId, JoinKey, Language, LinkToken, Millis, RequestId,
     RequestState, ShopperName, SkipReason, Sku, StockOutcome, StockState, TokenHash,
@@ -60,6 +61,9 @@ pub struct Request {
     pub ticket: Option<Ticket>,
     /// When it was told, held and ended, for the team's exports.
     pub moments: Moments,
+    /// What happened to it and when, kept bounded as it happens, for the
+    /// team (`restock show`).
+    pub story: Story,
 }
 
 /// A page of every request kept (`FiguresStore::requests_page`).
@@ -245,6 +249,7 @@ impl NewRequest {
             language: self.language,
             ticket: None,
             moments: Moments::default(),
+            story: Story::starting(self.now, story::Event::Joined),
             id: self.id,
             sku: self.sku,
             name: self.name,

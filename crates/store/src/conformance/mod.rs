@@ -84,7 +84,8 @@ macro_rules! conformance_suite {
             confirming_ends_the_joining_browser_s_power_over_the_place,
             work_keyed_once_is_done_once,
             taps_racing_on_a_confirmation_link_confirm_once,
-            an_item_s_history_counts_each_moment_once_on_its_day_and_in_its_restock);
+            an_item_s_history_counts_each_moment_once_on_its_day_and_in_its_restock,
+            a_request_s_story_is_kept_as_it_happens);
     };
 }
 
@@ -2777,4 +2778,158 @@ pub async fn confirming_ends_the_joining_browser_s_power_over_the_place(app: App
         "the browser's token no longer manages it"
     );
     assert!(stored.manage_link_is(&owner), "the owner's link does");
+}
+
+/// The story's chapters as `(at, slot)`, in time order.
+async fn story(app: &App, id: &restock_core::RequestId) -> Vec<(restock_core::Millis, String)> {
+    app.get(id)
+        .await
+        .story
+        .chapters()
+        .iter()
+        .map(|c| (c.at, c.slot()))
+        .collect()
+}
+
+pub async fn a_request_s_story_is_kept_as_it_happens(app: App) {
+    use restock_core::story::Event;
+    // Ann signs up with double opt-in: asked, then confirmed.
+    let ann = app.sign_up(CHAIR, 1, T0).await;
+    let (claim, link) = app.claim_confirmation_at(&ann, T0 + 1).await;
+    assert_eq!(claim, Claim::Claimed);
+    app.store
+        .confirm(&link, owner(), LIFETIME.as_millis(), T0 + 2)
+        .await
+        .unwrap();
+    let bea = app.join(CHAIR, 2, T0 + 3).await;
+    // Two units; one sells elsewhere before Ann clicks: she goes back.
+    app.level(CHAIR, 2, T0 + 10, "d1").await;
+    let wave = app.wave_sent(CHAIR, T0 + 11).await;
+    for o in &wave.offers {
+        app.store
+            .record_notice(
+                &o.request.id,
+                1,
+                NoticeOutcome::Sent {
+                    message_id: format!("m-{}", o.request.id),
+                },
+                T0 + 12,
+            )
+            .await
+            .unwrap();
+    }
+    app.level(CHAIR, 1, T0 + 13, "d2").await;
+    let bea_hold = HoldId::from_random(app.bytes());
+    app.store
+        .take_hold(&wave.offers[1].reserve, bea_hold, 1, T0 + MIN, WINDOW)
+        .await
+        .unwrap();
+    let again = app
+        .store
+        .take_hold(
+            &wave.offers[0].reserve,
+            HoldId::from_random(app.bytes()),
+            1,
+            T0 + MIN + 1,
+            WINDOW,
+        )
+        .await
+        .unwrap();
+    assert_eq!(again, HoldOutcome::SoldOutAgain);
+    app.store
+        .mark_bought(&bea_hold, &order_at(T0 + 2 * MIN), T0 + 2 * MIN)
+        .await
+        .unwrap();
+    // Restock 2: Ann is offered again; her notice bounces.
+    app.level(CHAIR, 0, T0 + 3 * MIN, "d3").await;
+    app.level(CHAIR, 1, T0 + 4 * MIN, "d4").await;
+    let wave = app.wave(CHAIR, T0 + 4 * MIN).await;
+    assert_eq!(wave.offers[0].request.id, ann.id);
+    let r = app.get(&ann.id).await;
+    app.store
+        .claim_notice(
+            &r.sku,
+            &ann.id,
+            2,
+            &wave.offers[0].reserve.secret_hash(),
+            &r.contact_key,
+        )
+        .await
+        .unwrap();
+    app.store
+        .record_notice(
+            &ann.id,
+            2,
+            NoticeOutcome::Failed {
+                reason: "bounced".into(),
+            },
+            T0 + 4 * MIN + 1,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        story(&app, &ann.id).await,
+        [
+            (T0, "joined".into()),
+            (T0 + 1, "asked".into()),
+            (T0 + 2, "confirmed".into()),
+            (T0 + 11, "offered_1".into()),
+            (T0 + 12, "notice_1".into()),
+            (T0 + MIN + 1, "back_1".into()),
+            (T0 + 4 * MIN, "offered_2".into()),
+            (T0 + 4 * MIN + 1, "notice_2".into()),
+            (T0 + 4 * MIN + 1, "ended".into()),
+        ]
+    );
+    let ann_story = app.get(&ann.id).await.story;
+    let last: Vec<_> = ann_story
+        .chapters()
+        .iter()
+        .map(|c| c.event.clone())
+        .collect();
+    assert_eq!(
+        last[7..],
+        [
+            Event::NotSent {
+                episode: 2,
+                reason: "bounced".into()
+            },
+            Event::Ended {
+                status: Status::Undeliverable
+            }
+        ]
+    );
+    assert_eq!(
+        last[4],
+        Event::Sent {
+            episode: 1,
+            message_id: format!("m-{}", ann.id)
+        }
+    );
+    assert_eq!(
+        story(&app, &bea.id).await,
+        [
+            (T0 + 3, "joined".into()),
+            (T0 + 11, "offered_1".into()),
+            (T0 + 12, "notice_1".into()),
+            (T0 + MIN, "held".into()),
+            (T0 + 2 * MIN, "ended".into()),
+        ]
+    );
+    let bea_story = app.get(&bea.id).await.story;
+    assert!(bea_story.chapters().iter().any(|c| c.event
+        == Event::Held {
+            hold: bea_hold,
+            expires_ms: T0 + MIN + WINDOW.as_millis()
+        }));
+    // A shopper who leaves: joined, then cancelled.
+    let cal = app.join(CHAIR, 3, T0 + 5 * MIN).await;
+    app.store.cancel(&cal.id, T0 + 6 * MIN).await.unwrap();
+    let cal_story = app.get(&cal.id).await.story;
+    assert_eq!(
+        cal_story.chapters().last().map(|c| &c.event),
+        Some(&Event::Ended {
+            status: Status::Cancelled
+        })
+    );
 }
