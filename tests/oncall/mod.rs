@@ -213,6 +213,129 @@ async fn holds_lists_what_is_offered_and_held_right_now() {
     assert_eq!(left, ["in 14 min", "in 15 min"]);
 }
 
+/// The keys secret `w` signs with, in the strict double's Secrets Manager:
+/// its ARN, for `--secret-id`.
+async fn keys_secret() -> String {
+    let sdk = aws_config(&restock_store_dynamo::testing::endpoint()).await;
+    aws_sdk_secretsmanager::Client::new(&sdk)
+        .create_secret()
+        .name(restock_store_dynamo::testing::unique_table("restock-keys"))
+        .secret_string(secrets_json())
+        .send()
+        .await
+        .expect("secret created")
+        .arn
+        .expect("an ARN")
+}
+
+/// "Why was this shopper not told?": `restock show` answers from the
+/// table alone, for an address (with the keys secret's pepper) or a
+/// request id: where each request stands and why, and its story as it
+/// happened, masked unless asked for in the clear.
+#[tokio::test]
+async fn show_tells_why_a_shopper_was_not_told_from_her_story() {
+    let (w, outbox, table) = dynamo_world().await;
+    let arn = keys_secret().await;
+    let mut ids = Vec::new();
+    for name in ["Ann", "Bea"] {
+        let joined = w.join(name).await;
+        assert_eq!(joined.status, 201);
+        ids.push(joined.json()["request_id"].as_str().unwrap().to_owned());
+        w.advance(1_000);
+    }
+    // One unit: Ann is told, Bea waits.
+    assert_eq!(w.shopify(Some(1), "s-1").await.status, 200);
+    w.pump().await;
+    assert_eq!(outbox.sent().len(), 1);
+
+    // Ann's story by her request id: no pepper needed.
+    let ann = restock_on(&table, &["show", &ids[0]]);
+    assert!(
+        ann.contains("CHAIR-WAL · a***@example.com (email) · offered"),
+        "{ann}"
+    );
+    for said in [
+        "now: told: offered a unit in restock 1 until",
+        "its notice was sent (provider message id outbox-1)",
+        "joined the queue",
+        "offered a unit in restock 1, reserve link good until",
+        "notice of restock 1 sent (provider message id outbox-1)",
+    ] {
+        assert!(ann.contains(said), "{said}: {ann}");
+    }
+    let order = |text: &str, a: &str, b: &str| text.find(a).unwrap() < text.find(b).unwrap();
+    assert!(
+        order(&ann, "joined the queue", "offered a unit in restock 1,"),
+        "{ann}"
+    );
+
+    // Bea's, by her address: why she was not told.
+    let bea_address = w.email("Bea");
+    let bea = restock_on(&table, &["--secret-id", &arn, "show", &bea_address]);
+    assert!(
+        bea.contains(
+            "now: waiting, number 1 in line; restock 1 since it joined told 1 person ahead of it"
+        ),
+        "{bea}"
+    );
+    assert!(
+        !bea.contains(&bea_address) && bea.contains("b***@example.com"),
+        "masked: {bea}"
+    );
+    // The item paused: the line says so.
+    restock_on(
+        &table,
+        &["pause", "--sku", CHAIR, "--reason", "recall of batch 7"],
+    );
+    let paused = restock_on(&table, &["--secret-id", &arn, "show", &bea_address]);
+    assert!(
+        paused.contains("the item is paused by the team since"),
+        "{paused}"
+    );
+    assert!(paused.contains("recall of batch 7"), "{paused}");
+    // In the clear only when asked; as JSON for scripts.
+    let clear = restock_on(
+        &table,
+        &[
+            "--secret-id",
+            &arn,
+            "--json",
+            "show",
+            &bea_address,
+            "--with-contacts",
+        ],
+    );
+    let json: serde_json::Value = serde_json::from_str(&clear).unwrap();
+    let request = &json["requests"][0];
+    assert_eq!(request["contact"], bea_address.as_str());
+    assert_eq!(request["request_id"], ids[1].as_str());
+    assert_eq!(request["position"], 1);
+    assert_eq!(request["story"][0]["what"], "joined");
+    assert_eq!(request["story"][0]["text"], "joined the queue");
+
+    // Someone who never signed up: not found (exit 3), and the address
+    // needs the pepper (exit 5, naming --secret-id).
+    let path = binary("restock", "debug");
+    let run = |args: &[&str]| {
+        std::process::Command::new(&path)
+            .args(["--table", &table, "--endpoint-url"])
+            .arg(restock_store_dynamo::testing::endpoint())
+            .args(args)
+            .env("AWS_ACCESS_KEY_ID", "testing")
+            .env("AWS_SECRET_ACCESS_KEY", "testing")
+            .env("AWS_REGION", "eu-west-2")
+            .env_remove("RESTOCK_SECRET_ID")
+            .output()
+            .unwrap()
+    };
+    let nobody = run(&["--secret-id", &arn, "show", "nobody@example.com"]);
+    assert_eq!(nobody.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&nobody.stderr).contains("no request of n***@example.com"));
+    let no_pepper = run(&["show", &bea_address]);
+    assert_eq!(no_pepper.status.code(), Some(5));
+    assert!(String::from_utf8_lossy(&no_pepper.stderr).contains("--secret-id"));
+}
+
 /// "Stop notices for this item": paused, a restock that comes tells
 /// nobody, sign-ups go on, an offer already sent still holds a unit; resumed,
 /// what came meanwhile is offered in full, oldest first. Pausing all

@@ -205,6 +205,7 @@ faulty! {
     impl FiguresStore {
     fn queue(&self, sku: &Sku, shards: u16, limit: usize) -> Vec<Request>;
     fn live_units(&self, sku: &Sku) -> Vec<Request>;
+    fn contact_requests(&self, contact: &ContactKey) -> Vec<Request>;
     fn stats(&self, sku: &Sku, shards: u16) -> SkuStats;
     fn counts(&self, sku: &Sku, shards: u16) -> SkuStats;
     fn anyone_waiting(&self, sku: &Sku, shards: u16) -> bool;

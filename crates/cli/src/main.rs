@@ -117,6 +117,18 @@ enum Cmd {
         #[command(subcommand)]
         action: OptoutCmd,
     },
+    /// Why was this shopper not told? Every request of an email address or
+    /// phone number (needs --secret-id), or the one request an id names:
+    /// where each stands and why, and its story (joined, confirmed,
+    /// offered, the notice with the provider's message id, held, ended).
+    /// Masked unless --with-contacts.
+    Show {
+        /// An email address, a phone number (+E.164) or a request id.
+        who: String,
+        /// Contacts in the clear instead of masked. It is logged.
+        #[arg(long)]
+        with_contacts: bool,
+    },
     /// Erase everything held about an email address or phone number
     /// (requests, consent records), all but an opt-out's hash.
     Forget { contact: String },
@@ -1322,6 +1334,10 @@ fn command(cmd: &Cmd) -> Result<Command, CliError> {
         },
         Cmd::Forget { contact } => Command::Forget {
             contact: contact.clone(),
+        },
+        Cmd::Show { who, with_contacts } => Command::Show {
+            who: who.clone(),
+            with_contacts: *with_contacts,
         },
         Cmd::Catalogue {
             action: CatalogueCmd::Import { .. } | CatalogueCmd::Sync { .. },

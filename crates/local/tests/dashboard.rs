@@ -139,7 +139,34 @@ async fn the_dashboard_shows_the_story_and_acts_only_for_its_own_pages() {
             .ends_with("<td>1</td><td>0</td><td>0</td><td>0</td><td>0</td><td>0%</td><td>0%</td>"),
         "one told, nothing clicked yet: {restock}"
     );
-    for page in [&page, &item] {
+    // Bob's masked entry links to his story: why he waits, and what happened.
+    let at = item.find("/admin/requests/").expect("a link to the story");
+    let link = &item[at..at + item[at..].find('"').unwrap()];
+    let (status, story) = call(&router, get(link)).await;
+    assert_eq!(status, StatusCode::OK, "{story}");
+    assert!(story.contains("b***@example.com on"), "{story}");
+    assert!(
+        story.contains("<b>Now: </b>waiting, number 1 in line; restock 1 since it joined told 1 person ahead of it"),
+        "{story}"
+    );
+    let said: Vec<_> = [
+        "joined the queue",
+        "sent the confirmation message",
+        "confirmed: in the queue",
+    ]
+    .iter()
+    .map(|s| story.find(s).unwrap_or_else(|| panic!("{s}: {story}")))
+    .collect();
+    assert!(said.is_sorted(), "in time order: {story}");
+    let (status, _) = call(&router, get("/admin/requests/not-an-id")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    let nobody = format!(
+        "/admin/requests/{}",
+        restock_core::RequestId::from_random([7; 16])
+    );
+    let (status, body) = call(&router, get(&nobody)).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    for page in [&page, &item, &story] {
         assert!(!page.contains("bob@example.com") && !page.contains("ada@example.com"));
     }
 

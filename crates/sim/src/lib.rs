@@ -885,6 +885,11 @@ impl FiguresStore for SimStore {
         self.inner.live_units(sku).await
     }
 
+    async fn contact_requests(&self, contact: &restock_core::ContactKey) -> Result<Vec<Request>> {
+        self.round_trip().await;
+        self.inner.contact_requests(contact).await
+    }
+
     async fn stats(&self, sku: &Sku, shards: u16) -> Result<SkuStats> {
         self.round_trip().await;
         self.inner.stats(sku, shards).await

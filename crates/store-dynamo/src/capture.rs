@@ -10,8 +10,9 @@ use restock_core::{
 };
 use restock_store::port::Result;
 use restock_store::{
-    BuyOutcome, CancelOutcome, CaptureStore, ConfirmOutcome, Consent, Counted, Forgotten,
-    HoldOutcome, JoinOutcome, NewRequest, OptOutOutcome, Order, Request, StoreError, WakeKind,
+    BuyOutcome, CancelOutcome, CaptureStore, ConfirmOutcome, Consent, Counted, FiguresStore,
+    Forgotten, HoldOutcome, JoinOutcome, NewRequest, OptOutOutcome, Order, Request, StoreError,
+    WakeKind,
 };
 
 use crate::DynamoStore;
@@ -504,44 +505,23 @@ impl CaptureStore for DynamoStore {
                 forgotten.ended += 1;
             }
         }
-        // Then every request item of the contact, finished ones included.
-        // No index names a contact's requests (none is needed in normal
-        // running), so this reads the table once: an admin command, rare.
-        let mut start = None;
-        loop {
-            let page = self
-                .client
-                .scan()
+        // Then every request item of the contact, finished ones included
+        // (a read of the whole table: an admin command, rare).
+        for r in self.contact_requests(contact).await? {
+            if r.state.status().is_live() {
+                // Joined again while this ran: end it too.
+                self.end_request(&r.id, now, |r| r.state.cancel().ok())
+                    .await?;
+                forgotten.ended += 1;
+            }
+            self.client
+                .delete_item()
                 .table_name(&self.table)
-                .filter_expression(format!("{CONTACT_KEY} = :k AND {SK} = :req"))
-                .expression_attribute_values(":k", s(contact.as_str()))
-                .expression_attribute_values(":req", s(REQUEST_SK))
-                .consistent_read(true)
-                .set_exclusive_start_key(start)
+                .set_key(Some(key(request_pk(&r.id), REQUEST_SK)))
                 .send()
                 .await
-                .map_err(|e| StoreError::backend(crate::DYNAMODB, "Scan", e))?;
-            for item in page.items.unwrap_or_default() {
-                let r = read_request(&item)?;
-                if r.state.status().is_live() {
-                    // Joined again while this ran: end it too.
-                    self.end_request(&r.id, now, |r| r.state.cancel().ok())
-                        .await?;
-                    forgotten.ended += 1;
-                }
-                self.client
-                    .delete_item()
-                    .table_name(&self.table)
-                    .set_key(Some(key(request_pk(&r.id), REQUEST_SK)))
-                    .send()
-                    .await
-                    .map_err(|e| StoreError::backend(crate::DYNAMODB, "DeleteItem", e))?;
-                forgotten.erased += 1;
-            }
-            start = page.last_evaluated_key;
-            if start.is_none() {
-                break;
-            }
+                .map_err(|e| StoreError::backend(crate::DYNAMODB, "DeleteItem", e))?;
+            forgotten.erased += 1;
         }
         forgotten.opt_out_kept = self.is_opted_out(contact).await?;
         Ok(forgotten)

@@ -163,6 +163,34 @@ impl FiguresStore for DynamoStore {
         Ok(live)
     }
 
+    async fn contact_requests(&self, contact: &restock_core::ContactKey) -> Result<Vec<Request>> {
+        let mut of = Vec::new();
+        let mut start = None;
+        loop {
+            let page = self
+                .client
+                .scan()
+                .table_name(&self.table)
+                .filter_expression(format!("{CONTACT_KEY} = :k AND {SK} = :req"))
+                .expression_attribute_values(":k", s(contact.as_str()))
+                .expression_attribute_values(":req", s(REQUEST_SK))
+                .consistent_read(true)
+                .set_exclusive_start_key(start)
+                .send()
+                .await
+                .map_err(|e| StoreError::backend(crate::DYNAMODB, "Scan", e))?;
+            for item in page.items() {
+                of.push(read_request(item)?);
+            }
+            start = page.last_evaluated_key;
+            if start.is_none() {
+                break;
+            }
+        }
+        of.sort_by_key(|r| r.key);
+        Ok(of)
+    }
+
     async fn item_history(&self, sku: &Sku, since: &str) -> Result<ItemHistory> {
         // Each partition from the first day asked for on: its days, then
         // (`R` sorting after `D`) its restocks.

@@ -64,6 +64,17 @@ impl FiguresStore for MemoryStore {
             ..counts(&s, sku)
         })
     }
+    async fn contact_requests(&self, contact: &ContactKey) -> Result<Vec<Request>> {
+        let s = self.lock();
+        let mut of: Vec<Request> = s
+            .requests
+            .values()
+            .filter(|r| &r.contact_key == contact)
+            .cloned()
+            .collect();
+        of.sort_by_key(|r| r.key);
+        Ok(of)
+    }
     async fn live_units(&self, sku: &Sku) -> Result<Vec<Request>> {
         let s = self.lock();
         let mut live: Vec<Request> = s

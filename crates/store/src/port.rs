@@ -305,6 +305,11 @@ pub trait FiguresStore: Send + Sync {
     /// holding one, soonest to run out first. Read strongly consistent; as
     /// many as there are units out, never the queue.
     async fn live_units(&self, sku: &Sku) -> Result<Vec<Request>>;
+    /// Every request of a contact (any of its keys' spellings is one key),
+    /// live and ended, of every item, oldest first, with its story. Read
+    /// strongly consistent. No index names a contact's requests (normal
+    /// running needs none), so it may read the whole table: for the team.
+    async fn contact_requests(&self, contact: &ContactKey) -> Result<Vec<Request>>;
     /// Per-SKU figures.
     async fn stats(&self, sku: &Sku, shards: u16) -> Result<SkuStats>;
     /// [`FiguresStore::stats`] without the count by language

@@ -135,6 +135,7 @@ pub fn router(dashboard: Arc<Dashboard>) -> Router {
     Router::new()
         .route("/", get(overview))
         .route("/items/{sku}", get(item))
+        .route("/requests/{id}", get(request))
         .route("/resume", post(resume))
         .route("/pause", post(pause))
         .route("/release", post(release))
@@ -612,6 +613,59 @@ async fn item(State(d): Shared, Path(sku): Path<String>) -> Response {
     }
 }
 
+/// One request's story, masked: what `restock show ID` prints.
+async fn request(State(d): Shared, Path(id): Path<String>) -> Response {
+    if id.parse::<restock_core::RequestId>().is_err() {
+        return failed(
+            &d,
+            &AdminError::Invalid(format!("`{id}` is not a request id")),
+        );
+    }
+    let shown = d
+        .admin
+        .run(
+            Command::Show {
+                who: id.clone(),
+                with_contacts: false,
+            },
+            d.clock.now_ms(),
+        )
+        .await;
+    match shown {
+        Ok(out) => page(&d, StatusCode::OK, &id, story_html(&d, &out.json)),
+        Err(e) => failed(&d, &e),
+    }
+}
+
+/// The requests of a `restock show` answer, each with why it stands where
+/// it does and its story.
+fn story_html(d: &Dashboard, shown: &serde_json::Value) -> Markup {
+    let text = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_owned();
+    let requests = shown["requests"].as_array().cloned().unwrap_or_default();
+    html! {
+        @for r in &requests {
+            h1 { (text(&r["contact"])) " on " a href={ (d.base) "/items/" (text(&r["sku"])) } { (text(&r["sku"])) } }
+            p.muted { "Request " (text(&r["request_id"])) " · " (text(&r["channel"])) " · " b { (text(&r["status"])) } }
+            p { b { "Now: " } (text(&r["why"])) }
+            h2 { "Its story" }
+            div.scroll {
+                table {
+                    thead { tr { th scope="col" { "When (UTC)" } th scope="col" { "What happened" } } }
+                    tbody {
+                        @for c in r["story"].as_array().into_iter().flatten() {
+                            tr {
+                                td { (restock_core::rfc3339(c["at"].as_i64().unwrap_or_default())) }
+                                td { (text(&c["text"])) }
+                            }
+                        }
+                    }
+                }
+            }
+            p.muted { "Each kind of event is kept once, and for the last " (restock_core::story::RESTOCKS_KEPT) " restocks it was offered in. The same story: " code { "restock show " (text(&r["request_id"])) } }
+        }
+    }
+}
+
 async fn item_html(d: &Dashboard, sku: &Sku) -> Result<Markup, AdminError> {
     let now = d.clock.now_ms();
     let entry = d.admin.entry(sku).await?;
@@ -680,7 +734,7 @@ async fn item_html(d: &Dashboard, sku: &Sku) -> Result<Markup, AdminError> {
                     @for (i, r) in head.iter().enumerate() {
                         tr {
                             td { (i + 1) }
-                            td { (r.contact.masked()) }
+                            td { a href={ (d.base) "/requests/" (r.id) } title="Its story: why it stands where it does" { (r.contact.masked()) } }
                             td { (restock_core::rfc3339(r.key.joined_ms)) }
                             td { (r.state.status().as_str()) }
                             td { (r.language.as_ref().map_or("default".into(), ToString::to_string)) }

@@ -12,6 +12,7 @@
 
 pub mod dashboard;
 pub mod export;
+mod show;
 pub mod webhooks;
 
 use std::sync::Arc;
@@ -129,6 +130,16 @@ pub enum Command {
     OptOutRemove {
         /// An email address or phone number.
         contact: String,
+    },
+    /// Every request of a contact (an email address or phone number, which
+    /// needs the pepper) or the one request an id names, each with why it
+    /// stands where it does and its story: masked unless `with_contacts`.
+    Show {
+        /// An email address, a phone number or a request id.
+        who: String,
+        /// Contacts in the clear instead of masked (logged).
+        #[serde(default)]
+        with_contacts: bool,
     },
     /// Erases everything held about a contact but its opt-out hash.
     Forget {
@@ -364,6 +375,7 @@ impl Admin {
             Command::Reconcile { skus } => self.reconcile(skus, now).await,
             Command::OptOutAdd { contact } => self.opt_out_add(contact, now).await,
             Command::Forget { contact } => self.forget(contact, now).await,
+            Command::Show { who, with_contacts } => self.show(who, with_contacts, now).await,
             Command::OptOutRemove { contact } => self.opt_out_remove(contact).await,
             Command::ExportPage {
                 skus,

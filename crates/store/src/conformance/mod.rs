@@ -2925,6 +2925,26 @@ pub async fn a_request_s_story_is_kept_as_it_happens(app: App) {
     // A shopper who leaves: joined, then cancelled.
     let cal = app.join(CHAIR, 3, T0 + 5 * MIN).await;
     app.store.cancel(&cal.id, T0 + 6 * MIN).await.unwrap();
+    // Every request of Ann's, ended ones too, oldest first, each with its
+    // story; nobody else's.
+    let oat = app.join(OAT, 1, T0 + 7 * MIN).await;
+    let of_ann = app
+        .store
+        .contact_requests(&email(1).key(PEPPER))
+        .await
+        .unwrap();
+    assert_eq!(
+        of_ann.iter().map(|r| r.id).collect::<Vec<_>>(),
+        [ann.id, oat.id]
+    );
+    assert_eq!(of_ann[0].story, ann_story);
+    assert!(
+        app.store
+            .contact_requests(&email(9).key(PEPPER))
+            .await
+            .unwrap()
+            .is_empty()
+    );
     let cal_story = app.get(&cal.id).await.story;
     assert_eq!(
         cal_story.chapters().last().map(|c| &c.event),
