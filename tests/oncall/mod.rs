@@ -1,6 +1,7 @@
 //! The on-call engineer's kit through the handlers and the operator's
 //! commands (`restock_app::admin`, what the CLI and the dashboard run):
-//! waking an item whose wake was lost.
+//! waking an item whose wake was lost, pausing, listing holds, the
+//! dead-letter queue, and why a shopper was not told (`restock show`).
 
 use restock_app::admin::{Admin, Command};
 use restock_app::ports::Clock;
@@ -764,5 +765,117 @@ async fn the_dead_letter_queue_is_listed_and_what_it_names_got_back() {
         dlq(&["dlq", "list"])
             .1
             .contains("the dead-letter queue is empty")
+    );
+}
+
+/// `restock show` on the in-memory store: a sign-up not yet confirmed says
+/// so, with when it was asked; a notice the provider refused says why, the
+/// address in the provider's words masked unless asked for in the clear.
+#[tokio::test]
+async fn show_says_why_on_memory_and_masks_what_a_provider_said() {
+    use restock_store::NoticeOutcome;
+    let (w, outbox) = World::memory().await;
+    let mut settings = settings();
+    settings.confirm = true;
+    settings.consent_version = "2026-11".into();
+    w.store.put_settings(&settings).await.unwrap();
+    let admin = Admin {
+        store: w.store.clone(),
+        pepper: Some(
+            restock_app::ports::Secrets::from_json(&secrets_json())
+                .unwrap()
+                .contact_pepper,
+        ),
+    };
+    let show = |who: String, with_contacts: bool| {
+        let admin = &admin;
+        let now = w.clock.now_ms();
+        async move {
+            admin
+                .run(Command::Show { who, with_contacts }, now)
+                .await
+                .unwrap()
+        }
+    };
+    let ann = w.join("Ann").await.json()["request_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let said = show(ann.clone(), false).await.message;
+    assert!(
+        said.contains("now: signed up; the confirmation message has not gone yet"),
+        "{said}"
+    );
+    w.pump().await;
+    let said = show(w.email("Ann"), false).await.message;
+    assert!(
+        said.contains("now: signed up but not confirmed: the confirmation went at"),
+        "{said}"
+    );
+    assert!(said.contains("sent the confirmation message"), "{said}");
+
+    // Confirmed and told; then the provider bounces the notice, naming her.
+    let link = outbox.sent()[0].confirm_link().unwrap();
+    let path = format!("/c/{}", link.split_once("/c/").unwrap().1);
+    assert_eq!(w.capture("POST", &path).await.status, 200);
+    assert_eq!(w.shopify(Some(1), "s-1").await.status, 200);
+    w.pump().await;
+    let reason = format!("550 5.1.1 <{}>: mailbox unknown", w.email("Ann"));
+    w.store
+        .record_notice(
+            &ann.parse().unwrap(),
+            1,
+            NoticeOutcome::Failed {
+                reason: reason.clone(),
+            },
+            w.clock.now_ms(),
+        )
+        .await
+        .unwrap();
+    let masked = show(ann.clone(), false).await;
+    assert!(
+        masked
+            .message
+            .contains("now: the notice could not be delivered: 550 5.1.1 <a***@example.com>"),
+        "{}",
+        masked.message
+    );
+    assert!(
+        masked
+            .message
+            .contains("notice of restock 1 not sent: 550 5.1.1 <a***@example.com>"),
+        "{}",
+        masked.message
+    );
+    assert!(masked.message.contains("ended: undeliverable"));
+    assert!(
+        !masked.message.contains(&w.email("Ann")),
+        "{}",
+        masked.message
+    );
+    assert!(
+        !masked.json.to_string().contains(&w.email("Ann")),
+        "{}",
+        masked.json
+    );
+    let clear = show(ann, true).await;
+    assert!(clear.message.contains(&reason), "{}", clear.message);
+    // Ann's story in order: joined, asked, confirmed, offered, not sent, ended.
+    let kinds: Vec<_> = clear.json["requests"][0]["story"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["what"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "joined",
+            "asked",
+            "confirmed",
+            "offered",
+            "not_sent",
+            "ended"
+        ]
     );
 }
