@@ -257,13 +257,7 @@ async fn receive(
         .message_attribute_names("All")
         .send()
         .await
-        .map_err(|e| {
-            let message = format!(
-                "could not read the dead-letter queue: {}",
-                aws_sdk_sqs::error::DisplayErrorContext(&e)
-            );
-            CliError::aws(&e, message)
-        })?;
+        .map_err(|e| CliError::aws(&e, "could not read the dead-letter queue"))?;
     Ok(got.messages().to_vec())
 }
 
@@ -315,13 +309,7 @@ pub async fn redrive(
                     .receipt_handle(&letter.receipt)
                     .send()
                     .await
-                    .map_err(|e| {
-                        let message = format!(
-                            "could not delete a message done again: {}",
-                            aws_sdk_sqs::error::DisplayErrorContext(&e)
-                        );
-                        CliError::aws(&e, message)
-                    })?;
+                    .map_err(|e| CliError::aws(&e, "could not delete a message done again"))?;
             }
             done.push(Redriven {
                 id: letter.id.clone(),
@@ -379,7 +367,7 @@ async fn redo(
                     )
                     .send()
                     .await
-                    .map_err(|e| aws_sdk_eventbridge::error::DisplayErrorContext(&e).to_string())?;
+                    .map_err(|e| crate::aws_said(&e))?;
                 Ok(format!(
                     "put on the bus again: {} {}",
                     event["detail-type"].as_str().unwrap_or_default(),
@@ -407,7 +395,6 @@ async fn read_batch(
 ) -> Result<Vec<Value>, String> {
     use aws_sdk_dynamodbstreams::types::ShardIteratorType;
     let streams = aws_sdk_dynamodbstreams::Client::new(sdk);
-    let said = |e: &dyn std::fmt::Display| e.to_string();
     let mut iterator = streams
         .get_shard_iterator()
         .stream_arn(arn)
@@ -416,7 +403,7 @@ async fn read_batch(
         .sequence_number(start)
         .send()
         .await
-        .map_err(|e| said(&aws_sdk_dynamodbstreams::error::DisplayErrorContext(&e)))?
+        .map_err(|e| crate::aws_said(&e))?
         .shard_iterator
         .ok_or("no shard iterator")?;
     let last: u128 = end
@@ -429,7 +416,7 @@ async fn read_batch(
             .shard_iterator(&iterator)
             .send()
             .await
-            .map_err(|e| said(&aws_sdk_dynamodbstreams::error::DisplayErrorContext(&e)))?;
+            .map_err(|e| crate::aws_said(&e))?;
         for record in page.records() {
             let change = record.dynamodb();
             let sequence: u128 = change

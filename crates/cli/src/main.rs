@@ -492,15 +492,15 @@ impl CliError {
         }
     }
 
-    /// A failed AWS call: not found, refused or unavailable by what the
-    /// service answered (or did not).
-    fn aws<E, R>(
-        e: &aws_smithy_runtime_api::client::result::SdkError<E, R>,
-        message: String,
-    ) -> Self
+    /// A failed AWS call, `doing` what (`could not read the stack X`):
+    /// not found, refused or unavailable by what the service answered (or
+    /// did not), and what it said, in a line.
+    fn aws<E, R>(e: &aws_smithy_runtime_api::client::result::SdkError<E, R>, doing: &str) -> Self
     where
-        E: aws_smithy_types::error::metadata::ProvideErrorMetadata,
+        E: aws_smithy_types::error::metadata::ProvideErrorMetadata + std::error::Error + 'static,
+        R: std::fmt::Debug,
     {
+        let message = format!("{doing}: {}", aws_said(e));
         use aws_smithy_runtime_api::client::result::SdkError;
         let kind = match e {
             SdkError::ServiceError(failure) => {
@@ -521,6 +521,25 @@ impl CliError {
         };
         Self::Backend { kind, message }
     }
+}
+
+/// What a failed AWS call said, in one line: the service's error code and
+/// message, or why no answer came (never the raw response).
+pub(crate) fn aws_said<E, R>(e: &aws_smithy_runtime_api::client::result::SdkError<E, R>) -> String
+where
+    E: aws_smithy_types::error::metadata::ProvideErrorMetadata + std::error::Error + 'static,
+    R: std::fmt::Debug,
+{
+    use aws_smithy_runtime_api::client::result::SdkError;
+    if let SdkError::ServiceError(failure) = e {
+        let err = failure.err();
+        match (err.code(), err.message()) {
+            (Some(code), Some(said)) => return format!("{code}: {said}"),
+            (Some(code), None) => return code.to_owned(),
+            _ => {}
+        }
+    }
+    aws_smithy_types::error::display::DisplayErrorContext(e).to_string()
 }
 
 /// Where commands run.
@@ -1023,13 +1042,7 @@ async fn current_key(
         .secret_id(secret_id)
         .send()
         .await
-        .map_err(|e| {
-            let message = format!(
-                "could not read the keys secret {secret_id}: {}",
-                aws_sdk_secretsmanager::error::DisplayErrorContext(&e)
-            );
-            CliError::aws(&e, message)
-        })?;
+        .map_err(|e| CliError::aws(&e, &format!("could not read the keys secret {secret_id}")))?;
     let keys: serde_json::Value = serde_json::from_str(value.secret_string().unwrap_or("{}"))
         .map_err(|e| CliError::Backend {
             kind: ErrorKind::Refused,

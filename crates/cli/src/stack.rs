@@ -15,13 +15,7 @@ pub async fn outputs(sdk: &aws_config::SdkConfig, stack: &str) -> Result<Deploye
         .stack_name(stack)
         .send()
         .await
-        .map_err(|e| {
-            let message = format!(
-                "could not read the stack {stack}: {}",
-                aws_sdk_cloudformation::error::DisplayErrorContext(&e)
-            );
-            CliError::aws(&e, message)
-        })?;
+        .map_err(|e| CliError::aws(&e, &format!("could not read the stack {stack}")))?;
     let found = described.stacks().first();
     let outputs = found.map(|s| s.outputs().to_vec()).unwrap_or_default();
     let optional = |name: &str| {
@@ -139,10 +133,7 @@ async fn dead_letter_check(report: &mut Report, sdk: &aws_config::SdkConfig, que
         (None, Err(e)) => report.add(
             Severity::Warning,
             check,
-            format!(
-                "could not be read ({})",
-                aws_sdk_sqs::error::DisplayErrorContext(&e)
-            ),
+            format!("could not be read ({})", crate::aws_said(&e)),
             Some("check the operator's credentials (sqs:GetQueueAttributes)".into()),
         ),
         (None, Ok(_)) => report.add(
@@ -169,7 +160,7 @@ async fn alarm_check(report: &mut Report, sdk: &aws_config::SdkConfig, stack: &s
         .into_iter()
         .map(|page| {
             page.map(|p| p.metric_alarms().to_vec())
-                .map_err(|e| aws_sdk_cloudwatch::error::DisplayErrorContext(&e).to_string())
+                .map_err(|e| crate::aws_said(&e))
         })
         .collect::<Result<Vec<_>, String>>()
         .map(|pages| pages.concat());
