@@ -310,11 +310,7 @@ async fn restock_forget_erases_a_contact_and_says_what_it_erased() {
     w.pump().await;
     let admin = Admin {
         store: w.store.clone(),
-        pepper: Some(
-            restock_app::ports::Secrets::from_json(&secrets_json())
-                .unwrap()
-                .contact_pepper,
-        ),
+        pepper: Some(pepper()),
     };
     let out = admin
         .run(

@@ -30,9 +30,7 @@ fn http(name: &str) -> axum::http::Request<axum::body::Body> {
 /// fixtures do not use).
 async fn della_offered(w: &World) {
     let contact = Contact::Email(Email::try_from("della@example.com").unwrap());
-    let pepper = restock_app::ports::Secrets::from_json(&secrets_json())
-        .unwrap()
-        .contact_pepper;
+    let pepper = pepper();
     let new = NewRequest {
         id: RequestId::from_random([1; 16]),
         sku: Sku::try_from(CHAIR).unwrap(),
@@ -224,9 +222,7 @@ async fn capture_confirm() {
     // with the fixture's link secret ([6; 16]).
     let (w, _) = World::memory().await;
     let contact = Contact::Email(Email::try_from("della@example.com").unwrap());
-    let pepper = restock_app::ports::Secrets::from_json(&secrets_json())
-        .unwrap()
-        .contact_pepper;
+    let pepper = pepper();
     let sku = Sku::try_from(CHAIR).unwrap();
     let id = RequestId::from_random([1; 16]);
     let new = NewRequest {

@@ -104,13 +104,24 @@ async fn a_lost_wake_is_given_back_by_rewake_on_dynamodb() {
 /// The operator's `restock` binary on a world's DynamoDB table: `args`
 /// after `--table`, its standard output (it must succeed).
 pub(crate) fn restock_on(table: &str, args: &[&str]) -> String {
+    let out = restock_run(table, args);
+    assert!(
+        out.status.success(),
+        "restock {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The operator's `restock` binary on a world's DynamoDB table, as it ended.
+fn restock_run(table: &str, args: &[&str]) -> std::process::Output {
     let path = binary("restock", "debug");
     assert!(
         path.exists(),
         "{} is missing: `cargo build --workspace --bins` first",
         path.display()
     );
-    let out = std::process::Command::new(path)
+    std::process::Command::new(path)
         .args(["--table", table, "--endpoint-url"])
         .arg(restock_store_dynamo::testing::endpoint())
         .args(args)
@@ -119,13 +130,7 @@ pub(crate) fn restock_on(table: &str, args: &[&str]) -> String {
         .env("AWS_REGION", "eu-west-2")
         .env_remove("RESTOCK_SECRET_ID")
         .output()
-        .expect("restock runs");
-    assert!(
-        out.status.success(),
-        "restock {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+        .expect("restock runs")
 }
 
 /// A world on its own DynamoDB table, and the table's name.
@@ -316,19 +321,7 @@ async fn show_tells_why_a_shopper_was_not_told_from_her_story() {
 
     // Someone who never signed up: not found (exit 3), and the address
     // needs the pepper (exit 5, naming --secret-id).
-    let path = binary("restock", "debug");
-    let run = |args: &[&str]| {
-        std::process::Command::new(&path)
-            .args(["--table", &table, "--endpoint-url"])
-            .arg(restock_store_dynamo::testing::endpoint())
-            .args(args)
-            .env("AWS_ACCESS_KEY_ID", "testing")
-            .env("AWS_SECRET_ACCESS_KEY", "testing")
-            .env("AWS_REGION", "eu-west-2")
-            .env_remove("RESTOCK_SECRET_ID")
-            .output()
-            .unwrap()
-    };
+    let run = |args: &[&str]| restock_run(&table, args);
     let nobody = run(&["--secret-id", &arn, "show", "nobody@example.com"]);
     assert_eq!(nobody.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&nobody.stderr).contains("no request of n***@example.com"));
@@ -785,11 +778,7 @@ async fn show_says_why_on_memory_and_masks_what_a_provider_said() {
     w.store.put_settings(&settings).await.unwrap();
     let admin = Admin {
         store: w.store.clone(),
-        pepper: Some(
-            restock_app::ports::Secrets::from_json(&secrets_json())
-                .unwrap()
-                .contact_pepper,
-        ),
+        pepper: Some(pepper()),
     };
     let show = |who: String, with_contacts: bool| {
         let admin = &admin;

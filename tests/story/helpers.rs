@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use restock_app::ports::{Clock, Secrets, SendError, Sender};
+use restock_app::ports::{Clock, SendError, Sender};
 use restock_aws::{AwsSender, BedrockPhraser, SecretsKeyring};
 use restock_core::{Contact, Email, Message, Sku};
 use restock_e2e::*;
@@ -85,7 +85,7 @@ impl AwsWorld {
 
     /// Opts a contact out for good, as the admin CLI would.
     pub async fn opt_out(&self, email: &str) {
-        let pepper = Secrets::from_json(&secrets_json()).unwrap().contact_pepper;
+        let pepper = pepper();
         let key = Contact::Email(Email::try_from(email).unwrap()).key(&pepper);
         self.world
             .store

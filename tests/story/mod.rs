@@ -307,9 +307,7 @@ async fn sms_goes_through_sns_and_an_opted_out_number_is_recorded() {
     assert_eq!(report.opted_out, 1, "{report:?}");
     w.pump().await;
     let ann = restock_core::Contact::Sms(restock_core::Phone::parse("+447911123499").unwrap());
-    let pepper = restock_app::ports::Secrets::from_json(&secrets_json())
-        .unwrap()
-        .contact_pepper;
+    let pepper = pepper();
     assert!(w.store.is_opted_out(&ann.key(&pepper)).await.unwrap());
     let again = w
         .capture_json("POST", "/requests", serde_json::json!({"sku": CHAIR, "name": "Ann", "phone": "+447911123499", "consent": true}))

@@ -29,6 +29,13 @@ pub fn secrets_json() -> String {
     .to_string()
 }
 
+/// The contact pepper of [`secrets_json`], for the admin commands that key contacts.
+pub fn pepper() -> Vec<u8> {
+    restock_app::ports::Secrets::from_json(&secrets_json())
+        .expect("the test secret")
+        .contact_pepper
+}
+
 /// The settings every world starts with (fast sends so tests do not wait).
 pub fn settings() -> Settings {
     Settings::from_toml(
