@@ -10,6 +10,7 @@
 //! - [`breaker`]: a sender the provider refuses pauses sending, keeps the queue;
 //! - [`confirm`]: double opt-in, consent on record, the inbox manage link;
 //! - [`connect`]: `restock connect shopify` against moto and the Shopify fake;
+//! - [`klaviyo`]: restock's events handed to Klaviyo's Events API (a fake);
 //! - [`languages`]: each shopper told in their own language;
 //! - [`notices`]: what a late notice says, and that a dead link is never sent;
 //! - [`oncall`]: the on-call engineer's commands: rewake, …;
@@ -28,6 +29,7 @@ mod connect;
 mod events;
 mod feedback;
 mod inputs;
+mod klaviyo;
 mod languages;
 mod metrics;
 mod notices;

@@ -317,6 +317,45 @@ async fn notify_puts_restock_s_events_on_the_bus_at_least_once() {
     assert!(queued_events(&d.endpoint, &d.event_queue).await.is_empty());
 }
 
+/// With `RESTOCK_KLAVIYO_EVENTS=on` (the template's `KlaviyoEvents`),
+/// notify also hands the shopper's events to Klaviyo, reading the private
+/// key from the keys secret as its role allows; `off`, it does not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn notify_hands_a_hold_to_klaviyo_when_it_is_on() {
+    let fake = KlaviyoFake::start().await;
+    let mut secret: serde_json::Value = serde_json::from_str(&secrets_json()).unwrap();
+    secret["klaviyo"] = fake.access(KLAVIYO_KEY);
+    let d = Deployment::create_with_secret(settings(), &secret.to_string()).await;
+    let changes = fixture("notify-changes-record.json");
+    let (outcome, logs) =
+        run_with(&d, "notify", &changes, &[("RESTOCK_KLAVIYO_EVENTS", "on")]).await;
+    assert_eq!(
+        outcome,
+        Outcome::Response("{\"batchItemFailures\":[]}".into()),
+        "{logs}"
+    );
+    let accepted = fake.accepted();
+    assert_eq!(accepted.len(), 1, "{logs}");
+    let a = &accepted[0].body["data"]["attributes"];
+    assert_eq!(a["metric"]["data"]["attributes"]["name"], "Restock Held");
+    assert_eq!(
+        a["profile"]["data"]["attributes"]["email"],
+        "della@example.com"
+    );
+    assert_eq!(
+        queued_events(&d.endpoint, &d.event_queue).await.len(),
+        2,
+        "and the bus"
+    );
+    let (outcome, logs) = run(&d, "notify", &changes).await;
+    assert_eq!(
+        outcome,
+        Outcome::Response("{\"batchItemFailures\":[]}".into()),
+        "{logs}"
+    );
+    assert_eq!(fake.accepted().len(), 1, "off: nothing more to Klaviyo");
+}
+
 /// A Function URL request to capture, from the notify-me fixture.
 fn capture_event(method: &str, path: &str, query: &str, body: Option<String>) -> String {
     let mut event: serde_json::Value =

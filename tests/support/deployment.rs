@@ -230,6 +230,7 @@ impl Deployment {
             .env("RESTOCK_SES_CONFIGURATION_SET", &self.configuration_set)
             .env("RESTOCK_METRICS_NAMESPACE", "restock/test")
             .env("RESTOCK_EVENT_BUS", &self.event_bus)
+            .env("RESTOCK_KLAVIYO_EVENTS", "off")
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .kill_on_drop(true);

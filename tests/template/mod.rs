@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use restock_app::metrics::Metric;
 use restock_app::ports::Secrets;
 use restock_aws::wiring::{
-    ALERT_TOPIC, CONFIGURATION_SET, EVENT_BUS, Function, METRICS_NAMESPACE, MODEL, SECRET,
+    ALERT_TOPIC, CONFIGURATION_SET, EVENT_BUS, Function, KLAVIYO, METRICS_NAMESPACE, MODEL, SECRET,
     TABLE as TABLE_VAR,
 };
 use restock_store_dynamo::table::{TABLE, WAKE_PK_PREFIX};
@@ -213,6 +213,7 @@ fn each_function_builds_its_binary_and_gets_exactly_the_variables_it_reads() {
                 n if n == MODEL => "BedrockModelId",
                 n if n == CONFIGURATION_SET => "NoticeEvents",
                 n if n == EVENT_BUS => "EventBus",
+                n if n == KLAVIYO => "KlaviyoEvents",
                 other => panic!("unexpected variable {other}"),
             };
             let resolved = if target == "Table" {
@@ -271,7 +272,9 @@ fn each_function_may_do_only_its_own_work() {
     assert!(has(Function::Capture, "dynamodb:BatchGetItem"));
     assert!(has(Function::Capture, "dynamodb:GetItem"));
     assert!(has(Function::Detect, "dynamodb:BatchGetItem"));
-    assert!(!has(Function::Notify, "secretsmanager:"));
+    // notify reads Klaviyo's private key from the keys secret (when
+    // KlaviyoEvents is on).
+    assert!(has(Function::Notify, "secretsmanager:GetSecretValue"));
     assert!(has(Function::Notify, "bedrock:InvokeModel"));
     assert!(has(Function::Notify, "ses:SendEmail"));
 

@@ -49,6 +49,11 @@ pub struct Published {
     pub at_ms: Millis,
     /// Its `detail`: `version`, `id`, `at`, then what it names.
     pub detail: Value,
+    /// The request an event about a shopper is about, as the write left
+    /// it, for a hand-off that needs the shopper's own address (Klaviyo's
+    /// profile); never on the bus.
+    #[serde(skip)]
+    pub request: Option<Request>,
 }
 
 /// One stream record's worth of events.
@@ -135,10 +140,19 @@ pub fn published(event: &Event, id: &str, at_ms: Millis, include_contact: bool) 
     for (k, v) in fields.as_object().into_iter().flatten() {
         detail[k] = v.clone();
     }
+    let request = match event {
+        Event::SignUpConfirmed { request }
+        | Event::HoldBought { request }
+        | Event::NoticeSent { request, .. }
+        | Event::HoldCreated { request, .. }
+        | Event::OfferLapsed { request, .. } => Some((**request).clone()),
+        _ => None,
+    };
     Published {
         detail_type: detail_type(event),
         at_ms,
         detail,
+        request,
     }
 }
 

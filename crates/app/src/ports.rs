@@ -109,6 +109,9 @@ pub struct Secrets {
     /// [`Platform::api_secret_key`] (`shopify_admin`, `woocommerce_api`);
     /// the platform's API adapter reads it.
     pub platform_api: BTreeMap<Platform, serde_json::Value>,
+    /// Klaviyo's API access (`klaviyo`: `private_key`), when the shop hands
+    /// restock's events to Klaviyo; its adapter reads it.
+    pub klaviyo: Option<serde_json::Value>,
 }
 
 /// Why a platform's level could not be read.
@@ -201,6 +204,7 @@ impl Secrets {
             webhooks,
             contact_pepper: contact_pepper.as_bytes().to_vec(),
             platform_api,
+            klaviyo: secret.get("klaviyo").filter(|k| !k.is_null()).cloned(),
         })
     }
 }
@@ -210,8 +214,13 @@ impl std::fmt::Debug for Secrets {
         let api: Vec<_> = self.platform_api.keys().map(|p| p.name()).collect();
         write!(
             f,
-            "Secrets {{ webhooks: {:?}, contact_pepper: redacted, platform_api: {api:?} }}",
+            "Secrets {{ webhooks: {:?}, contact_pepper: redacted, platform_api: {api:?}, klaviyo: {} }}",
             self.webhooks,
+            if self.klaviyo.is_some() {
+                "redacted"
+            } else {
+                "none"
+            },
         )
     }
 }

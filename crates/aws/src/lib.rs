@@ -22,6 +22,7 @@ pub mod connect;
 pub mod doctor;
 mod events;
 pub mod http;
+pub mod klaviyo;
 pub mod logs;
 pub mod platforms;
 pub mod stream;

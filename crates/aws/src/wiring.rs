@@ -6,7 +6,7 @@
 //! |---|---|---|
 //! | capture | table, secret, metrics namespace | store, contact pepper |
 //! | detect | table, secret, alert topic, metrics namespace | store, webhook keys, alerts |
-//! | notify | table, alert topic, model id, configuration set, event bus, metrics namespace | store, SES, SNS, Bedrock, alerts, events |
+//! | notify | table, secret, alert topic, model id, configuration set, event bus, Klaviyo on or off, metrics namespace | store, SES, SNS, Bedrock, alerts, events (and Klaviyo's access in the secret) |
 //! | sweep | table, secret, alert topic, metrics namespace | store, alerts |
 //!
 //! Endpoints follow the SDK's usual rules, so `AWS_ENDPOINT_URL` (and
@@ -39,6 +39,9 @@ pub const MODEL: &str = "RESTOCK_BEDROCK_MODEL_ID";
 pub const CONFIGURATION_SET: &str = "RESTOCK_SES_CONFIGURATION_SET";
 /// The EventBridge bus notify publishes restock's events to.
 pub const EVENT_BUS: &str = "RESTOCK_EVENT_BUS";
+/// `on` to hand restock's events to Klaviyo as well (the template's
+/// `KlaviyoEvents`; the private key is in the keys secret), `off` not to.
+pub const KLAVIYO: &str = "RESTOCK_KLAVIYO_EVENTS";
 /// The CloudWatch namespace the function's metrics are written under
 /// (`restock/<stack>`, so two stacks in one account keep theirs apart).
 pub const METRICS_NAMESPACE: &str = "RESTOCK_METRICS_NAMESPACE";
@@ -84,10 +87,12 @@ impl Function {
             Self::Detect => &[TABLE, SECRET, ALERT_TOPIC, METRICS_NAMESPACE],
             Self::Notify => &[
                 TABLE,
+                SECRET,
                 ALERT_TOPIC,
                 MODEL,
                 CONFIGURATION_SET,
                 EVENT_BUS,
+                KLAVIYO,
                 METRICS_NAMESPACE,
             ],
             Self::Sweep => &[TABLE, SECRET, ALERT_TOPIC, METRICS_NAMESPACE],
@@ -254,10 +259,16 @@ pub async fn services(config: &Config) -> Services {
                 clock,
                 entropy,
             );
-            services.events = Arc::new(crate::EventBridgeSink::new(
-                aws_sdk_eventbridge::Client::new(&sdk),
-                config.get(EVENT_BUS).to_owned(),
-            ));
+            let bus: Arc<dyn restock_app::ports::EventSink> =
+                Arc::new(crate::EventBridgeSink::new(
+                    aws_sdk_eventbridge::Client::new(&sdk),
+                    config.get(EVENT_BUS).to_owned(),
+                ));
+            services.events = if config.get(KLAVIYO) == "on" {
+                Arc::new(crate::klaviyo::KlaviyoSink::new(bus, secrets()))
+            } else {
+                bus
+            };
             services
         }
         Function::Sweep => {

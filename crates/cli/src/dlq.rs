@@ -549,13 +549,37 @@ async fn redo_batch(
             .iter()
             .map(|(id, at, e)| published(e, id, *at, include_contact))
             .collect();
-        let sink =
-            restock_aws::EventBridgeSink::new(aws_sdk_eventbridge::Client::new(sdk), bus.into());
+        let mut sink: Arc<dyn EventSink> = Arc::new(restock_aws::EventBridgeSink::new(
+            aws_sdk_eventbridge::Client::new(sdk),
+            bus.into(),
+        ));
+        if deployed.klaviyo {
+            // As notify hands them on: to Klaviyo too, with the stack's key.
+            sink = Arc::new(restock_aws::klaviyo::KlaviyoSink::new(
+                sink,
+                Arc::new(restock_aws::SecretsKeyring::new(
+                    aws_sdk_secretsmanager::Client::new(sdk),
+                    deployed.stack.keys_secret.clone(),
+                )),
+            ));
+        }
         let taken = sink.publish(&out).await.map_err(|e| e.to_string())?;
         if taken.iter().any(|t| !t) {
-            return Err("the bus refused some of its events".into());
+            return Err(if deployed.klaviyo {
+                "the bus or Klaviyo refused some of its events".into()
+            } else {
+                "the bus refused some of its events".into()
+            });
         }
-        said.push(format!("published {} events again", out.len()));
+        said.push(format!(
+            "published {} events again{}",
+            out.len(),
+            if deployed.klaviyo {
+                " (to the bus and Klaviyo)"
+            } else {
+                ""
+            }
+        ));
     }
     if said.is_empty() {
         said.push("its records needed nothing done again".into());

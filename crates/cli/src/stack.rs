@@ -32,13 +32,16 @@ pub async fn outputs(sdk: &aws_config::SdkConfig, stack: &str) -> Result<Deploye
             ))
         })
     };
-    let model_id = found
-        .map(|s| s.parameters())
-        .unwrap_or_default()
-        .iter()
-        .find(|p| p.parameter_key() == Some("BedrockModelId"))
-        .and_then(|p| p.parameter_value())
-        .map(str::to_owned);
+    let parameter = |name: &str| {
+        found
+            .map(|s| s.parameters())
+            .unwrap_or_default()
+            .iter()
+            .find(|p| p.parameter_key() == Some(name))
+            .and_then(|p| p.parameter_value())
+            .map(str::to_owned)
+    };
+    let model_id = parameter("BedrockModelId");
     Ok(Deployed {
         stack: Stack {
             name: stack.to_owned(),
@@ -51,6 +54,7 @@ pub async fn outputs(sdk: &aws_config::SdkConfig, stack: &str) -> Result<Deploye
         },
         dead_letters: optional("DeadLetterQueueUrl"),
         event_bus: optional("EventBusName"),
+        klaviyo: parameter("KlaviyoEvents").as_deref() == Some("on"),
     })
 }
 
@@ -63,6 +67,8 @@ pub struct Deployed {
     pub dead_letters: Option<String>,
     /// `EventBusName`.
     pub event_bus: Option<String>,
+    /// `KlaviyoEvents` is `on`: events go to Klaviyo too.
+    pub klaviyo: bool,
 }
 
 /// `restock doctor`'s checks on a stack, for the command and the
