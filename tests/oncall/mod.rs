@@ -523,10 +523,16 @@ async fn the_dead_letter_queue_is_listed_and_what_it_names_got_back() {
         world_on(restock_store_dynamo::testing::streamed_dynamo_store().await).await;
     let sdk = aws_config(&endpoint).await;
     let stack = restock_store_dynamo::testing::unique_table("restock-dlq");
-    let secret = aws_sdk_secretsmanager::Client::new(&sdk)
+    // The stack hands events to Klaviyo too (KlaviyoEvents on, the key in
+    // its keys secret).
+    let klaviyo = KlaviyoFake::start().await;
+    let mut keys: serde_json::Value = serde_json::from_str(&secrets_json()).unwrap();
+    keys["klaviyo"] = klaviyo.access(KLAVIYO_KEY);
+    let secrets = aws_sdk_secretsmanager::Client::new(&sdk);
+    let secret = secrets
         .create_secret()
         .name(format!("{stack}-keys"))
-        .secret_string(secrets_json())
+        .secret_string(keys.to_string())
         .send()
         .await
         .unwrap()
@@ -544,6 +550,7 @@ async fn the_dead_letter_queue_is_listed_and_what_it_names_got_back() {
         .to_owned();
     let (bus, bus_queue) = event_bus_to_queue(&endpoint).await;
     let template = serde_json::json!({
+        "Parameters": {"KlaviyoEvents": {"Type": "String", "Default": "off"}},
         "Resources": {"Topic": {"Type": "AWS::SNS::Topic"}},
         "Outputs": {
             "KeysSecretArn": {"Value": secret},
@@ -559,6 +566,12 @@ async fn the_dead_letter_queue_is_listed_and_what_it_names_got_back() {
         .create_stack()
         .stack_name(&stack)
         .template_body(template.to_string())
+        .parameters(
+            aws_sdk_cloudformation::types::Parameter::builder()
+                .parameter_key("KlaviyoEvents")
+                .parameter_value("on")
+                .build(),
+        )
         .send()
         .await
         .unwrap();
@@ -731,7 +744,7 @@ async fn the_dead_letter_queue_is_listed_and_what_it_names_got_back() {
         "woke every item someone waits for (CHAIR-WAL)",
         "put on the bus again: Restock detected 7e3a-0",
         "nothing to do again",
-        "published 1 events again",
+        "published 1 events again (to the bus and Klaviyo)",
         "5 messages done again and deleted, 0 left",
     ] {
         assert!(redriven.contains(said), "{said}: {redriven}");
@@ -762,6 +775,24 @@ async fn the_dead_letter_queue_is_listed_and_what_it_names_got_back() {
         dlq(&["dlq", "list"])
             .1
             .contains("the dead-letter queue is empty")
+    );
+    // The doctor checks Klaviyo's key is there while KlaviyoEvents is on.
+    let (_, doctor) = dlq(&["doctor"]);
+    assert!(
+        doctor.contains("on, with a private key in the keys secret"),
+        "{doctor}"
+    );
+    secrets
+        .put_secret_value()
+        .secret_id(&secret)
+        .secret_string(secrets_json())
+        .send()
+        .await
+        .unwrap();
+    let (_, doctor) = dlq(&["doctor"]);
+    assert!(
+        doctor.contains("KlaviyoEvents is on but the keys secret has no klaviyo.private_key"),
+        "{doctor}"
     );
 }
 

@@ -342,7 +342,10 @@ async fn catalogue(
 }
 
 /// The keys secret, read.
-pub(crate) async fn read_keys(
+///
+/// # Errors
+/// [`ConnectError`] when it cannot be read or is not JSON.
+pub async fn read_keys(
     sdk: &aws_config::SdkConfig,
     stack: &Stack,
 ) -> Result<serde_json::Value, ConnectError> {

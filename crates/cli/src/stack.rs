@@ -98,7 +98,35 @@ impl Health for StackHealth {
         )
         .await;
         alarm_check(&mut report, &self.sdk, &self.deployed.stack.name).await;
+        klaviyo_check(&mut report, &self.sdk, &self.deployed).await;
         report
+    }
+}
+
+/// With `KlaviyoEvents` on, Klaviyo's private key is in the keys secret:
+/// without it every shopper event goes back to the stream and, after its
+/// tries, to the dead-letter queue.
+async fn klaviyo_check(report: &mut Report, sdk: &aws_config::SdkConfig, deployed: &Deployed) {
+    if !deployed.klaviyo {
+        return;
+    }
+    let check = "Klaviyo";
+    // An unreadable secret is the keys check's finding.
+    let Ok(keys) = restock_aws::connect::read_keys(sdk, &deployed.stack).await else {
+        return;
+    };
+    if keys["klaviyo"]["private_key"]
+        .as_str()
+        .is_some_and(|k| !k.trim().is_empty())
+    {
+        report.ok(check, "on, with a private key in the keys secret");
+    } else {
+        report.add(
+            Severity::Warning,
+            check,
+            "KlaviyoEvents is on but the keys secret has no klaviyo.private_key: restock's events go back to the stream and, after 10 tries, to the dead-letter queue",
+            Some("add \"klaviyo\": {\"private_key\": \"pk_…\"} to the keys secret (docs/EVENTS.md, Klaviyo), then `restock dlq redrive --stack <StackName>`".into()),
+        );
     }
 }
 
