@@ -105,7 +105,7 @@ async fn a_restock_is_counted_step_by_step_and_repeats_are_not() {
             .unwrap()
     };
     let ann = post(&w, &link(w.email("ann"))).await;
-    let hold = ann.header("location").unwrap().rsplit('=').next().unwrap();
+    let hold = hold_in(ann.header("location").unwrap());
     let bea = link(w.email("bea"));
     post(&w, &bea).await;
     post(&w, &bea).await;

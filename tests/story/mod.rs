@@ -115,6 +115,14 @@ async fn the_walnut_chair_comes_back_and_della_holds_one() {
         checkout.starts_with("https://loomandlast.co.uk/cart/4242:1?attributes[hold]="),
         "{checkout}"
     );
+    // The shop's analytics sees what restock brought (settings' `utm`).
+    assert!(
+        checkout.ends_with(
+            "&utm_source=restock&utm_medium=email&utm_campaign=back-in-stock&utm_content=CHAIR-WAL"
+        ),
+        "{checkout}"
+    );
+    assert_eq!(hold_in(checkout).len(), 22);
     w.assert_never_oversold().await;
 
     // Two others tap too; one never does.

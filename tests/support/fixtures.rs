@@ -29,6 +29,17 @@ pub fn secrets_json() -> String {
     .to_string()
 }
 
+/// The hold id a checkout URL carries (`?hold=`, or Shopify's cart
+/// attribute `attributes[hold]=`), whatever else its query has (UTM tags).
+pub fn hold_in(location: &str) -> String {
+    url::Url::parse(location)
+        .unwrap_or_else(|e| panic!("{location}: {e}"))
+        .query_pairs()
+        .find(|(k, _)| k == "hold" || k == "attributes[hold]")
+        .map(|(_, v)| v.into_owned())
+        .unwrap_or_else(|| panic!("no hold in {location}"))
+}
+
 /// The contact pepper of [`secrets_json`], for the admin commands that key contacts.
 pub fn pepper() -> Vec<u8> {
     restock_app::ports::Secrets::from_json(&secrets_json())

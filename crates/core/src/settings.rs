@@ -44,6 +44,86 @@ impl Default for EscalationRules {
     }
 }
 
+/// The UTM parameters every link to the shop carries, so the shop's
+/// analytics sees what restock brought: `utm_source`, `utm_medium` by the
+/// channel the shopper was told on, `utm_campaign`, and `utm_content` the
+/// item's SKU. A link the shop already tagged (`utm_source` in it) is kept
+/// as it is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Utm {
+    /// Off: links to the shop carry no UTM parameters.
+    pub enabled: bool,
+    /// `utm_source`.
+    pub source: String,
+    /// `utm_medium` for a shopper told by email.
+    pub medium_email: String,
+    /// `utm_medium` for a shopper told by text.
+    pub medium_sms: String,
+    /// `utm_campaign`.
+    pub campaign: String,
+}
+
+impl Default for Utm {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            source: "restock".into(),
+            medium_email: "email".into(),
+            medium_sms: "sms".into(),
+            campaign: "back-in-stock".into(),
+        }
+    }
+}
+
+impl Utm {
+    /// `url` with the UTM parameters of a shopper told on `channel` (none
+    /// known: `utm_medium` left out) about `sku`; `url` unchanged when off,
+    /// already tagged, or not a URL.
+    pub fn tag(&self, url: &str, channel: Option<crate::Channel>, sku: &crate::Sku) -> String {
+        let Ok(mut parsed) = url::Url::parse(url) else {
+            return url.to_owned();
+        };
+        if !self.enabled || parsed.query_pairs().any(|(k, _)| k == "utm_source") {
+            return url.to_owned();
+        }
+        {
+            let mut q = parsed.query_pairs_mut();
+            q.append_pair("utm_source", &self.source);
+            match channel {
+                Some(crate::Channel::Email) => {
+                    q.append_pair("utm_medium", &self.medium_email);
+                }
+                Some(crate::Channel::Sms) => {
+                    q.append_pair("utm_medium", &self.medium_sms);
+                }
+                None => {}
+            }
+            q.append_pair("utm_campaign", &self.campaign);
+            q.append_pair("utm_content", sku.as_str());
+        }
+        parsed.to_string()
+    }
+
+    /// Each value is 1 to 100 characters.
+    fn check(&self) -> Result<(), SettingsError> {
+        for (field, value) in [
+            ("utm.source", &self.source),
+            ("utm.medium_email", &self.medium_email),
+            ("utm.medium_sms", &self.medium_sms),
+            ("utm.campaign", &self.campaign),
+        ] {
+            if value.trim().is_empty() || value.chars().count() > 100 {
+                return Err(SettingsError::Invalid {
+                    field,
+                    reason: "1 to 100 characters".into(),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Abuse limits, per fixed `window`: a shop behind one NAT, or a load test,
 /// raises them here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -131,6 +211,9 @@ pub struct Settings {
     /// Abuse limits.
     #[serde(default)]
     pub limits: Limits,
+    /// The UTM parameters on every link to the shop.
+    #[serde(default)]
+    pub utm: Utm,
     /// How long a platform that used to deliver stock webhooks may be
     /// silent, while people wait on its items, before the team is told.
     #[serde(default = "default_webhook_silence")]
@@ -243,6 +326,7 @@ impl Settings {
         self.check_pace()?;
         self.check_reach()?;
         self.check_consent()?;
+        self.utm.check()?;
         self.check_languages()
     }
 
@@ -474,6 +558,72 @@ impl Serialize for ListShare {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn links_to_the_shop_carry_utm_parameters_by_channel_and_item() {
+        let utm = Utm::default();
+        let sku = crate::Sku::try_from("CHAIR-WAL").unwrap();
+        let cart = "https://loomandlast.co.uk/cart/4242:1?attributes[hold]=abc";
+        assert_eq!(
+            utm.tag(cart, Some(crate::Channel::Email), &sku),
+            "https://loomandlast.co.uk/cart/4242:1?attributes[hold]=abc&utm_source=restock&utm_medium=email&utm_campaign=back-in-stock&utm_content=CHAIR-WAL"
+        );
+        let product = "https://shop.example/p/lamp?hold=h1";
+        assert_eq!(
+            utm.tag(product, Some(crate::Channel::Sms), &sku),
+            "https://shop.example/p/lamp?hold=h1&utm_source=restock&utm_medium=sms&utm_campaign=back-in-stock&utm_content=CHAIR-WAL"
+        );
+        assert_eq!(
+            utm.tag("https://shop.example/p", None, &sku),
+            "https://shop.example/p?utm_source=restock&utm_campaign=back-in-stock&utm_content=CHAIR-WAL",
+            "no channel known: no medium"
+        );
+        let tagged = "https://shop.example/p?utm_source=mail&hold=h1";
+        assert_eq!(
+            utm.tag(tagged, None, &sku),
+            tagged,
+            "the shop's own tags stand"
+        );
+        let off = Utm {
+            enabled: false,
+            ..Utm::default()
+        };
+        assert_eq!(off.tag(cart, Some(crate::Channel::Email), &sku), cart);
+        assert_eq!(utm.tag("not a url", None, &sku), "not a url");
+        let spaced = Utm {
+            campaign: "spring drop & co".into(),
+            ..Utm::default()
+        };
+        assert!(
+            spaced
+                .tag("https://s.example/", None, &sku)
+                .contains("utm_campaign=spring+drop+%26+co")
+        );
+    }
+
+    #[test]
+    fn a_utm_value_is_one_to_a_hundred_characters() {
+        let mut settings = Settings::from_toml(EXAMPLE).unwrap();
+        settings.utm.source = " ".into();
+        assert!(matches!(
+            settings.validate(),
+            Err(SettingsError::Invalid {
+                field: "utm.source",
+                ..
+            })
+        ));
+        settings.utm.source = "restock".into();
+        settings.utm.campaign = "c".repeat(101);
+        assert!(matches!(
+            settings.validate(),
+            Err(SettingsError::Invalid {
+                field: "utm.campaign",
+                ..
+            })
+        ));
+        settings.utm.campaign = "c".repeat(100);
+        assert!(settings.validate().is_ok());
+    }
 
     pub(crate) const EXAMPLE: &str = r#"
 store_name = "Loom & Last"

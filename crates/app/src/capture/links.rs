@@ -142,6 +142,20 @@ pub(super) async fn reserve(
         if let HoldOutcome::Held { hold, .. } | HoldOutcome::AlreadyHeld { hold, .. } = &outcome
             && let Some(url) = entry.as_ref().and_then(|e| e.checkout_for(hold))
         {
+            // The shop's analytics sees restock brought the shopper, and
+            // told on which channel (one read of the request; a failed read
+            // leaves the medium out rather than the shopper waiting).
+            let channel = if settings.utm.enabled {
+                s.store
+                    .request(&token.request())
+                    .await
+                    .ok()
+                    .flatten()
+                    .map(|r| r.contact.channel())
+            } else {
+                None
+            };
+            let url = settings.utm.tag(&url, channel, token.sku());
             tracing::info!(sku = %token.sku(), "hold taken");
             return Ok((StatusCode::SEE_OTHER, [(header::LOCATION, url)]).into_response());
         }
