@@ -170,3 +170,98 @@ async fn what_klaviyo_does_not_take_comes_back_with_its_record() {
     let (s, _) = services(&w, None);
     assert_eq!(deliver(&s).await, [record]);
 }
+
+/// `restock connect klaviyo --stack`: the private key into the stack's
+/// keys secret once Klaviyo takes it, through the real binary on moto's
+/// CloudFormation and Secrets Manager; a key Klaviyo refuses changes
+/// nothing, and the command says whether the stack's KlaviyoEvents is on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connect_klaviyo_puts_a_key_klaviyo_takes_in_the_keys_secret() {
+    let fake = KlaviyoFake::start().await;
+    let endpoint = restock_store_dynamo::testing::endpoint();
+    let sdk = aws_config(&endpoint).await;
+    let stack = restock_store_dynamo::testing::unique_table("restock-klaviyo");
+    let secrets = aws_sdk_secretsmanager::Client::new(&sdk);
+    let secret = secrets
+        .create_secret()
+        .name(format!("{stack}-keys"))
+        .secret_string(secrets_json())
+        .send()
+        .await
+        .unwrap()
+        .arn
+        .unwrap();
+    let template = json!({
+        "Parameters": {"KlaviyoEvents": {"Type": "String", "Default": "off"}},
+        "Resources": {"Topic": {"Type": "AWS::SNS::Topic"}},
+        "Outputs": {
+            "KeysSecretArn": {"Value": secret},
+            "DetectUrl": {"Value": "https://detect.example.lambda-url.eu-west-2.on.aws/"},
+            "CaptureUrl": {"Value": "https://capture.example.lambda-url.eu-west-2.on.aws/"},
+            "TableName": {"Value": "restock-table"},
+            "AlertTopicArn": {"Value": {"Ref": "Topic"}}
+        }
+    });
+    aws_sdk_cloudformation::Client::new(&sdk)
+        .create_stack()
+        .stack_name(&stack)
+        .template_body(template.to_string())
+        .send()
+        .await
+        .unwrap();
+    let run = |key: &str, extra: &[&str]| {
+        let out = std::process::Command::new(binary("restock", "debug"))
+            .args([
+                "--endpoint-url",
+                &endpoint,
+                "connect",
+                "klaviyo",
+                "--stack",
+                &stack,
+            ])
+            .args(["--api", &fake.url])
+            .args(extra)
+            .env("KLAVIYO_PRIVATE_KEY", key)
+            .env("AWS_ACCESS_KEY_ID", "testing")
+            .env("AWS_SECRET_ACCESS_KEY", "testing")
+            .env("AWS_REGION", "eu-west-2")
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned()
+                + &String::from_utf8_lossy(&out.stderr),
+        )
+    };
+    let keys = || async {
+        let s = secrets
+            .get_secret_value()
+            .secret_id(&secret)
+            .send()
+            .await
+            .unwrap();
+        serde_json::from_str::<Value>(s.secret_string().unwrap()).unwrap()
+    };
+    // Refused by Klaviyo: nothing written, exit 5 (refused).
+    let (code, said) = run("pk_wrong", &[]);
+    assert_eq!(code, Some(5), "{said}");
+    assert!(said.contains("Klaviyo refused the key: HTTP 401"), "{said}");
+    assert!(keys().await["klaviyo"].is_null());
+    // A dry run says what it would do.
+    let (code, said) = run(KLAVIYO_KEY, &["--dry-run"]);
+    assert_eq!(code, Some(0), "{said}");
+    assert!(said.contains("would set klaviyo"), "{said}");
+    assert!(keys().await["klaviyo"].is_null());
+    // Taken: written beside what the secret had; the stack's switch named.
+    let (code, said) = run(KLAVIYO_KEY, &[]);
+    assert_eq!(code, Some(0), "{said}");
+    assert!(
+        said.contains("Klaviyo takes the key") && said.contains("klaviyo set"),
+        "{said}"
+    );
+    assert!(said.contains("KlaviyoEvents is off on"), "{said}");
+    let written = keys().await;
+    assert_eq!(written["klaviyo"]["private_key"], KLAVIYO_KEY);
+    assert!(written["contact_pepper"].is_string(), "the rest kept");
+    assert!(run(KLAVIYO_KEY, &[]).1.contains("unchanged"));
+}

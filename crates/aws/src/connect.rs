@@ -383,6 +383,48 @@ async fn write_keys(
         })
 }
 
+/// Puts Klaviyo's private key in `stack`'s keys secret (as `klaviyo`),
+/// once Klaviyo has taken it; `api` for another host (tests). What changed,
+/// a line each.
+///
+/// # Errors
+/// [`ConnectError`] when Klaviyo refuses the key or the secret cannot be
+/// read or written.
+pub async fn klaviyo(
+    sdk: &aws_config::SdkConfig,
+    stack: &Stack,
+    private_key: &str,
+    api: Option<&str>,
+    dry_run: bool,
+) -> Result<Vec<String>, ConnectError> {
+    let mut said = Vec::new();
+    if let Some(note) = crate::klaviyo::check_key(private_key, api)
+        .await
+        .map_err(ConnectError)?
+    {
+        said.push(note);
+    } else {
+        said.push("Klaviyo takes the key".into());
+    }
+    let mut keys = read_keys(sdk, stack).await?;
+    let mut access = serde_json::json!({ "private_key": private_key });
+    if let Some(api) = api {
+        access["api"] = api.into();
+    }
+    if keys["klaviyo"] == access {
+        said.push("keys secret: unchanged".into());
+        return Ok(said);
+    }
+    keys["klaviyo"] = access;
+    if dry_run {
+        said.push("keys secret: would set klaviyo (dry run: nothing changed)".into());
+    } else {
+        write_keys(sdk, stack, &keys).await?;
+        said.push("keys secret: klaviyo set".into());
+    }
+    Ok(said)
+}
+
 /// The WooCommerce webhook topics restock registers: stock (a product or
 /// variation saved) and orders (one that is paid ends its hold).
 pub const WOOCOMMERCE_TOPICS: [&str; 2] = ["product.updated", "order.updated"];

@@ -78,6 +78,37 @@ pub fn document(event: &Published) -> Option<Value> {
     }))
 }
 
+/// Whether Klaviyo takes `key`: `Ok(None)` when it answers for the account
+/// (`GET /api/accounts`), `Ok(Some(note))` when the key is good but may not
+/// read the account (403: a key limited to `events:write` is enough), an
+/// error when Klaviyo refuses it (401) or cannot be reached.
+///
+/// # Errors
+/// What Klaviyo said, or why it could not be asked.
+pub async fn check_key(key: &str, api: Option<&str>) -> Result<Option<String>, String> {
+    let api = api.unwrap_or(API).trim_end_matches('/');
+    let response = reqwest::Client::builder()
+        .timeout(Duration::from_secs(10))
+        .build()
+        .map_err(|e| e.to_string())?
+        .get(format!("{api}/api/accounts"))
+        .header("Authorization", format!("Klaviyo-API-Key {key}"))
+        .header("revision", REVISION)
+        .header("accept", "application/vnd.api+json")
+        .send()
+        .await
+        .map_err(|e| format!("Klaviyo could not be reached: {e}"))?;
+    let status = response.status();
+    let said = refusal(status, &response.text().await.unwrap_or_default());
+    match status.as_u16() {
+        200..=299 => Ok(None),
+        403 => Ok(Some(format!(
+            "the key may not read the account ({said}); it needs the events:write scope"
+        ))),
+        _ => Err(format!("Klaviyo refused the key: {said}")),
+    }
+}
+
 /// Klaviyo's API access, as the keys secret holds it under `klaviyo`.
 struct Access {
     key: String,
@@ -86,7 +117,7 @@ struct Access {
 
 fn access(secret: Option<&Value>) -> Result<Access, String> {
     let secret = secret.ok_or(
-        "KlaviyoEvents is on but the keys secret has no `klaviyo` (`{\"private_key\": \"pk_…\"}`)",
+        "KlaviyoEvents is on but the keys secret has no `klaviyo`: `restock connect klaviyo --stack <StackName>` puts the private key there",
     )?;
     let key = secret["private_key"]
         .as_str()

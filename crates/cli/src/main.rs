@@ -286,6 +286,23 @@ enum DlqCmd {
 
 #[derive(Subcommand)]
 enum ConnectCmd {
+    /// Klaviyo: its private key into the keys secret, once Klaviyo takes
+    /// it; restock's events go there while the stack's KlaviyoEvents is on.
+    Klaviyo {
+        /// The deployed stack's name.
+        #[arg(long)]
+        stack: String,
+        /// A Klaviyo private key with the events:write scope (better from
+        /// the environment, out of the shell's history).
+        #[arg(long, env = "KLAVIYO_PRIVATE_KEY", hide_env_values = true)]
+        private_key: String,
+        /// Say what would change, and change nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Klaviyo's API at another address (a stand-in, for tests).
+        #[arg(long, hide = true)]
+        api: Option<String>,
+    },
     /// A Shopify shop, through its Dev Dashboard app (client id and
     /// secret; a legacy custom app's `shpat_` token also works).
     Shopify {
@@ -920,12 +937,44 @@ async fn dead_letters(cli: &Cli, action: &DlqCmd) -> Result<String, CliError> {
     }
 }
 
-/// `restock connect shopify|woocommerce`.
+/// `restock connect klaviyo`.
+async fn connect_klaviyo(
+    cli: &Cli,
+    stack: &str,
+    private_key: &str,
+    api: Option<&str>,
+    dry_run: bool,
+) -> Result<String, CliError> {
+    let sdk = restock_aws::wiring::sdk_config(cli.endpoint_url.as_deref()).await;
+    let deployed = stack::outputs(&sdk, stack).await?;
+    let said = restock_aws::connect::klaviyo(&sdk, &deployed.stack, private_key, api, dry_run)
+        .await
+        .map_err(|e| CliError::Backend {
+            kind: ErrorKind::Refused,
+            message: e.to_string(),
+        })?;
+    let on = if deployed.klaviyo {
+        "KlaviyoEvents is on: restock's events go to Klaviyo (docs/EVENTS.md, Klaviyo)".to_owned()
+    } else {
+        format!(
+            "KlaviyoEvents is off on {stack}: add \"KlaviyoEvents=on\" to samconfig.toml's parameter_overrides and run `sam deploy`"
+        )
+    };
+    Ok(format!("{}\n{on}\n", said.join("\n")))
+}
+
+/// `restock connect shopify|woocommerce|klaviyo`.
 async fn connect(cli: &Cli) -> Result<String, CliError> {
     let Cmd::Connect { platform } = &cli.command else {
         unreachable!("called for connect only")
     };
     let (done, dry_run, plugin) = match platform {
+        ConnectCmd::Klaviyo {
+            stack,
+            private_key,
+            dry_run,
+            api,
+        } => return connect_klaviyo(cli, stack, private_key, api.as_deref(), *dry_run).await,
         ConnectCmd::Shopify {
             shop,
             stack,

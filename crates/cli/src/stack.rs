@@ -125,7 +125,7 @@ async fn klaviyo_check(report: &mut Report, sdk: &aws_config::SdkConfig, deploye
             Severity::Warning,
             check,
             "KlaviyoEvents is on but the keys secret has no klaviyo.private_key: restock's events go back to the stream and, after 10 tries, to the dead-letter queue",
-            Some("add \"klaviyo\": {\"private_key\": \"pk_…\"} to the keys secret (docs/EVENTS.md, Klaviyo), then `restock dlq redrive --stack <StackName>`".into()),
+            Some("`KLAVIYO_PRIVATE_KEY=pk_… restock connect klaviyo --stack <StackName>` (docs/EVENTS.md, Klaviyo), then `restock dlq redrive --stack <StackName>`".into()),
         );
     }
 }

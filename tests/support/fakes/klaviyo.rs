@@ -183,11 +183,35 @@ impl KlaviyoFake {
                 .push(response.status().as_u16());
             response
         }
+        async fn get_accounts(headers: HeaderMap) -> Response {
+            let auth = headers
+                .get("authorization")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or_default();
+            if auth != format!("Klaviyo-API-Key {KLAVIYO_KEY}") {
+                return errors(
+                    StatusCode::UNAUTHORIZED,
+                    "not_authenticated",
+                    "Authentication credentials were not provided.",
+                    "Missing or invalid private key.",
+                    "/",
+                );
+            }
+            (
+                StatusCode::OK,
+                [("content-type", "application/vnd.api+json")],
+                json!({"data": [{"type": "account", "id": "AbC123",
+                    "attributes": {"contact_information": {"organization_name": "Loom & Last"}}}]})
+                .to_string(),
+            )
+                .into_response()
+        }
         let accepted = Arc::new(Mutex::new(Vec::new()));
         let script = Arc::new(Mutex::new(VecDeque::new()));
         let answered = Arc::new(Mutex::new(Vec::new()));
         let app = Router::new()
             .route("/api/events", axum::routing::post(create_event))
+            .route("/api/accounts", axum::routing::get(get_accounts))
             .with_state((accepted.clone(), script.clone(), answered.clone()));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
