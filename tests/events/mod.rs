@@ -42,6 +42,7 @@ async fn della_offered(w: &World) {
         lifetime_ms: 90 * 86_400_000,
         manage_hash: None,
         language: None,
+        zone: None,
         confirm_window_ms: None,
         consent: None,
     };
@@ -54,6 +55,8 @@ async fn della_offered(w: &World) {
         offer_window: restock_core::Window::from_mins(15),
         shards: 2,
         max_offers: 10,
+        quiet_hours: restock_core::QuietHours::default(),
+        shop_zone: restock_core::Zone::utc(),
     };
     let wave = w
         .store
@@ -236,6 +239,7 @@ async fn capture_confirm() {
         lifetime_ms: 90 * 86_400_000,
         manage_hash: None,
         language: None,
+        zone: None,
         confirm_window_ms: Some(48 * 60 * MIN),
         consent: None,
     };

@@ -94,6 +94,7 @@ async fn a_restock_larger_than_one_wave_is_offered_in_full() {
                 lifetime_ms: 90 * 86_400_000,
                 manage_hash: None,
                 language: None,
+                zone: None,
                 confirm_window_ms: None,
                 consent: None,
             })

@@ -185,6 +185,7 @@ faulty! {
     fn claim_confirmation(&self, sku: &Sku, id: &RequestId, links: &ConfirmLinks, contact: &ContactKey, now: Millis) -> Claim;
     fn release_confirmation(&self, sku: &Sku, id: &RequestId, confirm: &TokenHash) -> ();
     fn wake_again(&self, sku: &Sku, episode: u32, now: Millis) -> ();
+    fn wake_at(&self, sku: &Sku, at: Millis) -> ();
     fn reserve_sends(&self, count: u32, interval_ms: Millis, now: Millis) -> Millis;
     fn sender_pause(&self) -> Option<SenderPause>;
     fn pause_sender(&self, reason: &str, until: Millis, sku: &Sku, now: Millis) -> bool;
@@ -199,6 +200,7 @@ faulty! {
     fn due(&self, now: Millis, limit: usize) -> Vec<Due>;
     fn expire(&self, due: &Due, now: Millis) -> ExpireOutcome;
     fn reconcile(&self, sku: &Sku, now: Millis) -> Option<Drift>;
+    fn wake_sleepers(&self, now: Millis) -> Vec<Sku>;
     fn heard_from(&self) -> Vec<Heard>;
     fn claim_silence_alert(&self, source: &str, last_heard: Millis, now: Millis) -> bool;
     }

@@ -42,6 +42,9 @@ pub struct NotifyReport {
     pub failed: usize,
     /// Offers skipped because the contact opted out.
     pub opted_out: usize,
+    /// People passed over in their quiet hours (places kept), and unsent
+    /// offers kept back because their shopper fell asleep.
+    pub asleep: usize,
     /// Notices that failed transiently (to be retried).
     pub transient: usize,
     /// Notices whose fate the provider left unknown (not resent).
@@ -242,26 +245,45 @@ async fn gather_offers(
 ) -> Result<(Vec<Offer>, u32), AppError> {
     let sku = &entry.sku;
     let mut random = || s.random();
-    let mut offers = s.store.reissue_unsent(sku, &mut random).await?;
     let params = WaveParams {
         share: settings.list_share,
         offer_window: settings.offer_window,
         shards: entry.shards,
         max_offers: s.max_offers_per_wave,
+        quiet_hours: settings.quiet_hours,
+        shop_zone: settings.time_zone.clone(),
     };
+    let now = s.clock.now_ms();
+    // An unsent offer whose shopper has fallen asleep since is not sent: it
+    // runs out unsent and its shopper goes back to their place, the unit
+    // to the next person awake.
+    let mut sleepers = params.sleepers(now);
+    let mut offers = s.store.reissue_unsent(sku, &mut random).await?;
+    offers.retain(|o| {
+        let asleep = sleepers.asleep_until(o.request.contact.channel(), o.request.zone.as_ref());
+        if asleep.is_some() {
+            tracing::info!(%sku, request = %o.request.id, "unsent offer kept back: quiet hours");
+            report.asleep += 1;
+        }
+        asleep.is_none()
+    });
     let wave = s
         .store
-        .create_offers(sku, &params, s.clock.now_ms(), &mut random)
+        .create_offers(sku, &params, now, &mut random)
         .await?;
     for (id, reason) in &wave.skipped {
         tracing::info!(%sku, request = %id, ?reason, "passed over");
     }
+    report.asleep += wave.asleep as usize;
     if wave.offers.len() >= params.max_offers as usize {
-        s.store
-            .wake_again(sku, wave.episode, s.clock.now_ms())
-            .await?;
+        s.store.wake_again(sku, wave.episode, now).await?;
         report.handed_on = true;
         tracing::info!(%sku, offers = wave.offers.len(), "wave capped; the rest handed to the next pass");
+    } else if let Some(at) = wave.wake_at {
+        // Units are left over and someone was passed over asleep: the
+        // sweep wakes the item when the first of them wakes.
+        s.store.wake_at(sku, at).await?;
+        tracing::info!(%sku, asleep = wave.asleep, wake_at = at, "units left over while people sleep; woken when the first wakes");
     }
     offers.extend(wave.offers);
     offers.sort_by_key(|o| o.request.key);

@@ -1,7 +1,9 @@
 //! sweep: the scheduled pass (every minute) that keeps the line moving.
 //!
-//! Ends what is due — unclicked offers, unbought holds, requests older than
-//! the lifetime — at most `limit` per run, so a backlog continues next tick.
+//! Wakes the items whose shoppers passed over in their quiet hours woke
+//! while units were free. Ends what is due — unclicked offers, unbought
+//! holds, requests older than the lifetime — at most `limit` per run, so a
+//! backlog continues next tick.
 //! Every freed unit writes a wake in the same transaction, which the stream
 //! carries to notify. Then it reconciles the counters of the SKUs it touched.
 
@@ -41,6 +43,9 @@ pub struct SweepReport {
     pub backlog: bool,
     /// Sending resumed: a sender pause's time was up, its items woken.
     pub resumed: bool,
+    /// Items woken because someone passed over in their quiet hours, with
+    /// units left over, woke.
+    pub awake: usize,
 }
 
 /// One sweep at the clock's now.
@@ -55,10 +60,18 @@ pub async fn run(s: &Services, limit: usize) -> Result<SweepReport, AppError> {
             .is_some(),
         _ => false,
     };
+    let awake = s.store.wake_sleepers(now).await?;
+    if !awake.is_empty() {
+        tracing::info!(
+            ?awake,
+            "woken: people passed over in their quiet hours are awake"
+        );
+    }
     let due = s.store.due(now, limit).await?;
     let mut report = SweepReport {
         backlog: due.len() >= limit,
         resumed,
+        awake: awake.len(),
         ..SweepReport::default()
     };
     let mut touched = BTreeSet::new();

@@ -312,6 +312,7 @@ mod tests {
             lifetime_ms: 1_000,
             manage_hash: None,
             language: None,
+            zone: None,
             confirm_window_ms: None,
             consent: None,
         }

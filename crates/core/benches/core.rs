@@ -33,6 +33,7 @@ fn queue(requests: usize, shards: u16) -> Vec<Vec<Candidate<RequestId>>> {
             stale_at_ms: i64::MAX,
             opted_out: i % 97 == 0,
             last_offered_episode: None,
+            asleep_until: None,
         });
     }
     for p in &mut parts {

@@ -90,6 +90,9 @@ pub struct Candidate<R> {
     pub opted_out: bool,
     /// The restock it was last offered in, if any.
     pub last_offered_episode: Option<u32>,
+    /// Inside its quiet hours until then ([`crate::quiet::Sleepers`]):
+    /// passed over, its place kept.
+    pub asleep_until: Option<crate::Millis>,
 }
 
 impl<R> Queued for Candidate<R> {
@@ -117,11 +120,19 @@ pub struct Plan<R> {
     pub offers: Vec<Candidate<R>>,
     /// Requests passed over on the way, with reasons, to be recorded.
     pub skipped: Vec<(Candidate<R>, SkipReason)>,
+    /// Requests passed over in their quiet hours (nothing recorded: each
+    /// keeps its place).
+    pub asleep: u32,
+    /// When units are left over and someone was passed over asleep: when
+    /// the first of them wakes, for the wave that offers them the units
+    /// still free then.
+    pub wake_at: Option<crate::Millis>,
 }
 
 /// Plans one wave at `now_ms`: walks the oldest-first `waiting` sequence,
-/// skipping opted-out, stale and already-offered requests, until `free` offers
-/// are chosen. Reads only as far into the queue as it needs.
+/// skipping opted-out, stale and already-offered requests and passing over
+/// those asleep, until `free` offers are chosen. Reads only as far into the
+/// queue as it needs.
 pub fn plan_offers<R>(
     free: u32,
     episode: u32,
@@ -131,7 +142,10 @@ pub fn plan_offers<R>(
     let mut plan = Plan {
         offers: Vec::with_capacity(free.min(10_000) as usize),
         skipped: Vec::new(),
+        asleep: 0,
+        wake_at: None,
     };
+    let mut first_awake: Option<crate::Millis> = None;
     if free == 0 {
         return plan;
     }
@@ -151,16 +165,21 @@ pub fn plan_offers<R>(
         } else {
             None
         };
-        match reason {
-            Some(reason) => plan.skipped.push((candidate, reason)),
-            None => {
+        match (reason, candidate.asleep_until) {
+            (Some(reason), _) => plan.skipped.push((candidate, reason)),
+            (None, Some(wakes)) if wakes > now_ms => {
+                plan.asleep += 1;
+                first_awake = Some(first_awake.map_or(wakes, |w| w.min(wakes)));
+            }
+            (None, _) => {
                 plan.offers.push(candidate);
                 if plan.offers.len() as u32 == free {
-                    break;
+                    return plan;
                 }
             }
         }
     }
+    plan.wake_at = first_awake;
     plan
 }
 
@@ -180,6 +199,7 @@ mod tests {
                 stale_at_ms: i64::MAX,
                 opted_out: false,
                 last_offered_episode: None,
+                asleep_until: None,
             })
             .collect()
     }
@@ -268,6 +288,28 @@ mod tests {
     }
 
     #[test]
+    fn sleepers_keep_their_place_and_the_wave_says_when_they_wake() {
+        // Ana (0) sleeps until 5,000 and Ben (2) until 4,000; Cai (1) and
+        // Dee (3) are awake.
+        let mut queue = waiting(4);
+        queue[0].asleep_until = Some(5_000);
+        queue[2].asleep_until = Some(4_000);
+        let plan = plan_offers(1, 1, 100, queue.clone());
+        let offered: Vec<usize> = plan.offers.iter().map(|c| c.request).collect();
+        assert_eq!(offered, [1], "the first awake is offered the one unit");
+        assert_eq!((plan.asleep, plan.wake_at), (1, None), "no unit left over");
+        let plan = plan_offers(5, 1, 100, queue.clone());
+        let offered: Vec<usize> = plan.offers.iter().map(|c| c.request).collect();
+        assert_eq!(offered, [1, 3]);
+        assert_eq!((plan.asleep, plan.wake_at), (2, Some(4_000)));
+        assert!(plan.skipped.is_empty(), "nothing recorded for a sleeper");
+        // At 5,000 both are awake, and first again.
+        let plan = plan_offers(2, 1, 5_000, queue);
+        let offered: Vec<usize> = plan.offers.iter().map(|c| c.request).collect();
+        assert_eq!(offered, [0, 1]);
+    }
+
+    #[test]
     fn planning_stops_reading_once_the_batch_is_full() {
         let mut pulled = 0;
         let source = waiting(1_000).into_iter().inspect(|_| pulled += 1);
@@ -281,15 +323,17 @@ mod tests {
         /// eligible sequence, and never more than the free units.
         #[test]
         fn offers_are_an_oldest_first_prefix_within_the_free_units(
-            flags in proptest::collection::vec((any::<bool>(), any::<bool>(), proptest::option::of(0u32..3)), 0..200),
+            flags in proptest::collection::vec((any::<bool>(), any::<bool>(), proptest::option::of(0u32..3), proptest::option::of(9_000i64..12_000)), 0..200),
             level in 0u32..50, offered in 0u32..20, held in 0u32..20, episode in 0u32..3,
         ) {
-            let queue: Vec<Candidate<usize>> = flags.iter().enumerate().map(|(i, (opted, stale, last))| Candidate {
+            let queue: Vec<Candidate<usize>> = flags.iter().enumerate().map(|(i, (opted, stale, last, asleep))| Candidate {
                 request: i,
                 key: JoinKey { joined_ms: i as i64, tie: i as u64 },
                 stale_at_ms: if *stale { 9_999 } else { 20_000 },
                 opted_out: *opted,
                 last_offered_episode: *last,
+                // Quiet hours that ended at or before now are no quiet hours.
+                asleep_until: *asleep,
             }).collect();
             let mut sorted = queue.clone();
             sorted.sort_by_key(|c| c.key);
@@ -298,12 +342,21 @@ mod tests {
             let plan = plan_offers(free, episode, 9_999, sorted.clone());
             prop_assert!(plan.offers.len() as u32 <= free);
             prop_assert!(offered + held + plan.offers.len() as u32 <= level.max(offered + held));
+            let unskipped = |c: &&Candidate<usize>| !c.opted_out && c.stale_at_ms > 9_999 && c.last_offered_episode != Some(episode);
+            let asleep = |c: &&Candidate<usize>| c.asleep_until.is_some_and(|w| w > 9_999);
             let eligible: Vec<usize> = sorted.iter()
-                .filter(|c| !c.opted_out && c.stale_at_ms > 9_999 && c.last_offered_episode != Some(episode))
+                .filter(|c| unskipped(c) && !asleep(c))
                 .map(|c| c.request).collect();
             let chosen: Vec<usize> = plan.offers.iter().map(|c| c.request).collect();
             prop_assert_eq!(&chosen[..], &eligible[..chosen.len()]);
             prop_assert_eq!(chosen.len(), eligible.len().min(free as usize));
+            // Units left over: the wave says when the first sleeper wakes.
+            let first_awake = sorted.iter().filter(|c| unskipped(c) && asleep(c)).filter_map(|c| c.asleep_until).min();
+            if (chosen.len() as u32) < free {
+                prop_assert_eq!(plan.wake_at, first_awake);
+            } else {
+                prop_assert_eq!(plan.wake_at, None);
+            }
         }
     }
 }

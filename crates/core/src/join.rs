@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::contact::{Channel, Contact, Email, Phone, ShopperName};
 use crate::ids::Sku;
 use crate::lang::Language;
+use crate::quiet::Zone;
 
 /// The most bytes of body capture reads.
 pub const MAX_BODY_BYTES: usize = 16 * 1024;
@@ -31,6 +32,10 @@ pub struct JoinForm {
     /// The page's language (a BCP 47 tag: `<html lang>`, else the
     /// browser's); the shopper is spoken to in the closest one the shop offers.
     pub language: Option<String>,
+    /// The shopper's time zone as their browser says it (a tz database
+    /// name, `Intl.DateTimeFormat().resolvedOptions().timeZone`), for their
+    /// quiet hours. One the database does not know counts as not said.
+    pub time_zone: Option<String>,
     /// The honeypot.
     pub website: Option<String>,
 }
@@ -78,6 +83,9 @@ pub struct JoinDetails {
     pub contact: Contact,
     /// The language their page asked for, if it said.
     pub language: Option<Language>,
+    /// Their clock, for quiet hours: the browser's zone, else their phone
+    /// number's country; `None`: the shop's.
+    pub zone: Option<Zone>,
 }
 
 /// What a submission amounts to.
@@ -171,11 +179,18 @@ impl JoinForm {
         }
         match (sku, name, contact) {
             (Some(sku), Some(name), Some(contact)) if errors.is_empty() => {
+                let zone = present(&self.time_zone)
+                    .and_then(|z| Zone::named(&z))
+                    .or_else(|| match &contact {
+                        Contact::Sms(phone) => Zone::of_phone(phone),
+                        Contact::Email(_) => None,
+                    });
                 Ok(JoinInput::Request(JoinDetails {
                     sku,
                     name,
                     contact,
                     language,
+                    zone,
                 }))
             }
             _ => Err(errors),
@@ -193,6 +208,36 @@ mod tests {
 
     fn fields(r: Result<JoinInput, Vec<FieldError>>) -> Vec<String> {
         r.unwrap_err().into_iter().map(|e| e.field).collect()
+    }
+
+    #[test]
+    fn the_browsers_zone_travels_else_the_phones_country() {
+        let zone = |body: &str| match json(body).unwrap() {
+            JoinInput::Request(r) => r.zone.map(|z| z.to_string()),
+            JoinInput::Honeypot => panic!("not a bot"),
+        };
+        assert_eq!(
+            zone(r#"{"sku":"CHAIR-WAL","name":"Della","email":"della@example.com","consent":true,"time_zone":"Australia/Sydney"}"#).as_deref(),
+            Some("Australia/Sydney")
+        );
+        assert_eq!(
+            zone(
+                r#"{"sku":"CHAIR-WAL","name":"Della","email":"della@example.com","consent":true,"time_zone":"Mars/Olympus"}"#
+            ),
+            None,
+            "an unknown zone is not said: the shop's clock"
+        );
+        assert_eq!(
+            zone(r#"{"sku":"CHAIR-WAL","name":"Della","phone":"+61 412 345 678","consent":true}"#)
+                .as_deref(),
+            Some("AU"),
+            "a text without the script: the number's country"
+        );
+        assert_eq!(
+            zone(r#"{"sku":"CHAIR-WAL","name":"Della","phone":"+61 412 345 678","consent":true,"time_zone":"Australia/Perth"}"#).as_deref(),
+            Some("Australia/Perth"),
+            "the browser's zone first"
+        );
     }
 
     #[test]

@@ -214,6 +214,14 @@ pub struct Settings {
     /// The UTM parameters on every link to the shop.
     #[serde(default)]
     pub utm: Utm,
+    /// The shop's time zone (a tz database name): the clock of a shopper
+    /// whose own zone is not known, for their quiet hours.
+    #[serde(default = "crate::quiet::Zone::utc")]
+    pub time_zone: crate::quiet::Zone,
+    /// Hours, per channel and in each shopper's own time zone, in which
+    /// nobody is sent a notice or a reminder (their place is kept).
+    #[serde(default)]
+    pub quiet_hours: crate::quiet::QuietHours,
     /// How long a platform that used to deliver stock webhooks may be
     /// silent, while people wait on its items, before the team is told.
     #[serde(default = "default_webhook_silence")]

@@ -285,6 +285,7 @@ pub async fn offered(
                 lifetime_ms: 90 * 86_400_000,
                 manage_hash: None,
                 language: None,
+                zone: None,
                 confirm_window_ms: None,
                 consent: None,
             })
@@ -300,6 +301,8 @@ pub async fn offered(
                 offer_window: Window::from_mins(15),
                 shards,
                 max_offers: n,
+                quiet_hours: restock_core::QuietHours::default(),
+                shop_zone: restock_core::Zone::utc(),
             },
             at,
             &mut random,

@@ -771,6 +771,11 @@ impl NotifyStore for SimStore {
         self.inner.wake_again(sku, episode, now).await
     }
 
+    async fn wake_at(&self, sku: &Sku, at: Millis) -> Result<()> {
+        self.round_trip().await;
+        self.inner.wake_at(sku, at).await
+    }
+
     async fn reserve_sends(&self, count: u32, interval_ms: Millis, now: Millis) -> Result<Millis> {
         self.round_trip().await;
         self.inner.reserve_sends(count, interval_ms, now).await
@@ -853,6 +858,11 @@ impl SweepStore for SimStore {
     async fn reconcile(&self, sku: &Sku, now: Millis) -> Result<Option<Drift>> {
         self.round_trip().await;
         self.inner.reconcile(sku, now).await
+    }
+
+    async fn wake_sleepers(&self, now: Millis) -> Result<Vec<Sku>> {
+        self.round_trip().await;
+        self.inner.wake_sleepers(now).await
     }
 
     async fn heard_from(&self) -> Result<Vec<Heard>> {

@@ -135,6 +135,7 @@ async fn main() {
             lifetime_ms: 90 * 86_400_000,
             manage_hash: None,
             language: None,
+            zone: None,
             confirm_window_ms: None,
             consent: None,
         };
@@ -179,6 +180,8 @@ async fn main() {
         offer_window: Window::from_mins(15),
         shards,
         max_offers: 1_000,
+        quiet_hours: restock_core::QuietHours::default(),
+        shop_zone: restock_core::Zone::utc(),
     };
     let mut offered = Vec::with_capacity(units);
     let mut links = Vec::with_capacity(units);

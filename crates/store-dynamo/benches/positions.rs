@@ -90,6 +90,7 @@ fn new_request(r: &Request, now: i64) -> NewRequest {
         lifetime_ms: 90 * 86_400_000,
         manage_hash: None,
         language: None,
+        zone: None,
         confirm_window_ms: None,
         consent: None,
     }

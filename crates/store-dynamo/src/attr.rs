@@ -48,6 +48,9 @@ pub const OPTOUT_HASH: &str = "oh";
 pub const MANAGE_HASH: &str = "mh";
 /// The language the shopper is spoken to in (a BCP 47 tag; absent: the shop's default).
 pub const LANGUAGE: &str = "lg";
+/// The shopper's clock for quiet hours (a tz database name, or a country
+/// code for every zone of it; absent: the shop's `time_zone`).
+pub const ZONE: &str = "tz";
 /// When the request's notice went out (ms).
 pub const TOLD_AT: &str = "told_at";
 /// When it took a hold (ms).

@@ -190,6 +190,11 @@ pub(crate) fn due_pk(id: &RequestId) -> String {
 }
 
 pub(crate) const STATE_SK: &str = "STATE";
+/// An item's wake for shoppers passed over asleep (`SKU#<sku>`,
+/// `SLEEPERS`), listed in the `due` index under [`SLEEPERS_DUE_PK`].
+pub(crate) const SLEEPERS_SK: &str = "SLEEPERS";
+/// The `due` index partition of the sleepers' wakes (one item per SKU at most).
+pub(crate) const SLEEPERS_DUE_PK: &str = "SLEEPERS";
 pub(crate) const CATALOGUE_SK: &str = "CATALOG";
 /// The partition listing every catalogue entry (sort key: the SKU).
 pub(crate) const CATALOGUE_PK: &str = "CATALOG";
@@ -309,6 +314,9 @@ pub(crate) fn request_item(r: &Request) -> Item {
     }
     if let Some(language) = &r.language {
         item.insert(attr::LANGUAGE.into(), s(language.to_string()));
+    }
+    if let Some(zone) = &r.zone {
+        item.insert(attr::ZONE.into(), s(zone.as_str()));
     }
     if let Some(ticket) = &r.ticket {
         item.insert(attr::TICKET.into(), s(write_ticket(ticket)));
@@ -479,6 +487,9 @@ pub(crate) fn read_request(item: &Item) -> Result<Request, StoreError> {
         language: opt_s(item, attr::LANGUAGE)
             .map(|l| l.parse().map_err(|e| corrupt(item, e)))
             .transpose()?,
+        // A zone the tz database no longer knows reads as the shop's: it
+        // only times quiet hours, and never makes a request unreadable.
+        zone: opt_s(item, attr::ZONE).and_then(|z| restock_core::Zone::from_stored(z).ok()),
         ticket: opt_s(item, attr::TICKET)
             .map(|t| read_ticket(t).ok_or_else(|| corrupt(item, "tk is malformed")))
             .transpose()?,

@@ -11,8 +11,8 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use restock_core::confirm;
 use restock_core::story::Event;
 use restock_core::{
-    Candidate, ContactKey, Language, LinkToken, Millis, Plan, RequestId, RequestState, SkipReason,
-    Sku, TokenHash, plan_offers,
+    ContactKey, Language, LinkToken, Millis, Plan, RequestId, RequestState, SkipReason, Sku,
+    TokenHash, plan_offers,
 };
 use restock_store::port::Result;
 use restock_store::{
@@ -70,21 +70,19 @@ impl DynamoStore {
     async fn plan(
         &self,
         sku: &Sku,
-        shards: u16,
+        params: &WaveParams,
         free: u32,
         episode: u32,
         now: Millis,
     ) -> Result<(Vec<Request>, Plan<RequestId>)> {
-        let mut reader = QueueReader::new(sku, shards, free as usize);
+        let mut reader = QueueReader::new(sku, params.shards, free as usize);
         let mut seen: Vec<Request> = reader.take(self, free as usize).await?;
+        let mut sleepers = params.sleepers(now);
         loop {
-            let candidates = seen.iter().map(|r| Candidate {
-                request: r.id,
-                key: r.key,
-                stale_at_ms: r.stale_at,
-                opted_out: false,
-                last_offered_episode: r.last_offered_episode,
-            });
+            // The opt-out is checked as each notice is claimed (I5).
+            let candidates = seen
+                .iter()
+                .map(|r| WaveParams::candidate(r, false, &mut sleepers));
             let plan = plan_offers(free, episode, now, candidates);
             let short = free as usize - plan.offers.len();
             if short == 0 {
@@ -231,9 +229,8 @@ impl DynamoStore {
             if free == 0 {
                 return Ok(wave);
             }
-            let (seen, plan) = self
-                .plan(sku, params.shards, free, stock.episode, now)
-                .await?;
+            let (seen, plan) = self.plan(sku, params, free, stock.episode, now).await?;
+            (wave.asleep, wave.wake_at) = (plan.asleep, plan.wake_at);
             let by_id: HashMap<RequestId, &Request> = seen.iter().map(|r| (r.id, r)).collect();
             for (c, reason) in &plan.skipped {
                 let transition = match reason {
@@ -629,6 +626,20 @@ impl NotifyStore for DynamoStore {
     async fn wake_again(&self, sku: &Sku, episode: u32, now: Millis) -> Result<()> {
         self.put_item(wake_item(sku, WakeKind::Continue, episode, now, "continue"))
             .await
+    }
+
+    async fn wake_at(&self, sku: &Sku, at: Millis) -> Result<()> {
+        // In the `due` index under its own partition, where the sweep finds
+        // it; a later time never replaces an earlier one.
+        Change::on(key(sku_pk(sku), SLEEPERS_SK))
+            .set(DUE_PK, s(SLEEPERS_DUE_PK))
+            .set(DUE, n(at))
+            .set(SKU, s(sku.as_str()))
+            .when(format!("attribute_not_exists({DUE}) OR {DUE} > :at"))
+            .value(":at", n(at))
+            .apply(self)
+            .await
+            .map(drop)
     }
 
     async fn reserve_sends(&self, count: u32, interval_ms: Millis, now: Millis) -> Result<Millis> {

@@ -6,12 +6,12 @@ use async_trait::async_trait;
 use restock_core::allowance::{self, Guard, SlotChange};
 use restock_core::{Counters, Millis, RequestId, RequestState, Sku};
 use restock_store::port::Result;
-use restock_store::{Counted, Drift, Due, ExpireOutcome, Heard, StoreError, SweepStore};
+use restock_store::{Counted, Drift, Due, ExpireOutcome, Heard, StoreError, SweepStore, WakeKind};
 
 use crate::DynamoStore;
 use crate::attr::*;
 use crate::codec::*;
-use crate::lifecycle::{finish, requeue};
+use crate::lifecycle::{finish, requeue, wake};
 use crate::slots::write_slots;
 use crate::table::DUE_SHARDS;
 use crate::tx::{Change, Outcome};
@@ -127,6 +127,44 @@ impl SweepStore for DynamoStore {
         due.sort_by_key(|d| (d.due, d.id));
         due.truncate(limit);
         Ok(due)
+    }
+
+    async fn wake_sleepers(&self, now: Millis) -> Result<Vec<Sku>> {
+        // The index only picks them; each is ended on its item, with its
+        // wake, in one transaction conditional on the time it was listed at.
+        let mut listed = Vec::new();
+        let mut start = None;
+        loop {
+            let page = self
+                .query()
+                .index_name("due")
+                .key_condition_expression(format!("{DUE_PK} = :d AND {DUE} <= :now"))
+                .expression_attribute_values(":d", s(SLEEPERS_DUE_PK))
+                .expression_attribute_values(":now", n(now))
+                .set_exclusive_start_key(start)
+                .send()
+                .await
+                .map_err(|e| StoreError::backend(crate::DYNAMODB, "Query", e))?;
+            for item in page.items() {
+                let sku = Sku::try_from(get_s(item, SKU)?).map_err(|e| corrupt(item, e))?;
+                listed.push((sku, get_n::<Millis>(item, DUE)?));
+            }
+            start = page.last_evaluated_key;
+            if start.is_none() {
+                break;
+            }
+        }
+        let mut woken = Vec::new();
+        for (sku, at) in listed {
+            let episode = self.sku_item(&sku).await?.snapshot.stock.episode;
+            let mut tx = self.tx();
+            tx.delete_if("sleepers", key(sku_pk(&sku), SLEEPERS_SK), DUE, n(at))?;
+            wake(&mut tx, &sku, WakeKind::Awake, episode, now, "awake")?;
+            if let Outcome::Done = self.transact(tx).await? {
+                woken.push(sku);
+            }
+        }
+        Ok(woken)
     }
 
     async fn expire(&self, due: &Due, now: Millis) -> Result<ExpireOutcome> {

@@ -323,6 +323,7 @@ pub fn waiting_request(
         notice: None,
         manage_hash: None,
         language: None,
+        zone: None,
         inbox_hashes: Vec::new(),
         confirm_hash: None,
         consent: None,

@@ -82,6 +82,8 @@ struct State {
     heard: BTreeMap<String, (Millis, Option<Millis>)>,
     /// What the indexes show, when they lag ([`MemoryStore::lagging`]).
     index: Option<IndexView>,
+    /// When each item is to be woken for shoppers passed over asleep.
+    sleepers: BTreeMap<Sku, Millis>,
 }
 
 /// The index reads of a lagging store: the deadlines as they were at the
@@ -91,11 +93,16 @@ struct State {
 struct IndexView {
     /// Every live deadline, due or not.
     due: Vec<Due>,
+    /// Every item's wake for its sleepers.
+    sleepers: BTreeMap<Sku, Millis>,
 }
 
 impl IndexView {
     fn of(state: &State) -> Self {
-        let mut view = Self::default();
+        let mut view = Self {
+            sleepers: state.sleepers.clone(),
+            ..Self::default()
+        };
         for r in state.requests.values() {
             if let Some(due) = r.due() {
                 view.due.push(Due {

@@ -30,6 +30,7 @@ impl NotifyStore for MemoryStore {
             .counters
             .free(params.share)
             .min(params.max_offers);
+        let mut sleepers = params.sleepers(now);
         let candidates: Vec<Candidate<RequestId>> = s
             .queues
             .get(sku)
@@ -37,18 +38,14 @@ impl NotifyStore for MemoryStore {
                 q.values()
                     .map(|id| {
                         let r = &s.requests[id];
-                        Candidate {
-                            request: *id,
-                            key: r.key,
-                            stale_at_ms: r.stale_at,
-                            opted_out: s.optouts.contains(&r.contact_key),
-                            last_offered_episode: r.last_offered_episode,
-                        }
+                        let opted_out = s.optouts.contains(&r.contact_key);
+                        WaveParams::candidate(r, opted_out, &mut sleepers)
                     })
                     .collect()
             })
             .unwrap_or_default();
         let plan = plan_offers(free, stock.episode, now, candidates);
+        (wave.asleep, wave.wake_at) = (plan.asleep, plan.wake_at);
         for (c, reason) in plan.skipped {
             let to = match reason {
                 SkipReason::Stale => RequestState::Stale,
@@ -295,6 +292,13 @@ impl NotifyStore for MemoryStore {
             episode,
             at: now,
         });
+        Ok(())
+    }
+
+    async fn wake_at(&self, sku: &Sku, at: Millis) -> Result<()> {
+        let mut s = self.lock();
+        let when = s.sleepers.entry(sku.clone()).or_insert(at);
+        *when = (*when).min(at);
         Ok(())
     }
 

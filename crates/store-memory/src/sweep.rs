@@ -28,6 +28,35 @@ impl SweepStore for MemoryStore {
         due.truncate(limit);
         Ok(due)
     }
+    async fn wake_sleepers(&self, now: Millis) -> Result<Vec<Sku>> {
+        let mut s = self.lock();
+        // As on DynamoDB, a lagging index only picks the candidates; the
+        // truth decides.
+        let listed: Vec<Sku> = s
+            .index
+            .as_ref()
+            .map_or(&s.sleepers, |view| &view.sleepers)
+            .iter()
+            .filter(|(_, at)| **at <= now)
+            .map(|(sku, _)| sku.clone())
+            .collect();
+        let mut woken = Vec::new();
+        for sku in listed {
+            if s.sleepers.get(&sku).is_some_and(|at| *at <= now) {
+                s.sleepers.remove(&sku);
+                let episode = s.sku(&sku).snapshot.stock.episode;
+                s.wakes.push(Wake {
+                    sku: sku.clone(),
+                    kind: WakeKind::Awake,
+                    episode,
+                    at: now,
+                });
+                woken.push(sku);
+            }
+        }
+        Ok(woken)
+    }
+
     async fn expire(&self, due: &Due, now: Millis) -> Result<ExpireOutcome> {
         let mut s = self.lock();
         let Some(r) = s.requests.get(&due.id) else {

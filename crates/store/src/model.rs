@@ -7,7 +7,7 @@ use restock_core::lifecycle::HoldRefused;
 use restock_core::story::{self, Story};
 use restock_core::{
     Contact, ContactKey, Counters, HoldId, JoinKey, Language, LinkToken, Millis, RequestId,
-    RequestState, ShopperName, SkipReason, Sku, StockOutcome, StockState, TokenHash,
+    RequestState, ShopperName, SkipReason, Sku, StockOutcome, StockState, TokenHash, Zone,
 };
 use serde::{Deserialize, Serialize};
 
@@ -56,6 +56,8 @@ pub struct Request {
     /// The language they are spoken to in (`None`: the shop's default, for
     /// requests from before languages and bulk imports).
     pub language: Option<Language>,
+    /// Their clock, for quiet hours (`None`: the shop's `time_zone`).
+    pub zone: Option<Zone>,
     /// The store's bookkeeping for a position at constant cost (the
     /// DynamoDB store's ticket); `None` in a store that counts directly.
     pub ticket: Option<Ticket>,
@@ -217,6 +219,8 @@ pub struct NewRequest {
     pub manage_hash: Option<TokenHash>,
     /// The language they are spoken to in (`None`: the shop's default).
     pub language: Option<Language>,
+    /// Their clock, for quiet hours (`None`: the shop's).
+    pub zone: Option<Zone>,
     /// Double opt-in: how long the sign-up may stay unconfirmed (`None`:
     /// it joins the queue at once).
     pub confirm_window_ms: Option<Millis>,
@@ -247,6 +251,7 @@ impl NewRequest {
             confirm_hash: None,
             consent: self.consent,
             language: self.language,
+            zone: self.zone,
             ticket: None,
             moments: Moments::default(),
             story: Story::starting(self.now, story::Event::Joined),
@@ -440,6 +445,9 @@ pub enum WakeKind {
     /// A sign-up waits for its confirmation to be sent, or was confirmed
     /// (double opt-in).
     Confirm,
+    /// Someone passed over in their quiet hours, with units left over,
+    /// woke (the sweep, at the time a wave asked for).
+    Awake,
 }
 
 impl WakeKind {
@@ -451,6 +459,7 @@ impl WakeKind {
             Self::Freed => "freed",
             Self::Continue => "continue",
             Self::Confirm => "confirm",
+            Self::Awake => "awake",
         }
     }
 
@@ -462,6 +471,7 @@ impl WakeKind {
             Self::Freed,
             Self::Continue,
             Self::Confirm,
+            Self::Awake,
         ]
         .into_iter()
         .find(|k| k.as_str() == s)
@@ -516,10 +526,16 @@ pub struct Wave {
     pub offers: Vec<Offer>,
     /// Requests passed over and why (stale ones are ended, opted-out ones too).
     pub skipped: Vec<(RequestId, SkipReason)>,
+    /// Requests passed over in their quiet hours (their places kept).
+    pub asleep: u32,
+    /// Units were left over and someone was passed over asleep: when the
+    /// first of them wakes ([`NotifyStore::wake_at`](crate::NotifyStore::wake_at)
+    /// that SKU then).
+    pub wake_at: Option<Millis>,
 }
 
 /// What a wave needs to know from the settings.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct WaveParams {
     /// The list share.
     pub share: restock_core::ListShare,
@@ -529,6 +545,34 @@ pub struct WaveParams {
     pub shards: u16,
     /// The most offers one wave may make.
     pub max_offers: u32,
+    /// Quiet hours per channel.
+    pub quiet_hours: restock_core::QuietHours,
+    /// The clock of a shopper whose own is not known.
+    pub shop_zone: Zone,
+}
+
+impl WaveParams {
+    /// The planner's view of a waiting request at `now`, asleep or not by
+    /// `sleepers` (made from these parameters).
+    pub fn candidate(
+        r: &Request,
+        opted_out: bool,
+        sleepers: &mut restock_core::Sleepers<'_>,
+    ) -> restock_core::Candidate<RequestId> {
+        restock_core::Candidate {
+            request: r.id,
+            key: r.key,
+            stale_at_ms: r.stale_at,
+            opted_out,
+            last_offered_episode: r.last_offered_episode,
+            asleep_until: sleepers.asleep_until(r.contact.channel(), r.zone.as_ref()),
+        }
+    }
+
+    /// Who is asleep at `now`.
+    pub fn sleepers(&self, now: Millis) -> restock_core::Sleepers<'_> {
+        restock_core::Sleepers::new(&self.quiet_hours, &self.shop_zone, now)
+    }
 }
 
 /// Sending is paused after a sender-side failure (the circuit breaker).

@@ -220,6 +220,11 @@ pub trait NotifyStore: Send + Sync {
     /// Records a wake that hands the rest of a capped wave to the next
     /// notify pass (the stream delivers it like any other).
     async fn wake_again(&self, sku: &Sku, episode: u32, now: Millis) -> Result<()>;
+    /// Asks for a wake of `sku` at `at` (a wave passed over someone asleep
+    /// with units left over): the sweep's [`SweepStore::wake_sleepers`]
+    /// records it once `at` has come. An earlier time already asked for
+    /// stands.
+    async fn wake_at(&self, sku: &Sku, at: Millis) -> Result<()>;
     /// Reserves `count` consecutive send slots, `interval_ms` apart, on the
     /// account-wide schedule every notify pass shares (so concurrent passes
     /// together keep to the settings' rate); answers the first slot's time,
@@ -284,6 +289,9 @@ pub trait SweepStore: Send + Sync {
     /// A fix that lowers a counter waits until the SKU has been quiet for a
     /// minute at `now` (the DynamoDB index it counts from may lag a write).
     async fn reconcile(&self, sku: &Sku, now: Millis) -> Result<Option<Drift>>;
+    /// Records a wake ([`WakeKind::Awake`]) for each item whose
+    /// [`NotifyStore::wake_at`] time has come, once each, and answers them.
+    async fn wake_sleepers(&self, now: Millis) -> Result<Vec<Sku>>;
     /// Every source a stock delivery was ever heard from, with when.
     async fn heard_from(&self) -> Result<Vec<Heard>>;
     /// Claims the alert for `source`'s silence since `last_heard`: true for

@@ -247,6 +247,7 @@ pub(super) async fn rejoin(
             // links its notices carry.
             manage_hash: None,
             language: r.language.clone(),
+            zone: r.zone.clone(),
             // The link came to the shopper's own inbox or phone: nothing
             // more to confirm, under the consent already on record.
             confirm_window_ms: None,

@@ -610,6 +610,7 @@ impl Joining<'_> {
             lifetime_ms: settings.request_lifetime.as_millis(),
             manage_hash: Some(self.manage.secret_hash()),
             language: Some(settings.language_for(new.language.as_ref())),
+            zone: new.zone,
             confirm_window_ms: settings
                 .confirm
                 .then(|| settings.confirm_window.as_millis()),

@@ -38,6 +38,7 @@ pub async fn fill(store: &MemoryStore, n: usize, t0: i64, spacing_ms: i64) {
                 lifetime_ms: 90 * 86_400_000,
                 manage_hash: None,
                 language: Some(if i % 3 == 0 { "de" } else { "en" }.parse().unwrap()),
+                zone: None,
                 confirm_window_ms: None,
                 consent: None,
             })

@@ -48,6 +48,7 @@ fn new_request(i: usize, id_seed: u64, now: i64) -> NewRequest {
         lifetime_ms: 90 * 86_400_000,
         manage_hash: None,
         language: None,
+        zone: None,
         confirm_window_ms: None,
         consent: None,
     }
@@ -70,6 +71,8 @@ fn params() -> WaveParams {
         offer_window: WINDOW,
         shards: 1,
         max_offers: 10_000,
+        quiet_hours: restock_core::QuietHours::default(),
+        shop_zone: restock_core::Zone::utc(),
     }
 }
 

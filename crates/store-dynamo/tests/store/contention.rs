@@ -41,6 +41,7 @@ fn new_request(i: usize, shards: u16) -> NewRequest {
         lifetime_ms: 90 * 86_400_000,
         manage_hash: None,
         language: None,
+        zone: None,
         confirm_window_ms: None,
         consent: None,
     }
@@ -166,6 +167,8 @@ async fn contended_clicks_end_in_a_hold_or_sold_out_never_an_error() {
         offer_window: WINDOW,
         shards: 1,
         max_offers: 1_000,
+        quiet_hours: restock_core::QuietHours::default(),
+        shop_zone: restock_core::Zone::utc(),
     };
     let wave = store
         .create_offers(&sku(), &params, T0 + 100, &mut random)

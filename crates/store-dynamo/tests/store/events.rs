@@ -204,6 +204,8 @@ async fn each_thing_a_shop_may_care_about_is_one_event_in_the_table_s_stream() {
         offer_window: WINDOW,
         shards: 1,
         max_offers: 100,
+        quiet_hours: restock_core::QuietHours::default(),
+        shop_zone: restock_core::Zone::utc(),
     };
     let mut random = testing::random(5);
     let wave = store

@@ -143,6 +143,8 @@ fn wave_params() -> WaveParams {
         offer_window: WINDOW,
         shards: 1,
         max_offers: 100,
+        quiet_hours: restock_core::QuietHours::default(),
+        shop_zone: restock_core::Zone::utc(),
     }
 }
 

@@ -27,6 +27,8 @@ fn params() -> WaveParams {
         offer_window: Window::from_mins(15),
         shards: 1,
         max_offers: 1_000,
+        quiet_hours: restock_core::QuietHours::default(),
+        shop_zone: restock_core::Zone::utc(),
     }
 }
 
@@ -43,6 +45,7 @@ async fn join(store: &DynamoStore, name: &str, at: i64) -> Request {
         lifetime_ms: 90 * 86_400_000,
         manage_hash: None,
         language: None,
+        zone: None,
         confirm_window_ms: None,
         consent: None,
     };

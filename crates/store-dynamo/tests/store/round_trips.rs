@@ -135,6 +135,8 @@ async fn requests_per_operation_are_within_budget() {
         offer_window: Window::from_mins(15),
         shards: 1,
         max_offers: 10_000,
+        quiet_hours: restock_core::QuietHours::default(),
+        shop_zone: restock_core::Zone::utc(),
     };
     let mut random = testing::random(42);
     let mut offers = Vec::new();

@@ -63,6 +63,7 @@ pub fn new_shopper(sku: &Sku, i: usize, confirming: bool, now: i64) -> restock_s
         lifetime_ms: 90 * 86_400_000,
         manage_hash: None,
         language: None,
+        zone: None,
         confirm_window_ms: confirming.then_some(2 * 86_400_000),
         consent: None,
     }

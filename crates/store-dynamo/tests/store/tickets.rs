@@ -33,6 +33,7 @@ fn new_request(i: u64, at: i64, confirm: bool) -> NewRequest {
         lifetime_ms: 90 * DAY,
         manage_hash: None,
         language: None,
+        zone: None,
         confirm_window_ms: confirm.then_some(2 * DAY),
         consent: None,
     }
@@ -113,6 +114,8 @@ async fn positions_by_ticket_equal_the_queue_count_through_a_drop() {
         offer_window: Window::from_mins(15),
         shards: SHARDS,
         max_offers: 1_000,
+        quiet_hours: restock_core::QuietHours::default(),
+        shop_zone: restock_core::Zone::utc(),
     };
     let mut random = testing::random(9);
     let wave = store
@@ -227,6 +230,8 @@ async fn an_import_cut_short_resumes_beside_live_joins_and_changes_nothing_twice
                 offer_window: Window::from_mins(15),
                 shards: SHARDS,
                 max_offers: 1_000,
+                quiet_hours: restock_core::QuietHours::default(),
+                shop_zone: restock_core::Zone::utc(),
             },
             T0 + 10_002,
             &mut testing::random(7),

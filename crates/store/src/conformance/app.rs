@@ -61,12 +61,18 @@ pub fn email(i: usize) -> Contact {
     Contact::Email(Email::try_from(format!("shopper{i}@example.com").as_str()).unwrap())
 }
 
+/// A wave's parameters: no quiet hours (the cases of quiet hours set their own).
 pub fn params(shards: u16) -> WaveParams {
     WaveParams {
         share: ListShare::ALL,
         offer_window: WINDOW,
         shards,
         max_offers: 10_000,
+        quiet_hours: restock_core::QuietHours {
+            sms: None,
+            email: None,
+        },
+        shop_zone: restock_core::Zone::utc(),
     }
 }
 
@@ -118,6 +124,18 @@ impl App {
         now: Millis,
         shards: u16,
     ) -> JoinOutcome {
+        self.join_in(s, contact, now, shards, None).await
+    }
+
+    /// [`Self::join_as`] on the clock of `zone` (`None`: the shop's).
+    pub async fn join_in(
+        &self,
+        s: &str,
+        contact: Contact,
+        now: Millis,
+        shards: u16,
+        zone: Option<restock_core::Zone>,
+    ) -> JoinOutcome {
         let key = contact.key(PEPPER);
         let new = NewRequest {
             id: RequestId::from_random(self.bytes()),
@@ -130,6 +148,7 @@ impl App {
             lifetime_ms: LIFETIME.as_millis(),
             manage_hash: None,
             language: None,
+            zone,
             confirm_window_ms: None,
             consent: None,
         };
@@ -176,6 +195,7 @@ impl App {
             lifetime_ms: LIFETIME.as_millis(),
             manage_hash: manage,
             language,
+            zone: None,
             confirm_window_ms: Some(2 * DAY),
             consent: Some(Consent {
                 version: "2026-11".into(),

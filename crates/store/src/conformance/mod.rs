@@ -85,7 +85,8 @@ macro_rules! conformance_suite {
             work_keyed_once_is_done_once,
             taps_racing_on_a_confirmation_link_confirm_once,
             an_item_s_history_counts_each_moment_once_on_its_day_and_in_its_restock,
-            a_request_s_story_is_kept_as_it_happens);
+            a_request_s_story_is_kept_as_it_happens,
+            sleepers_keep_their_place_and_are_first_when_they_wake);
     };
 }
 
@@ -2952,4 +2953,107 @@ pub async fn a_request_s_story_is_kept_as_it_happens(app: App) {
             status: Status::Cancelled
         })
     );
+}
+
+/// Quiet hours (DESIGN I2): a wave passes over the shoppers inside their
+/// quiet hours in their own time zone, their places kept, and offers the
+/// units to the next people awake; with units left over it says when the
+/// first sleeper wakes. The sweep wakes the item once then, and the next
+/// wave offers the one who woke first.
+pub async fn sleepers_keep_their_place_and_are_first_when_they_wake(app: App) {
+    let zone = |z: &str| Some(restock_core::Zone::from_stored(z).unwrap());
+    let text =
+        |n: u8| Contact::Sms(restock_core::Phone::parse(&format!("+61 412 345 67{n}")).unwrap());
+    let joined = |o: JoinOutcome| match o {
+        JoinOutcome::Joined(r) => r,
+        other => panic!("did not join: {other:?}"),
+    };
+    // Ana and Dee are told by text in Sydney, Ben by text in New York, Cai
+    // by email in Sydney (email keeps no quiet hours by default).
+    let ana = joined(
+        app.join_in(CHAIR, text(1), T0, 1, zone("Australia/Sydney"))
+            .await,
+    );
+    let ben = joined(
+        app.join_in(CHAIR, text(2), T0 + 1, 1, zone("America/New_York"))
+            .await,
+    );
+    let cai = joined(
+        app.join_in(CHAIR, email(3), T0 + 2, 1, zone("Australia/Sydney"))
+            .await,
+    );
+    let dee = joined(
+        app.join_in(CHAIR, text(4), T0 + 3, 1, zone("Australia/Sydney"))
+            .await,
+    );
+    // 14:00 UTC: 09:00 in New York, 01:00 the next day in Sydney.
+    let morning_ny = T0 + 14 * 3_600_000;
+    let sydney_wakes = T0 + 21 * 3_600_000;
+    app.level(CHAIR, 3, morning_ny, "d1").await;
+    let quiet = WaveParams {
+        quiet_hours: restock_core::QuietHours::default(),
+        ..params(1)
+    };
+    let mut random = random(11);
+    let wave = app
+        .store
+        .create_offers(&sku(CHAIR), &quiet, morning_ny, &mut random)
+        .await
+        .unwrap();
+    let offered: Vec<restock_core::RequestId> = wave.offers.iter().map(|o| o.request.id).collect();
+    assert_eq!(offered, [ben.id, cai.id], "the first awake, oldest first");
+    assert_eq!((wave.asleep, wave.wake_at), (2, Some(sydney_wakes)));
+    assert!(
+        wave.skipped.is_empty(),
+        "a sleeper is not passed over for good"
+    );
+    for r in [&ana, &dee] {
+        assert_eq!(app.get(&r.id).await.state, RequestState::Waiting);
+    }
+    assert_eq!(
+        app.store.position(&ana, 1).await.unwrap(),
+        Some(1),
+        "her place kept"
+    );
+    // The wake is asked for; a later time does not replace it.
+    app.store.wake_at(&sku(CHAIR), sydney_wakes).await.unwrap();
+    app.store
+        .wake_at(&sku(CHAIR), sydney_wakes + DAY)
+        .await
+        .unwrap();
+    app.settle().await;
+    assert!(
+        app.store
+            .wake_sleepers(sydney_wakes - 1)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(
+        app.store.wake_sleepers(sydney_wakes).await.unwrap(),
+        [sku(CHAIR)]
+    );
+    assert!(
+        app.store
+            .wake_sleepers(sydney_wakes + 60_000)
+            .await
+            .unwrap()
+            .is_empty(),
+        "once"
+    );
+    let last = app.store.wakes(&sku(CHAIR)).await.unwrap().pop().unwrap();
+    assert_eq!(
+        (last.kind, last.episode, last.at),
+        (WakeKind::Awake, 1, sydney_wakes)
+    );
+    // Awake: the one unit left goes to Ana, first in line.
+    let wave = app
+        .store
+        .create_offers(&sku(CHAIR), &quiet, sydney_wakes, &mut random)
+        .await
+        .unwrap();
+    let offered: Vec<restock_core::RequestId> = wave.offers.iter().map(|o| o.request.id).collect();
+    assert_eq!(offered, [ana.id]);
+    assert_eq!((wave.asleep, wave.wake_at), (0, None));
+    assert_eq!(app.store.position(&dee, 1).await.unwrap(), Some(1));
 }

@@ -1,0 +1,495 @@
+//! Quiet hours: no notice or reminder reaches a shopper inside their quiet
+//! hours, in their own time zone (DESIGN I2, §3 "Quiet hours").
+//!
+//! A shopper's zone is the one their browser said when they signed up
+//! ([`Zone::named`]), else their phone number's country ([`Zone::of_phone`]:
+//! asleep when it is quiet anywhere in that country), else the shop's
+//! `time_zone`. Each channel has its own span (texts 21:00–08:00 by default,
+//! email none). A shopper asleep at a wave keeps their place: the units go
+//! to the next people in line who are awake, and the wave says when the
+//! first of those passed over wakes, so the units still free then are
+//! offered to them first.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::OnceLock;
+
+use jiff::Timestamp;
+use jiff::civil::Time;
+use jiff::tz::TimeZone;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::Millis;
+use crate::contact::{Channel, Phone};
+
+/// The tz database's table of countries and their zones (public domain).
+const ZONE_TABLE: &str = include_str!("zone1970.tab");
+
+/// The longest zone name taken from a browser (the longest in the tz
+/// database is 32 characters).
+const MAX_NAME: usize = 64;
+
+/// Where a shopper's clock is: a zone of the tz database
+/// (`Europe/Paris`), or a country (`US`, an ISO 3166 code) when only their
+/// phone number says where they are, which counts as every zone of it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Zone(String);
+
+/// Why a stored or configured zone was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "`{0}` is not a time zone of the tz database (such as `Europe/London` or `America/New_York`)"
+)]
+pub struct ZoneError(String);
+
+impl Zone {
+    /// Coordinated Universal Time.
+    pub fn utc() -> Self {
+        Self("UTC".into())
+    }
+
+    /// A zone by its tz database name, as a browser gives it
+    /// (`Intl.DateTimeFormat().resolvedOptions().timeZone`); `None` for a
+    /// name the database does not know.
+    pub fn named(name: &str) -> Option<Self> {
+        let name = name.trim();
+        if name.is_empty() || name.len() > MAX_NAME || is_country(name) {
+            return None;
+        }
+        jiff::tz::db().get(name).ok().map(|_| Self(name.to_owned()))
+    }
+
+    /// The zones of a phone number's country, if the tz database lists it.
+    pub fn of_phone(phone: &Phone) -> Option<Self> {
+        let number = phonenumber::parse(None, phone.as_str()).ok()?;
+        let country = number.country().id()?;
+        let code: &str = country.as_ref();
+        countries()
+            .contains_key(code)
+            .then(|| Self(code.to_owned()))
+    }
+
+    /// Reads a stored zone (a name or a country code).
+    ///
+    /// # Errors
+    /// [`ZoneError`] for one that is neither.
+    pub fn from_stored(s: &str) -> Result<Self, ZoneError> {
+        if is_country(s) {
+            if countries().contains_key(s) {
+                return Ok(Self(s.to_owned()));
+            }
+            return Err(ZoneError(s.to_owned()));
+        }
+        Self::named(s).ok_or_else(|| ZoneError(s.to_owned()))
+    }
+
+    /// As stored.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The zone's clocks: one, or each of a country's.
+    fn clocks(&self) -> Vec<TimeZone> {
+        let names: Vec<&str> = if is_country(&self.0) {
+            countries()
+                .get(self.0.as_str())
+                .cloned()
+                .unwrap_or_default()
+        } else {
+            vec![self.0.as_str()]
+        };
+        names
+            .into_iter()
+            .filter_map(|name| jiff::tz::db().get(name).ok())
+            .collect()
+    }
+}
+
+impl fmt::Display for Zone {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Serialize for Zone {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Zone {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Self::from_stored(&s).map_err(serde::de::Error::custom)
+    }
+}
+
+fn is_country(s: &str) -> bool {
+    s.len() == 2 && s.bytes().all(|b| b.is_ascii_uppercase())
+}
+
+/// Country code to its zones, from the tz database's table.
+fn countries() -> &'static HashMap<&'static str, Vec<&'static str>> {
+    static TABLE: OnceLock<HashMap<&'static str, Vec<&'static str>>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut table: HashMap<&str, Vec<&str>> = HashMap::new();
+        for line in ZONE_TABLE.lines().filter(|l| !l.starts_with('#')) {
+            let mut columns = line.split('\t');
+            let (Some(codes), Some(_), Some(zone)) =
+                (columns.next(), columns.next(), columns.next())
+            else {
+                continue;
+            };
+            for code in codes.split(',') {
+                table.entry(code).or_default().push(zone);
+            }
+        }
+        table
+    })
+}
+
+/// A daily span of local time, `21:00-08:00`: from the first time up to
+/// (not including) the second, over midnight when the second is earlier.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    from: Time,
+    to: Time,
+}
+
+/// Why a span was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "`{0}` is not a span of local time: write it as `HH:MM-HH:MM` (`21:00-08:00`), or `\"\"` for none"
+)]
+pub struct SpanError(String);
+
+impl Span {
+    /// Reads `HH:MM-HH:MM`.
+    ///
+    /// # Errors
+    /// [`SpanError`] otherwise, or for an empty span (both times the same).
+    pub fn parse(s: &str) -> Result<Self, SpanError> {
+        let bad = || SpanError(s.to_owned());
+        let (from, to) = s.trim().split_once('-').ok_or_else(bad)?;
+        let time = |t: &str| -> Result<Time, SpanError> {
+            let (h, m) = t.trim().split_once(':').ok_or_else(bad)?;
+            let (h, m): (i8, i8) = (h.parse().map_err(|_| bad())?, m.parse().map_err(|_| bad())?);
+            Time::new(h, m, 0, 0).map_err(|_| bad())
+        };
+        let span = Self {
+            from: time(from)?,
+            to: time(to)?,
+        };
+        if span.from == span.to {
+            return Err(bad());
+        }
+        Ok(span)
+    }
+
+    /// Whether local time `t` is inside.
+    fn covers(self, t: Time) -> bool {
+        if self.from < self.to {
+            self.from <= t && t < self.to
+        } else {
+            t >= self.from || t < self.to
+        }
+    }
+
+    /// When the span `at` is inside ends, in zone `tz`; `None` when `at` is
+    /// outside it.
+    fn ends_after(self, tz: &TimeZone, at: Timestamp) -> Option<Timestamp> {
+        let local = at.to_zoned_datetime(tz.clone());
+        let now = local.time();
+        if !self.covers(now) {
+            return None;
+        }
+        let day = if now < self.to {
+            local.date()
+        } else {
+            local.date().tomorrow().ok()?
+        };
+        // A span ending in a clock change's gap ends when the clock shows a
+        // later time (jiff's compatible reading).
+        day.to_datetime(self.to)
+            .to_zoned_datetime(tz.clone())
+            .ok()
+            .map(|z| z.timestamp())
+    }
+}
+
+impl fmt::Display for Span {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{:02}:{:02}-{:02}:{:02}",
+            self.from.hour(),
+            self.from.minute(),
+            self.to.hour(),
+            self.to.minute()
+        )
+    }
+}
+
+/// A channel's quiet hours in the settings: a span, or `""` for none.
+fn span_option<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Span>, D::Error> {
+    let s = String::deserialize(d)?;
+    if s.trim().is_empty() {
+        return Ok(None);
+    }
+    Span::parse(&s).map(Some).map_err(serde::de::Error::custom)
+}
+
+fn span_serialize<S: Serializer>(span: &Option<Span>, s: S) -> Result<S::Ok, S::Error> {
+    match span {
+        Some(span) => s.collect_str(span),
+        None => s.serialize_str(""),
+    }
+}
+
+/// Quiet hours per channel (the settings' `[quiet_hours]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QuietHours {
+    /// Texts: 21:00–08:00 by default.
+    #[serde(
+        default = "default_sms",
+        deserialize_with = "span_option",
+        serialize_with = "span_serialize"
+    )]
+    pub sms: Option<Span>,
+    /// Email: none by default.
+    #[serde(
+        default,
+        deserialize_with = "span_option",
+        serialize_with = "span_serialize"
+    )]
+    pub email: Option<Span>,
+}
+
+fn default_sms() -> Option<Span> {
+    Span::parse("21:00-08:00").ok()
+}
+
+impl Default for QuietHours {
+    fn default() -> Self {
+        Self {
+            sms: default_sms(),
+            email: None,
+        }
+    }
+}
+
+impl QuietHours {
+    /// The channel's span, if it has one.
+    pub fn on(&self, channel: Channel) -> Option<Span> {
+        match channel {
+            Channel::Sms => self.sms,
+            Channel::Email => self.email,
+        }
+    }
+}
+
+/// Asks, for many shoppers at one moment, who is asleep and until when;
+/// each zone and channel is worked out once.
+#[derive(Debug)]
+pub struct Sleepers<'a> {
+    hours: &'a QuietHours,
+    shop: &'a Zone,
+    now: Millis,
+    known: HashMap<(Channel, Option<Zone>), Option<Millis>>,
+}
+
+impl<'a> Sleepers<'a> {
+    /// At `now`, with the settings' quiet hours and the shop's zone (for
+    /// shoppers whose zone is not known).
+    pub fn new(hours: &'a QuietHours, shop: &'a Zone, now: Millis) -> Self {
+        Self {
+            hours,
+            shop,
+            now,
+            known: HashMap::new(),
+        }
+    }
+
+    /// When a shopper told on `channel`, in `zone` (`None`: the shop's), is
+    /// next awake; `None` when they are awake now.
+    pub fn asleep_until(&mut self, channel: Channel, zone: Option<&Zone>) -> Option<Millis> {
+        let Some(span) = self.hours.on(channel) else {
+            return None;
+        };
+        let (hours_zone, now) = (zone.unwrap_or(self.shop), self.now);
+        *self
+            .known
+            .entry((channel, zone.cloned()))
+            .or_insert_with(|| wakes_at(span, &hours_zone.clocks(), now))
+    }
+}
+
+/// How many times the wake is moved on across a country's zones before it
+/// is taken as it is (a span of hours that, over every zone of a wide
+/// country, leaves no waking hour at all).
+const MAX_STEPS: usize = 64;
+
+/// When nobody keeping `span` on any of `clocks` is inside it, from `now`
+/// on; `None` when that is now.
+fn wakes_at(span: Span, clocks: &[TimeZone], now: Millis) -> Option<Millis> {
+    let start = Timestamp::from_millisecond(now).ok()?;
+    let mut at = start;
+    for _ in 0..MAX_STEPS {
+        let later = clocks.iter().filter_map(|tz| span.ends_after(tz, at)).max();
+        match later {
+            Some(end) if end > at => at = end,
+            _ => break,
+        }
+    }
+    (at > start).then(|| at.as_millisecond())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(s: &str) -> Millis {
+        s.parse::<Timestamp>().unwrap().as_millisecond()
+    }
+
+    fn zone(s: &str) -> Zone {
+        Zone::from_stored(s).unwrap()
+    }
+
+    #[test]
+    fn a_text_waits_for_eight_in_the_shoppers_own_zone() {
+        let hours = QuietHours::default();
+        let shop = zone("America/New_York");
+        // 09:00 in New York is 01:00 the next day in Sydney (summer there).
+        let now = ms("2026-12-07T14:00:00Z");
+        let mut sleepers = Sleepers::new(&hours, &shop, now);
+        assert_eq!(sleepers.asleep_until(Channel::Sms, None), None);
+        assert_eq!(
+            sleepers.asleep_until(Channel::Sms, Some(&zone("Australia/Sydney"))),
+            Some(ms("2026-12-07T21:00:00Z")),
+            "08:00 on the 8th in Sydney (UTC+11)"
+        );
+        assert_eq!(
+            sleepers.asleep_until(Channel::Email, Some(&zone("Australia/Sydney"))),
+            None,
+            "email has no quiet hours by default"
+        );
+    }
+
+    #[test]
+    fn the_span_starts_at_its_first_minute_and_ends_before_its_last() {
+        let hours = QuietHours::default();
+        let london = zone("Europe/London");
+        for (at, asleep) in [
+            ("2026-12-07T20:59:59Z", None),
+            ("2026-12-07T21:00:00Z", Some("2026-12-08T08:00:00Z")),
+            ("2026-12-08T07:59:59Z", Some("2026-12-08T08:00:00Z")),
+            ("2026-12-08T08:00:00Z", None),
+        ] {
+            let mut sleepers = Sleepers::new(&hours, &london, ms(at));
+            assert_eq!(
+                sleepers.asleep_until(Channel::Sms, None),
+                asleep.map(ms),
+                "at {at}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_span_ending_in_the_spring_gap_ends_when_the_clock_passes_it() {
+        let hours = QuietHours {
+            sms: Some(Span::parse("22:00-02:30").unwrap()),
+            email: None,
+        };
+        let ny = zone("America/New_York");
+        // 2027-03-14: 02:00 EST jumps to 03:00 EDT; 02:30 never shows.
+        let mut sleepers = Sleepers::new(&hours, &ny, ms("2027-03-14T05:00:00Z"));
+        assert_eq!(
+            sleepers.asleep_until(Channel::Sms, None),
+            Some(ms("2027-03-14T07:30:00Z")),
+            "03:30 EDT, the compatible reading of 02:30"
+        );
+    }
+
+    #[test]
+    fn a_country_is_quiet_while_any_of_its_zones_is() {
+        let hours = QuietHours::default();
+        let shop = Zone::utc();
+        let us = Phone::parse("+1 212 555 0100").unwrap();
+        let country = Zone::of_phone(&us).unwrap();
+        assert_eq!(country.as_str(), "US");
+        // 14:00 UTC: 09:00 in New York, 04:00 in Honolulu.
+        let mut sleepers = Sleepers::new(&hours, &shop, ms("2026-12-07T14:00:00Z"));
+        assert_eq!(
+            sleepers.asleep_until(Channel::Sms, Some(&country)),
+            Some(ms("2026-12-07T18:00:00Z")),
+            "08:00 in Honolulu"
+        );
+        // 03:00 UTC: 22:00 in New York; the first zone awake again is
+        // New York at 08:00, but Honolulu sleeps until 18:00 UTC.
+        let mut sleepers = Sleepers::new(&hours, &shop, ms("2026-12-07T03:00:00Z"));
+        let until = sleepers.asleep_until(Channel::Sms, Some(&country)).unwrap();
+        assert_eq!(until, ms("2026-12-07T18:00:00Z"));
+        let au = Zone::of_phone(&Phone::parse("+61 412 345 678").unwrap()).unwrap();
+        assert_eq!(au.as_str(), "AU");
+    }
+
+    #[test]
+    fn a_span_without_a_waking_hour_still_ends() {
+        let hours = QuietHours {
+            sms: Some(Span::parse("08:01-08:00").unwrap()),
+            email: None,
+        };
+        let shop = Zone::utc();
+        let mut sleepers = Sleepers::new(&hours, &shop, ms("2026-12-07T03:00:00Z"));
+        let russia = zone("RU");
+        assert!(sleepers.asleep_until(Channel::Sms, Some(&russia)).is_some());
+    }
+
+    #[test]
+    fn zones_from_browsers_and_settings_are_checked() {
+        assert_eq!(
+            Zone::named(" Asia/Kolkata ").unwrap().as_str(),
+            "Asia/Kolkata"
+        );
+        assert!(
+            Zone::named("Asia/Calcutta").is_some(),
+            "an old name still known"
+        );
+        for bad in [
+            "",
+            "Mars/Olympus",
+            "US",
+            "x".repeat(65).as_str(),
+            "../../etc/passwd",
+        ] {
+            assert!(Zone::named(bad).is_none(), "{bad}");
+        }
+        assert!(Zone::from_stored("ZZ").is_err());
+        assert_eq!(
+            Zone::from_stored("Nowhere/Land").unwrap_err().to_string(),
+            "`Nowhere/Land` is not a time zone of the tz database (such as `Europe/London` or `America/New_York`)"
+        );
+    }
+
+    #[test]
+    fn spans_read_and_print_as_written() {
+        let span = Span::parse("21:00-08:00").unwrap();
+        assert_eq!(span.to_string(), "21:00-08:00");
+        for bad in [
+            "21:00",
+            "25:00-08:00",
+            "21:00-08:60",
+            "08:00-08:00",
+            "nine-five",
+        ] {
+            assert!(Span::parse(bad).is_err(), "{bad}");
+        }
+        let hours: QuietHours = toml::from_str("sms = \"\"\nemail = \"22:00-07:30\"").unwrap();
+        assert_eq!(hours.sms, None);
+        assert_eq!(hours.email, Some(Span::parse("22:00-07:30").unwrap()));
+        let back: QuietHours = toml::from_str(&toml::to_string(&hours).unwrap()).unwrap();
+        assert_eq!(back, hours);
+    }
+}
