@@ -35,6 +35,7 @@ mod metrics;
 mod notices;
 mod oncall;
 mod pull;
+mod quiet;
 mod reliability;
 mod story;
 mod template;

@@ -82,7 +82,12 @@ let failed = false;
 try {
   await waitFor(`${base}/`, 15000);
   await waitFor(`${capture}/widget`, 15000);
-  const page = await browser.newPage({ viewport: { width: 390, height: 844 } }); // a phone
+  // A phone in Sydney: its clock goes with the sign-up, for quiet hours.
+  const page = await browser.newPage({ viewport: { width: 390, height: 844 }, timezoneId: "Australia/Sydney" });
+  const joins = [];
+  page.on("request", (r) => {
+    if (r.method() === "POST" && r.url() === `${capture}/requests`) joins.push(r.postDataJSON());
+  });
   // What reached capture's origin and came back readable (a call CORS
   // blocks fails instead), and what the browser complained of.
   const crossOrigin = [];
@@ -111,6 +116,7 @@ try {
   const status = page.getByRole("status");
   await status.filter({ hasText: "in line" }).waitFor({ timeout: 10000 });
   check((await status.textContent()).includes("number 1 in line"), "the widget shows the shopper's position");
+  check(joins.length === 1 && joins[0].time_zone === "Australia/Sydney", `the widget sends the browser's time zone: ${JSON.stringify(joins)}`);
   check((await status.textContent()).includes("open it to confirm"), "and asks them to confirm from their inbox (double opt-in)");
   await page.screenshot({ path: path.join(shots, "1-joined.png"), fullPage: true });
 

@@ -76,6 +76,16 @@
     return tag.length <= 35 && /^[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8})*$/.test(tag) ? tag : undefined;
   }
 
+  // The shopper's time zone as the browser knows it (a tz database name),
+  // so no text reaches them in their quiet hours.
+  function timeZone() {
+    try {
+      return Intl.DateTimeFormat().resolvedOptions().timeZone || undefined;
+    } catch (e) {
+      return undefined;
+    }
+  }
+
   function el(tag, attrs, text) {
     var node = document.createElement(tag);
     Object.keys(attrs || {}).forEach(function (k) {
@@ -399,7 +409,7 @@
       }
       contact.removeAttribute("aria-invalid");
       name.removeAttribute("aria-invalid");
-      var payload = { sku: sku, name: name.value.trim(), consent: true, language: pageLanguage(), website: trap.value || undefined };
+      var payload = { sku: sku, name: name.value.trim(), consent: true, language: pageLanguage(), time_zone: timeZone(), website: trap.value || undefined };
       if (value.indexOf("@") >= 0) payload.email = value;
       else payload.phone = value;
       submit.disabled = true;

@@ -18,6 +18,8 @@ struct Context<'a> {
     pause: Option<&'a SenderPause>,
     /// Its item's figures per restock.
     history: &'a ItemHistory,
+    /// Until when it is inside its quiet hours, if it is now.
+    asleep_until: Option<Millis>,
 }
 
 /// Why a request stands where it does, in one line for the on-call engineer.
@@ -103,6 +105,12 @@ fn waiting(r: &Request, cx: &Context<'_>) -> String {
             "all sending is paused until {}: {}",
             rfc3339(pause.until),
             pause.reason
+        ));
+    }
+    if let Some(until) = cx.asleep_until {
+        parts.push(format!(
+            "in its quiet hours until {}: a wave passes it over and keeps its place",
+            rfc3339(until)
         ));
     }
     let since: Vec<_> = cx
@@ -194,6 +202,11 @@ impl Admin {
             );
         }
         let pause = self.store.sender_pause().await?.filter(|p| p.until > now);
+        let (quiet_hours, shop_zone) = match self.store.settings().await? {
+            Some(settings) => (settings.quiet_hours, settings.time_zone),
+            None => Default::default(),
+        };
+        let mut sleepers = restock_core::Sleepers::new(&quiet_hours, &shop_zone, now);
         let mut text = Vec::new();
         let mut json = Vec::new();
         for r in &requests {
@@ -213,7 +226,12 @@ impl Admin {
                 entry: entry.as_ref(),
                 pause: pause.as_ref(),
                 history: &history,
+                asleep_until: sleepers.asleep_until(r.contact.channel(), r.zone.as_ref()),
             };
+            let clock = r.zone.as_ref().map_or_else(
+                || format!("the shop's clock, {shop_zone}"),
+                |z| format!("clock {z}"),
+            );
             let who = if with_contacts {
                 r.contact.address().to_owned()
             } else {
@@ -229,7 +247,7 @@ impl Admin {
             let why = mask(&why(r, &cx));
             let (lines, chapters) = story(r, mask);
             text.push(format!(
-                "{} · {} · {who} ({}) · {}",
+                "{} · {} · {who} ({}, {clock}) · {}",
                 r.id,
                 r.sku,
                 r.contact.channel().as_str(),
@@ -241,6 +259,7 @@ impl Admin {
                 "request_id": r.id, "sku": r.sku, "contact": who,
                 "channel": r.contact.channel().as_str(), "status": r.state.status().as_str(),
                 "position": position, "why": why, "story": chapters,
+                "time_zone": r.zone.as_ref().map(|z| z.as_str()),
             }));
         }
         let head = format!(

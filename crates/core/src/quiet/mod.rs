@@ -105,6 +105,12 @@ impl Zone {
     }
 }
 
+impl Default for Zone {
+    fn default() -> Self {
+        Self::utc()
+    }
+}
+
 impl fmt::Display for Zone {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)

@@ -1,0 +1,120 @@
+//! Quiet hours through capture, notify and the sweep, on both stores: a
+//! restock at 09:00 in New York tells the people awake, keeps the places of
+//! those asleep, and tells each sleeper when they wake if units remain —
+//! the first of them first. Nobody is texted inside 21:00–08:00 of their
+//! own clock.
+
+use std::sync::Arc;
+
+use restock_app::ports::{FixedPhraser, Outbox, Secrets, Sent, StaticKeyring};
+use restock_core::Settings;
+use restock_e2e::*;
+use restock_store::prelude::*;
+
+const HOUR: i64 = 3_600_000;
+
+fn settings_for_the_world() -> Settings {
+    let mut settings = settings();
+    settings.sms_countries = vec!["AU".into(), "US".into(), "GB".into()];
+    settings.time_zone = restock_core::Zone::named("Europe/London").unwrap();
+    settings
+}
+
+async fn memory() -> (World, Arc<Outbox>) {
+    World::memory().await
+}
+
+async fn dynamodb() -> (World, Arc<Outbox>) {
+    let outbox = Arc::new(Outbox::default());
+    let world = World::new(
+        Arc::new(restock_store_dynamo::testing::dynamo_store().await),
+        outbox.clone(),
+        Arc::new(FixedPhraser(Ok("It is back.".into()))),
+        Arc::new(StaticKeyring(Arc::new(
+            Secrets::from_json(&secrets_json()).unwrap(),
+        ))),
+    )
+    .await
+    .lagging(IndexLag::Dynamo(restock_store_dynamo::testing::index_lag()));
+    (world, outbox)
+}
+
+fn recipients(outbox: &Outbox) -> Vec<String> {
+    outbox
+        .sent()
+        .iter()
+        .map(|s| match s {
+            Sent::Email { to, .. } | Sent::Sms { to, .. } => to.clone(),
+        })
+        .collect()
+}
+
+async fn join(w: &World, name: &str, contact: (&str, &str), zone: Option<&str>) {
+    let mut body = serde_json::json!({ "sku": CHAIR, "name": name, "consent": true });
+    body[contact.0] = contact.1.into();
+    if let Some(zone) = zone {
+        body["time_zone"] = zone.into();
+    }
+    let reply = w.capture_json("POST", "/requests", body).await;
+    assert_eq!(reply.status, 201, "{name}: {}", reply.body);
+    // One after another, so the line's order is the order they joined in.
+    w.advance(1);
+}
+
+async fn a_restock_reaches_each_shopper_when_they_wake(w: World, outbox: Arc<Outbox>) {
+    w.store.put_settings(&settings_for_the_world()).await.unwrap();
+    // The world's clock is 09:00 UTC; 14:00 UTC is 09:00 in New York,
+    // 01:00 tomorrow in Sydney, and 04:00 in Honolulu.
+    w.advance(5 * HOUR);
+    let ana = "+61412345671";
+    let ben = "+12127365000";
+    let cai = w.email("Cai");
+    let dee = "+16467365000";
+    join(&w, "Ana", ("phone", ana), Some("Australia/Sydney")).await;
+    // A form post without the script: the number's country, every zone of it.
+    join(&w, "Ben", ("phone", ben), None).await;
+    join(&w, "Cai", ("email", &cai), Some("Australia/Sydney")).await;
+    join(&w, "Dee", ("phone", dee), Some("America/New_York")).await;
+
+    w.shopify(Some(3), "s-1").await;
+    let reports = w.pump().await;
+    assert_eq!(reports[0].asleep, 2, "{reports:?}");
+    assert_eq!(
+        recipients(&outbox),
+        [cai.clone(), dee.to_owned()],
+        "email keeps no quiet hours; New York is awake"
+    );
+    w.assert_never_oversold().await;
+
+    // 18:00 UTC: 08:00 in Honolulu, so all of the US is awake. The units
+    // Cai and Dee let lapse are free again; Ana still sleeps (05:00).
+    w.advance(4 * HOUR);
+    w.settle().await;
+    let swept = w.sweep().await;
+    assert_eq!((swept.awake, swept.lapsed), (1, 2), "{swept:?}");
+    w.pump().await;
+    assert_eq!(recipients(&outbox)[2..], [ben.to_owned()]);
+    w.assert_never_oversold().await;
+
+    // 21:00 UTC: 08:00 in Sydney. Ana, first in line, is told.
+    w.advance(3 * HOUR);
+    w.settle().await;
+    let swept = w.sweep().await;
+    assert_eq!(swept.awake, 1, "{swept:?}");
+    w.pump().await;
+    assert_eq!(recipients(&outbox)[3..], [ana.to_owned()]);
+    assert_eq!(outbox.sent().len(), 4, "each told once");
+    w.assert_never_oversold().await;
+}
+
+#[tokio::test]
+async fn on_memory_a_restock_reaches_each_shopper_when_they_wake() {
+    let (w, outbox) = memory().await;
+    a_restock_reaches_each_shopper_when_they_wake(w, outbox).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_dynamodb_a_restock_reaches_each_shopper_when_they_wake() {
+    let (w, outbox) = dynamodb().await;
+    a_restock_reaches_each_shopper_when_they_wake(w, outbox).await;
+}
