@@ -129,6 +129,20 @@ try {
     `the widget joined and read the place on capture's own origin: ${crossOrigin.join(", ")}`,
   );
 
+  console.log("a launch to come: the widget says when, on the shopper's clock");
+  const launch = await browser.newPage({ viewport: { width: 390, height: 844 }, timezoneId: "Australia/Sydney", locale: "en-AU" });
+  await launch.goto(`${base}/products/JACKET-WAX`);
+  const coming = launch.getByRole("heading", { name: /^Coming / });
+  await coming.waitFor({ timeout: 10000 });
+  const { launch_at_ms: launchAt } = await (await fetch(`${capture}/items/JACKET-WAX`)).json();
+  // The page is in English; the browser's clock is Sydney's.
+  const sydney = await launch.evaluate(
+    (ms) => new Intl.DateTimeFormat("en", { timeZone: "Australia/Sydney", dateStyle: "full", timeStyle: "short" }).format(new Date(ms)),
+    launchAt,
+  );
+  check((await coming.textContent()).includes(sydney), `the launch on Sydney's clock (${sydney}): ${await coming.textContent()}`);
+  await launch.close();
+
   console.log("the shopper confirms from the inbox (double opt-in)");
   let confirmLink = null;
   for (let i = 0; i < 50 && !confirmLink; i++) {

@@ -1,4 +1,4 @@
-//! Quiet hours through capture, notify and the sweep, on both stores: a
+//! Quiet hours and launches through capture, notify and the sweep, on both stores: a
 //! restock at 09:00 in New York tells the people awake, keeps the places of
 //! those asleep, and tells each sleeper when they wake if units remain —
 //! the first of them first. Nobody is texted inside 21:00–08:00 of their
@@ -9,7 +9,6 @@ use std::sync::Arc;
 use restock_app::ports::{FixedPhraser, Outbox, Secrets, Sent, StaticKeyring};
 use restock_core::Settings;
 use restock_e2e::*;
-use restock_store::prelude::*;
 
 const HOUR: i64 = 3_600_000;
 
@@ -62,7 +61,10 @@ async fn join(w: &World, name: &str, contact: (&str, &str), zone: Option<&str>) 
 }
 
 async fn a_restock_reaches_each_shopper_when_they_wake(w: World, outbox: Arc<Outbox>) {
-    w.store.put_settings(&settings_for_the_world()).await.unwrap();
+    w.store
+        .put_settings(&settings_for_the_world())
+        .await
+        .unwrap();
     // The world's clock is 09:00 UTC; 14:00 UTC is 09:00 in New York,
     // 01:00 tomorrow in Sydney, and 04:00 in Honolulu.
     w.advance(5 * HOUR);
@@ -117,4 +119,63 @@ async fn on_memory_a_restock_reaches_each_shopper_when_they_wake() {
 async fn on_dynamodb_a_restock_reaches_each_shopper_when_they_wake() {
     let (w, outbox) = dynamodb().await;
     a_restock_reaches_each_shopper_when_they_wake(w, outbox).await;
+}
+
+/// A launch at 09:00 in New York: stock reported an hour before is held
+/// back, capture says when the item comes, and at the launch the sweep
+/// wakes the item and the first wave tells the people awake: New York and
+/// London, not Sydney (01:00 there).
+async fn a_launch_holds_its_stock_back_until_its_time(w: World, outbox: Arc<Outbox>) {
+    w.store
+        .put_settings(&settings_for_the_world())
+        .await
+        .unwrap();
+    let chair = restock_core::Sku::try_from(CHAIR).unwrap();
+    let launch_at = w.clock.now_ms() + 5 * HOUR; // 14:00 UTC
+    let mut entry = w.store.catalogue_entry(&chair).await.unwrap().unwrap();
+    entry.launch_at = Some(launch_at);
+    w.store.put_catalogue_entry(&entry).await.unwrap();
+    let item = w.capture("GET", &format!("/items/{CHAIR}")).await;
+    assert_eq!(item.json()["launch_at_ms"], launch_at, "{}", item.body);
+
+    let (ana, dee, eve) = ("+61412345671", "+16467365000", w.email("Eve"));
+    join(&w, "Ana", ("phone", ana), Some("Australia/Sydney")).await;
+    join(&w, "Dee", ("phone", dee), Some("America/New_York")).await;
+    join(&w, "Eve", ("email", &eve), Some("Europe/London")).await;
+
+    w.advance(4 * HOUR);
+    w.shopify(Some(5), "s-early").await;
+    let reports = w.pump().await;
+    assert!(
+        reports[0].before_launch && reports[0].offers == 0,
+        "{reports:?}"
+    );
+    assert!(outbox.sent().is_empty(), "nothing before the launch");
+    w.advance(HOUR - 60_000);
+    w.settle().await;
+    assert_eq!(w.sweep().await.awake, 0, "a minute early");
+    w.advance(60_000);
+    w.settle().await;
+    assert_eq!(w.sweep().await.awake, 1, "woken at the launch");
+    w.pump().await;
+    assert_eq!(recipients(&outbox), [dee.to_owned(), eve.clone()]);
+    let item = w.capture("GET", &format!("/items/{CHAIR}")).await;
+    assert_eq!(
+        item.json()["launch_at_ms"],
+        serde_json::Value::Null,
+        "launched"
+    );
+    w.assert_never_oversold().await;
+}
+
+#[tokio::test]
+async fn on_memory_a_launch_holds_its_stock_back_until_its_time() {
+    let (w, outbox) = memory().await;
+    a_launch_holds_its_stock_back_until_its_time(w, outbox).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_dynamodb_a_launch_holds_its_stock_back_until_its_time() {
+    let (w, outbox) = dynamodb().await;
+    a_launch_holds_its_stock_back_until_its_time(w, outbox).await;
 }

@@ -26,6 +26,18 @@ use super::histories::dynamo_world;
 const SKUS: [&str; 2] = [CHAIR, "THROW-OAT"];
 const SHOPPERS: u8 = 5;
 const LOCATIONS: [&str; 2] = ["default", "warehouse"];
+/// Each shopper's clock (their browser's zone). At the worlds' 09:00 UTC
+/// London and Kolkata are awake, Sydney falls asleep within the hour, New
+/// York wakes at 13:00 UTC and Honolulu at 18:00 UTC; the histories' quiet
+/// hours are 21:00-08:00 for email too, so waves pass people over and the
+/// sweep wakes items as the hours go by.
+const ZONES: [&str; SHOPPERS as usize] = [
+    "Europe/London",
+    "Australia/Sydney",
+    "America/New_York",
+    "Asia/Kolkata",
+    "Pacific/Honolulu",
+];
 
 /// One step of a history; both worlds take it.
 #[derive(Debug, Clone)]
@@ -81,7 +93,7 @@ pub enum Op {
     Pump,
     Sweep,
     Advance {
-        minutes: u8,
+        minutes: u16,
     },
 }
 
@@ -101,7 +113,10 @@ pub fn op() -> impl Strategy<Value = Op> {
         1 => sku.clone().prop_map(|sku| Op::RaiseShards { sku }),
         3 => Just(Op::Pump),
         2 => Just(Op::Sweep),
-        1 => (1u8..25).prop_map(|minutes| Op::Advance { minutes }),
+        1 => (1u16..25).prop_map(|minutes| Op::Advance { minutes }),
+        // Hours at a time: clocks across the zones pass into and out of
+        // their quiet hours.
+        1 => (60u16..600).prop_map(|minutes| Op::Advance { minutes }),
     ]
 }
 
@@ -211,7 +226,7 @@ impl Side {
                     .capture_json(
                         "POST",
                         "/requests",
-                        serde_json::json!({ "sku": SKUS[s], "name": format!("Shopper {who}"), "email": self.typed(who, n), "consent": true }),
+                        serde_json::json!({ "sku": SKUS[s], "name": format!("Shopper {who}"), "email": self.typed(who, n), "consent": true, "time_zone": ZONES[usize::from(who)] }),
                     )
                     .await;
                 let body = reply.json();
@@ -349,7 +364,10 @@ impl Side {
                     let report = restock_app::notify::notify_sku(&w.services, &sku(i))
                         .await
                         .map_err(|e| e.to_string())?;
-                    said.push(format!("pass {} offers", report.offers));
+                    said.push(format!(
+                        "pass {} offers, {} passed over asleep",
+                        report.offers, report.asleep
+                    ));
                 }
             }
             Op::Sweep => {
@@ -360,8 +378,8 @@ impl Side {
                     .await
                     .map_err(|e| e.to_string())?;
                 said.push(format!(
-                    "sweep lapsed {} released {} stale {} corrected {}",
-                    r.lapsed, r.released, r.stale, r.corrected
+                    "sweep lapsed {} released {} stale {} corrected {} woke {}",
+                    r.lapsed, r.released, r.stale, r.corrected, r.awake
                 ));
             }
             Op::Advance { minutes } => {
@@ -489,8 +507,36 @@ impl Side {
 /// Runs `ops` on both stores; the first difference is the error.
 async fn run(memory: &mut Side, dynamo: &mut Side, ops: &[Op]) -> Result<usize, String> {
     let mut compared = 0;
+    let mut notices_seen = 0;
     for (n, op) in ops.iter().enumerate() {
+        let at = memory.world.clock.now_ms();
         let a = memory.step(op, n).await?;
+        // Nobody is told inside their quiet hours: every notice this step
+        // sent (the stores' agreement on the outbox is checked below).
+        let hours = restock_core::QuietHours {
+            email: restock_core::quiet::Span::parse("21:00-08:00").ok(),
+            ..Default::default()
+        };
+        let shop = restock_core::Zone::utc();
+        let mut sleepers = restock_core::Sleepers::new(&hours, &shop, at);
+        let sent = memory.outbox.sent();
+        for notice in sent
+            .iter()
+            .skip(notices_seen)
+            .filter(|s| s.reserve_link().is_some())
+        {
+            let who = memory.who(notice.to()).ok_or("a notice to a stranger")?;
+            let zone = restock_core::Zone::named(ZONES[usize::from(who)]);
+            if let Some(until) = sleepers.asleep_until(restock_core::Channel::Email, zone.as_ref())
+            {
+                return Err(format!(
+                    "step {n} {op:?} told shopper {who} ({}) inside their quiet hours, which end at {}",
+                    ZONES[usize::from(who)],
+                    rfc3339(until)
+                ));
+            }
+        }
+        notices_seen = sent.len();
         let b = dynamo.step(op, n).await?;
         if a != b {
             return Err(format!(
@@ -523,6 +569,7 @@ async fn worlds(confirming: bool) -> (Side, Side) {
     for w in [&mw, &dw] {
         let mut settings = settings();
         settings.confirm = confirming;
+        settings.quiet_hours.email = restock_core::quiet::Span::parse("21:00-08:00").ok();
         w.store.put_settings(&settings).await.expect("settings");
     }
     (Side::new(mw, mo), Side::new(dw, doo))

@@ -54,6 +54,9 @@ pub struct NotifyReport {
     pub expired: usize,
     /// Whether the phrase came from the model this time.
     pub phrased_by_model: bool,
+    /// The item's launch is still to come: nothing was offered, and it is
+    /// woken at the launch.
+    pub before_launch: bool,
     /// Whether the wave hit its cap and handed the rest to a new pass.
     pub handed_on: bool,
     /// Whether sending is paused (a sender-side failure, this pass or
@@ -215,7 +218,18 @@ async fn pass(s: &Services, sku: &Sku, deadline: Instant) -> Result<NotifyReport
         return Ok(report);
     }
     let mut pacer = Pacer::new(s, &settings, deadline);
-    let (offers, episode) = gather_offers(s, &settings, &entry, &mut report).await?;
+    let (offers, episode) = match entry.launch_at {
+        // Before its launch nothing is offered: stock reported early is
+        // held back, and the item is woken at the launch for its first
+        // wave. Confirmations still go.
+        Some(at) if at > now => {
+            s.store.wake_at(sku, at).await?;
+            tracing::info!(%sku, launch_at = at, "not launched yet; its first wave goes at the launch");
+            report.before_launch = true;
+            (Vec::new(), 0)
+        }
+        _ => gather_offers(s, &settings, &entry, &mut report).await?,
+    };
     if send_notices(
         s,
         &settings,
@@ -680,6 +694,7 @@ async fn send_one(
         manage_url: &manage_url,
         window: left,
         texts,
+        reminder: false,
     };
     // An email is tagged, so the provider's bounces and complaints name the offer.
     let tags = restock_core::feedback::tags(&r.id, episode, &r.contact_key);

@@ -245,7 +245,7 @@ enum SettingsCmd {
 
 #[derive(Subcommand)]
 enum CatalogueCmd {
-    /// Import a CSV file (sku,name,product_url,checkout_url,threshold,shopify_inventory_item_id,woocommerce_product_id,shards).
+    /// Import a CSV file (sku,name,product_url,checkout_url,threshold,shopify_inventory_item_id,woocommerce_product_id,shards,launch_at).
     Import { file: String },
     /// One entry with its stock and counters; every entry without a SKU.
     Show { sku: Option<String> },

@@ -41,6 +41,10 @@ notice-passes-on = إذا لم تنقر، تنتقل إلى الشخص التا�
 notice-stop = إيقاف هذه الرسائل
 notice-sms = { $store }: عاد { $product }. احجز خلال { $window }: { $url } أرسل STOP للإلغاء
 notice-sms-item = منتجك
+reminder-subject = ما زال محجوزًا لك: { $product } لدى { $store }
+reminder-phrase = تذكير: القطعة التي حجزناها لك ما زالت لك لبعض الوقت.
+reminder-back = رابط الحجز لـ { $product } ما زال يحجز لك قطعة إذا نقرت خلال { $window }.
+reminder-sms = { $store }: ما زالت قطعة من { $product } محجوزة لك. انقر خلال { $window } لحجزها: { $url } أرسل STOP للإلغاء
 
 confirm-subject = تأكيد: أبلغني عندما يعود { $product } لدى { $store }
 confirm-asked = طلب شخص ما، نأمل أن يكون أنت، من { $store } إبلاغ هذا العنوان عندما يعود { $product } إلى المخزون. أكّد خلال { $window } للاحتفاظ بمكانك في الطابور.
@@ -131,6 +135,7 @@ error-no-request = لم نجد هذا التسجيل. ربما انتهى بال
 
 # كلمات الأداة (GET /widget).
 widget-heading = نفدت الكمية — نخبرك عند توفره
+widget-coming = يصدر في { $when } — سنخبرك عند صدوره
 widget-contact-both = البريد الإلكتروني أو رقم الجوال
 widget-contact-email = البريد الإلكتروني
 widget-contact-sms = رقم الجوال

@@ -32,6 +32,10 @@ notice-passes-on = Tippst du nicht, geht es an die nächste Person in der Wartel
 notice-stop = Diese Nachrichten abbestellen
 notice-sms = { $store }: { $product } ist wieder da. Tippe innerhalb von { $window }, um eins zu reservieren: { $url } Antworte STOP zum Abmelden
 notice-sms-item = Dein Artikel
+reminder-subject = Noch für dich zurückgelegt: { $product } bei { $store }
+reminder-phrase = Zur Erinnerung: Das Exemplar, das wir für dich zurückgelegt haben, ist noch eine Weile deins.
+reminder-back = Dein Reservierungslink für { $product } hält noch eins für dich, wenn du innerhalb von { $window } tippst.
+reminder-sms = { $store }: Ein { $product } ist noch für dich zurückgelegt. Tippe innerhalb von { $window }, um es zu reservieren: { $url } Antworte STOP zum Abmelden
 
 confirm-subject = Bestätigen: Sag mir Bescheid, wenn { $product } bei { $store } wieder da ist
 confirm-asked = Jemand, hoffentlich du, hat { $store } gebeten, diese Adresse zu benachrichtigen, wenn { $product } wieder vorrätig ist. Bestätige innerhalb von { $window }, um deinen Platz in der Warteliste zu behalten.
@@ -122,6 +126,7 @@ error-no-request = Diese Anmeldung haben wir nicht gefunden. Vielleicht ist sie 
 
 # Die Wörter des Widgets (GET /widget).
 widget-heading = Ausverkauft – lass dich benachrichtigen, wenn es wieder da ist
+widget-coming = Erscheint am { $when } – lass dich benachrichtigen, sobald es da ist
 widget-contact-both = E-Mail oder Handynummer
 widget-contact-email = E-Mail
 widget-contact-sms = Handynummer

@@ -34,6 +34,10 @@ notice-stop = Stop these messages
 # A text: the link and STOP are never cut.
 notice-sms = { $store }: { $product } is back. Tap within { $window } to hold one: { $url } Reply STOP to opt out
 notice-sms-item = Your item
+reminder-subject = Still set aside for you: { $product } at { $store }
+reminder-phrase = A reminder: the one we set aside for you is still yours, for a little longer.
+reminder-back = Your reserve link for { $product } still holds one for you if you tap it within { $window }.
+reminder-sms = { $store }: one { $product } is still set aside for you. Tap within { $window } to hold it: { $url } Reply STOP to opt out
 
 confirm-subject = Confirm: tell me when { $product } is back at { $store }
 confirm-asked = Someone, we hope you, asked { $store } to tell this address when { $product } is back in stock. Confirm within { $window } to keep your place in line.
@@ -126,6 +130,7 @@ error-no-request = We couldn't find that sign-up. It may have ended already.
 # The widget's own words (GET /widget): { $product } and { $position } reach
 # the widget as {product} and {position}, and it fills them in.
 widget-heading = Sold out — get told when it's back
+widget-coming = Coming { $when } — get told when it's out
 widget-contact-both = Email or mobile number
 widget-contact-email = Email
 widget-contact-sms = Mobile number

@@ -31,6 +31,10 @@ notice-passes-on = Si no lo tocas, pasa a la siguiente persona en espera.
 notice-stop = Dejar de recibir estos mensajes
 notice-sms = { $store }: { $product } ha vuelto. Toca en menos de { $window } para reservar uno: { $url } Responde STOP para darte de baja
 notice-sms-item = Tu artículo
+reminder-subject = Aún reservado para ti: { $product } en { $store }
+reminder-phrase = Un recordatorio: el que apartamos para ti sigue siendo tuyo un poco más.
+reminder-back = Tu enlace de reserva de { $product } aún te guarda uno si lo tocas en menos de { $window }.
+reminder-sms = { $store }: aún tienes un { $product } apartado. Toca en menos de { $window } para reservarlo: { $url } Responde STOP para darte de baja
 
 confirm-subject = Confirma: avísame cuando { $product } vuelva a { $store }
 confirm-asked = Alguien, esperamos que tú, pidió a { $store } que avisara a esta dirección cuando { $product } vuelva a estar disponible. Confirma en menos de { $window } para mantener tu lugar en la cola.
@@ -121,6 +125,7 @@ error-no-request = No encontramos esa inscripción. Puede que ya haya terminado.
 
 # Las palabras del widget (GET /widget).
 widget-heading = Agotado: te avisamos cuando vuelva
+widget-coming = Llega el { $when }: te avisamos cuando salga
 widget-contact-both = Correo electrónico o número de móvil
 widget-contact-email = Correo electrónico
 widget-contact-sms = Número de móvil

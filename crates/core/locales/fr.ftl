@@ -31,6 +31,10 @@ notice-passes-on = Sans réponse de votre part, il passe à la personne suivante
 notice-stop = Ne plus recevoir ces messages
 notice-sms = { $store } : { $product } est de retour. Touchez d'ici { $window } pour en réserver un : { $url } Répondez STOP pour vous désabonner
 notice-sms-item = Votre article
+reminder-subject = Toujours réservé pour vous : { $product } chez { $store }
+reminder-phrase = Petit rappel : l'article mis de côté pour vous est encore à vous, pour un petit moment.
+reminder-back = Votre lien de réservation pour { $product } vous en garde encore un si vous touchez d'ici { $window }.
+reminder-sms = { $store } : un { $product } est encore mis de côté pour vous. Touchez d'ici { $window } pour le réserver : { $url } Répondez STOP pour vous désabonner
 
 confirm-subject = Confirmez : prévenez-moi quand { $product } sera de retour chez { $store }
 confirm-asked = Quelqu'un, vous nous l'espérons, a demandé à { $store } de prévenir cette adresse quand { $product } sera de nouveau en stock. Confirmez d'ici { $window } pour garder votre place dans la file.
@@ -121,6 +125,7 @@ error-no-request = Nous n'avons pas trouvé cette inscription. Elle est peut-êt
 
 # Les mots du widget (GET /widget).
 widget-heading = Épuisé — soyez prévenu de son retour
+widget-coming = Disponible le { $when } — soyez prévenu de sa sortie
 widget-contact-both = E-mail ou numéro de mobile
 widget-contact-email = E-mail
 widget-contact-sms = Numéro de mobile

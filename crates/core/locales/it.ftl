@@ -31,6 +31,10 @@ notice-passes-on = Se non lo tocchi, passa alla prossima persona in attesa.
 notice-stop = Non ricevere più questi messaggi
 notice-sms = { $store }: { $product } è tornato. Tocca entro { $window } per prenotarne uno: { $url } Rispondi STOP per non ricevere più messaggi
 notice-sms-item = Il tuo articolo
+reminder-subject = Ancora messo da parte per te: { $product } da { $store }
+reminder-phrase = Un promemoria: quello che abbiamo messo da parte per te è ancora tuo, per poco.
+reminder-back = Il tuo link di prenotazione per { $product } te ne tiene ancora uno se tocchi entro { $window }.
+reminder-sms = { $store }: un { $product } è ancora messo da parte per te. Tocca entro { $window } per prenotarlo: { $url } Rispondi STOP per non ricevere più messaggi
 
 confirm-subject = Conferma: avvisami quando { $product } torna da { $store }
 confirm-asked = Qualcuno, speriamo tu, ha chiesto a { $store } di avvisare questo indirizzo quando { $product } sarà di nuovo disponibile. Conferma entro { $window } per mantenere il tuo posto in fila.
@@ -121,6 +125,7 @@ error-no-request = Non abbiamo trovato questa iscrizione. Forse è già terminat
 
 # Le parole del widget (GET /widget).
 widget-heading = Esaurito: ti avvisiamo quando torna
+widget-coming = In arrivo il { $when }: ti avvisiamo quando esce
 widget-contact-both = Email o numero di cellulare
 widget-contact-email = Email
 widget-contact-sms = Numero di cellulare

@@ -19,6 +19,10 @@ notice-passes-on = タップされない場合は、次にお待ちの方にお�
 notice-stop = 配信を停止する
 notice-sms = { $store }：{ $product }が再入荷。{ $window }以内にタップで確保：{ $url } 停止はSTOPと返信
 notice-sms-item = ご希望の商品
+reminder-subject = まだお取り置き中：{ $store }の{ $product }
+reminder-phrase = リマインダー：お取り置きした商品は、もう少しの間お客様のものです。
+reminder-back = { $product }の確保リンクは、{ $window }以内にタップすればまだ1点お取り置きできます。
+reminder-sms = { $store }：{ $product }をまだお取り置き中。{ $window }以内にタップで確保：{ $url } 停止はSTOPと返信
 
 confirm-subject = 確認：{ $product }が{ $store }に再入荷したらお知らせします
 confirm-asked = どなたか（きっとお客様ご本人）が、{ $product }の再入荷時にこのアドレスへ知らせるよう{ $store }に依頼しました。順番を確保するには、{ $window }以内に確認してください。
@@ -109,6 +113,7 @@ error-no-request = その登録は見つかりませんでした。すでに終�
 
 # ウィジェットの文言（GET /widget）。
 widget-heading = 売り切れ — 再入荷をお知らせします
+widget-coming = { $when }発売予定 — 発売時にお知らせします
 widget-contact-both = メールアドレスまたは携帯電話番号
 widget-contact-email = メールアドレス
 widget-contact-sms = 携帯電話番号

@@ -31,6 +31,10 @@ notice-passes-on = Tik je niet, dan gaat het naar de volgende persoon op de wach
 notice-stop = Geen berichten meer ontvangen
 notice-sms = { $store }: { $product } is terug. Tik binnen { $window } om er een te reserveren: { $url } Antwoord STOP om af te melden
 notice-sms-item = Je artikel
+reminder-subject = Nog voor je apart gelegd: { $product } bij { $store }
+reminder-phrase = Ter herinnering: het exemplaar dat we voor je apart hebben gelegd, is nog even van jou.
+reminder-back = Je reserveringslink voor { $product } houdt er nog een voor je vast als je binnen { $window } tikt.
+reminder-sms = { $store }: er ligt nog een { $product } voor je apart. Tik binnen { $window } om het te reserveren: { $url } Antwoord STOP om af te melden
 
 confirm-subject = Bevestig: laat me weten wanneer { $product } terug is bij { $store }
 confirm-asked = Iemand, hopelijk jij, heeft { $store } gevraagd dit adres te laten weten wanneer { $product } weer op voorraad is. Bevestig binnen { $window } om je plek in de rij te houden.
@@ -121,6 +125,7 @@ error-no-request = We konden die aanmelding niet vinden. Misschien is ze al afge
 
 # De woorden van de widget (GET /widget).
 widget-heading = Uitverkocht — krijg bericht als het terug is
+widget-coming = Verschijnt op { $when } — krijg bericht zodra het er is
 widget-contact-both = E-mail of mobiel nummer
 widget-contact-email = E-mail
 widget-contact-sms = Mobiel nummer

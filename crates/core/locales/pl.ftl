@@ -32,6 +32,10 @@ notice-passes-on = Jeśli nie klikniesz, przejdzie do następnej osoby w kolejce
 notice-stop = Nie chcę więcej wiadomości
 notice-sms = { $store }: { $product } wrócił. Kliknij w ciągu { $window }, aby zarezerwować: { $url } Odpisz STOP, aby zrezygnować
 notice-sms-item = Twój produkt
+reminder-subject = Wciąż odłożone dla Ciebie: { $product } w { $store }
+reminder-phrase = Przypomnienie: egzemplarz odłożony dla Ciebie jest jeszcze przez chwilę Twój.
+reminder-back = Twój link rezerwacji { $product } wciąż trzyma jeden dla Ciebie, jeśli klikniesz w ciągu { $window }.
+reminder-sms = { $store }: { $product } wciąż czeka odłożony dla Ciebie. Kliknij w ciągu { $window }, aby zarezerwować: { $url } Odpisz STOP, aby zrezygnować
 
 confirm-subject = Potwierdź: daj znać, gdy { $product } wróci do { $store }
 confirm-asked = Ktoś, mamy nadzieję, że Ty, poprosił { $store } o powiadomienie tego adresu, gdy { $product } wróci do sprzedaży. Potwierdź w ciągu { $window }, aby zachować swoje miejsce w kolejce.
@@ -122,6 +126,7 @@ error-no-request = Nie znaleźliśmy tego zapisu. Być może już się zakończy
 
 # Słowa widżetu (GET /widget).
 widget-heading = Wyprzedane — daj znać, gdy wróci
+widget-coming = Premiera: { $when } — damy Ci znać, gdy będzie dostępny
 widget-contact-both = E-mail lub numer komórkowy
 widget-contact-email = E-mail
 widget-contact-sms = Numer komórkowy

@@ -31,6 +31,10 @@ notice-passes-on = Se não tocar, ela passa para a próxima pessoa na fila.
 notice-stop = Deixar de receber estas mensagens
 notice-sms = { $store }: { $product } voltou. Toque dentro de { $window } para reservar: { $url } Responda STOP para cancelar
 notice-sms-item = O seu item
+reminder-subject = Ainda reservado para si: { $product } na { $store }
+reminder-phrase = Um lembrete: o que guardámos para si ainda é seu, por mais um pouco.
+reminder-back = O seu link de reserva de { $product } ainda lhe guarda um se tocar dentro de { $window }.
+reminder-sms = { $store }: ainda tem um { $product } guardado. Toque dentro de { $window } para o reservar: { $url } Responda STOP para cancelar
 
 confirm-subject = Confirme: avise-me quando { $product } voltar à { $store }
 confirm-asked = Alguém, esperamos que você, pediu à { $store } para avisar este endereço quando { $product } voltar ao estoque. Confirme dentro de { $window } para manter o seu lugar na fila.
@@ -121,6 +125,7 @@ error-no-request = Não encontramos essa inscrição. Talvez ela já tenha termi
 
 # As palavras do widget (GET /widget).
 widget-heading = Esgotado — receba um aviso quando voltar
+widget-coming = Chega em { $when } — receba um aviso no lançamento
 widget-contact-both = E-mail ou celular
 widget-contact-email = E-mail
 widget-contact-sms = Celular

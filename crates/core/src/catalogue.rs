@@ -13,6 +13,7 @@ pub fn csv_header() -> String {
     let mut columns = vec!["sku", "name", "product_url", "checkout_url", "threshold"];
     columns.extend(Platform::ALL.iter().filter_map(|p| p.id_column()));
     columns.push("shards");
+    columns.push("launch_at");
     columns.join(",")
 }
 
@@ -49,6 +50,11 @@ pub struct CatalogueEntry {
     /// kept, and an offer already sent stays good.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub paused: Option<ItemPause>,
+    /// A scheduled launch: sign-ups are taken before it, stock reported
+    /// before it is held back, and the first wave goes out at it (DESIGN
+    /// §3, Launches).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch_at: Option<Millis>,
 }
 
 /// Why and since when the team stopped an item's notices.
@@ -80,6 +86,8 @@ struct Row {
     checkout_url: Option<String>,
     threshold: Option<String>,
     shards: Option<String>,
+    #[serde(default)]
+    launch_at: Option<String>,
 }
 
 /// Checks a list of entries as the CSV import does, whichever way they
@@ -159,7 +167,14 @@ impl CatalogueEntry {
             shards: 1,
             ended: None,
             paused: None,
+            launch_at: None,
         }
+    }
+
+    /// Whether the item has launched at `now`: no launch is scheduled, or
+    /// its time has come.
+    pub fn launched(&self, now: Millis) -> bool {
+        self.launch_at.is_none_or(|at| at <= now)
     }
 
     /// The origin [`Self::checkout_for`] leads to (`https://shop.example`),
@@ -253,6 +268,18 @@ pub fn parse_csv(text: &str) -> Result<Vec<CatalogueEntry>, CatalogueError> {
         let shards = number("shards", row.shards)?.unwrap_or(1);
         let shards =
             u16::try_from(shards).map_err(|_| err("shards", format!("1 to {MAX_SHARDS}")))?;
+        let launch_at = opt(row.launch_at)
+            .map(|t| {
+                time::OffsetDateTime::parse(&t, &time::format_description::well_known::Rfc3339)
+                    .map(|t| (t.unix_timestamp_nanos() / 1_000_000) as Millis)
+                    .map_err(|_| {
+                        err(
+                            "launch_at",
+                            "a time with its offset, such as 2026-12-10T09:00:00-05:00".into(),
+                        )
+                    })
+            })
+            .transpose()?;
         let mut ids = PlatformIds::default();
         for &(platform, column, at) in &id_columns {
             let cell = at.and_then(|at| record.get(at)).map(str::to_owned);
@@ -268,6 +295,7 @@ pub fn parse_csv(text: &str) -> Result<Vec<CatalogueEntry>, CatalogueError> {
             shards,
             ended: None,
             paused: None,
+            launch_at,
         };
         entry
             .check()
@@ -435,9 +463,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_launch_reads_with_its_offset_and_is_checked() {
+        let csv = "sku,name,launch_at\nRUNNER-X,Limited runner,2026-12-10T09:00:00-05:00\nTHROW-OAT,Linen throw,\n";
+        let entries = parse_csv(csv).unwrap();
+        let at = 1_796_911_200_000; // 2026-12-10T14:00:00Z
+        assert_eq!(entries[0].launch_at, Some(at));
+        assert!(!entries[0].launched(at - 1) && entries[0].launched(at));
+        assert_eq!(entries[1].launch_at, None);
+        assert!(entries[1].launched(0));
+        let bad = parse_csv("sku,name,launch_at\nRUNNER-X,Limited runner,10 December 9am\n");
+        assert_eq!(
+            bad.unwrap_err().to_string(),
+            "catalogue line 2, `launch_at`: a time with its offset, such as 2026-12-10T09:00:00-05:00"
+        );
+    }
+
+    #[test]
     fn a_full_catalogue_reads() {
         let csv = format!(
-            "{}\nCHAIR-WAL,Walnut dining chair,https://loomandlast.co.uk/p/chair,https://loomandlast.co.uk/cart/4242:1?attributes[hold]={{hold}},2,271878346596884015,799,4\nTHROW-OAT,Linen throw,,,,,,\n",
+            "{}\nCHAIR-WAL,Walnut dining chair,https://loomandlast.co.uk/p/chair,https://loomandlast.co.uk/cart/4242:1?attributes[hold]={{hold}},2,271878346596884015,799,4,\nTHROW-OAT,Linen throw,,,,,,,\n",
             csv_header()
         );
         let entries = parse_csv(&csv).unwrap();

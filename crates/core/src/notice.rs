@@ -223,6 +223,20 @@ pub struct NoticeInput<'a> {
     pub window: Window,
     /// The words, in the shopper's language.
     pub texts: &'a Texts,
+    /// The one reminder before the offer runs out (`window` is then the
+    /// time left), not the notice.
+    pub reminder: bool,
+}
+
+impl NoticeInput<'_> {
+    /// The message id of `part` (`subject`, `back`, `sms`): the notice's,
+    /// or the reminder's.
+    fn id(&self, part: &str) -> String {
+        format!(
+            "{}-{part}",
+            if self.reminder { "reminder" } else { "notice" }
+        )
+    }
 }
 
 /// A rendered email.
@@ -249,12 +263,12 @@ pub fn render_email(n: &NoticeInput<'_>) -> EmailNotice {
     let t = n.texts;
     let window = t.window(n.window);
     let subject = t.get(
-        "notice-subject",
+        &n.id("subject"),
         &[arg("product", n.product), arg("store", n.store)],
     );
     let greeting = t.get("greeting", &[arg("shopper", n.shopper)]);
     let back = t.get(
-        "notice-back",
+        &n.id("back"),
         &[
             arg("product", n.product),
             arg("store", n.store),
@@ -381,7 +395,7 @@ pub fn render_sms(n: &NoticeInput<'_>) -> SmsNotice {
     let window = t.window(n.window);
     let compose = |store: &str, phrase: Option<&str>, product: &str| {
         let sms = t.get(
-            "notice-sms",
+            &n.id("sms"),
             &[
                 arg("store", store),
                 arg("product", product),
@@ -600,6 +614,38 @@ mod tests {
             manage_url: "https://notify.loomandlast.co.uk/m/AAAAAAAAAAAAAAAAAAAAAA.DDDDDDDDDDDDDDDDDDDDDD",
             window: Window::from_mins(15),
             texts: &EN,
+            reminder: false,
+        }
+    }
+
+    #[test]
+    fn a_reminder_says_the_time_left_in_every_language_and_fits_a_text() {
+        let phrase = Phrase::check("Still yours.").unwrap();
+        for (tag, _) in crate::lang::SHIPPED {
+            let texts = texts(tag);
+            let notice = NoticeInput {
+                texts: &texts,
+                ..input(&phrase, "Della", "Walnut dining chair")
+            };
+            let reminder = NoticeInput {
+                reminder: true,
+                window: Window::from_mins(5),
+                ..notice.clone()
+            };
+            let (email, first) = (render_email(&reminder), render_email(&notice));
+            assert_ne!(email.subject, first.subject, "{tag}: its own subject");
+            assert!(email.text.contains(notice.reserve_url), "{tag}: the link");
+            assert!(
+                email.text.contains(&texts.window(Window::from_mins(5))),
+                "{tag}: the time left"
+            );
+            let sms = render_sms(&reminder);
+            assert!(sms.text.contains(notice.reserve_url), "{tag}: {}", sms.text);
+            assert!(
+                sms.segments <= sms_budget(sms.encoding),
+                "{tag}: {}",
+                sms.text
+            );
         }
     }
 

@@ -184,6 +184,11 @@ pub struct Settings {
     /// How long a held unit waits for checkout.
     #[serde(default = "default_window")]
     pub hold_window: Window,
+    /// One reminder this long before an unclaimed offer runs out (off when
+    /// unset): on the channel the notice went on, never in quiet hours, at
+    /// most once per offer.
+    #[serde(default)]
+    pub remind_before: Option<Window>,
     /// A request older than this goes stale.
     #[serde(default = "default_lifetime")]
     pub request_lifetime: Window,
@@ -448,6 +453,14 @@ impl Settings {
         }
         if self.request_lifetime < self.offer_window {
             return invalid("request_lifetime", "must be longer than offer_window");
+        }
+        if let Some(before) = self.remind_before
+            && (before.as_secs() < 60 || before >= self.offer_window)
+        {
+            return invalid(
+                "remind_before",
+                "at least 1m and shorter than offer_window (the reminder goes that long before the reserve link runs out)",
+            );
         }
         if self.sends_per_second == 0 || self.sends_per_second > 1_000 {
             return invalid("sends_per_second", "between 1 and 1000");

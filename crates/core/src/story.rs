@@ -51,6 +51,14 @@ pub enum Event {
         /// Why, as the provider said.
         reason: String,
     },
+    /// The one reminder of restock `episode`'s offer was handed to the
+    /// provider (the offer still unclaimed, `remind_before` its end).
+    Reminded {
+        /// The restock.
+        episode: u32,
+        /// The provider's message id (SES or SNS).
+        message_id: String,
+    },
     /// The reserve link was clicked: a unit held until `expires_ms` (once
     /// in a request's life: a hold ends it, bought or released).
     Held {
@@ -81,6 +89,7 @@ impl Event {
             Self::Offered { episode, .. }
             | Self::Sent { episode, .. }
             | Self::NotSent { episode, .. }
+            | Self::Reminded { episode, .. }
             | Self::Back { episode } => Some(*episode),
             Self::Joined
             | Self::Asked
@@ -98,6 +107,7 @@ impl Event {
             Self::Confirmed => "confirmed",
             Self::Offered { .. } => "offered",
             Self::Sent { .. } | Self::NotSent { .. } => "notice",
+            Self::Reminded { .. } => "reminded",
             Self::Held { .. } => "held",
             Self::Back { .. } => "back",
             Self::Ended { .. } => "ended",
@@ -113,8 +123,9 @@ impl Event {
             Self::Back { .. } => 3,
             Self::Offered { .. } => 4,
             Self::Sent { .. } | Self::NotSent { .. } => 5,
-            Self::Held { .. } => 6,
-            Self::Ended { .. } => 7,
+            Self::Reminded { .. } => 6,
+            Self::Held { .. } => 7,
+            Self::Ended { .. } => 8,
         }
     }
 
@@ -138,6 +149,12 @@ impl Event {
             Self::NotSent { episode, reason } => {
                 format!("notice of restock {episode} not sent: {reason}")
             }
+            Self::Reminded {
+                episode,
+                message_id,
+            } => format!(
+                "reminded once that restock {episode}'s unit is still set aside (provider message id {message_id})"
+            ),
             Self::Held { hold, expires_ms } => format!(
                 "clicked: unit held (hold {hold}) until {}",
                 crate::rfc3339(*expires_ms)

@@ -63,6 +63,7 @@
     "try-again": "That didn\u2019t work \u2014 please try again.",
     unreachable: "We couldn\u2019t reach the shop. Check your connection and try again.",
     "went-wrong": "Something went wrong on our side. Please try again in a minute.",
+    coming: "Coming {when} \u2014 get told when it\u2019s out",
     "check-title": "Check your inbox",
     "on-list-title": "You\u2019re on the list",
     leave: "Leave the list",
@@ -153,6 +154,27 @@
     };
     xhr.onerror = xhr.ontimeout = function () {
       settle({ words: {} });
+    };
+    xhr.send(null);
+  }
+
+  // What capture says of an item (its launch, if one is to come), or null.
+  function loadItem(endpoint, sku, done) {
+    var xhr = new XMLHttpRequest();
+    xhr.open("GET", endpoint + "/items/" + encodeURIComponent(sku));
+    xhr.setRequestHeader("Accept", "application/json");
+    xhr.timeout = 3000;
+    xhr.onload = function () {
+      var body = null;
+      try {
+        body = xhr.status === 200 ? JSON.parse(xhr.responseText) : null;
+      } catch (e) {
+        body = null;
+      }
+      done(body);
+    };
+    xhr.onerror = xhr.ontimeout = function () {
+      done(null);
     };
     xhr.send(null);
   }
@@ -268,6 +290,21 @@
     }
 
     var heading = el("h2", { id: "restock-h-" + n }, w("heading"));
+    // A launch still to come: say when, on the shopper's own clock and in
+    // the page's language.
+    if (sku) {
+      loadItem(endpoint, sku, function (item) {
+        if (!item || !item.launch_at_ms) return;
+        var at = new Date(item.launch_at_ms);
+        var when;
+        try {
+          when = new Intl.DateTimeFormat(answer.language || undefined, { dateStyle: "full", timeStyle: "short" }).format(at);
+        } catch (e) {
+          when = at.toString();
+        }
+        heading.textContent = w("coming").split("{when}").join(when);
+      });
+    }
     var form = el("form", { novalidate: "", "aria-labelledby": "restock-h-" + n });
     var wantsSms = channels.indexOf("sms") >= 0;
     var wantsEmail = channels.indexOf("email") >= 0;

@@ -168,7 +168,20 @@ pub fn demo_catalogue(port: u16) -> Vec<CatalogueEntry> {
     chair.ids.set(Platform::Shopify, Some(44_120_133_468_435));
     let mut lamp = entry("LAMP-BRASS", "Brass desk lamp", 1);
     lamp.ids.set(Platform::WooCommerce, Some(381));
-    let mut catalogue = vec![chair, lamp, entry("SNEAKER-DROP", "Limited runner", 16)];
+    // A launch: never in stock yet, released at 09:00 in New York (14:00
+    // UTC) on the first day at least a day away; the widget says when.
+    let mut jacket = entry("JACKET-WAX", "Waxed field jacket (launch)", 4);
+    let day = 86_400_000;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64);
+    jacket.launch_at = Some((now / day + 2) * day + 14 * 3_600_000);
+    let mut catalogue = vec![
+        chair,
+        lamp,
+        entry("SNEAKER-DROP", "Limited runner", 16),
+        jacket,
+    ];
     // A product in sizes, one SKU a size (its page: /sized/linen-tee).
     for (size, _) in SIZES {
         let mut tee = entry(&format!("TEE-{size}"), &format!("Linen tee — {size}"), 1);

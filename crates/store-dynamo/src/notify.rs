@@ -88,7 +88,10 @@ impl DynamoStore {
             if short == 0 {
                 return Ok((seen, plan));
             }
-            let more = reader.take(self, short).await?;
+            // Each sleeper passed over was a read that offered nothing: read
+            // on in pages that grow with them, so a queue mostly asleep
+            // costs a few round trips per shard, not one per unit left.
+            let more = reader.take(self, short.max(plan.asleep as usize)).await?;
             if more.is_empty() {
                 return Ok((seen, plan));
             }

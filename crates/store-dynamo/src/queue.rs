@@ -56,6 +56,12 @@ impl QueueReader {
         // Room for a page at first, however many are asked for: `n` may be
         // far more than are waiting.
         let mut out = Vec::with_capacity(n.min(self.page as usize));
+        // A caller asking for more than a page's worth a shard reads in
+        // bigger pages from here on (up to DynamoDB's 1 MB).
+        let per_shard = n.div_ceil(self.shards.len());
+        self.page = self
+            .page
+            .max(i32::try_from(per_shard).unwrap_or(PAGE).min(PAGE));
         while out.len() < n {
             for cursor in &mut self.shards {
                 if cursor.buffer.is_empty() && !cursor.done {

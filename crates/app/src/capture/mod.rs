@@ -49,6 +49,7 @@ pub fn router(services: Arc<Services>) -> Router {
     // a script can neither hammer a status nor walk guessed links.
     let reads = Router::new()
         .route("/requests/{id}", get(status).delete(cancel))
+        .route("/items/{sku}", get(item))
         .route("/r/{token}", get(reserve_page).post(reserve))
         .route("/r/{token}/rejoin", post(rejoin))
         .route("/o/{token}", get(optout_page).post(optout))
@@ -385,7 +386,11 @@ async fn widget_words(
     headers: HeaderMap,
 ) -> Response {
     let t = caller_words(&s, q.language.as_deref(), &headers).await;
-    let placeholders = [arg("product", "{product}"), arg("position", "{position}")];
+    let placeholders = [
+        arg("product", "{product}"),
+        arg("position", "{position}"),
+        arg("when", "{when}"),
+    ];
     let mut words = serde_json::Map::new();
     for (id, _) in restock_core::lang::MESSAGES {
         if let Some(name) = id.strip_prefix("widget-") {
@@ -408,6 +413,34 @@ async fn widget_words(
         HeaderValue::from_static("public, max-age=300"),
     );
     h.insert(header::VARY, HeaderValue::from_static("Accept-Language"));
+    r
+}
+
+/// What the widget shows of an item before a sign-up: whether it is sold
+/// at all (an ended item takes no sign-ups) and its launch, if one is
+/// scheduled and still to come (the widget says when, on the shopper's
+/// own clock). Cached for a minute.
+async fn item(State(s): Shared, Path(sku): Path<String>) -> Response {
+    let entry = match restock_core::Sku::try_from(sku.as_str()) {
+        Ok(sku) => s.store.catalogue_entry(&sku).await,
+        Err(_) => Ok(None),
+    };
+    let entry = match entry {
+        Ok(Some(entry)) => entry,
+        Ok(None) => return error(StatusCode::NOT_FOUND, "no such item"),
+        Err(e) => return unavailable(&e.into()),
+    };
+    let now = s.clock.now_ms();
+    let mut r = Json(json!({
+        "sku": entry.sku,
+        "ended": entry.ended.is_some(),
+        "launch_at_ms": entry.launch_at.filter(|at| *at > now),
+    }))
+    .into_response();
+    r.headers_mut().insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("public, max-age=60"),
+    );
     r
 }
 
