@@ -1,4 +1,4 @@
-//! Quiet hours and launches through capture, notify and the sweep, on both stores: a
+//! Quiet hours, launches and reminders through capture, notify and the sweep, on both stores: a
 //! restock at 09:00 in New York tells the people awake, keeps the places of
 //! those asleep, and tells each sleeper when they wake if units remain —
 //! the first of them first. Nobody is texted inside 21:00–08:00 of their
@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use restock_app::ports::{FixedPhraser, Outbox, Secrets, Sent, StaticKeyring};
+use restock_app::ports::{Clock, FixedPhraser, Outbox, Secrets, Sent, StaticKeyring};
 use restock_core::Settings;
 use restock_e2e::*;
 
@@ -178,4 +178,80 @@ async fn on_memory_a_launch_holds_its_stock_back_until_its_time() {
 async fn on_dynamodb_a_launch_holds_its_stock_back_until_its_time() {
     let (w, outbox) = dynamodb().await;
     a_launch_holds_its_stock_back_until_its_time(w, outbox).await;
+}
+
+/// One reminder before an offer runs out (`remind_before`), on the
+/// channel the notice went on: Ana, in London, is reminded, and the
+/// reminder's own link holds her unit; Ben, in Sydney, falls inside his
+/// quiet hours by then, so his reminder is dropped and his offer lapses.
+async fn an_unclaimed_offer_is_reminded_once_outside_quiet_hours(w: World, outbox: Arc<Outbox>) {
+    let mut settings = settings_for_the_world();
+    settings.remind_before = Some(restock_core::Window::from_mins(5));
+    w.store.put_settings(&settings).await.unwrap();
+    // 09:50 UTC: 20:50 in Sydney; the reminders are due at 10:00 UTC.
+    w.advance(50 * 60_000);
+    let (ana, ben) = (w.email("Ana"), "+61412345672");
+    join(&w, "Ana", ("email", &ana), Some("Europe/London")).await;
+    join(&w, "Ben", ("phone", ben), Some("Australia/Sydney")).await;
+    w.shopify(Some(2), "s-1").await;
+    w.pump().await;
+    assert_eq!(recipients(&outbox), [ana.clone(), ben.to_owned()]);
+
+    w.advance(10 * 60_000);
+    w.settle().await;
+    let swept = w.sweep().await;
+    assert_eq!(swept.reminded, 1, "{swept:?}");
+    let sent = outbox.sent();
+    assert_eq!(
+        &recipients(&outbox)[2..],
+        std::slice::from_ref(&ana),
+        "Ben is asleep (21:00 in Sydney)"
+    );
+    let Sent::Email { notice, .. } = &sent[2] else {
+        panic!("by email, as the notice went")
+    };
+    assert!(
+        notice.subject.starts_with("Still set aside for you"),
+        "{}",
+        notice.subject
+    );
+    assert!(notice.text.contains("within 5 minutes"), "{}", notice.text);
+    let link = sent[2].reserve_link().expect("a reserve link of its own");
+    assert_ne!(Some(link.clone()), sent[0].reserve_link());
+    w.settle().await;
+    assert_eq!(w.sweep().await.reminded, 0, "once");
+
+    // The reminder's link holds the unit.
+    let held = w.capture("POST", &path_of(&link)).await;
+    assert!(
+        held.status.is_redirection(),
+        "{} {}",
+        held.status,
+        held.body
+    );
+    let chair = restock_core::Sku::try_from(CHAIR).unwrap();
+    let history = w.store.item_history(&chair, "2026-12-01").await.unwrap();
+    assert_eq!(
+        (history.restocks[&1].reminded, history.restocks[&1].held),
+        (1, 1)
+    );
+
+    // Ben's offer runs out unclaimed; nothing more is sent.
+    w.advance(6 * 60_000);
+    w.settle().await;
+    assert_eq!(w.sweep().await.lapsed, 1);
+    assert_eq!(outbox.sent().len(), 3);
+    w.assert_never_oversold().await;
+}
+
+#[tokio::test]
+async fn on_memory_an_unclaimed_offer_is_reminded_once_outside_quiet_hours() {
+    let (w, outbox) = memory().await;
+    an_unclaimed_offer_is_reminded_once_outside_quiet_hours(w, outbox).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_dynamodb_an_unclaimed_offer_is_reminded_once_outside_quiet_hours() {
+    let (w, outbox) = dynamodb().await;
+    an_unclaimed_offer_is_reminded_once_outside_quiet_hours(w, outbox).await;
 }

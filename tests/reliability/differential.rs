@@ -378,8 +378,8 @@ impl Side {
                     .await
                     .map_err(|e| e.to_string())?;
                 said.push(format!(
-                    "sweep lapsed {} released {} stale {} corrected {} woke {}",
-                    r.lapsed, r.released, r.stale, r.corrected, r.awake
+                    "sweep lapsed {} released {} stale {} corrected {} woke {} reminded {}",
+                    r.lapsed, r.released, r.stale, r.corrected, r.awake, r.reminded
                 ));
             }
             Op::Advance { minutes } => {
@@ -570,6 +570,7 @@ async fn worlds(confirming: bool) -> (Side, Side) {
         let mut settings = settings();
         settings.confirm = confirming;
         settings.quiet_hours.email = restock_core::quiet::Span::parse("21:00-08:00").ok();
+        settings.remind_before = Some(restock_core::Window::from_mins(5));
         w.store.put_settings(&settings).await.expect("settings");
     }
     (Side::new(mw, mo), Side::new(dw, doo))

@@ -186,6 +186,8 @@ faulty! {
     fn release_confirmation(&self, sku: &Sku, id: &RequestId, confirm: &TokenHash) -> ();
     fn wake_again(&self, sku: &Sku, episode: u32, now: Millis) -> ();
     fn wake_at(&self, sku: &Sku, at: Millis) -> ();
+    fn schedule_reminder(&self, id: &RequestId, episode: u32, at: Millis) -> bool;
+    fn record_reminder(&self, id: &RequestId, episode: u32, message_id: &str, now: Millis) -> ();
     fn reserve_sends(&self, count: u32, interval_ms: Millis, now: Millis) -> Millis;
     fn sender_pause(&self) -> Option<SenderPause>;
     fn pause_sender(&self, reason: &str, until: Millis, sku: &Sku, now: Millis) -> bool;
@@ -201,6 +203,7 @@ faulty! {
     fn expire(&self, due: &Due, now: Millis) -> ExpireOutcome;
     fn reconcile(&self, sku: &Sku, now: Millis) -> Option<Drift>;
     fn wake_sleepers(&self, now: Millis) -> Vec<Sku>;
+    fn claim_reminder(&self, id: &RequestId, episode: u32, links: Option<&restock_store::ReminderLinks>, now: Millis) -> Option<Request>;
     fn heard_from(&self) -> Vec<Heard>;
     fn claim_silence_alert(&self, source: &str, last_heard: Millis, now: Millis) -> bool;
     }

@@ -257,7 +257,8 @@ fn each_function_may_do_only_its_own_work() {
     assert!(!has(Function::Capture, "sns:"));
     assert!(!has(Function::Detect, "ses:"));
     assert!(!has(Function::Detect, "bedrock:"));
-    assert!(!has(Function::Sweep, "ses:"));
+    // The sweep sends the offers' reminders (remind_before), never phrased.
+    assert!(has(Function::Sweep, "ses:SendEmail"));
     assert!(!has(Function::Sweep, "bedrock:"));
     // The stock pull reads the platforms' API access from the keys secret,
     // and reconcile reads its candidates back in batches.

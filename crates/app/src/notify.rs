@@ -418,7 +418,7 @@ async fn finish_pass(
 /// Send turns on the account-wide schedule: slots are reserved a block at
 /// a time (concurrent passes together keep to `sends_per_second`), and a
 /// turn is refused when the block would end past the pass's deadline.
-struct Pacer<'a> {
+pub(crate) struct Pacer<'a> {
     s: &'a Services,
     interval_ms: u64,
     deadline: Instant,
@@ -426,7 +426,7 @@ struct Pacer<'a> {
 }
 
 impl<'a> Pacer<'a> {
-    fn new(s: &'a Services, settings: &Settings, deadline: Instant) -> Self {
+    pub(crate) fn new(s: &'a Services, settings: &Settings, deadline: Instant) -> Self {
         let rate = u64::from(settings.sends_per_second.max(1));
         Self {
             s,
@@ -438,7 +438,7 @@ impl<'a> Pacer<'a> {
 
     /// Waits for the next send slot, `left` sends still to go; false when
     /// the pass's time is nearly up (the caller hands the rest on).
-    async fn turn(&mut self, left: usize) -> Result<bool, AppError> {
+    pub(crate) async fn turn(&mut self, left: usize) -> Result<bool, AppError> {
         if self.slots.is_empty() {
             let block = left.clamp(1, PACE_BLOCK);
             // Real time, not the business clock: the provider's rate is per second.
@@ -705,6 +705,15 @@ async fn send_one(
         .send(&r.contact, &message)
         .await
         .map_err(SendError::masked);
+    if sent.is_ok()
+        && let Some(before) = settings.remind_before
+    {
+        // The one reminder, `remind_before` the offer's end; the sweep sends it.
+        let at = expires_ms - before.as_millis();
+        record_notice_sent(s, entry, r, episode, sent, now, report).await?;
+        s.store.schedule_reminder(&r.id, episode, at).await?;
+        return Ok(());
+    }
     record_notice_sent(s, entry, r, episode, sent, now, report).await
 }
 

@@ -46,6 +46,9 @@ pub struct SweepReport {
     /// Items woken because someone passed over in their quiet hours, with
     /// units left over, woke.
     pub awake: usize,
+    /// Reminders the provider accepted (offers still unclaimed
+    /// `remind_before` their end).
+    pub reminded: usize,
 }
 
 /// One sweep at the clock's now.
@@ -75,8 +78,27 @@ pub async fn run(s: &Services, limit: usize) -> Result<SweepReport, AppError> {
         ..SweepReport::default()
     };
     let mut touched = BTreeSet::new();
+    // Reminders are paced on the schedule notify's sends share, for as
+    // long as a run may send.
+    let (mut pacer, mut out_of_time) = (None, false);
     for item in &due {
         match s.store.expire(item, now).await? {
+            ExpireOutcome::Remind(episode) => {
+                if out_of_time {
+                    continue;
+                }
+                let settings = s.settings().await?;
+                let pacer = pacer.get_or_insert_with(|| {
+                    crate::notify::Pacer::new(s, &settings, std::time::Instant::now() + REMINDING)
+                });
+                match remind(s, &settings, pacer, item, episode, now).await? {
+                    Reminder::Sent => report.reminded += 1,
+                    Reminder::NotSent => {}
+                    // The rest are due still: the next run sends them.
+                    Reminder::Later => out_of_time = true,
+                }
+                continue;
+            }
             ExpireOutcome::Lapsed => report.lapsed += 1,
             ExpireOutcome::Requeued => report.requeued += 1,
             ExpireOutcome::Released => report.released += 1,
@@ -145,4 +167,113 @@ pub(crate) fn reconcile_due(sku: &restock_core::Sku, now: restock_core::Millis) 
         .bytes()
         .fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b)));
     (now / 60_000).rem_euclid(RECONCILE_EVERY_MINUTES) == i64::from(slot) % RECONCILE_EVERY_MINUTES
+}
+
+/// How long a run may spend sending reminders (the function's timeout is
+/// 50 s; the pacer stops 20 s before this).
+const REMINDING: std::time::Duration = std::time::Duration::from_secs(45);
+
+/// What became of a reminder due.
+enum Reminder {
+    /// The provider accepted it.
+    Sent,
+    /// Dropped (quiet hours, an opt-out), claimed by another run, or its
+    /// send failed (not tried again).
+    NotSent,
+    /// No send slot left in this run: still due, for the next.
+    Later,
+}
+
+/// The one reminder of an offer still unclaimed `remind_before` its end:
+/// on the channel its notice went on, with a reserve link of its own (its
+/// secret drawn now; the notice's link is not stored), never inside the
+/// shopper's quiet hours and never to a contact that opted out (the
+/// reminder is dropped then). Claimed before it is sent, so at most once
+/// per offer whatever the retries; a send that fails is not tried again.
+/// True when the provider accepted it.
+async fn remind(
+    s: &Services,
+    settings: &restock_core::Settings,
+    pacer: &mut crate::notify::Pacer<'_>,
+    due: &restock_store::Due,
+    episode: u32,
+    now: restock_core::Millis,
+) -> Result<Reminder, AppError> {
+    use restock_core::notice::{NoticeInput, Phrase};
+    use restock_core::{LinkToken, Message, RequestState, Window};
+    let Some(r) = s.store.request(&due.id).await? else {
+        return Ok(Reminder::NotSent);
+    };
+    let mut sleepers = restock_core::Sleepers::new(&settings.quiet_hours, &settings.time_zone, now);
+    let asleep = sleepers
+        .asleep_until(r.contact.channel(), r.zone.as_ref())
+        .is_some();
+    if asleep || s.store.is_opted_out(&r.contact_key).await? {
+        tracing::info!(sku = %r.sku, request = %r.id, asleep, "reminder dropped");
+        s.store.claim_reminder(&r.id, episode, None, now).await?;
+        return Ok(Reminder::NotSent);
+    }
+    if !pacer.turn(1).await? {
+        return Ok(Reminder::Later);
+    }
+    let link = || LinkToken::new(r.sku.clone(), r.id, s.random());
+    let (reserve, optout, manage) = (link(), link(), link());
+    let links = restock_store::ReminderLinks {
+        reserve: reserve.secret_hash(),
+        optout: optout.secret_hash(),
+        manage: manage.secret_hash(),
+    };
+    let Some(r) = s
+        .store
+        .claim_reminder(&r.id, episode, Some(&links), now)
+        .await?
+    else {
+        return Ok(Reminder::NotSent);
+    };
+    let (RequestState::Offered { expires_ms, .. }, Some(entry)) =
+        (r.state, s.store.catalogue_entry(&r.sku).await?)
+    else {
+        return Ok(Reminder::NotSent);
+    };
+    let Some(left) = Window::remaining(now, expires_ms) else {
+        return Ok(Reminder::NotSent);
+    };
+    let language = settings.language_for(r.language.as_ref());
+    let texts = settings.texts(&language);
+    let phrase = Phrase::check_in(&texts.word("reminder-phrase"), &language)
+        .unwrap_or_else(|_| Phrase::fallback(&texts));
+    let (reserve_url, optout_url, manage_url) = (
+        settings.link("r", &reserve),
+        settings.link("o", &optout),
+        settings.link("m", &manage),
+    );
+    let input = NoticeInput {
+        store: &settings.store_name,
+        product: &entry.name,
+        shopper: r.name.as_str(),
+        phrase: &phrase,
+        reserve_url: &reserve_url,
+        optout_url: &optout_url,
+        manage_url: &manage_url,
+        window: left,
+        texts: &texts,
+        reminder: true,
+    };
+    let tags = restock_core::feedback::tags(&r.id, episode, &r.contact_key);
+    let message = Message::notice(r.contact.channel(), settings, &input, tags);
+    match s.sender.send(&r.contact, &message).await {
+        Ok(message_id) => {
+            tracing::info!(sku = %r.sku, contact = %r.contact.masked(), "reminder sent");
+            s.store
+                .record_reminder(&r.id, episode, &message_id, now)
+                .await?;
+            Ok(Reminder::Sent)
+        }
+        Err(e) => {
+            let e = e.masked();
+            metrics::send_failed(&e);
+            tracing::warn!(sku = %r.sku, contact = %r.contact.masked(), error = ?e, "reminder not sent; not tried again");
+            Ok(Reminder::NotSent)
+        }
+    }
 }

@@ -95,7 +95,13 @@ impl Function {
                 KLAVIYO,
                 METRICS_NAMESPACE,
             ],
-            Self::Sweep => &[TABLE, SECRET, ALERT_TOPIC, METRICS_NAMESPACE],
+            Self::Sweep => &[
+                TABLE,
+                SECRET,
+                ALERT_TOPIC,
+                CONFIGURATION_SET,
+                METRICS_NAMESPACE,
+            ],
         }
     }
 }
@@ -272,10 +278,13 @@ pub async fn services(config: &Config) -> Services {
             services
         }
         Function::Sweep => {
-            // The keys secret holds the platforms' API access for the pull.
+            // The keys secret holds the platforms' API access for the pull;
+            // the sender sends the offers' reminders.
+            let sender =
+                Arc::new(sender(&sdk).with_configuration_set(config.get(CONFIGURATION_SET)));
             let mut services = Services::new(
                 store,
-                Arc::new(Disabled),
+                sender,
                 Arc::new(Disabled),
                 secrets(),
                 alerts(),

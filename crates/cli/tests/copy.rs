@@ -628,7 +628,7 @@ fn the_settings_reference_has_every_field_with_the_codes_default() {
             }
         }
     }
-    let optional_without_default = ["sms_sender_id", "messages.<language>.<id>"];
+    let optional_without_default = ["sms_sender_id", "remind_before", "messages.<language>.<id>"];
     for key in rows.keys() {
         let required = rows[key] == "(required)";
         if !required

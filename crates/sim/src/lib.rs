@@ -771,6 +771,24 @@ impl NotifyStore for SimStore {
         self.inner.wake_again(sku, episode, now).await
     }
 
+    async fn schedule_reminder(&self, id: &RequestId, episode: u32, at: Millis) -> Result<bool> {
+        self.round_trip().await;
+        self.inner.schedule_reminder(id, episode, at).await
+    }
+
+    async fn record_reminder(
+        &self,
+        id: &RequestId,
+        episode: u32,
+        message_id: &str,
+        now: Millis,
+    ) -> Result<()> {
+        self.round_trip().await;
+        self.inner
+            .record_reminder(id, episode, message_id, now)
+            .await
+    }
+
     async fn wake_at(&self, sku: &Sku, at: Millis) -> Result<()> {
         self.round_trip().await;
         self.inner.wake_at(sku, at).await
@@ -858,6 +876,17 @@ impl SweepStore for SimStore {
     async fn reconcile(&self, sku: &Sku, now: Millis) -> Result<Option<Drift>> {
         self.round_trip().await;
         self.inner.reconcile(sku, now).await
+    }
+
+    async fn claim_reminder(
+        &self,
+        id: &RequestId,
+        episode: u32,
+        links: Option<&restock_store::ReminderLinks>,
+        now: Millis,
+    ) -> Result<Option<Request>> {
+        self.round_trip().await;
+        self.inner.claim_reminder(id, episode, links, now).await
     }
 
     async fn wake_sleepers(&self, now: Millis) -> Result<Vec<Sku>> {

@@ -242,7 +242,7 @@ async fn main() {
         store.wake_at(&sku, sydney_wakes).await.unwrap();
         assert_eq!(
             store.wake_sleepers(sydney_wakes).await.unwrap(),
-            [sku.clone()]
+            std::slice::from_ref(&sku)
         );
         recorder.take();
         let (units_before, started) = (read_units().await, Instant::now());

@@ -48,6 +48,12 @@ pub const OPTOUT_HASH: &str = "oh";
 pub const MANAGE_HASH: &str = "mh";
 /// The language the shopper is spoken to in (a BCP 47 tag; absent: the shop's default).
 pub const LANGUAGE: &str = "lg";
+/// When the offer's one reminder is due (ms; set once its notice is sent).
+pub const REMIND_AT: &str = "rmd_at";
+/// The reminder's reserve link secret's hash (it holds as `rh` does).
+pub const REMIND_HASH: &str = "rmh";
+/// The provider's message id of the reminder sent (recorded once).
+pub const REMINDED: &str = "rmd_id";
 /// The shopper's clock for quiet hours (a tz database name, or a country
 /// code for every zone of it; absent: the shop's `time_zone`).
 pub const ZONE: &str = "tz";

@@ -140,7 +140,7 @@ impl DynamoStore {
         let mut tx = self.tx();
         let with_this_link = |change: Change| {
             change
-                .when(format!("{RESERVE_HASH} = :h"))
+                .when(format!("({RESERVE_HASH} = :h OR {REMIND_HASH} = :h)"))
                 .value(":h", s(token.secret_hash().to_hex()))
         };
         if !requeue(&mut tx, &r, now, with_this_link)? {
@@ -615,7 +615,7 @@ impl DynamoStore {
                     },
                 )
                 .when(format!(
-                    "{STATUS} = :offered AND {RESERVE_HASH} = :h AND {SKU} = :sku AND {EXPIRES} > :now"
+                    "{STATUS} = :offered AND ({RESERVE_HASH} = :h OR {REMIND_HASH} = :h) AND {SKU} = :sku AND {EXPIRES} > :now"
                 ))
                 .value(":offered", s("offered"))
                 .value(":h", s(token.secret_hash().to_hex()))

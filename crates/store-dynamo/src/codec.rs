@@ -315,6 +315,12 @@ pub(crate) fn request_item(r: &Request) -> Item {
     if let Some(language) = &r.language {
         item.insert(attr::LANGUAGE.into(), s(language.to_string()));
     }
+    if let Some(at) = r.remind_at {
+        item.insert(attr::REMIND_AT.into(), n(at));
+    }
+    if let Some(h) = &r.remind_hash {
+        item.insert(attr::REMIND_HASH.into(), s(h.to_hex()));
+    }
     if let Some(zone) = &r.zone {
         item.insert(attr::ZONE.into(), s(zone.as_str()));
     }
@@ -478,6 +484,8 @@ pub(crate) fn read_request(item: &Item) -> Result<Request, StoreError> {
         stale_at: get_n(item, attr::STALE_AT)?,
         last_offered_episode: opt_n(item, attr::LAST_EPISODE)?,
         reserve_hash: hash(attr::RESERVE_HASH)?,
+        remind_at: opt_n(item, attr::REMIND_AT)?,
+        remind_hash: hash(attr::REMIND_HASH)?,
         optout_hashes: read_hash_set(item, attr::OPTOUT_HASH)?,
         manage_hash: hash(attr::MANAGE_HASH)?,
         inbox_hashes: read_hash_set(item, attr::INBOX_HASH)?,

@@ -175,7 +175,16 @@ pub(crate) fn requeue(
                 .set(STATUS, s("waiting"))
                 .tell(now, Event::Back { episode })
                 .set_all(index_attrs(&back))
-                .remove_all([EPISODE, EXPIRES, RESERVE_HASH, LAST_EPISODE, NOTICE])
+                .remove_all([
+                    EPISODE,
+                    EXPIRES,
+                    RESERVE_HASH,
+                    LAST_EPISODE,
+                    NOTICE,
+                    REMIND_AT,
+                    REMIND_HASH,
+                    REMINDED,
+                ])
                 .when(format!("{STATUS} = :offered AND {EXPIRES} = :exp"))
                 .value(":offered", s("offered"))
                 .value(":exp", n(expires_ms)),

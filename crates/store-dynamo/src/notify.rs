@@ -152,6 +152,7 @@ impl DynamoStore {
                             },
                         )
                         .remove(NOTICE)
+                        .remove_all([REMIND_AT, REMIND_HASH, REMINDED])
                         // Waiting is the whole condition: every return to
                         // the queue clears `last_epi`, so a waiting request
                         // was never offered in this restock (a clause on it
@@ -546,6 +547,52 @@ impl NotifyStore for DynamoStore {
             }
             None => change.apply(self).await.map(drop),
         }
+    }
+
+    async fn schedule_reminder(&self, id: &RequestId, episode: u32, at: Millis) -> Result<bool> {
+        Change::on(key(request_pk(id), REQUEST_SK))
+            .set(REMIND_AT, n(at))
+            .set(DUE, n(at))
+            .when(format!(
+                "{STATUS} = :offered AND {EPISODE} = :e AND begins_with({NOTICE}, :sent) AND attribute_not_exists({REMIND_HASH}) AND {EXPIRES} > :at"
+            ))
+            .value(":offered", s("offered"))
+            .value(":e", n(episode))
+            .value(":sent", s(r#"{"notice":"sent""#))
+            .value(":at", n(at))
+            .apply(self)
+            .await
+    }
+
+    async fn record_reminder(
+        &self,
+        id: &RequestId,
+        episode: u32,
+        message_id: &str,
+        now: Millis,
+    ) -> Result<()> {
+        let recorded = Change::on(key(request_pk(id), REQUEST_SK))
+            .set(REMINDED, s(message_id))
+            .tell(
+                now,
+                Event::Reminded {
+                    episode,
+                    message_id: message_id.to_owned(),
+                },
+            )
+            .when(format!(
+                "{LAST_EPISODE} = :e AND (attribute_not_exists({REMINDED}) OR {REMINDED} <> :m)"
+            ))
+            .value(":e", n(episode))
+            .value(":m", s(message_id))
+            .apply_returning(self)
+            .await?;
+        // Counted once however often it is recorded.
+        if let Some(item) = recorded {
+            let sku = Sku::try_from(get_s(&item, SKU)?).map_err(|e| corrupt(&item, e))?;
+            self.count(&sku, id, Counted::Reminded(episode), now).await;
+        }
+        Ok(())
     }
 
     async fn release_notice(&self, sku: &Sku, id: &RequestId, episode: u32) -> Result<()> {

@@ -6,7 +6,10 @@ use async_trait::async_trait;
 use restock_core::allowance::{self, Guard, SlotChange};
 use restock_core::{Counters, Millis, RequestId, RequestState, Sku};
 use restock_store::port::Result;
-use restock_store::{Counted, Drift, Due, ExpireOutcome, Heard, StoreError, SweepStore, WakeKind};
+use restock_store::{
+    Counted, Drift, Due, ExpireOutcome, Heard, ReminderLinks, Request, StoreError, SweepStore,
+    WakeKind,
+};
 
 use crate::DynamoStore;
 use crate::attr::*;
@@ -129,6 +132,46 @@ impl SweepStore for DynamoStore {
         Ok(due)
     }
 
+    async fn claim_reminder(
+        &self,
+        id: &RequestId,
+        episode: u32,
+        links: Option<&ReminderLinks>,
+        now: Millis,
+    ) -> Result<Option<Request>> {
+        let Some(item) = self.request_item(id).await? else {
+            return Ok(None);
+        };
+        let r = read_request(&item)?;
+        let (Some(at), RequestState::Offered { expires_ms, .. }) = (r.remind_at, r.state) else {
+            return Ok(None);
+        };
+        if r.reminder_due(now) != Some(episode) {
+            return Ok(None);
+        }
+        // Due again at the offer's end, whatever becomes of the reminder.
+        let mut change = Change::on(key(request_pk(id), REQUEST_SK))
+            .set(DUE, n(expires_ms))
+            .remove(REMIND_AT)
+            .when(format!(
+                "{STATUS} = :offered AND {EPISODE} = :e AND {REMIND_AT} = :at"
+            ))
+            .value(":offered", s("offered"))
+            .value(":e", n(episode))
+            .value(":at", n(at));
+        if let Some(links) = links {
+            change = change
+                .set(REMIND_HASH, s(links.reserve.to_hex()))
+                .add(OPTOUT_HASH, hash_set(&[links.optout]))
+                .add(INBOX_HASH, hash_set(&[links.manage]));
+        }
+        change
+            .apply_returning(self)
+            .await?
+            .map(|item| read_request(&item))
+            .transpose()
+    }
+
     async fn wake_sleepers(&self, now: Millis) -> Result<Vec<Sku>> {
         // The index only picks them; each is ended on its item, with its
         // wake, in one transaction conditional on the time it was listed at.
@@ -181,6 +224,9 @@ impl SweepStore for DynamoStore {
             }
             Err(e) => return Err(e),
         };
+        if let Some(episode) = r.reminder_due(now) {
+            return Ok(ExpireOutcome::Remind(episode));
+        }
         let Ok((to, freed)) = r.state.expire(now, r.stale_at) else {
             return Ok(ExpireOutcome::Skipped);
         };

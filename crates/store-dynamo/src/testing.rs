@@ -321,6 +321,8 @@ pub fn waiting_request(
         reserve_hash: None,
         optout_hashes: Vec::new(),
         notice: None,
+        remind_at: None,
+        remind_hash: None,
         manage_hash: None,
         language: None,
         zone: None,

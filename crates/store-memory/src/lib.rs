@@ -240,6 +240,7 @@ impl State {
         r.state = waiting;
         r.last_offered_episode = None;
         r.reserve_hash = None;
+        (r.remind_at, r.remind_hash) = (None, None);
         r.notice = None;
         let (sku, key) = (r.sku.clone(), r.key);
         self.queues.entry(sku.clone()).or_default().insert(key, *id);

@@ -82,6 +82,7 @@ impl NotifyStore for MemoryStore {
             }
             r.last_offered_episode = Some(stock.episode);
             r.reserve_hash = Some(reserve.secret_hash());
+            (r.remind_at, r.remind_hash) = (None, None);
             r.optout_hashes.push(optout.secret_hash());
             r.inbox_hashes.push(manage.secret_hash());
             r.notice = None;
@@ -245,6 +246,45 @@ impl NotifyStore for MemoryStore {
         }
         Ok(())
     }
+    async fn schedule_reminder(&self, id: &RequestId, episode: u32, at: Millis) -> Result<bool> {
+        let mut s = self.lock();
+        let Some(r) = s.requests.get_mut(id) else {
+            return Ok(false);
+        };
+        let live = matches!(r.state, RequestState::Offered { episode: e, .. } if e == episode)
+            && matches!(r.notice, Some(NoticeOutcome::Sent { .. }))
+            && r.remind_hash.is_none();
+        if live {
+            r.remind_at = Some(at);
+        }
+        Ok(live)
+    }
+
+    async fn record_reminder(
+        &self,
+        id: &RequestId,
+        episode: u32,
+        message_id: &str,
+        now: Millis,
+    ) -> Result<()> {
+        let mut s = self.lock();
+        let Some(r) = s.requests.get_mut(id) else {
+            return Ok(());
+        };
+        let event = Event::Reminded {
+            episode,
+            message_id: message_id.to_owned(),
+        };
+        // Once however often it is recorded.
+        if r.story.chapters().iter().any(|c| c.event == event) {
+            return Ok(());
+        }
+        r.story.tell(now, event);
+        let sku = r.sku.clone();
+        s.count(&sku, Counted::Reminded(episode), now);
+        Ok(())
+    }
+
     async fn release_notice(&self, _sku: &Sku, id: &RequestId, episode: u32) -> Result<()> {
         let mut s = self.lock();
         if let Some(r) = s.requests.get_mut(id)
@@ -274,6 +314,7 @@ impl NotifyStore for MemoryStore {
                 let optout = LinkToken::new(sku.clone(), r.id, random());
                 let manage = LinkToken::new(sku.clone(), r.id, random());
                 r.reserve_hash = Some(reserve.secret_hash());
+                (r.remind_at, r.remind_hash) = (None, None);
                 r.optout_hashes.push(optout.secret_hash());
                 r.inbox_hashes.push(manage.secret_hash());
                 Offer {

@@ -57,11 +57,37 @@ impl SweepStore for MemoryStore {
         Ok(woken)
     }
 
+    async fn claim_reminder(
+        &self,
+        id: &RequestId,
+        episode: u32,
+        links: Option<&ReminderLinks>,
+        now: Millis,
+    ) -> Result<Option<Request>> {
+        let mut s = self.lock();
+        let Some(r) = s.requests.get_mut(id) else {
+            return Ok(None);
+        };
+        if r.reminder_due(now) != Some(episode) {
+            return Ok(None);
+        }
+        r.remind_at = None;
+        if let Some(links) = links {
+            r.remind_hash = Some(links.reserve);
+            r.optout_hashes.push(links.optout);
+            r.inbox_hashes.push(links.manage);
+        }
+        Ok(Some(r.clone()))
+    }
+
     async fn expire(&self, due: &Due, now: Millis) -> Result<ExpireOutcome> {
         let mut s = self.lock();
         let Some(r) = s.requests.get(&due.id) else {
             return Ok(ExpireOutcome::Skipped);
         };
+        if let Some(episode) = r.reminder_due(now) {
+            return Ok(ExpireOutcome::Remind(episode));
+        }
         let Ok((to, freed)) = r.state.expire(now, r.stale_at) else {
             return Ok(ExpireOutcome::Skipped);
         };

@@ -41,6 +41,13 @@ pub struct Request {
     pub optout_hashes: Vec<TokenHash>,
     /// What happened to the current offer's notice.
     pub notice: Option<NoticeOutcome>,
+    /// When the current offer's one reminder is due (set once its notice
+    /// is sent, with `remind_before` on; gone once the reminder is claimed
+    /// or dropped, or the offer ends).
+    pub remind_at: Option<Millis>,
+    /// Hash of the reserve link the reminder carried: it holds the unit as
+    /// the notice's own link does.
+    pub remind_hash: Option<TokenHash>,
     /// Hash of the manage secret given once to the browser that joined:
     /// reading or leaving the request needs it, so knowing a shopper's
     /// address gives no power over their place.
@@ -142,9 +149,11 @@ impl Request {
         self.names(token) && self.confirm_hash == Some(token.secret_hash())
     }
 
-    /// Whether `token` is this request's current reserve link.
+    /// Whether `token` is this request's current reserve link: its
+    /// notice's, or its reminder's.
     pub fn reserve_link_is(&self, token: &LinkToken) -> bool {
-        self.names(token) && self.reserve_hash == Some(token.secret_hash())
+        let hash = Some(token.secret_hash());
+        self.names(token) && (self.reserve_hash == hash || self.remind_hash == hash)
     }
 
     /// Whether `token` is one of the opt-out links this request has sent.
@@ -158,7 +167,25 @@ impl Request {
 
     /// When the sweep must look at it next, if ever.
     pub fn due(&self) -> Option<Millis> {
-        self.state.due_ms(self.stale_at)
+        match (self.state, self.remind_at) {
+            (RequestState::Offered { expires_ms, .. }, Some(at)) if at < expires_ms => Some(at),
+            _ => self.state.due_ms(self.stale_at),
+        }
+    }
+
+    /// Whether its offer's reminder is due at `now`: offered, the reminder
+    /// asked for and its time come, the offer not yet run out.
+    pub fn reminder_due(&self, now: Millis) -> Option<u32> {
+        match (self.state, self.remind_at) {
+            (
+                RequestState::Offered {
+                    episode,
+                    expires_ms,
+                },
+                Some(at),
+            ) if at <= now && now < expires_ms => Some(episode),
+            _ => None,
+        }
     }
 }
 
@@ -246,6 +273,8 @@ impl NewRequest {
             reserve_hash: None,
             optout_hashes: Vec::new(),
             notice: None,
+            remind_at: None,
+            remind_hash: None,
             manage_hash: self.manage_hash,
             inbox_hashes: Vec::new(),
             confirm_hash: None,
@@ -534,6 +563,19 @@ pub struct Wave {
     pub wake_at: Option<Millis>,
 }
 
+/// The links an offer's reminder carries, as their secrets' hashes: a
+/// reserve link of its own, and an opt-out and a manage link, each added to
+/// those the request has sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReminderLinks {
+    /// The reminder's reserve link.
+    pub reserve: TokenHash,
+    /// Its opt-out link.
+    pub optout: TokenHash,
+    /// Its manage link.
+    pub manage: TokenHash,
+}
+
 /// What a wave needs to know from the settings.
 #[derive(Debug, Clone)]
 pub struct WaveParams {
@@ -626,6 +668,9 @@ pub enum ExpireOutcome {
     Requeued,
     /// An unbought hold was released; its unit is freed.
     Released,
+    /// Not ended: the offer's one reminder of restock `episode` is due
+    /// ([`SweepStore::claim_reminder`](crate::SweepStore::claim_reminder)).
+    Remind(u32),
     /// Another sweep (or the shopper) got there first, or it is not due.
     Skipped,
     /// The stored request could not be read (a bug or a manual edit). It is
@@ -693,6 +738,8 @@ pub enum Counted {
     Lapsed(u32),
     /// A hold on one of restock `episode`'s units ran out unbought.
     Released(u32),
+    /// The provider accepted the reminder of an offer of restock `episode`.
+    Reminded(u32),
 }
 
 impl Counted {
@@ -729,6 +776,7 @@ impl Counted {
             Self::Bought(e) => Some((e, "bought")),
             Self::Lapsed(e) => Some((e, "lapsed")),
             Self::Released(e) => Some((e, "released")),
+            Self::Reminded(e) => Some((e, "reminded")),
         }
     }
 }
@@ -775,11 +823,13 @@ pub struct RestockFigures {
     pub lapsed: u64,
     /// Holds not bought in time.
     pub released: u64,
+    /// Reminders the provider accepted (one an offer at most).
+    pub reminded: u64,
 }
 
 impl RestockFigures {
     /// Every figure's name, as [`Counted::restock_figure`] gives them.
-    pub const NAMES: [&str; 5] = ["told", "held", "bought", "lapsed", "released"];
+    pub const NAMES: [&str; 6] = ["told", "held", "bought", "lapsed", "released", "reminded"];
 
     /// The figure [`Counted::restock_figure`] names.
     pub fn figure_mut(&mut self, name: &str) -> Option<&mut u64> {
@@ -789,6 +839,7 @@ impl RestockFigures {
             "bought" => Some(&mut self.bought),
             "lapsed" => Some(&mut self.lapsed),
             "released" => Some(&mut self.released),
+            "reminded" => Some(&mut self.reminded),
             _ => None,
         }
     }

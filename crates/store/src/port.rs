@@ -183,6 +183,21 @@ pub trait NotifyStore: Send + Sync {
         outcome: NoticeOutcome,
         now: Millis,
     ) -> Result<()>;
+    /// Asks for the offer's one reminder at `at` (its notice was sent):
+    /// the sweep finds it then ([`SweepStore::claim_reminder`]). Changes
+    /// nothing unless the request is offered in `episode` with its notice
+    /// sent; false then.
+    async fn schedule_reminder(&self, id: &RequestId, episode: u32, at: Millis) -> Result<bool>;
+    /// Records that the provider accepted the reminder claimed for
+    /// restock `episode`'s offer: its story's chapter and the item's
+    /// history.
+    async fn record_reminder(
+        &self,
+        id: &RequestId,
+        episode: u32,
+        message_id: &str,
+        now: Millis,
+    ) -> Result<()>;
     /// Gives back a claim whose send failed transiently, so a retry may send it.
     async fn release_notice(&self, sku: &Sku, id: &RequestId, episode: u32) -> Result<()>;
     /// Live offers of a SKU whose notice was never claimed (a send that failed
@@ -289,6 +304,20 @@ pub trait SweepStore: Send + Sync {
     /// A fix that lowers a counter waits until the SKU has been quiet for a
     /// minute at `now` (the DynamoDB index it counts from may lag a write).
     async fn reconcile(&self, sku: &Sku, now: Millis) -> Result<Option<Drift>>;
+    /// Claims the reminder of restock `episode`'s offer, once: with
+    /// `links` the reminder is to be sent carrying them (their hashes kept,
+    /// the reminder's reserve link holding the unit as the notice's does),
+    /// without them it is dropped (the shopper is in their quiet hours).
+    /// Either way the request is due again at its offer's end. `None` when
+    /// the offer is no longer live in `episode` or the reminder was claimed
+    /// already.
+    async fn claim_reminder(
+        &self,
+        id: &RequestId,
+        episode: u32,
+        links: Option<&ReminderLinks>,
+        now: Millis,
+    ) -> Result<Option<Request>>;
     /// Records a wake ([`WakeKind::Awake`]) for each item whose
     /// [`NotifyStore::wake_at`] time has come, once each, and answers them.
     async fn wake_sleepers(&self, now: Millis) -> Result<Vec<Sku>>;

@@ -767,12 +767,12 @@ async fn item_html(d: &Dashboard, sku: &Sku) -> Result<Markup, AdminError> {
 fn restocks_html(restocks: &BTreeMap<u32, RestockFigures>) -> Markup {
     html! {
         h2 { "Restocks" }
-        p.muted { "Each notice, click, purchase and expiry counted once, in the restock whose unit it was." }
+        p.muted { "Each notice, reminder, click, purchase and expiry counted once, in the restock whose unit it was." }
         div.scroll {
             table {
                 thead {
                     tr {
-                        @for heading in ["Restock", "First notice", "Told", "Held", "Bought", "Offers lapsed", "Holds run out", "Claim rate", "Conversion"] {
+                        @for heading in ["Restock", "First notice", "Told", "Held", "Bought", "Offers lapsed", "Holds run out", "Claim rate", "Conversion", "Reminded"] {
                             th scope="col" { (heading) }
                         }
                     }
@@ -790,10 +790,11 @@ fn restocks_html(restocks: &BTreeMap<u32, RestockFigures>) -> Markup {
                             td { (r.released) }
                             td { (percent(rate(r.held))) }
                             td { (percent(rate(r.bought))) }
+                            td { (r.reminded) }
                         }
                     }
                     @if restocks.is_empty() {
-                        tr { td colspan="9" class="muted" { "Nobody has been told yet." } }
+                        tr { td colspan="10" class="muted" { "Nobody has been told yet." } }
                     }
                 }
             }

@@ -320,9 +320,7 @@ impl<'a> Sleepers<'a> {
     /// When a shopper told on `channel`, in `zone` (`None`: the shop's), is
     /// next awake; `None` when they are awake now.
     pub fn asleep_until(&mut self, channel: Channel, zone: Option<&Zone>) -> Option<Millis> {
-        let Some(span) = self.hours.on(channel) else {
-            return None;
-        };
+        let span = self.hours.on(channel)?;
         let (hours_zone, now) = (zone.unwrap_or(self.shop), self.now);
         *self
             .known

@@ -86,7 +86,8 @@ macro_rules! conformance_suite {
             taps_racing_on_a_confirmation_link_confirm_once,
             an_item_s_history_counts_each_moment_once_on_its_day_and_in_its_restock,
             a_request_s_story_is_kept_as_it_happens,
-            sleepers_keep_their_place_and_are_first_when_they_wake);
+            sleepers_keep_their_place_and_are_first_when_they_wake,
+            an_offer_is_reminded_once_and_the_reminder_s_link_holds);
     };
 }
 
@@ -1192,6 +1193,7 @@ pub async fn an_item_s_history_counts_each_moment_once_on_its_day_and_in_its_res
                 bought: 1,
                 lapsed: 1,
                 released: 1,
+                reminded: 0,
             }
         )]
     );
@@ -3056,4 +3058,119 @@ pub async fn sleepers_keep_their_place_and_are_first_when_they_wake(app: App) {
     assert_eq!(offered, [ana.id]);
     assert_eq!((wave.asleep, wave.wake_at), (0, None));
     assert_eq!(app.store.position(&dee, 1).await.unwrap(), Some(1));
+}
+
+/// The one reminder before an offer runs out: asked for once the notice
+/// is sent, listed by the sweep at its time, claimed once with links of
+/// its own (its reserve link holds the unit as the notice's does), or
+/// dropped without them (the shopper asleep), and counted once in the
+/// story and the item's history.
+pub async fn an_offer_is_reminded_once_and_the_reminder_s_link_holds(app: App) {
+    let (a, b) = (
+        app.join(CHAIR, 1, T0).await,
+        app.join(CHAIR, 2, T0 + 1).await,
+    );
+    app.level(CHAIR, 2, T0 + 10, "d1").await;
+    let wave = app.wave(CHAIR, T0 + 10).await;
+    assert_eq!(wave.offers.len(), 2);
+    let expires = T0 + 10 + WINDOW.as_millis();
+    let at = expires - 5 * 60_000;
+    assert!(
+        !app.store.schedule_reminder(&a.id, 1, at).await.unwrap(),
+        "not before its notice is sent"
+    );
+    for (i, offer) in wave.offers.iter().enumerate() {
+        let id = offer.request.id;
+        assert_eq!(
+            app.claim(&id, &offer.reserve.secret_hash()).await,
+            Claim::Claimed
+        );
+        let sent = NoticeOutcome::Sent {
+            message_id: format!("notice-{i}"),
+        };
+        app.store
+            .record_notice(&id, 1, sent, T0 + 11)
+            .await
+            .unwrap();
+        assert!(app.store.schedule_reminder(&id, 1, at).await.unwrap());
+    }
+    assert!(
+        !app.store.schedule_reminder(&a.id, 2, at).await.unwrap(),
+        "another restock's"
+    );
+    app.settle().await;
+    assert!(app.store.due(at - 1, 100).await.unwrap().is_empty());
+    let due = app.store.due(at, 100).await.unwrap();
+    assert_eq!(due.len(), 2);
+    for d in &due {
+        assert_eq!(
+            app.store.expire(d, at).await.unwrap(),
+            ExpireOutcome::Remind(1)
+        );
+    }
+    let token = || LinkToken::new(sku(CHAIR), a.id, app.bytes());
+    let (reserve, optout, manage) = (token(), token(), token());
+    let links = ReminderLinks {
+        reserve: reserve.secret_hash(),
+        optout: optout.secret_hash(),
+        manage: manage.secret_hash(),
+    };
+    let claimed = app
+        .store
+        .claim_reminder(&a.id, 1, Some(&links), at)
+        .await
+        .unwrap()
+        .expect("claimed");
+    assert_eq!(claimed.remind_hash, Some(links.reserve));
+    assert!(claimed.optout_link_is(&optout) && claimed.manage_link_is(&manage));
+    assert!(
+        app.store
+            .claim_reminder(&a.id, 1, Some(&links), at)
+            .await
+            .unwrap()
+            .is_none(),
+        "once"
+    );
+    let dropped = app.store.claim_reminder(&b.id, 1, None, at).await.unwrap();
+    assert_eq!(
+        dropped.map(|r| r.remind_hash),
+        Some(None),
+        "dropped: no link"
+    );
+    app.settle().await;
+    assert!(
+        app.store.due(at + 1, 100).await.unwrap().is_empty(),
+        "due again only at the offer's end"
+    );
+    for _ in 0..2 {
+        app.store
+            .record_reminder(&a.id, 1, "reminder-1", at)
+            .await
+            .unwrap();
+    }
+    let history = app
+        .store
+        .item_history(&sku(CHAIR), "2026-12-01")
+        .await
+        .unwrap();
+    assert_eq!(history.restocks[&1].reminded, 1, "counted once");
+    let story = app.get(&a.id).await.story;
+    assert!(story.chapters().iter().any(|c| c.event
+        == restock_core::story::Event::Reminded {
+            episode: 1,
+            message_id: "reminder-1".into()
+        }));
+    // The reminder's own link holds the unit.
+    let hold = HoldId::from_random(app.bytes());
+    let held = app
+        .store
+        .take_hold(&reserve, hold, 1, at + 1, WINDOW)
+        .await
+        .unwrap();
+    assert!(matches!(held, HoldOutcome::Held { .. }), "{held:?}");
+    assert!(
+        app.get(&a.id)
+            .await
+            .reserve_link_is(&wave.offers[0].reserve)
+    );
 }
