@@ -542,3 +542,118 @@ async fn each_shopper_is_told_in_their_language_by_the_binaries() {
         "the Arabic reserve page runs right to left: {reserve}"
     );
 }
+
+/// The sweep binary sends an offer's reminder (`remind_before`) under its
+/// own role: SES's `SendEmail` as the template grants it, the request's
+/// reminder claimed once and told in its story.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sweep_binary_sends_an_offer_s_reminder_under_its_role() {
+    let mut s = settings();
+    s.remind_before = Some(restock_core::Window::from_mins(5));
+    let d = Deployment::create(s).await;
+    let chair = Sku::try_from(CHAIR).unwrap();
+    // The binaries read the wall clock: an offer made a moment ago whose
+    // reminder time has come.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    let contact = restock_core::Contact::Email(
+        restock_core::Email::try_from("remy@example.com").unwrap(),
+    );
+    let id = restock_core::RequestId::from_random([9; 16]);
+    let joined = d
+        .store
+        .join(restock_store::NewRequest {
+            id,
+            sku: chair.clone(),
+            name: "Remy".try_into().unwrap(),
+            contact_key: contact.key(&pepper()),
+            contact,
+            now: now - 60_000,
+            shards: 2,
+            lifetime_ms: 86_400_000,
+            manage_hash: None,
+            language: None,
+            zone: None,
+            confirm_window_ms: None,
+            consent: None,
+        })
+        .await
+        .unwrap();
+    assert!(matches!(joined, restock_store::JoinOutcome::Joined(_)));
+    let event = restock_core::StockEvent {
+        delivery_id: "reminder-stock".into(),
+        item: restock_core::ItemRef::Sku { sku: chair.clone() },
+        location: "default".into(),
+        level: restock_core::Level::Tracked(1),
+        at: time::OffsetDateTime::from_unix_timestamp((now - 30_000) / 1000).unwrap(),
+        untimed: false,
+    };
+    let rules = restock_core::Rules {
+        threshold: 1,
+        max_jump: 500,
+        max_level: 100_000,
+    };
+    d.store.apply_stock(&chair, &event, &rules, now - 30_000).await.unwrap();
+    let params = restock_store::WaveParams {
+        share: restock_core::ListShare::ALL,
+        offer_window: restock_core::Window::from_mins(15),
+        shards: 2,
+        max_offers: 10,
+        quiet_hours: restock_core::QuietHours::default(),
+        shop_zone: restock_core::Zone::utc(),
+    };
+    let mut random = restock_store::port::seeded(3);
+    let wave = d
+        .store
+        .create_offers(&chair, &params, now - 20_000, &mut random)
+        .await
+        .unwrap();
+    let offer = &wave.offers[0];
+    let r = &offer.request;
+    d.store
+        .claim_notice(&chair, &id, wave.episode, &offer.reserve.secret_hash(), &r.contact_key)
+        .await
+        .unwrap();
+    d.store
+        .record_notice(
+            &id,
+            wave.episode,
+            restock_store::NoticeOutcome::Sent {
+                message_id: "notice-1".into(),
+            },
+            now - 20_000,
+        )
+        .await
+        .unwrap();
+    assert!(d.store.schedule_reminder(&id, wave.episode, now - 10_000).await.unwrap());
+
+    let (outcome, logs) = run(&d, "sweep", &fixture("sweep-schedule.json")).await;
+    let Outcome::Response(report) = outcome else {
+        panic!("sweep failed: {outcome:?}\n{logs}")
+    };
+    let report: serde_json::Value = serde_json::from_str(&report).unwrap();
+    assert_eq!(report["reminded"], 1, "{report}\n{logs}");
+    let sent: Vec<_> = ses_messages(&d.endpoint)
+        .await
+        .into_iter()
+        .filter(|m| m.0 == "remy@example.com")
+        .collect();
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert!(sent[0].1.starts_with("Still set aside for you"), "{sent:?}");
+    let story = d.store.request(&id).await.unwrap().unwrap().story;
+    assert!(
+        story
+            .chapters()
+            .iter()
+            .any(|c| matches!(c.event, restock_core::story::Event::Reminded { .. })),
+        "{story:?}"
+    );
+    // The next run has nothing more to send.
+    let (outcome, _) = run(&d, "sweep", &fixture("sweep-schedule.json")).await;
+    let Outcome::Response(report) = outcome else {
+        panic!("sweep failed: {outcome:?}")
+    };
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&report).unwrap()["reminded"], 0);
+}
