@@ -558,9 +558,8 @@ async fn the_sweep_binary_sends_an_offer_s_reminder_under_its_role() {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_millis() as i64;
-    let contact = restock_core::Contact::Email(
-        restock_core::Email::try_from("remy@example.com").unwrap(),
-    );
+    let contact =
+        restock_core::Contact::Email(restock_core::Email::try_from("remy@example.com").unwrap());
     let id = restock_core::RequestId::from_random([9; 16]);
     let joined = d
         .store
@@ -595,7 +594,10 @@ async fn the_sweep_binary_sends_an_offer_s_reminder_under_its_role() {
         max_jump: 500,
         max_level: 100_000,
     };
-    d.store.apply_stock(&chair, &event, &rules, now - 30_000).await.unwrap();
+    d.store
+        .apply_stock(&chair, &event, &rules, now - 30_000)
+        .await
+        .unwrap();
     let params = restock_store::WaveParams {
         share: restock_core::ListShare::ALL,
         offer_window: restock_core::Window::from_mins(15),
@@ -613,7 +615,13 @@ async fn the_sweep_binary_sends_an_offer_s_reminder_under_its_role() {
     let offer = &wave.offers[0];
     let r = &offer.request;
     d.store
-        .claim_notice(&chair, &id, wave.episode, &offer.reserve.secret_hash(), &r.contact_key)
+        .claim_notice(
+            &chair,
+            &id,
+            wave.episode,
+            &offer.reserve.secret_hash(),
+            &r.contact_key,
+        )
         .await
         .unwrap();
     d.store
@@ -627,7 +635,12 @@ async fn the_sweep_binary_sends_an_offer_s_reminder_under_its_role() {
         )
         .await
         .unwrap();
-    assert!(d.store.schedule_reminder(&id, wave.episode, now - 10_000).await.unwrap());
+    assert!(
+        d.store
+            .schedule_reminder(&id, wave.episode, now - 10_000)
+            .await
+            .unwrap()
+    );
 
     let (outcome, logs) = run(&d, "sweep", &fixture("sweep-schedule.json")).await;
     let Outcome::Response(report) = outcome else {
@@ -655,5 +668,8 @@ async fn the_sweep_binary_sends_an_offer_s_reminder_under_its_role() {
     let Outcome::Response(report) = outcome else {
         panic!("sweep failed: {outcome:?}")
     };
-    assert_eq!(serde_json::from_str::<serde_json::Value>(&report).unwrap()["reminded"], 0);
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&report).unwrap()["reminded"],
+        0
+    );
 }

@@ -138,30 +138,17 @@
       fetched[key] = { push: function (f) { f(answer); } };
       waiting.forEach(function (f) { f(answer); });
     }
-    var xhr = new XMLHttpRequest();
     var lang = pageLanguage();
-    xhr.open("GET", endpoint + "/widget" + (lang ? "?language=" + encodeURIComponent(lang) : ""));
-    xhr.setRequestHeader("Accept", "application/json");
-    xhr.timeout = 3000;
-    xhr.onload = function () {
-      var body = null;
-      try {
-        body = xhr.status === 200 ? JSON.parse(xhr.responseText) : null;
-      } catch (e) {
-        body = null;
-      }
+    getJson(endpoint + "/widget" + (lang ? "?language=" + encodeURIComponent(lang) : ""), function (body) {
       settle(body && body.words ? body : { words: {} });
-    };
-    xhr.onerror = xhr.ontimeout = function () {
-      settle({ words: {} });
-    };
-    xhr.send(null);
+    });
   }
 
-  // What capture says of an item (its launch, if one is to come), or null.
-  function loadItem(endpoint, sku, done) {
+  // A JSON answer from capture, or null (an error, or nothing within three
+  // seconds).
+  function getJson(url, done) {
     var xhr = new XMLHttpRequest();
-    xhr.open("GET", endpoint + "/items/" + encodeURIComponent(sku));
+    xhr.open("GET", url);
     xhr.setRequestHeader("Accept", "application/json");
     xhr.timeout = 3000;
     xhr.onload = function () {
@@ -293,7 +280,8 @@
     // A launch still to come: say when, on the shopper's own clock and in
     // the page's language.
     if (sku) {
-      loadItem(endpoint, sku, function (item) {
+      // What capture says of the item: its launch, if one is to come.
+      getJson(endpoint + "/items/" + encodeURIComponent(sku), function (item) {
         if (!item || !item.launch_at_ms) return;
         var at = new Date(item.launch_at_ms);
         var when;

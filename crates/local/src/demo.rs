@@ -148,6 +148,16 @@ async fn product(
     };
     let level = snapshot.counters.level;
     let free = level.saturating_sub(snapshot.counters.offered + snapshot.counters.held);
+    let now = local.services.clock.now_ms();
+    let launch = entry
+        .launch_at
+        .filter(|at| *at > now)
+        .map_or(String::new(), |at| {
+            format!(
+                "<p class=\"muted\">Launches at {}: stock posted before then waits, and the first wave goes out at the launch.</p>",
+                restock_core::rfc3339(at)
+            )
+        });
     let tag = if free > 0 && snapshot.stock.in_stock {
         format!("<span class=\"tag in\">{free} available</span>")
     } else {
@@ -168,7 +178,7 @@ async fn product(
              <script src=\"/restock-widget.js\" defer></script>\
              <section class=\"panel\" aria-labelledby=\"bo\"><h2 id=\"bo\">Back office (demo)</h2>\
              <p class=\"muted\">Posts a signed stock webhook to detect, as the shop's inventory system would. \
-             Level now: {level}; offered {offered}, held {held}.</p>\
+             Level now: {level}; offered {offered}, held {held}.</p>{launch}\
              <form method=\"post\" action=\"/demo/stock\"><input type=\"hidden\" name=\"sku\" value=\"{sku}\">\
              <input type=\"hidden\" name=\"csrf\" value=\"{csrf}\">\
              <label for=\"level\">New stock level</label> <input id=\"level\" name=\"level\" type=\"number\" min=\"0\" max=\"100000\" value=\"3\" required> \

@@ -20,22 +20,40 @@ use crate::table::DUE_SHARDS;
 use crate::tx::{Change, Outcome};
 
 impl DynamoStore {
+    /// One page of the `due` index's partition `dpk`, due at or before
+    /// `now`, from `start`.
+    async fn due_page(
+        &self,
+        dpk: String,
+        now: Millis,
+        start: Option<Item>,
+        limit: Option<i32>,
+    ) -> Result<aws_sdk_dynamodb::operation::query::QueryOutput> {
+        self.query()
+            .index_name("due")
+            .key_condition_expression(format!("{DUE_PK} = :d AND {DUE} <= :now"))
+            .expression_attribute_values(":d", s(dpk))
+            .expression_attribute_values(":now", n(now))
+            .set_exclusive_start_key(start)
+            .set_limit(limit)
+            .send()
+            .await
+            .map_err(|e| StoreError::backend(crate::DYNAMODB, "Query", e))
+    }
+
     /// Due requests of one `due` shard, at most about `limit`.
     async fn due_in_shard(&self, shard: u16, now: Millis, limit: usize) -> Result<Vec<Due>> {
         let mut found = Vec::new();
         let mut start = None;
         loop {
             let page = self
-                .query()
-                .index_name("due")
-                .key_condition_expression(format!("{DUE_PK} = :d AND {DUE} <= :now"))
-                .expression_attribute_values(":d", s(format!("DUE#{shard}")))
-                .expression_attribute_values(":now", n(now))
-                .set_exclusive_start_key(start)
-                .limit(limit.clamp(1, 1000) as i32)
-                .send()
-                .await
-                .map_err(|e| StoreError::backend(crate::DYNAMODB, "Query", e))?;
+                .due_page(
+                    format!("DUE#{shard}"),
+                    now,
+                    start,
+                    Some(limit.clamp(1, 1000) as i32),
+                )
+                .await?;
             for item in page.items() {
                 match read_due(item) {
                     Ok(due) => found.push(due),
@@ -179,15 +197,8 @@ impl SweepStore for DynamoStore {
         let mut start = None;
         loop {
             let page = self
-                .query()
-                .index_name("due")
-                .key_condition_expression(format!("{DUE_PK} = :d AND {DUE} <= :now"))
-                .expression_attribute_values(":d", s(SLEEPERS_DUE_PK))
-                .expression_attribute_values(":now", n(now))
-                .set_exclusive_start_key(start)
-                .send()
-                .await
-                .map_err(|e| StoreError::backend(crate::DYNAMODB, "Query", e))?;
+                .due_page(SLEEPERS_DUE_PK.to_owned(), now, start, None)
+                .await?;
             for item in page.items() {
                 let sku = Sku::try_from(get_s(item, SKU)?).map_err(|e| corrupt(item, e))?;
                 listed.push((sku, get_n::<Millis>(item, DUE)?));

@@ -544,6 +544,15 @@ impl Admin {
                     )
                 }),
             ],
+            vec![
+                "launch".into(),
+                entry.launch_at.map_or("none scheduled".into(), |at| {
+                    format!(
+                        "{}: stock reported before it waits; the first wave goes at it",
+                        restock_core::rfc3339(at)
+                    )
+                }),
+            ],
             vec!["queue shards".into(), entry.shards.to_string()],
             vec!["level".into(), level.to_string()],
             vec!["in stock".into(), snapshot.stock.in_stock.to_string()],
