@@ -1,4 +1,4 @@
-//! Quiet hours, launches and reminders through capture, notify and the sweep, on both stores: a
+//! Around the notice, through the real routers on both stores: quiet hours, launches, reminders and assisted revenue. A
 //! restock at 09:00 in New York tells the people awake, keeps the places of
 //! those asleep, and tells each sleeper when they wake if units remain —
 //! the first of them first. Nobody is texted inside 21:00–08:00 of their
@@ -254,4 +254,77 @@ async fn on_memory_an_unclaimed_offer_is_reminded_once_outside_quiet_hours() {
 async fn on_dynamodb_an_unclaimed_offer_is_reminded_once_outside_quiet_hours() {
     let (w, outbox) = dynamodb().await;
     an_unclaimed_offer_is_reminded_once_outside_quiet_hours(w, outbox).await;
+}
+
+/// Attribution: an order for the item without a hold, by a contact restock
+/// told within the attribution window (matched by the order's email as
+/// contacts are keyed, in any spelling), counts as assisted revenue, once
+/// per order; the same from a stranger, or after the window, does not.
+async fn an_order_by_a_contact_told_counts_as_assisted(w: World, outbox: Arc<Outbox>) {
+    w.store
+        .put_settings(&settings_for_the_world())
+        .await
+        .unwrap();
+    let ana = w.email("Ana");
+    join(&w, "Ana", ("email", &ana), Some("Europe/London")).await;
+    w.shopify(Some(1), "s-1").await;
+    w.pump().await;
+    assert_eq!(recipients(&outbox), std::slice::from_ref(&ana));
+    // She buys the chair from a fresh tab that afternoon: no hold.
+    w.advance(5 * HOUR);
+    let order = |id: u64, email: &str| {
+        format!(
+            r#"{{"id": {id}, "financial_status": "paid", "email": "{email}", "currency": "GBP", "note_attributes": [], "line_items": [{{"sku": "{CHAIR}", "quantity": 1, "price": "249.00"}}]}}"#
+        )
+    };
+    let paid = order(7001, &ana.to_uppercase());
+    for (delivery, status) in [("o-1", "assisted"), ("o-1-again", "duplicate")] {
+        let reply = w
+            .call(
+                Api::Detect,
+                crate::inputs::shopify_order("orders/paid", delivery, &paid),
+            )
+            .await;
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        assert_eq!(reply.json()["status"], status, "{}", reply.body);
+    }
+    let stranger = order(7002, "someone.else@example.com");
+    let reply = w
+        .call(
+            Api::Detect,
+            crate::inputs::shopify_order("orders/paid", "o-2", &stranger),
+        )
+        .await;
+    assert_eq!(reply.status, 202, "{}", reply.body);
+    let chair = restock_core::Sku::try_from(CHAIR).unwrap();
+    let stats = w.store.stats(&chair, 2).await.unwrap();
+    assert_eq!(stats.assisted, 1, "once per order, whatever the deliveries");
+    assert_eq!(stats.assisted_revenue.get("GBP"), Some(&249_000));
+    assert!(
+        stats.revenue.is_empty(),
+        "apart from revenue through a hold"
+    );
+    // Eight days later, outside the 7-day window: not counted.
+    w.advance(8 * 24 * HOUR);
+    let late = order(7003, &ana);
+    let reply = w
+        .call(
+            Api::Detect,
+            crate::inputs::shopify_order("orders/paid", "o-3", &late),
+        )
+        .await;
+    assert_eq!(reply.status, 202, "{}", reply.body);
+    assert_eq!(w.store.stats(&chair, 2).await.unwrap().assisted, 1);
+}
+
+#[tokio::test]
+async fn on_memory_an_order_by_a_contact_told_counts_as_assisted() {
+    let (w, outbox) = memory().await;
+    an_order_by_a_contact_told_counts_as_assisted(w, outbox).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_dynamodb_an_order_by_a_contact_told_counts_as_assisted() {
+    let (w, outbox) = dynamodb().await;
+    an_order_by_a_contact_told_counts_as_assisted(w, outbox).await;
 }

@@ -157,6 +157,7 @@ faulty! {
     fn request(&self, id: &RequestId) -> Option<Request>;
     fn position(&self, request: &Request, shards: u16) -> Option<usize>;
     fn cancel(&self, id: &RequestId, now: Millis) -> CancelOutcome;
+    fn assist(&self, sku: &Sku, contacts: &[ContactKey], order: &str, paid: Option<&restock_core::Money>, since: Millis, now: Millis) -> restock_store::Assist;
     fn take_hold(&self, token: &ReserveToken, hold: HoldId, shards: u16, now: Millis, window: Window) -> HoldOutcome;
     fn mark_bought(&self, hold: &HoldId, order: &restock_store::Order, now: Millis) -> BuyOutcome;
     fn opt_out(&self, token: &OptOutToken, now: Millis) -> OptOutOutcome;

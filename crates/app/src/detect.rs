@@ -23,7 +23,7 @@ use axum::response::{IntoResponse, Json, Response};
 use axum::routing::post;
 use restock_core::feedback::{MailDay, day_of};
 use restock_core::webhook::{Headers, StockEvent, WebhookError};
-use restock_core::{Delivery, Platform, Purchase, Status};
+use restock_core::{Delivery, Platform, Purchase, Sku, Status};
 use restock_store::{ApplyOutcome, BuyOutcome, Order, RateDecision};
 use serde_json::json;
 
@@ -131,6 +131,21 @@ fn millis(at: time::OffsetDateTime) -> restock_core::Millis {
 
 /// A paid order ends the holds it used.
 async fn buy_order(s: &Services, source: &str, purchase: Purchase) -> Response {
+    if purchase.holds.is_empty() {
+        return match assisted(s, &purchase).await {
+            Ok((skus, _)) if !skus.is_empty() => {
+                tracing::info!(source, skus = ?skus, order = ?purchase.order_id, "an order by a contact told: assisted");
+                Json(json!({ "status": "assisted", "skus": skus })).into_response()
+            }
+            Ok((_, true)) => Json(json!({ "status": "duplicate" })).into_response(),
+            Ok(_) => (
+                StatusCode::ACCEPTED,
+                Json(json!({ "status": "no hold, and no buyer restock told about its items within the attribution window" })),
+            )
+                .into_response(),
+            Err(e) => unavailable(&e),
+        };
+    }
     let placed_at = purchase.placed_at.unwrap_or_else(|| s.clock.now());
     let sale = Sale {
         order_id: purchase.order_id.as_deref(),
@@ -142,6 +157,53 @@ async fn buy_order(s: &Services, source: &str, purchase: Purchase) -> Response {
         },
     };
     buy(s, source, &purchase.holds, &sale).await
+}
+
+/// An order without a hold: each of its catalogued items counts as
+/// assisted revenue when the buyer (the order's addresses and numbers,
+/// keyed as contacts are and never kept) was sent a notice for it within
+/// the settings' `attribution_window`; once per order. The items counted
+/// now, and whether any was counted before (a redelivery).
+async fn assisted(s: &Services, purchase: &Purchase) -> Result<(Vec<Sku>, bool), AppError> {
+    let Some(items) = &purchase.skus else {
+        return Ok((Vec::new(), false));
+    };
+    if purchase.buyers.is_empty() {
+        return Ok((Vec::new(), false));
+    }
+    let settings = s.settings().await?;
+    let pepper = s.keyring.keys().await?.contact_pepper.clone();
+    let keys: Vec<restock_core::ContactKey> = purchase
+        .buyers
+        .iter()
+        .flat_map(|c| c.keys(&pepper))
+        .collect();
+    let now = s.clock.now_ms();
+    let since = now - settings.attribution_window.as_millis();
+    let order = purchase
+        .order_id
+        .clone()
+        .unwrap_or_else(|| purchase.delivery_id.clone());
+    let (mut counted, mut before) = (Vec::new(), false);
+    for item in items {
+        let Ok(sku) = Sku::try_from(item.as_str()) else {
+            continue;
+        };
+        if s.store.catalogue_entry(&sku).await?.is_none() {
+            continue;
+        }
+        let paid = purchase.prices.get(item);
+        match s
+            .store
+            .assist(&sku, &keys, &order, paid, since, now)
+            .await?
+        {
+            restock_store::Assist::Counted => counted.push(sku),
+            restock_store::Assist::AlreadyCounted => before = true,
+            restock_store::Assist::NotTold => {}
+        }
+    }
+    Ok((counted, before))
 }
 
 /// Ends each hold an order used as bought (a redelivery is a no-op). A hold

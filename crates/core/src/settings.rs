@@ -184,6 +184,10 @@ pub struct Settings {
     /// How long a held unit waits for checkout.
     #[serde(default = "default_window")]
     pub hold_window: Window,
+    /// How long after a notice an order for the item by the contact told
+    /// counts as assisted revenue (an order without a hold; at most 90d).
+    #[serde(default = "default_attribution_window")]
+    pub attribution_window: Window,
     /// One reminder this long before an unclaimed offer runs out (off when
     /// unset): on the channel the notice went on, never in quiet hours, at
     /// most once per offer.
@@ -273,6 +277,13 @@ fn default_voice() -> String {
 fn default_threshold() -> u32 {
     1
 }
+fn default_attribution_window() -> Window {
+    Window::from_secs(7 * 86_400)
+}
+
+/// The longest attribution window: the told markers are kept this long.
+pub const MAX_ATTRIBUTION: Window = Window::from_secs(90 * 86_400);
+
 fn default_window() -> Window {
     Window::from_mins(15)
 }
@@ -453,6 +464,9 @@ impl Settings {
         }
         if self.request_lifetime < self.offer_window {
             return invalid("request_lifetime", "must be longer than offer_window");
+        }
+        if self.attribution_window > MAX_ATTRIBUTION {
+            return invalid("attribution_window", "at most 90d");
         }
         if let Some(before) = self.remind_before
             && (before.as_secs() < 60 || before >= self.offer_window)

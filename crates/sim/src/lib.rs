@@ -592,6 +592,21 @@ impl CaptureStore for SimStore {
         self.inner.cancel(id, now).await
     }
 
+    async fn assist(
+        &self,
+        sku: &Sku,
+        contacts: &[restock_core::ContactKey],
+        order: &str,
+        paid: Option<&restock_core::Money>,
+        since: Millis,
+        now: Millis,
+    ) -> Result<Assist> {
+        self.round_trip().await;
+        self.inner
+            .assist(sku, contacts, order, paid, since, now)
+            .await
+    }
+
     async fn take_hold(
         &self,
         token: &ReserveToken,

@@ -119,6 +119,12 @@ pub const HOLD_SLOTS: &str = "hs";
 pub const ALLOWANCE: &str = "fr";
 /// Units bought with a hold.
 pub const BOUGHT: &str = "bought";
+/// Orders counted as assisted revenue (orders without a hold by a contact told).
+pub const ASSISTED: &str = "assisted";
+/// What those orders paid, per currency (`arev_EUR`, thousandths).
+pub const ASSISTED_REVENUE_PREFIX: &str = "arev_";
+/// When a contact was last sent a notice for an item (a told marker, ms).
+pub const TOLD: &str = "told";
 /// Offers that lapsed.
 pub const LAPSED: &str = "lapsed";
 /// SKU state: what bought holds brought in, one attribute per currency

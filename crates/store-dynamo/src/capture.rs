@@ -490,6 +490,47 @@ impl CaptureStore for DynamoStore {
         Ok(ended)
     }
 
+    async fn assist(
+        &self,
+        sku: &restock_core::Sku,
+        contacts: &[ContactKey],
+        order: &str,
+        paid: Option<&restock_core::Money>,
+        since: Millis,
+        now: Millis,
+    ) -> Result<restock_store::Assist> {
+        use restock_store::Assist;
+        let mut told = false;
+        for contact in contacts {
+            if let Some(marker) = self.get(told_pk(contact), sku.as_str()).await?
+                && opt_n::<Millis>(&marker, TOLD)?.is_some_and(|at| at >= since)
+            {
+                told = true;
+                break;
+            }
+        }
+        if !told {
+            return Ok(Assist::NotTold);
+        }
+        // The order once (a redelivery finds its marker), with the count.
+        let mut marker = key(assisted_pk(sku), order);
+        marker.insert(TTL.into(), ttl(now, FINISHED_TTL_SECS));
+        let mut tx = self.tx();
+        tx.put("order", marker, PutIf::Absent)?;
+        let mut counter = Change::on(key(sku_pk(sku), STATE_SK)).add(ASSISTED, n(1));
+        if let Some(paid) = paid {
+            counter = counter.add(
+                &format!("{ASSISTED_REVENUE_PREFIX}{}", paid.currency),
+                n(paid.milli),
+            );
+        }
+        tx.update("counter", counter)?;
+        Ok(match self.transact(tx).await? {
+            Outcome::Done => Assist::Counted,
+            Outcome::Cancelled(_) => Assist::AlreadyCounted,
+        })
+    }
+
     async fn forget_contact(&self, contact: &ContactKey, now: Millis) -> Result<Forgotten> {
         let mut forgotten = Forgotten::default();
         // Live requests first, as a cancel would (units pass on, queue
@@ -522,6 +563,18 @@ impl CaptureStore for DynamoStore {
                 .await
                 .map_err(|e| StoreError::backend(crate::DYNAMODB, "DeleteItem", e))?;
             forgotten.erased += 1;
+        }
+        // And when it was told about each item (for assisted revenue).
+        for marker in self.partition(told_pk(contact)).await? {
+            if let Some(sk) = opt_s(&marker, SK) {
+                self.client
+                    .delete_item()
+                    .table_name(&self.table)
+                    .set_key(Some(key(told_pk(contact), sk)))
+                    .send()
+                    .await
+                    .map_err(|e| StoreError::backend(crate::DYNAMODB, "DeleteItem", e))?;
+            }
         }
         forgotten.opt_out_kept = self.is_opted_out(contact).await?;
         Ok(forgotten)

@@ -47,6 +47,17 @@ pub(crate) fn place_pk(contact: &ContactKey) -> String {
 pub(crate) fn optout_pk(contact: &ContactKey) -> String {
     format!("OPTOUT#{contact}")
 }
+/// A contact's told markers (`sk`: the SKU): when it was last sent a
+/// notice for each item, for assisted revenue.
+pub(crate) fn told_pk(contact: &ContactKey) -> String {
+    format!("TOLD#{contact}")
+}
+/// The orders of an item counted as assisted (`sk`: the order).
+pub(crate) fn assisted_pk(sku: &Sku) -> String {
+    format!("ASSIST#{sku}")
+}
+/// How long a told marker is kept: the longest attribution window.
+pub(crate) const TOLD_TTL_SECS: i64 = 90 * 86_400;
 /// The key of an address's day: present while a confirmation sent to it
 /// is under a day old and it has not confirmed.
 pub(crate) fn asked_key(contact: &ContactKey) -> Item {
@@ -563,6 +574,9 @@ pub(crate) struct SkuItem {
     pub(crate) drifts: u32,
     /// What bought holds brought in, per currency (thousandths).
     pub(crate) revenue: std::collections::BTreeMap<String, i64>,
+    /// Orders counted as assisted, and what they paid, per currency.
+    pub(crate) assisted: u32,
+    pub(crate) assisted_revenue: std::collections::BTreeMap<String, i64>,
     /// Bumped by every write that can raise `units_out` or change the level, so a
     /// wave's offers are conditional on nothing having moved.
     pub(crate) version: Option<u64>,
@@ -601,15 +615,24 @@ pub(crate) fn read_sku(item: Option<&Item>, slots: Vec<i64>) -> Result<SkuItem, 
         },
         lapsed: opt_n(item, attr::LAPSED)?.unwrap_or(0),
         drifts: opt_n(item, attr::DRIFTS)?.unwrap_or(0),
-        revenue: item
-            .keys()
-            .filter_map(|name| name.strip_prefix(attr::REVENUE_PREFIX).map(|c| (name, c)))
-            .map(|(name, currency)| Ok((currency.to_owned(), opt_n(item, name)?.unwrap_or(0))))
-            .collect::<Result<_, StoreError>>()?,
+        revenue: per_currency(item, attr::REVENUE_PREFIX)?,
+        assisted: opt_n(item, attr::ASSISTED)?.unwrap_or(0),
+        assisted_revenue: per_currency(item, attr::ASSISTED_REVENUE_PREFIX)?,
         version: opt_n(item, attr::VERSION)?,
         out,
         slots,
     })
+}
+
+/// The amounts under `prefix` and a currency (`rev_EUR`), by currency.
+fn per_currency(
+    item: &Item,
+    prefix: &str,
+) -> Result<std::collections::BTreeMap<String, i64>, StoreError> {
+    item.keys()
+        .filter_map(|name| name.strip_prefix(prefix).map(|c| (name, c)))
+        .map(|(name, currency)| Ok((currency.to_owned(), opt_n(item, name)?.unwrap_or(0))))
+        .collect()
 }
 
 /// How many hold slots a state item says are in use.

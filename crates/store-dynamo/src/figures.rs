@@ -98,6 +98,8 @@ impl DynamoStore {
             lapsed: item.lapsed,
             drifts: item.drifts,
             revenue: item.revenue,
+            assisted: item.assisted,
+            assisted_revenue: item.assisted_revenue,
             ..SkuStats::default()
         })
     }

@@ -543,6 +543,17 @@ impl NotifyStore for DynamoStore {
                 let sku = get_s(&item, SKU)?;
                 let sku = Sku::try_from(sku).map_err(|e| corrupt(&item, e))?;
                 self.count(&sku, id, Counted::Told(episode), now).await;
+                // The contact was told about the item: an order of theirs
+                // without a hold may count as assisted (kept as long as the
+                // longest attribution window).
+                let contact = get_s(&item, CONTACT_KEY)?;
+                let mut marker = key(
+                    told_pk(&restock_core::ContactKey::from_stored(contact)),
+                    sku.as_str(),
+                );
+                marker.insert(TOLD.into(), n(now));
+                marker.insert(TTL.into(), ttl(now, TOLD_TTL_SECS));
+                self.put_item(marker).await?;
                 Ok(())
             }
             None => change.apply(self).await.map(drop),

@@ -72,6 +72,36 @@ impl CaptureStore for MemoryStore {
             Err(_) => CancelOutcome::NotLive(state.status()),
         })
     }
+    async fn assist(
+        &self,
+        sku: &Sku,
+        contacts: &[ContactKey],
+        order: &str,
+        paid: Option<&restock_core::Money>,
+        since: Millis,
+        _now: Millis,
+    ) -> Result<Assist> {
+        let mut s = self.lock();
+        let told = contacts
+            .iter()
+            .filter_map(|c| s.told.get(&(c.clone(), sku.clone())))
+            .any(|at| *at >= since);
+        if !told {
+            return Ok(Assist::NotTold);
+        }
+        if !s.assisted.insert((sku.clone(), order.to_owned())) {
+            return Ok(Assist::AlreadyCounted);
+        }
+        let rec = s.sku(sku);
+        rec.assisted += 1;
+        if let Some(paid) = paid {
+            *rec.assisted_revenue
+                .entry(paid.currency.clone())
+                .or_default() += paid.milli;
+        }
+        Ok(Assist::Counted)
+    }
+
     async fn take_hold(
         &self,
         token: &ReserveToken,
@@ -222,6 +252,7 @@ impl CaptureStore for MemoryStore {
         }
         let before = s.requests.len();
         s.requests.retain(|_, r| &r.contact_key != contact);
+        s.told.retain(|(c, _), _| c != contact);
         forgotten.erased = (before - s.requests.len()) as u32;
         forgotten.opt_out_kept = s.optouts.contains(contact);
         Ok(forgotten)

@@ -135,5 +135,7 @@ fn counts(s: &State, sku: &Sku) -> SkuStats {
         lapsed: rec.map_or(0, |r| r.lapsed),
         drifts: rec.map_or(0, |r| r.drifts),
         revenue: rec.map(|r| r.revenue.clone()).unwrap_or_default(),
+        assisted: rec.map_or(0, |r| r.assisted),
+        assisted_revenue: rec.map(|r| r.assisted_revenue.clone()).unwrap_or_default(),
     }
 }

@@ -42,6 +42,9 @@ struct SkuRecord {
     drifts: u32,
     /// What bought holds brought in, per currency (thousandths).
     revenue: BTreeMap<String, i64>,
+    /// Orders without a hold by a contact told (assisted), and what they paid.
+    assisted: u32,
+    assisted_revenue: BTreeMap<String, i64>,
 }
 
 #[derive(Default)]
@@ -84,6 +87,10 @@ struct State {
     index: Option<IndexView>,
     /// When each item is to be woken for shoppers passed over asleep.
     sleepers: BTreeMap<Sku, Millis>,
+    /// When each contact was last sent a notice for each item.
+    told: HashMap<(ContactKey, Sku), Millis>,
+    /// The orders counted as assisted, per item.
+    assisted: HashSet<(Sku, String)>,
 }
 
 /// The index reads of a lagging store: the deadlines as they were at the

@@ -237,9 +237,10 @@ impl NotifyStore for MemoryStore {
             _ => {}
         }
         r.notice = Some(outcome);
-        let (state, sku) = (r.state, r.sku.clone());
+        let (state, sku, contact) = (r.state, r.sku.clone(), r.contact_key.clone());
         if told {
             s.count(&sku, Counted::Told(episode), now);
+            s.told.insert((contact, sku), now);
         }
         if let (true, Ok((to, freed))) = (failed, state.undeliverable()) {
             s.finish(id, to, freed, now);

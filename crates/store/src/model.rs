@@ -563,6 +563,17 @@ pub struct Wave {
     pub wake_at: Option<Millis>,
 }
 
+/// What an order without a hold came to ([`CaptureStore::assist`](crate::CaptureStore::assist)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Assist {
+    /// No buyer was told about the item within the window.
+    NotTold,
+    /// Counted as assisted now.
+    Counted,
+    /// Counted before (a redelivery of the order).
+    AlreadyCounted,
+}
+
 /// The links an offer's reminder carries, as their secrets' hashes: a
 /// reserve link of its own, and an opt-out and a manage link, each added to
 /// those the request has sent.
@@ -719,6 +730,12 @@ pub struct SkuStats {
     /// What the holds bought brought in, per currency (thousandths), where
     /// the orders said.
     pub revenue: std::collections::BTreeMap<String, i64>,
+    /// Orders for the item without a hold, by a contact told within the
+    /// attribution window (assisted), each order once.
+    pub assisted: u32,
+    /// What those orders paid for the item, per currency (thousandths),
+    /// where they said: apart from `revenue`.
+    pub assisted_revenue: std::collections::BTreeMap<String, i64>,
 }
 
 /// One moment of a request's life, as it adds to its item's history

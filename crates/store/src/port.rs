@@ -88,6 +88,19 @@ pub trait CaptureStore: Send + Sync {
     /// after the order, so it already counts the sale). Changes nothing when
     /// the order does not have the hold's item.
     async fn mark_bought(&self, hold: &HoldId, order: &Order, now: Millis) -> Result<BuyOutcome>;
+    /// An order for `sku` without a hold: assisted revenue when one of
+    /// `contacts` (the buyer's keys) was sent a notice for the item at or
+    /// after `since`. Counted once per `order` (its id, or the delivery's),
+    /// with what it paid for the item where it said.
+    async fn assist(
+        &self,
+        sku: &Sku,
+        contacts: &[ContactKey],
+        order: &str,
+        paid: Option<&restock_core::Money>,
+        since: Millis,
+        now: Millis,
+    ) -> Result<Assist>;
     /// Opts out the contact behind an opt-out link, for good.
     async fn opt_out(&self, token: &OptOutToken, now: Millis) -> Result<OptOutOutcome>;
     /// Follows a confirmation link (double opt-in): an unconfirmed sign-up

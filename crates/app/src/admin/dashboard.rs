@@ -303,6 +303,9 @@ struct Row {
     lapsed: u32,
     /// What bought holds brought in, per currency (thousandths).
     revenue: BTreeMap<String, i64>,
+    /// Orders without a hold by a contact told, and what they paid.
+    assisted: u32,
+    assisted_revenue: BTreeMap<String, i64>,
     in_stock: bool,
     paused: bool,
     /// The newest stock report, when the item is sold out.
@@ -365,6 +368,8 @@ async fn row(d: &Dashboard, entry: restock_core::CatalogueEntry) -> Result<Row, 
         bought: stats.bought,
         lapsed: stats.lapsed,
         revenue: stats.revenue,
+        assisted: stats.assisted,
+        assisted_revenue: stats.assisted_revenue,
         in_stock: snapshot.stock.in_stock,
         paused: snapshot.stock.paused,
         out_since: newest.filter(|_| !snapshot.stock.in_stock),
@@ -372,7 +377,7 @@ async fn row(d: &Dashboard, entry: restock_core::CatalogueEntry) -> Result<Row, 
 }
 
 /// The overview's columns: query key, heading.
-const COLUMNS: [(&str, &str); 11] = [
+const COLUMNS: [(&str, &str); 12] = [
     ("sku", "Item"),
     ("waiting", "Waiting"),
     ("unconfirmed", "To confirm"),
@@ -384,6 +389,7 @@ const COLUMNS: [(&str, &str); 11] = [
     ("conversion", "Conversion"),
     ("revenue", "Revenue"),
     ("out", "Sold out for"),
+    ("assisted", "Assisted"),
 ];
 
 /// Sorts `rows` by the column `key` names: figures most first, items by
@@ -401,6 +407,7 @@ fn sort(rows: &mut [Row], key: &str) {
         "conversion" => rows.sort_by_key(|r| rate(r.conversion())),
         // Currencies do not add up: the largest amount in any one.
         "revenue" => rows.sort_by_key(|r| Reverse(r.revenue.values().copied().max().unwrap_or(0))),
+        "assisted" => rows.sort_by_key(|r| Reverse(r.assisted)),
         "out" => rows.sort_by_key(|r| r.out_since.unwrap_or(Millis::MAX)),
         _ => rows.sort_by(|a, b| a.sku.cmp(&b.sku)),
     }
@@ -510,6 +517,7 @@ async fn overview_html(d: &Dashboard, q: &OverviewQuery) -> Result<Markup, Admin
                                     (false, None) => "-",
                                 }
                             }
+                            td { (r.assisted) " " span.muted { (restock_core::money::totals(&r.assisted_revenue)) } }
                         }
                     }
                     @if rows.is_empty() {
@@ -518,7 +526,7 @@ async fn overview_html(d: &Dashboard, q: &OverviewQuery) -> Result<Markup, Admin
                 }
             }
         }
-        p.muted { "Waiting: confirmed and in line. To confirm: signed up, the confirmation link not followed yet. Claim rate: offers clicked among offers decided. Conversion: bought among told. Revenue: the unit price of each hold bought, per currency, where the order said. Sold out for: since the newest stock report." }
+        p.muted { "Waiting: confirmed and in line. To confirm: signed up, the confirmation link not followed yet. Claim rate: offers clicked among offers decided. Conversion: bought among told. Revenue: the unit price of each hold bought, per currency, where the order said. Sold out for: since the newest stock report. Assisted: orders without a hold by a contact told about the item within the attribution window, and what they paid for it (apart from Revenue)." }
         (mail)
         h2 { "Actions" }
         div.actions {
@@ -720,6 +728,7 @@ async fn item_html(d: &Dashboard, sku: &Sku) -> Result<Markup, AdminError> {
             div.card { "Claim rate" b { (percent(row.claim())) } }
             div.card { "Conversion" b { (percent(row.conversion())) } }
             div.card { "Revenue" b { (restock_core::money::totals(&row.revenue)) } }
+            div.card { "Assisted" b { (row.assisted) " orders, " (restock_core::money::totals(&row.assisted_revenue)) } }
         }
         h2 { "The last " (CHART_DAYS) " days (UTC)" }
         (chart("Sign-ups", &sign_ups, "#3b5bdb"))
@@ -1039,6 +1048,8 @@ mod tests {
             bought,
             lapsed,
             revenue: BTreeMap::new(),
+            assisted: 0,
+            assisted_revenue: BTreeMap::new(),
             in_stock: out.is_none(),
             paused: false,
             out_since: out,

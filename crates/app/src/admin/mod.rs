@@ -918,6 +918,12 @@ impl Admin {
                 s.bought.to_string(),
                 s.lapsed.to_string(),
                 claim.map_or("-".into(), |c| format!("{:.0}%", c * 100.0)),
+                restock_core::money::totals(&s.revenue),
+                format!(
+                    "{} {}",
+                    s.assisted,
+                    restock_core::money::totals(&s.assisted_revenue)
+                ),
                 by_language(&s.waiting_by_language),
             ]);
             json.push(json!({ "sku": entry.sku, "stats": s, "claim_rate": claim }));
@@ -927,7 +933,7 @@ impl Admin {
         let percent = |r: Option<f64>| r.map_or("-".to_owned(), |r| format!("{:.2}%", r * 100.0));
         Ok(Output::table(
             format!(
-                "claim rate: offers clicked (held or bought) among offers decided\n\
+                "claim rate: offers clicked (held or bought) among offers decided; assisted: orders without a hold by a contact told within the attribution window\n\
                  mail on {day} (UTC): {} sent ({} of them texts), bounce rate {} of emails (SES reviews near 5%), complaint rate {} (near 0.1%)\n\
                  sign-ups on {day}: {} confirmations sent, {} confirmed, {} ran out unconfirmed\n\
                  stock deliveries on {day} for items not in the catalogue: {} (the team is alerted once per item a day)",
@@ -949,6 +955,8 @@ impl Admin {
                 "bought",
                 "lapsed",
                 "claim rate",
+                "revenue (holds)",
+                "assisted (orders, revenue)",
                 "waiting by language",
             ],
             rows,

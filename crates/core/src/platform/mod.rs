@@ -109,6 +109,7 @@ impl Platform {
                     skus: order.skus,
                     prices: order.prices,
                     placed_at: order.placed_at,
+                    buyers: Vec::new(),
                 }))
             }
             Self::Standard => standard::parse_stock(keys, headers, body, now).map(Delivery::Stock),

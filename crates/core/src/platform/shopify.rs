@@ -61,6 +61,24 @@ struct Order {
     /// The shop's currency, which the line items' prices are in.
     #[serde(default)]
     currency: Option<String>,
+    /// The buyer's addresses and numbers, as the order gives them.
+    #[serde(default)]
+    email: Option<String>,
+    #[serde(default)]
+    contact_email: Option<String>,
+    #[serde(default)]
+    phone: Option<String>,
+    #[serde(default)]
+    customer: Option<Customer>,
+}
+
+/// An order's customer, as far as their contacts go.
+#[derive(Deserialize)]
+struct Customer {
+    #[serde(default)]
+    email: Option<String>,
+    #[serde(default)]
+    phone: Option<String>,
 }
 
 /// Whether a delivery's topic is an order topic (`orders/...`).
@@ -98,11 +116,24 @@ pub fn parse_order(
             .iter()
             .map(|a| (a.name.as_str(), &a.value)),
     );
+    let customer = order.customer.as_ref();
+    let buyers = crate::webhook::buyers_in(
+        [
+            order.email.as_deref(),
+            order.contact_email.as_deref(),
+            customer.and_then(|c| c.email.as_deref()),
+        ],
+        [
+            order.phone.as_deref(),
+            customer.and_then(|c| c.phone.as_deref()),
+        ],
+    );
     let (skus, prices) = crate::webhook::lines_in(order.line_items, order.currency.as_deref());
     Ok(OrderDelivery::Paid(PaidOrder {
         delivery_id,
         order_id: order.id,
         holds,
+        buyers,
         skus,
         prices,
         placed_at: order.created_at,
@@ -233,6 +264,20 @@ mod tests {
             "the unit price, in the shop's currency"
         );
         assert_eq!(order.prices.len(), 1, "a line without a SKU has none");
+        assert!(order.buyers.is_empty(), "no email or phone in this body");
+        let with_buyer = body.replace(
+            r#""currency""#,
+            r#""email": "della@example.com", "customer": {"email": "DELLA@example.com", "phone": "+44 7911 123456"}, "currency""#,
+        );
+        let Ok(OrderDelivery::Paid(order)) = parse_order(
+            &keys,
+            &order_headers(&with_buyer, "orders/paid"),
+            with_buyer.as_bytes(),
+        ) else {
+            panic!("a paid order")
+        };
+        let buyers: Vec<&str> = order.buyers.iter().map(|c| c.address()).collect();
+        assert_eq!(buyers, ["della@example.com", "+447911123456"], "each once");
         assert!(is_order(&order_headers(&body, "orders/paid")));
         assert!(!is_order(&order_headers(&body, "inventory_levels/update")));
         // orders/paid is paid whatever the status field says.

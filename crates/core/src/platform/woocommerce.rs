@@ -87,6 +87,18 @@ struct Order {
     /// The order's currency, which the line items' prices are in.
     #[serde(default)]
     currency: Option<String>,
+    /// The billing contact: the buyer's address and number.
+    #[serde(default)]
+    billing: Option<Billing>,
+}
+
+/// An order's billing details, as far as the buyer's contacts go.
+#[derive(Deserialize)]
+struct Billing {
+    #[serde(default)]
+    email: Option<String>,
+    #[serde(default)]
+    phone: Option<String>,
 }
 
 /// Whether a delivery's topic is an order topic (`order.…`).
@@ -123,11 +135,17 @@ pub fn parse_order(
             || format!("body:{}", hex(&Sha256::digest(body))),
             str::to_owned,
         );
+    let billing = order.billing.as_ref();
+    let buyers = crate::webhook::buyers_in(
+        [billing.and_then(|b| b.email.as_deref())],
+        [billing.and_then(|b| b.phone.as_deref())],
+    );
     let (skus, prices) = crate::webhook::lines_in(order.line_items, order.currency.as_deref());
     Ok(OrderDelivery::Paid(PaidOrder {
         delivery_id,
         order_id: order.id,
         holds: crate::webhook::holds_in(order.meta_data.iter().map(|m| (m.key.as_str(), &m.value))),
+        buyers,
         skus,
         prices,
         placed_at: order
@@ -271,6 +289,36 @@ pub(crate) fn test_delivery(
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_paid_order_names_its_buyer_from_its_billing_details() {
+        let key: &[u8] = b"wc_restock_test_key";
+        let body = r#"{"id": 728, "status": "completed", "billing": {"first_name": "Ana", "email": "Ana@Example.COM", "phone": "+44 7911 123456"}, "line_items": [{"sku": "CHAIR-WAL"}]}"#;
+        let headers = vec![
+            (SIGNATURE, sign(key, body.as_bytes())),
+            (TOPIC, "order.updated".to_owned()),
+            (DELIVERY_ID, "42".to_owned()),
+        ];
+        let parsed = parse_order(&Keys::raw([key]), &headers, body.as_bytes()).unwrap();
+        let OrderDelivery::Paid(order) = parsed else {
+            panic!("{parsed:?}")
+        };
+        let buyers: Vec<&str> = order.buyers.iter().map(|c| c.address()).collect();
+        assert_eq!(buyers, ["ana@example.com", "+447911123456"]);
+        assert!(order.holds.is_empty());
+        // A phone field that is no number is left out.
+        let odd = body.replace("+44 7911 123456", "ask at the desk");
+        let headers = vec![
+            (SIGNATURE, sign(key, odd.as_bytes())),
+            (TOPIC, "order.updated".to_owned()),
+        ];
+        let Ok(OrderDelivery::Paid(order)) =
+            parse_order(&Keys::raw([key]), &headers, odd.as_bytes())
+        else {
+            panic!("a paid order")
+        };
+        assert_eq!(order.buyers.len(), 1);
+    }
 
     #[test]
     fn a_paid_order_carries_the_hold_from_its_meta_data() {

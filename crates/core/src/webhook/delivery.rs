@@ -60,6 +60,9 @@ pub struct Purchase {
     pub prices: std::collections::BTreeMap<String, crate::Money>,
     /// When the order was placed, if the payload says.
     pub placed_at: Option<OffsetDateTime>,
+    /// Who bought, where the format says (Shopify's and WooCommerce's
+    /// orders): for assisted revenue, never stored.
+    pub buyers: Vec<crate::Contact>,
 }
 
 /// What a test delivery reports.
@@ -184,6 +187,7 @@ impl From<OrderDelivery> for Delivery {
                 skus: Some(order.skus),
                 prices: order.prices,
                 placed_at: order.placed_at,
+                buyers: order.buyers,
             }),
             OrderDelivery::NotPaid => Self::NotPaid,
         }

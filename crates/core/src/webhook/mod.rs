@@ -201,6 +201,9 @@ pub struct PaidOrder {
     pub holds: Vec<crate::ids::HoldId>,
     /// The SKUs of its line items.
     pub skus: Vec<String>,
+    /// Who bought: the order's email addresses and phone numbers that
+    /// read as contacts (for assisted revenue: never stored).
+    pub buyers: Vec<crate::Contact>,
     /// The unit price of each item, where the order says it and its
     /// currency (for the team's revenue figures).
     pub prices: std::collections::BTreeMap<String, crate::Money>,
@@ -228,6 +231,32 @@ pub(crate) fn holds_in<'a>(
         .filter_map(|(_, value)| value.as_str())
         .filter_map(|v| v.trim().parse().ok())
         .collect()
+}
+
+/// The contacts among an order's addresses and numbers (those that do not
+/// read as one are left out), each once.
+pub(crate) fn buyers_in<'a>(
+    emails: impl IntoIterator<Item = Option<&'a str>>,
+    phones: impl IntoIterator<Item = Option<&'a str>>,
+) -> Vec<crate::Contact> {
+    use crate::contact::{Channel, Contact};
+    let mut buyers: Vec<Contact> = Vec::new();
+    let found = emails
+        .into_iter()
+        .flatten()
+        .filter_map(|e| Contact::on(Channel::Email, e).ok())
+        .chain(
+            phones
+                .into_iter()
+                .flatten()
+                .filter_map(|p| Contact::on(Channel::Sms, p).ok()),
+        );
+    for contact in found {
+        if !buyers.contains(&contact) {
+            buyers.push(contact);
+        }
+    }
+    buyers
 }
 
 /// An order's line item, as both platforms write it.

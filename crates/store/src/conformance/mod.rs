@@ -87,7 +87,8 @@ macro_rules! conformance_suite {
             an_item_s_history_counts_each_moment_once_on_its_day_and_in_its_restock,
             a_request_s_story_is_kept_as_it_happens,
             sleepers_keep_their_place_and_are_first_when_they_wake,
-            an_offer_is_reminded_once_and_the_reminder_s_link_holds);
+            an_offer_is_reminded_once_and_the_reminder_s_link_holds,
+            an_order_by_a_contact_told_is_assisted_once_within_the_window);
     };
 }
 
@@ -3172,5 +3173,77 @@ pub async fn an_offer_is_reminded_once_and_the_reminder_s_link_holds(app: App) {
         app.get(&a.id)
             .await
             .reserve_link_is(&wave.offers[0].reserve)
+    );
+}
+
+/// Assisted revenue: a contact sent a notice for an item is marked as told
+/// (never in the clear: its keyed hash); an order of theirs without a hold
+/// within the window counts once, with what it paid; another contact's, an
+/// earlier notice's, or another item's does not; `forget` drops the mark.
+pub async fn an_order_by_a_contact_told_is_assisted_once_within_the_window(app: App) {
+    let a = app.join(CHAIR, 1, T0).await;
+    let b = app.join(CHAIR, 2, T0 + 1).await;
+    app.level(CHAIR, 1, T0 + 10, "d1").await;
+    let wave = app.wave(CHAIR, T0 + 10).await;
+    let offer = &wave.offers[0];
+    assert_eq!(
+        app.claim(&a.id, &offer.reserve.secret_hash()).await,
+        Claim::Claimed
+    );
+    let sent = NoticeOutcome::Sent {
+        message_id: "notice-1".into(),
+    };
+    app.store
+        .record_notice(&a.id, 1, sent, T0 + 11)
+        .await
+        .unwrap();
+    let paid = restock_core::Money {
+        currency: "GBP".into(),
+        milli: 249_000,
+    };
+    let later = T0 + DAY;
+    let assist = |who: &Request, order: &str, since: restock_core::Millis, item: &str| {
+        let (contact, order, item) = (who.contact_key.clone(), order.to_owned(), sku(item));
+        let paid = paid.clone();
+        let store = app.store.clone();
+        async move {
+            store
+                .assist(&item, &[contact], &order, Some(&paid), since, later)
+                .await
+                .unwrap()
+        }
+    };
+    assert_eq!(
+        assist(&b, "o-1", T0, CHAIR).await,
+        Assist::NotTold,
+        "never told"
+    );
+    assert_eq!(
+        assist(&a, "o-2", T0 + 12, CHAIR).await,
+        Assist::NotTold,
+        "told before the window"
+    );
+    assert_eq!(
+        assist(&a, "o-3", T0, OAT).await,
+        Assist::NotTold,
+        "another item"
+    );
+    assert_eq!(assist(&a, "o-4", T0, CHAIR).await, Assist::Counted);
+    assert_eq!(assist(&a, "o-4", T0, CHAIR).await, Assist::AlreadyCounted);
+    let stats = app.store.stats(&sku(CHAIR), 1).await.unwrap();
+    assert_eq!(stats.assisted, 1);
+    assert_eq!(stats.assisted_revenue.get("GBP"), Some(&249_000));
+    assert!(
+        stats.revenue.is_empty(),
+        "apart from revenue through a hold"
+    );
+    app.store
+        .forget_contact(&a.contact_key, later)
+        .await
+        .unwrap();
+    assert_eq!(
+        assist(&a, "o-5", T0, CHAIR).await,
+        Assist::NotTold,
+        "forgotten"
     );
 }
