@@ -78,7 +78,10 @@ async fn main() {
     s.escalation.max_jump = u32::MAX;
     s.escalation.max_level = u32::MAX;
     s.sms_countries = vec!["US".into(), "GB".into(), "AU".into(), "JP".into()];
-    s.quiet_hours.email = restock_core::quiet::Span::parse("21:00-08:00").ok();
+    s.quiet_hours = QuietHours {
+        email: restock_core::quiet::Span::parse("21:00-08:00").ok(),
+        ..QuietHours::default()
+    };
     w.store.put_settings(&s).await.unwrap();
     let sku = Sku::try_from(CHAIR).unwrap();
     // 14:00 UTC on the world's first day: 09:00 in New York.

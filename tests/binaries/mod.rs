@@ -673,3 +673,222 @@ async fn the_sweep_binary_sends_an_offer_s_reminder_under_its_role() {
         0
     );
 }
+
+/// Milliseconds since the epoch by the wall clock, which the binaries read.
+fn wall_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64
+}
+
+/// A zone whose clock shows about 02:00 now (a fixed offset of the tz
+/// database, `Etc/GMT-5` being UTC+5).
+fn zone_at_two_in_the_morning(now: i64) -> String {
+    let hour = (now / 3_600_000).rem_euclid(24);
+    let mut offset = (2 - hour).rem_euclid(24);
+    if offset > 14 {
+        offset -= 24;
+    }
+    match offset {
+        0 => "Etc/GMT".to_owned(),
+        o if o > 0 => format!("Etc/GMT-{o}"),
+        o => format!("Etc/GMT+{}", -o),
+    }
+}
+
+/// Joins `contact` to `sku` through the store, at `now`, in `zone`.
+async fn joined(
+    d: &Deployment,
+    sku: &Sku,
+    contact: restock_core::Contact,
+    zone: Option<&str>,
+    now: i64,
+) -> restock_core::RequestId {
+    let id = restock_core::RequestId::from_random(rand_bytes(contact.address()));
+    let outcome = d
+        .store
+        .join(restock_store::NewRequest {
+            id,
+            sku: sku.clone(),
+            name: "Shopper".try_into().unwrap(),
+            contact_key: contact.key(&pepper()),
+            contact,
+            now,
+            shards: 2,
+            lifetime_ms: 86_400_000,
+            manage_hash: None,
+            language: None,
+            zone: zone.map(|z| restock_core::Zone::named(z).unwrap()),
+            confirm_window_ms: None,
+            consent: None,
+        })
+        .await
+        .unwrap();
+    assert!(matches!(outcome, restock_store::JoinOutcome::Joined(_)));
+    id
+}
+
+fn rand_bytes(seed: &str) -> [u8; 16] {
+    let mut bytes = [7u8; 16];
+    for (i, b) in seed.bytes().enumerate() {
+        bytes[i % 16] ^= b;
+    }
+    bytes
+}
+
+async fn level(d: &Deployment, sku: &Sku, units: u32, id: &str, now: i64) {
+    let event = restock_core::StockEvent {
+        delivery_id: id.into(),
+        item: restock_core::ItemRef::Sku { sku: sku.clone() },
+        location: "default".into(),
+        level: restock_core::Level::Tracked(units),
+        at: time::OffsetDateTime::from_unix_timestamp(now / 1000).unwrap(),
+        untimed: false,
+    };
+    let rules = restock_core::Rules {
+        threshold: 1,
+        max_jump: 500,
+        max_level: 100_000,
+    };
+    d.store.apply_stock(sku, &event, &rules, now).await.unwrap();
+}
+
+/// Quiet hours and a launch through the notify binary, on the wall clock:
+/// a shopper whose clock shows 02:00 is passed over (no text) while one
+/// told by email is told, and the item is to be woken when the sleeper
+/// wakes; an item whose launch is an hour away tells nobody and is to be
+/// woken at its launch.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_notify_binary_keeps_quiet_hours_and_holds_a_launch_back() {
+    let mut s = settings();
+    s.quiet_hours = restock_core::QuietHours::default();
+    let d = Deployment::create(s).await;
+    let now = wall_ms();
+    let (chair, throw) = (
+        Sku::try_from(CHAIR).unwrap(),
+        Sku::try_from("THROW-OAT").unwrap(),
+    );
+    let night = zone_at_two_in_the_morning(now);
+    let sleeper =
+        restock_core::Contact::Sms(restock_core::Phone::parse("+44 7911 123456").unwrap());
+    joined(&d, &chair, sleeper, Some(&night), now - 60_000).await;
+    let eve =
+        restock_core::Contact::Email(restock_core::Email::try_from("eve@example.com").unwrap());
+    joined(&d, &chair, eve, Some(&night), now - 50_000).await;
+    level(&d, &chair, 2, "chair-1", now - 30_000).await;
+    let (outcome, logs) = run(&d, "notify", &fixture("notify-restock-record.json")).await;
+    assert_eq!(
+        outcome,
+        Outcome::Response("{\"batchItemFailures\":[]}".into()),
+        "{logs}"
+    );
+    let mails: Vec<_> = ses_messages(&d.endpoint)
+        .await
+        .into_iter()
+        .filter(|m| m.0 == "eve@example.com")
+        .collect();
+    assert_eq!(mails.len(), 1, "email keeps no quiet hours: {logs}");
+    let texts: Vec<_> = sns_texts(&d.endpoint)
+        .await
+        .into_iter()
+        .filter(|t| t.0 == "+447911123456")
+        .collect();
+    assert!(texts.is_empty(), "no text at 02:00 ({night}): {texts:?}");
+    assert!(
+        d.store.wake_sleepers(now).await.unwrap().is_empty(),
+        "not before the sleeper wakes"
+    );
+    assert_eq!(
+        d.store.wake_sleepers(now + 7 * 3_600_000).await.unwrap(),
+        std::slice::from_ref(&chair),
+        "woken by 08:00 on the sleeper's clock"
+    );
+
+    // The launch, an hour away.
+    let mut entry = d.store.catalogue_entry(&throw).await.unwrap().unwrap();
+    entry.launch_at = Some(now + 3_600_000);
+    d.store.put_catalogue_entry(&entry).await.unwrap();
+    let fan =
+        restock_core::Contact::Email(restock_core::Email::try_from("fan@example.com").unwrap());
+    joined(&d, &throw, fan, None, now - 40_000).await;
+    level(&d, &throw, 3, "throw-1", now - 20_000).await;
+    let record = fixture("notify-restock-record.json").replace("CHAIR-WAL", "THROW-OAT");
+    let (outcome, logs) = run(&d, "notify", &record).await;
+    assert_eq!(
+        outcome,
+        Outcome::Response("{\"batchItemFailures\":[]}".into()),
+        "{logs}"
+    );
+    assert!(
+        !ses_messages(&d.endpoint)
+            .await
+            .iter()
+            .any(|m| m.0 == "fan@example.com"),
+        "nothing before the launch: {logs}"
+    );
+    assert!(
+        d.store
+            .wake_sleepers(now + 3_600_000 - 1)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(
+        d.store.wake_sleepers(now + 3_600_000).await.unwrap(),
+        std::slice::from_ref(&throw),
+        "woken at the launch"
+    );
+}
+
+/// Assisted revenue through the detect binary: a Shopify order without a
+/// hold by a contact notify told counts once, under detect's role.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_detect_binary_counts_an_order_by_a_contact_told_as_assisted() {
+    let d = Deployment::create(settings()).await;
+    let now = wall_ms();
+    let chair = Sku::try_from(CHAIR).unwrap();
+    let ada =
+        restock_core::Contact::Email(restock_core::Email::try_from("ada@example.com").unwrap());
+    joined(&d, &chair, ada, None, now - 60_000).await;
+    level(&d, &chair, 1, "chair-1", now - 30_000).await;
+    let (outcome, logs) = run(&d, "notify", &fixture("notify-restock-record.json")).await;
+    assert_eq!(
+        outcome,
+        Outcome::Response("{\"batchItemFailures\":[]}".into()),
+        "{logs}"
+    );
+    let body = format!(
+        r#"{{"id": 9101, "financial_status": "paid", "email": "Ada@Example.com", "currency": "GBP", "note_attributes": [], "line_items": [{{"sku": "{CHAIR}", "quantity": 1, "price": "249.00"}}]}}"#
+    );
+    let signature = restock_core::platform::shopify::sign(SHOPIFY_KEY.as_bytes(), body.as_bytes());
+    let event = serde_json::json!({
+        "version": "2.0",
+        "routeKey": "$default",
+        "rawPath": "/webhooks/shopify",
+        "rawQueryString": "",
+        "headers": {
+            "content-type": "application/json",
+            "x-shopify-hmac-sha256": signature,
+            "x-shopify-webhook-id": "order-9101",
+            "x-shopify-topic": "orders/paid",
+        },
+        "requestContext": {
+            "http": { "method": "POST", "path": "/webhooks/shopify", "protocol": "HTTP/1.1", "sourceIp": "203.0.113.9", "userAgent": "Shopify-Captain-Hook" },
+            "requestId": "r-9101", "routeKey": "$default", "stage": "$default", "time": "06/Dec/2026:03:00:00 +0000", "timeEpoch": now, "accountId": "anonymous", "apiId": "detect", "domainName": "detect.lambda-url.eu-west-2.on.aws", "domainPrefix": "detect"
+        },
+        "body": body,
+        "isBase64Encoded": false,
+    })
+    .to_string();
+    let (outcome, logs) = run(&d, "detect", &event).await;
+    let (status, answer) = http_status(&outcome);
+    assert_eq!(
+        (status, answer["status"].as_str()),
+        (200, Some("assisted")),
+        "{answer}\n{logs}"
+    );
+    let stats = d.store.stats(&chair, 2).await.unwrap();
+    assert_eq!(stats.assisted, 1);
+    assert_eq!(stats.assisted_revenue.get("GBP"), Some(&249_000));
+}

@@ -257,7 +257,7 @@ async fn show_tells_why_a_shopper_was_not_told_from_her_story() {
     // Ann's story by her request id: no pepper needed.
     let ann = restock_on(&table, &["show", &ids[0]]);
     assert!(
-        ann.contains("CHAIR-WAL · a***@example.com (email) · offered"),
+        ann.contains("CHAIR-WAL · a***@example.com (email, the shop's clock, UTC) · offered"),
         "{ann}"
     );
     for said in [

@@ -16,6 +16,7 @@ fn settings_for_the_world() -> Settings {
     let mut settings = settings();
     settings.sms_countries = vec!["AU".into(), "US".into(), "GB".into()];
     settings.time_zone = restock_core::Zone::named("Europe/London").unwrap();
+    settings.quiet_hours = restock_core::QuietHours::default();
     settings
 }
 
