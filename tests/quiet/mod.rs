@@ -305,6 +305,27 @@ async fn an_order_by_a_contact_told_counts_as_assisted(w: World, outbox: Arc<Out
         stats.revenue.is_empty(),
         "apart from revenue through a hold"
     );
+    // The team's per-item export shows it apart from revenue through holds.
+    let admin = restock_app::admin::Admin {
+        store: w.store.clone(),
+        pepper: None,
+    };
+    let figures = admin
+        .run(
+            restock_app::admin::Command::Stats {
+                skus: vec![chair.clone()],
+            },
+            w.clock.now_ms(),
+        )
+        .await
+        .unwrap();
+    let mut csv = Vec::new();
+    restock_app::admin::export::write_items(&figures.json, &mut csv).unwrap();
+    let csv = String::from_utf8(csv).unwrap();
+    assert!(
+        csv.lines().nth(1).unwrap().ends_with(",,1,GBP 249.00"),
+        "{csv}"
+    );
     // Eight days later, outside the 7-day window: not counted.
     w.advance(8 * 24 * HOUR);
     let late = order(7003, &ana);

@@ -233,6 +233,8 @@ enum ExportKind {
     Requests,
     /// One row per day and item.
     Days,
+    /// One row per item: what it brought in, through holds and assisted.
+    Items,
 }
 
 #[derive(Subcommand)]
@@ -768,6 +770,18 @@ async fn export(target: &Target, cmd: &Cmd, json: bool) -> Result<Output, CliErr
     let kind = match what {
         ExportKind::Requests => Kind::Requests,
         ExportKind::Days => Kind::Days,
+        ExportKind::Items => {
+            let stats = target.run(Command::Stats { skus }).await?;
+            let rows = export::write_items(&stats.json, sink).map_err(CliError::Write)?;
+            let message = match out {
+                Some(file) => format!("{rows} items exported to {file}"),
+                None => String::new(),
+            };
+            return Ok(Output::message(
+                message,
+                serde_json::json!({ "items": rows }),
+            ));
+        }
     };
     let rows = export::write(
         kind,

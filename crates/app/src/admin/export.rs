@@ -39,6 +39,58 @@ pub const DAY_COLUMNS: [&str; 7] = [
     "bought",
 ];
 
+/// The per-item export's columns, in order: what each item brought in,
+/// through holds and assisted ([DESIGN §3](../../docs/DESIGN.md)).
+pub const ITEM_COLUMNS: [&str; 9] = [
+    "item",
+    "waiting",
+    "offered",
+    "held",
+    "bought",
+    "lapsed",
+    "revenue",
+    "assisted_orders",
+    "assisted_revenue",
+];
+
+/// The per-item export: `ITEM_COLUMNS` rows from `restock stats`'s answer
+/// for scripts (`Command::Stats`), written as CSV to `sink`; the rows.
+///
+/// # Errors
+/// A write that failed.
+pub fn write_items<W: Write>(stats: &serde_json::Value, sink: W) -> csv::Result<u64> {
+    let mut csv = csv::Writer::from_writer(std::io::BufWriter::new(sink));
+    csv.write_record(ITEM_COLUMNS)?;
+    let money = |v: &serde_json::Value| {
+        let amounts: BTreeMap<String, i64> = serde_json::from_value(v.clone()).unwrap_or_default();
+        if amounts.is_empty() {
+            String::new()
+        } else {
+            restock_core::money::totals(&amounts)
+        }
+    };
+    let mut rows = 0;
+    for item in stats["skus"].as_array().into_iter().flatten() {
+        let s = &item["stats"];
+        let number = |name: &str| s[name].as_u64().unwrap_or(0).to_string();
+        let row = vec![
+            item["sku"].as_str().unwrap_or_default().to_owned(),
+            number("waiting"),
+            number("offered"),
+            number("held"),
+            number("bought"),
+            number("lapsed"),
+            money(&s["revenue"]),
+            number("assisted"),
+            money(&s["assisted_revenue"]),
+        ];
+        write_row(&mut csv, &row)?;
+        rows += 1;
+    }
+    csv.flush()?;
+    Ok(rows)
+}
+
 /// A time as the export writes it: RFC 3339, UTC, to the second.
 fn when(ms: Option<Millis>) -> String {
     ms.and_then(|ms| {
@@ -200,6 +252,23 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_items_export_shows_revenue_through_holds_and_assisted_apart() {
+        let stats = serde_json::json!({ "skus": [
+            { "sku": "CHAIR-WAL", "stats": { "waiting": 3, "offered": 1, "held": 0, "bought": 2, "lapsed": 1,
+              "revenue": { "GBP": 498_000 }, "assisted": 1, "assisted_revenue": { "GBP": 249_000 } } },
+            { "sku": "LAMP-BRASS", "stats": { "waiting": 0, "revenue": {}, "assisted": 0, "assisted_revenue": {} } },
+        ]});
+        let mut out = Vec::new();
+        assert_eq!(write_items(&stats, &mut out).unwrap(), 2);
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], ITEM_COLUMNS.join(","));
+        assert_eq!(lines[1], "CHAIR-WAL,3,1,0,2,1,GBP 498.00,1,GBP 249.00");
+        assert_eq!(lines[2], "LAMP-BRASS,0,0,0,0,0,,0,");
+        assert_eq!(lines.len(), 3);
+    }
 
     fn row_of(item: &str, times: [&str; 5]) -> Vec<String> {
         let mut row = vec![item.to_owned(), "id".into(), "bought".into()];
