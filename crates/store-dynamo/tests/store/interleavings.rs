@@ -829,3 +829,81 @@ async fn a_confirmation_given_back_after_a_cancel_leaves_nothing_pending() {
         .unwrap();
     assert_eq!(marker.item, None, "no pending marker");
 }
+
+/// Two sweeps list an item's sleepers' wake; the first is held before its
+/// write while the second records the wake. The first records nothing:
+/// the item is woken once. (Guard `sleepers.as-listed`: the wake's item is
+/// deleted only as it was listed.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_sweeps_wake_an_item_for_its_sleepers_once() {
+    let store = dynamo_store().await;
+    crate::support::set_level(&store, &sku(), 1, T0).await;
+    store.wake_at(&sku(), T0 + MIN).await.unwrap();
+    let before = store.wakes(&sku()).await.unwrap().len();
+    // Held: the first sweep's write (it has listed the wake and read the item).
+    let (first, reached, resume) = paused_at(&store, "TransactWriteItems", 1);
+    let woken = on_own_thread(async move { first.wake_sleepers(T0 + MIN).await });
+    reached.await.unwrap();
+    assert_eq!(store.wake_sleepers(T0 + MIN).await.unwrap(), [sku()]);
+    resume.send(()).unwrap();
+    assert!(woken.await.unwrap().unwrap().is_empty(), "woken once");
+    assert_eq!(store.wakes(&sku()).await.unwrap().len(), before + 1);
+}
+
+/// The sweep has read an offer whose reminder is due; before its write,
+/// the shopper clicks. The reminder is not claimed: nobody holding a unit
+/// is reminded to hold it. (Guard `reminder.claim`.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_click_landing_before_the_reminder_s_claim_stops_the_reminder() {
+    let store = dynamo_store().await;
+    let r = join(&store, 1, false).await;
+    crate::support::set_level(&store, &sku(), 1, T0 + 100).await;
+    let mut random = testing::random(5);
+    let wave = store
+        .create_offers(&sku(), &wave_params(), T0 + 100, &mut random)
+        .await
+        .unwrap();
+    let offer = &wave.offers[0];
+    let claim = store
+        .claim_notice(
+            &sku(),
+            &r.id,
+            1,
+            &offer.reserve.secret_hash(),
+            &r.contact_key,
+        )
+        .await
+        .unwrap();
+    assert_eq!(claim, Claim::Claimed);
+    let sent = NoticeOutcome::Sent {
+        message_id: "notice-1".into(),
+    };
+    store.record_notice(&r.id, 1, sent, T0 + 101).await.unwrap();
+    let at = T0 + 100 + 10 * MIN;
+    assert!(store.schedule_reminder(&r.id, 1, at).await.unwrap());
+    // Held: the claim's write (it has read the offer, its reminder due).
+    let (claiming, reached, resume) = paused_at(&store, "UpdateItem", 1);
+    let links = restock_store::ReminderLinks {
+        reserve: link(&r, 30).secret_hash(),
+        optout: link(&r, 31).secret_hash(),
+        manage: link(&r, 32).secret_hash(),
+    };
+    let id = r.id;
+    let claimed =
+        on_own_thread(async move { claiming.claim_reminder(&id, 1, Some(&links), at).await });
+    reached.await.unwrap();
+    let held = store
+        .take_hold(&offer.reserve, HoldId::from_random([6; 16]), 1, at, WINDOW)
+        .await
+        .unwrap();
+    assert!(matches!(held, HoldOutcome::Held { .. }), "{held:?}");
+    resume.send(()).unwrap();
+    assert_eq!(
+        claimed.await.unwrap().unwrap(),
+        None,
+        "no reminder to a shopper holding"
+    );
+    let r = store.request(&r.id).await.unwrap().unwrap();
+    assert!(matches!(r.state, RequestState::Held { .. }));
+    assert_eq!(r.remind_hash, None);
+}
