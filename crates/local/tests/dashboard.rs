@@ -86,7 +86,7 @@ async fn the_dashboard_shows_the_story_and_acts_only_for_its_own_pages() {
     let (_, page) = call(&router, get("/admin")).await;
     assert_eq!(
         row(&page, "CHAIR-WAL"),
-        "2|1|0|0|0|0|-|-|-|-",
+        "2|1|0|0|0|0|-|-|-|-|0",
         "two in line, Cy to confirm"
     );
 
@@ -108,7 +108,7 @@ async fn the_dashboard_shows_the_story_and_acts_only_for_its_own_pages() {
     // The overview: one told (offered), one still waiting, in stock.
     let (status, page) = call(&router, get("/admin")).await;
     assert_eq!(status, StatusCode::OK, "{page}");
-    assert_eq!(row(&page, "CHAIR-WAL"), "1|1|1|0|0|0|-|0%|-|in stock");
+    assert_eq!(row(&page, "CHAIR-WAL"), "1|1|1|0|0|0|-|0%|-|in stock|0");
     assert!(page.contains("Sending today"), "mail health");
     // Sold-out items only in the "most wanted" view: the chair is in stock.
     let (_, wanted) = call(&router, get("/admin?view=wanted")).await;
@@ -136,8 +136,8 @@ async fn the_dashboard_shows_the_story_and_acts_only_for_its_own_pages() {
     let restock = &restock[..restock.find("</tr>").unwrap()];
     assert!(
         restock
-            .ends_with("<td>1</td><td>0</td><td>0</td><td>0</td><td>0</td><td>0%</td><td>0%</td>"),
-        "one told, nothing clicked yet: {restock}"
+            .ends_with("<td>1</td><td>0</td><td>0</td><td>0</td><td>0</td><td>0%</td><td>0%</td><td>0</td>"),
+        "one told, nothing clicked yet, nobody reminded: {restock}"
     );
     // Bob's masked entry links to his story: why he waits, and what happened.
     let at = item.find("/admin/requests/").expect("a link to the story");
@@ -215,7 +215,7 @@ async fn the_dashboard_shows_the_story_and_acts_only_for_its_own_pages() {
     let (_, page) = call(&router, get("/admin")).await;
     assert_eq!(
         row(&page, "CHAIR-WAL"),
-        "1|1|1|0|0|0|-|0%|-|in stock",
+        "1|1|1|0|0|0|-|0%|-|in stock|0",
         "nothing changed"
     );
 
@@ -234,7 +234,7 @@ async fn the_dashboard_shows_the_story_and_acts_only_for_its_own_pages() {
         "{done}"
     );
     let (_, page) = call(&router, get("/admin")).await;
-    assert_eq!(row(&page, "CHAIR-WAL"), "0|1|1|0|0|0|-|0%|-|in stock");
+    assert_eq!(row(&page, "CHAIR-WAL"), "0|1|1|0|0|0|-|0%|-|in stock|0");
     let (status, done) = call(
         &router,
         form("/admin/reconcile", &format!("csrf={csrf}&sku=CHAIR-WAL")),
@@ -303,7 +303,7 @@ async fn the_dashboard_shows_the_story_and_acts_only_for_its_own_pages() {
     let (_, page) = call(&router, get("/admin")).await;
     assert_eq!(
         row(&page, "CHAIR-WAL"),
-        "0|1|0|0|1|0|100%|100%|EUR 199.00|0 min"
+        "0|1|0|0|1|0|100%|100%|EUR 199.00|0 min|0"
     );
     let (_, item) = call(&router, get("/admin/items/CHAIR-WAL")).await;
     assert!(item.contains("Revenue<b>EUR 199.00</b>"), "{item}");

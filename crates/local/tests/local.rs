@@ -177,8 +177,8 @@ async fn admin_commands_run_on_the_servers_store() {
         .unwrap();
     assert_eq!(
         out.rows.len(),
-        6,
-        "the three items and the tee's three sizes"
+        7,
+        "the three items, the launch and the tee's three sizes"
     );
     assert!(
         out.rows.iter().all(|r| r[1] == "counters match"),

@@ -517,7 +517,12 @@ async fn overview_html(d: &Dashboard, q: &OverviewQuery) -> Result<Markup, Admin
                                     (false, None) => "-",
                                 }
                             }
-                            td { (r.assisted) " " span.muted { (restock_core::money::totals(&r.assisted_revenue)) } }
+                            td {
+                                (r.assisted)
+                                @if !r.assisted_revenue.is_empty() {
+                                    " " span.muted { (restock_core::money::totals(&r.assisted_revenue)) }
+                                }
+                            }
                         }
                     }
                     @if rows.is_empty() {
