@@ -135,8 +135,9 @@ async fn the_dashboard_shows_the_story_and_acts_only_for_its_own_pages() {
     let restock = &item[item.find("<td>#1</td>").expect("restock #1")..];
     let restock = &restock[..restock.find("</tr>").unwrap()];
     assert!(
-        restock
-            .ends_with("<td>1</td><td>0</td><td>0</td><td>0</td><td>0</td><td>0%</td><td>0%</td><td>0</td>"),
+        restock.ends_with(
+            "<td>1</td><td>0</td><td>0</td><td>0</td><td>0</td><td>0%</td><td>0%</td><td>0</td>"
+        ),
         "one told, nothing clicked yet, nobody reminded: {restock}"
     );
     // Bob's masked entry links to his story: why he waits, and what happened.

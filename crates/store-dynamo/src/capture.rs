@@ -140,7 +140,7 @@ impl DynamoStore {
         let mut tx = self.tx();
         let with_this_link = |change: Change| {
             change
-                .when(format!("({RESERVE_HASH} = :h OR {REMIND_HASH} = :h)"))
+                .when(format!("{RESERVE_HASH} = :h OR {REMIND_HASH} = :h"))
                 .value(":h", s(token.secret_hash().to_hex()))
         };
         if !requeue(&mut tx, &r, now, with_this_link)? {
