@@ -641,6 +641,8 @@ async fn the_sweep_binary_sends_an_offer_s_reminder_under_its_role() {
             .await
             .unwrap()
     );
+    // The sweep finds it through the `due` index, which may trail the write.
+    settle().await;
 
     let (outcome, logs) = run(&d, "sweep", &fixture("sweep-schedule.json")).await;
     let Outcome::Response(report) = outcome else {
@@ -672,6 +674,12 @@ async fn the_sweep_binary_sends_an_offer_s_reminder_under_its_role() {
         serde_json::from_str::<serde_json::Value>(&report).unwrap()["reminded"],
         0
     );
+}
+
+/// Lets the `due` index catch up with the writes so far, as it does a
+/// moment after them on DynamoDB (the lagging double trails by its lag).
+async fn settle() {
+    tokio::time::sleep(restock_store_dynamo::testing::index_lag() * 2).await;
 }
 
 /// Milliseconds since the epoch by the wall clock, which the binaries read.
@@ -795,6 +803,7 @@ async fn the_notify_binary_keeps_quiet_hours_and_holds_a_launch_back() {
         .filter(|t| t.0 == "+447911123456")
         .collect();
     assert!(texts.is_empty(), "no text at 02:00 ({night}): {texts:?}");
+    settle().await;
     assert!(
         d.store.wake_sleepers(now).await.unwrap().is_empty(),
         "not before the sleeper wakes"
@@ -827,6 +836,7 @@ async fn the_notify_binary_keeps_quiet_hours_and_holds_a_launch_back() {
             .any(|m| m.0 == "fan@example.com"),
         "nothing before the launch: {logs}"
     );
+    settle().await;
     assert!(
         d.store
             .wake_sleepers(now + 3_600_000 - 1)
