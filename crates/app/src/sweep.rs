@@ -190,7 +190,7 @@ enum Reminder {
 /// shopper's quiet hours and never to a contact that opted out (the
 /// reminder is dropped then). Claimed before it is sent, so at most once
 /// per offer whatever the retries; a send that fails is not tried again.
-/// True when the provider accepted it.
+/// What became of it ([`Reminder`]).
 async fn remind(
     s: &Services,
     settings: &restock_core::Settings,
