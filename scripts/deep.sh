@@ -19,8 +19,9 @@ start_moto RESTOCK_DYNAMODB_LAGGING_ENDPOINT 250 0.02
 start_moto RESTOCK_DYNAMODB_CONTENDED_ENDPOINT 0 0 5
 cargo build --workspace --bins --tests --quiet
 
-plain=${RESTOCK_DEEP_DIFFERENTIAL:-250}
-lagging=${RESTOCK_DEEP_LAGGING_DIFFERENTIAL:-150}
+# A history takes about 28 steps (tests/reliability/differential.rs).
+plain=${RESTOCK_DEEP_DIFFERENTIAL:-120}
+lagging=${RESTOCK_DEEP_LAGGING_DIFFERENTIAL:-80}
 began=$SECONDS
 export RESTOCK_HISTORY_REPORT=${RESTOCK_HISTORY_REPORT:-$(mktemp -t restock-histories.XXXXXX)}
 timed() { local t=$SECONDS; "$@"; printf '    %d s\n' "$((SECONDS - t))"; }

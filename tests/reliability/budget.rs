@@ -106,6 +106,11 @@ impl Budget {
         self.steps.load(Ordering::Relaxed)
     }
 
+    /// Whether the run was bounded by its count (not a time budget).
+    pub(super) fn counted(&self) -> bool {
+        self.deadline.is_none()
+    }
+
     /// How the run was bounded, for its summary line: by its time budget
     /// (with the cap) or by its count.
     pub(super) fn describe(&self) -> String {
