@@ -569,8 +569,9 @@ type Path = (&'static str, bool, fn(&str) -> bool);
 /// counted run of at least [`EVERY_PATH_FROM`] histories a part fails if it
 /// never took a required one: a change to the generator, the settings or
 /// the worlds that stops reaching a path fails here rather than quietly
-/// testing less. The rare ones (a click on a restock sold down under its
-/// offers, a wake, a reminder, a lapse) are counted but not required; the
+/// testing less. The rarer ones (an order for a hold, a lapse, a
+/// reminder, a click on a restock sold down under its offers, a wake: a
+/// few in 30 histories, or none) are counted but not required; the
 /// conformance suite and the interleavings take each of them on both
 /// stores.
 const PATHS: [Path; 12] = [
@@ -582,7 +583,7 @@ const PATHS: [Path; 12] = [
     }),
     ("held", true, |s| s.starts_with("click 303")),
     ("sold out again", false, |s| s.starts_with("click 409")),
-    ("bought", true, |s| {
+    ("bought", false, |s| {
         s.starts_with("order 200") || s.starts_with("sale: stock 200, order 200")
     }),
     ("lapsed", false, |s| {
