@@ -6,7 +6,7 @@
 use restock_app::health::{Health, Report, Severity};
 use restock_aws::connect::Stack;
 
-use crate::CliError;
+use crate::output::CliError;
 
 /// A deployed stack's outputs and the parameters the commands use.
 pub async fn outputs(sdk: &aws_config::SdkConfig, stack: &str) -> Result<Deployed, CliError> {
@@ -167,7 +167,7 @@ async fn dead_letter_check(report: &mut Report, sdk: &aws_config::SdkConfig, que
         (None, Err(e)) => report.add(
             Severity::Warning,
             check,
-            format!("could not be read ({})", crate::aws_said(&e)),
+            format!("could not be read ({})", crate::output::aws_said(&e)),
             Some("check the operator's credentials (sqs:GetQueueAttributes)".into()),
         ),
         (None, Ok(_)) => report.add(
@@ -194,7 +194,7 @@ async fn alarm_check(report: &mut Report, sdk: &aws_config::SdkConfig, stack: &s
         .into_iter()
         .map(|page| {
             page.map(|p| p.metric_alarms().to_vec())
-                .map_err(|e| crate::aws_said(&e))
+                .map_err(|e| crate::output::aws_said(&e))
         })
         .collect::<Result<Vec<_>, String>>()
         .map(|pages| pages.concat());

@@ -19,13 +19,13 @@
 
 use std::sync::Arc;
 
-use restock_app::admin::{Admin, Command};
-use restock_app::events::published;
-use restock_app::ports::EventSink;
-use serde_json::{Value, json};
+use restock_app::admin::Admin;
+use serde_json::Value;
 
-use crate::CliError;
+use crate::output::CliError;
 use crate::stack::Deployed;
+
+mod stream;
 
 /// How long a message read for a redrive stays hidden before SQS hands it
 /// out again (if the redrive died half-way).
@@ -337,10 +337,10 @@ async fn redo(
             start,
             end,
             ..
-        } => match read_batch(sdk, arn, shard, start, end).await {
-            Ok(records) => redo_batch(sdk, deployed, admin, &records, now_ms).await,
+        } => match stream::read_batch(sdk, arn, shard, start, end).await {
+            Ok(records) => stream::redo_batch(sdk, deployed, admin, &records, now_ms).await,
             Err(why) => {
-                let woken = wake_everyone_waiting(admin, now_ms).await?;
+                let woken = stream::wake_everyone_waiting(admin, now_ms).await?;
                 Ok(format!(
                     "the stream no longer has its records ({why}): woke every item someone waits for ({woken}); events it carried, if any, are lost"
                 ))
@@ -367,7 +367,7 @@ async fn redo(
                     )
                     .send()
                     .await
-                    .map_err(|e| crate::aws_said(&e))?;
+                    .map_err(|e| crate::output::aws_said(&e))?;
                 Ok(format!(
                     "put on the bus again: {} {}",
                     event["detail-type"].as_str().unwrap_or_default(),
@@ -382,237 +382,6 @@ async fn redo(
         Source::Sweep(_) => Ok("nothing to do again: the next run does its work".into()),
         Source::Unknown => Err("not a message restock writes: read it yourself".into()),
     }
-}
-
-/// A batch's records, read back from the table's stream, in DynamoDB's JSON
-/// shape (`{"eventID", "dynamodb": {"Keys", "NewImage", "OldImage", …}}`).
-async fn read_batch(
-    sdk: &aws_config::SdkConfig,
-    arn: &str,
-    shard: &str,
-    start: &str,
-    end: &str,
-) -> Result<Vec<Value>, String> {
-    use aws_sdk_dynamodbstreams::types::ShardIteratorType;
-    let streams = aws_sdk_dynamodbstreams::Client::new(sdk);
-    let mut iterator = streams
-        .get_shard_iterator()
-        .stream_arn(arn)
-        .shard_id(shard)
-        .shard_iterator_type(ShardIteratorType::AtSequenceNumber)
-        .sequence_number(start)
-        .send()
-        .await
-        .map_err(|e| crate::aws_said(&e))?
-        .shard_iterator
-        .ok_or("no shard iterator")?;
-    let last: u128 = end
-        .parse()
-        .map_err(|_| format!("`{end}` is not a sequence number"))?;
-    let mut records = Vec::new();
-    for _ in 0..1_000 {
-        let page = streams
-            .get_records()
-            .shard_iterator(&iterator)
-            .send()
-            .await
-            .map_err(|e| crate::aws_said(&e))?;
-        for record in page.records() {
-            let change = record.dynamodb();
-            let sequence: u128 = change
-                .and_then(|c| c.sequence_number())
-                .and_then(|s| s.parse().ok())
-                .unwrap_or(u128::MAX);
-            if sequence > last {
-                return Ok(records);
-            }
-            let image = |m: Option<
-                &std::collections::HashMap<String, aws_sdk_dynamodbstreams::types::AttributeValue>,
-            >| {
-                Value::Object(
-                    m.into_iter()
-                        .flatten()
-                        .map(|(k, v)| (k.clone(), attribute(v)))
-                        .collect(),
-                )
-            };
-            records.push(json!({
-                "eventID": record.event_id(),
-                "at_ms": change
-                    .and_then(|c| c.approximate_creation_date_time())
-                    .map_or(0, |t| t.to_millis().unwrap_or_default()),
-                "NewImage": image(change.and_then(|c| c.new_image())),
-                "OldImage": image(change.and_then(|c| c.old_image())),
-            }));
-        }
-        match page.next_shard_iterator() {
-            Some(next) if !page.records().is_empty() || records.is_empty() => {
-                iterator = next.to_owned();
-            }
-            _ => break,
-        }
-    }
-    Ok(records)
-}
-
-/// A stream attribute in DynamoDB's JSON shape (`{"S": "…"}`).
-fn attribute(value: &aws_sdk_dynamodbstreams::types::AttributeValue) -> Value {
-    use aws_sdk_dynamodbstreams::types::AttributeValue as A;
-    match value {
-        A::S(s) => json!({ "S": s }),
-        A::N(n) => json!({ "N": n }),
-        A::Bool(b) => json!({ "BOOL": b }),
-        A::Null(_) => json!({ "NULL": true }),
-        A::Ss(v) => json!({ "SS": v }),
-        A::Ns(v) => json!({ "NS": v }),
-        A::B(b) => {
-            use base64::Engine;
-            json!({ "B": base64::engine::general_purpose::STANDARD.encode(b.as_ref()) })
-        }
-        A::Bs(v) => {
-            use base64::Engine;
-            let all: Vec<String> = v
-                .iter()
-                .map(|b| base64::engine::general_purpose::STANDARD.encode(b.as_ref()))
-                .collect();
-            json!({ "BS": all })
-        }
-        A::L(list) => json!({ "L": list.iter().map(attribute).collect::<Vec<_>>() }),
-        A::M(map) => json!({
-            "M": map.iter().map(|(k, v)| (k.clone(), attribute(v))).collect::<serde_json::Map<_, _>>()
-        }),
-        _ => Value::Null,
-    }
-}
-
-/// A batch read back: its wakes woken again, its events published again
-/// with the ids notify gives them.
-async fn redo_batch(
-    sdk: &aws_config::SdkConfig,
-    deployed: &Deployed,
-    admin: &Admin,
-    records: &[Value],
-    now_ms: i64,
-) -> Result<String, String> {
-    use restock_store_dynamo::{attr, table::WAKE_PK_PREFIX};
-    let mut skus: Vec<restock_core::Sku> = Vec::new();
-    let mut events = Vec::new();
-    for record in records {
-        let new = &record["NewImage"];
-        let text = |name: &str| new[name]["S"].as_str();
-        if text(attr::PK).is_some_and(|pk| pk.starts_with(WAKE_PK_PREFIX)) {
-            if let Some(sku) = text(attr::SKU).and_then(|s| restock_core::Sku::try_from(s).ok())
-                && !skus.contains(&sku)
-            {
-                skus.push(sku);
-            }
-            continue;
-        }
-        let decoded =
-            restock_store_dynamo::events::decode_images(Some(&record["OldImage"]), Some(new))
-                .map_err(|e| e.to_string())?;
-        let id = record["eventID"].as_str().unwrap_or_default();
-        let at_ms = record["at_ms"].as_i64().unwrap_or(now_ms);
-        events.extend(
-            decoded
-                .iter()
-                .enumerate()
-                .map(|(n, e)| (format!("{id}-{n}"), at_ms, e.clone())),
-        );
-    }
-    let mut said = Vec::new();
-    if !skus.is_empty() {
-        admin
-            .run(Command::Rewake { skus: skus.clone() }, now_ms)
-            .await
-            .map_err(|e| e.to_string())?;
-        said.push(format!(
-            "woke {}",
-            skus.iter()
-                .map(restock_core::Sku::as_str)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-    }
-    if !events.is_empty() {
-        let bus = deployed
-            .event_bus
-            .as_deref()
-            .ok_or("the stack has no EventBusName output")?;
-        let include_contact = admin
-            .store
-            .settings()
-            .await
-            .map_err(|e| e.to_string())?
-            .is_some_and(|s| s.events_include_contact);
-        let out: Vec<_> = events
-            .iter()
-            .map(|(id, at, e)| published(e, id, *at, include_contact))
-            .collect();
-        let mut sink: Arc<dyn EventSink> = Arc::new(restock_aws::EventBridgeSink::new(
-            aws_sdk_eventbridge::Client::new(sdk),
-            bus.into(),
-        ));
-        if deployed.klaviyo {
-            // As notify hands them on: to Klaviyo too, with the stack's key.
-            sink = Arc::new(restock_aws::klaviyo::KlaviyoSink::new(
-                sink,
-                Arc::new(restock_aws::SecretsKeyring::new(
-                    aws_sdk_secretsmanager::Client::new(sdk),
-                    deployed.stack.keys_secret.clone(),
-                )),
-            ));
-        }
-        let taken = sink.publish(&out).await.map_err(|e| e.to_string())?;
-        if taken.iter().any(|t| !t) {
-            return Err(if deployed.klaviyo {
-                "the bus or Klaviyo refused some of its events".into()
-            } else {
-                "the bus refused some of its events".into()
-            });
-        }
-        said.push(format!(
-            "published {} events again{}",
-            out.len(),
-            if deployed.klaviyo {
-                " (to the bus and Klaviyo)"
-            } else {
-                ""
-            }
-        ));
-    }
-    if said.is_empty() {
-        said.push("its records needed nothing done again".into());
-    }
-    Ok(said.join("; "))
-}
-
-/// Every item someone waits for, woken: what a lost batch may have named.
-async fn wake_everyone_waiting(admin: &Admin, now_ms: i64) -> Result<String, String> {
-    let mut skus = Vec::new();
-    for entry in admin.store.catalogue().await.map_err(|e| e.to_string())? {
-        if admin
-            .store
-            .anyone_waiting(&entry.sku, entry.shards)
-            .await
-            .map_err(|e| e.to_string())?
-        {
-            skus.push(entry.sku);
-        }
-    }
-    if skus.is_empty() {
-        return Ok("nobody waits".into());
-    }
-    let names = skus
-        .iter()
-        .map(restock_core::Sku::as_str)
-        .collect::<Vec<_>>()
-        .join(", ");
-    admin
-        .run(Command::Rewake { skus }, now_ms)
-        .await
-        .map_err(|e| e.to_string())?;
-    Ok(names)
 }
 
 /// An SES bounce or complaint applied now, as the sweep would have.
