@@ -168,33 +168,7 @@ impl Admin {
         with_contacts: bool,
         now: Millis,
     ) -> Result<Output, AdminError> {
-        let (requests, asked) = match who.trim().parse::<RequestId>() {
-            Ok(id) => {
-                let r = self.store.request(&id).await?.ok_or_else(|| {
-                    AdminError::NotFound(format!(
-                        "no request {id}: it never existed, or it was forgotten or expired unconfirmed"
-                    ))
-                })?;
-                (vec![r], id.to_string())
-            }
-            Err(_) => {
-                let pepper = self.pepper.as_deref().ok_or(AdminError::NoPepper)?;
-                let contact = contact(&who)?;
-                let mut of = Vec::new();
-                for key in contact.keys(pepper) {
-                    of.extend(self.store.contact_requests(&key).await?);
-                }
-                of.sort_by_key(|r| r.key);
-                of.dedup_by_key(|r| r.id);
-                if of.is_empty() {
-                    return Err(AdminError::NotFound(format!(
-                        "no request of {}: never signed up, forgotten, or expired unconfirmed",
-                        contact.masked()
-                    )));
-                }
-                (of, contact.masked())
-            }
-        };
+        let (requests, asked) = self.requests_of(&who).await?;
         if with_contacts {
             tracing::warn!(
                 requests = requests.len(),
@@ -228,39 +202,9 @@ impl Admin {
                 history: &history,
                 asleep_until: sleepers.asleep_until(r.contact.channel(), r.zone.as_ref()),
             };
-            let clock = r.zone.as_ref().map_or_else(
-                || format!("the shop's clock, {shop_zone}"),
-                |z| format!("clock {z}"),
-            );
-            let who = if with_contacts {
-                r.contact.address().to_owned()
-            } else {
-                r.contact.masked()
-            };
-            let mask = |text: &str| {
-                if with_contacts {
-                    text.to_owned()
-                } else {
-                    restock_core::contact::mask_personal(text)
-                }
-            };
-            let why = mask(&why(r, &cx));
-            let (lines, chapters) = story(r, mask);
-            text.push(format!(
-                "{} · {} · {who} ({}, {clock}) · {}",
-                r.id,
-                r.sku,
-                r.contact.channel().as_str(),
-                r.state.status()
-            ));
-            text.push(format!("  now: {why}"));
+            let (lines, value) = shown(r, &cx, with_contacts, &shop_zone);
             text.extend(lines);
-            json.push(json!({
-                "request_id": r.id, "sku": r.sku, "contact": who,
-                "channel": r.contact.channel().as_str(), "status": r.state.status().as_str(),
-                "position": position, "why": why, "story": chapters,
-                "time_zone": r.zone.as_ref().map(|z| z.as_str()),
-            }));
+            json.push(value);
         }
         let head = format!(
             "{asked}: {} request(s), oldest first; each story keeps one chapter per kind and the last {} restocks",
@@ -272,4 +216,80 @@ impl Admin {
             json!({ "requests": json }),
         ))
     }
+
+    /// The requests `who` names (a request id, or a contact's every
+    /// request, oldest first), and `who` as the answer names it.
+    async fn requests_of(&self, who: &str) -> Result<(Vec<Request>, String), AdminError> {
+        Ok(match who.trim().parse::<RequestId>() {
+            Ok(id) => {
+                let r = self.store.request(&id).await?.ok_or_else(|| {
+                    AdminError::NotFound(format!(
+                        "no request {id}: it never existed, or it was forgotten or expired unconfirmed"
+                    ))
+                })?;
+                (vec![r], id.to_string())
+            }
+            Err(_) => {
+                let pepper = self.pepper.as_deref().ok_or(AdminError::NoPepper)?;
+                let contact = contact(who)?;
+                let mut of = Vec::new();
+                for key in contact.keys(pepper) {
+                    of.extend(self.store.contact_requests(&key).await?);
+                }
+                of.sort_by_key(|r| r.key);
+                of.dedup_by_key(|r| r.id);
+                if of.is_empty() {
+                    return Err(AdminError::NotFound(format!(
+                        "no request of {}: never signed up, forgotten, or expired unconfirmed",
+                        contact.masked()
+                    )));
+                }
+                (of, contact.masked())
+            }
+        })
+    }
+}
+
+/// One request as `show` gives it: its lines for people and its JSON.
+fn shown(
+    r: &Request,
+    cx: &Context<'_>,
+    with_contacts: bool,
+    shop_zone: &restock_core::quiet::Zone,
+) -> (Vec<String>, Value) {
+    let position = cx.position;
+    let clock = r.zone.as_ref().map_or_else(
+        || format!("the shop's clock, {shop_zone}"),
+        |z| format!("clock {z}"),
+    );
+    let who = if with_contacts {
+        r.contact.address().to_owned()
+    } else {
+        r.contact.masked()
+    };
+    let mask = |text: &str| {
+        if with_contacts {
+            text.to_owned()
+        } else {
+            restock_core::contact::mask_personal(text)
+        }
+    };
+    let why = mask(&why(r, cx));
+    let (lines, chapters) = story(r, mask);
+    let mut text = vec![format!(
+        "{} · {} · {who} ({}, {clock}) · {}",
+        r.id,
+        r.sku,
+        r.contact.channel().as_str(),
+        r.state.status()
+    )];
+    text.push(format!("  now: {why}"));
+    text.extend(lines);
+    let json = json!({
+        "request_id": r.id, "sku": r.sku, "contact": who,
+        "channel": r.contact.channel().as_str(), "status": r.state.status().as_str(),
+        "position": position, "why": why, "story": chapters,
+        "time_zone": r.zone.as_ref().map(|z| z.as_str()),
+    });
+    (text, json)
 }
