@@ -446,19 +446,7 @@ impl SimStore {
         let started = Instant::now();
         while (attempt < MAX_ATTEMPTS && dry < DRY_ATTEMPTS) || started.elapsed() < CLICK_BUDGET {
             self.model_lock().counts.click_attempts += 1;
-            let names = [
-                name(format!("REQ#{id}"), "REQ"),
-                name(format!("HS#{sku}#{}", from.from), "_"),
-                name(format!("HOLD#{hold}"), "_"),
-                name(
-                    format!("UNITS#{sku}#{}", id.shard(SPREAD)),
-                    format!("0#{id}"),
-                ),
-                name(
-                    format!("UNITS#{sku}#{}", id.shard(SPREAD)),
-                    format!("1#{id}"),
-                ),
-            ];
+            let names = hold_names(&id, &sku, from.from, &hold);
             let take = from;
             let sent = match self
                 .transact(&names, Retry::Conflicts, |d| {
@@ -483,12 +471,7 @@ impl SimStore {
                         .take_hold(token, hold, shards, now, window)
                         .await?;
                     if matches!(outcome, HoldOutcome::Held { .. }) {
-                        let mut d = self.model_lock();
-                        let slots = d.slots.entry(sku.clone()).or_default();
-                        slots[take.from] -= take.take;
-                        if let Some(mine) = slots.get_mut(own) {
-                            *mine += take.take - 1;
-                        }
+                        self.took(&sku, take, own);
                     }
                     return Ok(outcome);
                 }
@@ -505,14 +488,7 @@ impl SimStore {
                     if dry > 2 {
                         sleep(backoff((dry / 4).min(3), getrandom::u64().unwrap_or(0))).await;
                     }
-                    // Every slot, one consistent read.
-                    sleep(self.model.read).await;
-                    let slots = self
-                        .model_lock()
-                        .slots
-                        .get(&sku)
-                        .cloned()
-                        .unwrap_or_default();
+                    let slots = self.read_slots(&sku).await;
                     match allowance::refill(&slots, own) {
                         Some(refill) if dry == 1 => from = refill,
                         Some(refill) => {
@@ -531,6 +507,45 @@ impl SimStore {
         }
         Err(StoreError::Contention(format!("REQ#{id}")))
     }
+
+    /// A held unit taken from the slot it came from: `take` units left it,
+    /// one held and the rest moved to the request's own slot.
+    fn took(&self, sku: &Sku, take: Refill, own: usize) {
+        let mut d = self.model_lock();
+        let slots = d.slots.entry(sku.clone()).or_default();
+        slots[take.from] -= take.take;
+        if let Some(mine) = slots.get_mut(own) {
+            *mine += take.take - 1;
+        }
+    }
+
+    /// Every hold slot of `sku`, in one consistent read.
+    async fn read_slots(&self, sku: &Sku) -> Vec<i64> {
+        sleep(self.model.read).await;
+        self.model_lock()
+            .slots
+            .get(sku)
+            .cloned()
+            .unwrap_or_default()
+    }
+}
+
+/// The items a click's transaction names: the request, the hold slot it
+/// takes from, the hold, and the unit markers.
+fn hold_names(id: &RequestId, sku: &Sku, slot: usize, hold: &HoldId) -> [Name; 5] {
+    [
+        name(format!("REQ#{id}"), "REQ"),
+        name(format!("HS#{sku}#{slot}"), "_"),
+        name(format!("HOLD#{hold}"), "_"),
+        name(
+            format!("UNITS#{sku}#{}", id.shard(SPREAD)),
+            format!("0#{id}"),
+        ),
+        name(
+            format!("UNITS#{sku}#{}", id.shard(SPREAD)),
+            format!("1#{id}"),
+        ),
+    ]
 }
 
 #[async_trait]
