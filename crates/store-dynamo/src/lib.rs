@@ -46,6 +46,7 @@ mod import;
 mod notify;
 mod sweep;
 mod tickets;
+mod wave;
 
 pub use import::Imported;
 
