@@ -3,155 +3,27 @@
 //! same transaction as the request's move to held), buying, opting out.
 
 use async_trait::async_trait;
-use restock_core::allowance::{self, Guard, Refill, SlotChange};
+use restock_core::allowance::Refill;
 use restock_core::{
-    ContactKey, Freed, HoldId, HoldRefused, HoldTaken, LinkToken, Millis, OptOutToken, RequestId,
-    RequestState, ReserveToken, TokenHash, Window,
+    ContactKey, Freed, HoldId, LinkToken, Millis, OptOutToken, RequestId, RequestState,
+    ReserveToken, TokenHash, Window,
 };
 use restock_store::port::Result;
 use restock_store::{
-    BuyOutcome, CancelOutcome, CaptureStore, ConfirmOutcome, Consent, Counted, FiguresStore,
-    Forgotten, HoldOutcome, JoinOutcome, NewRequest, OptOutOutcome, Order, Request, StoreError,
-    WakeKind,
+    BuyOutcome, CancelOutcome, CaptureStore, ConfirmOutcome, Counted, FiguresStore, Forgotten,
+    HoldOutcome, JoinOutcome, NewRequest, OptOutOutcome, Order, Request, StoreError, WakeKind,
 };
 
 use crate::DynamoStore;
 use crate::attr::*;
 use crate::codec::*;
-use crate::lifecycle::{Ended, finish, requeue, wake};
-use crate::slots::{give_back, slot_update, write_slots};
+use crate::lifecycle::{Ended, finish, wake};
+use crate::slots::give_back;
 use crate::tickets::Presence;
 use crate::tx::{Cancelled, Change, MAX_ATTEMPTS, Outcome, PutIf, Sent, Tx, backoff};
 
+use crate::hold::Retry;
 use restock_store::retry::{CLICK_BUDGET, DRY_ATTEMPTS, JOIN_BUDGET};
-
-impl DynamoStore {
-    /// The transaction that confirms unconfirmed request `r` but for its
-    /// own update, returned beside it (the caller adds its conditions):
-    /// into the queue at the place it signed up at, its wait `lifetime_ms`
-    /// from then, its consent confirmed `now`; the inbox proved ownership,
-    /// so the joining browser's secret ends and `owner` (the confirmation
-    /// page's manage link) joins the inbox's.
-    fn confirm_tx(
-        &self,
-        r: &Request,
-        owner: Option<TokenHash>,
-        lifetime_ms: Millis,
-        now: Millis,
-    ) -> Result<(Tx<'_>, (Request, Change))> {
-        let waiting = r
-            .state
-            .confirm()
-            .map_err(|e| StoreError::corrupt(request_pk(&r.id), e))?;
-        let confirmed = Request {
-            state: waiting,
-            stale_at: r.key.joined_ms + lifetime_ms,
-            manage_hash: None,
-            inbox_hashes: [r.inbox_hashes.as_slice(), owner.as_slice()].concat(),
-            consent: r.consent.clone().map(|c| Consent {
-                confirmed_at: Some(now),
-                ..c
-            }),
-            ..r.clone()
-        };
-        let mut change = Change::on(key(request_pk(&r.id), REQUEST_SK))
-            .set_all(state_attrs(&waiting))
-            .tell(now, restock_core::story::Event::Confirmed)
-            .set(STALE_AT, n(confirmed.stale_at))
-            .set_all(index_attrs(&confirmed))
-            .remove_all([MANAGE_HASH])
-            .when(format!("{STATUS} = :from"))
-            .value(":from", s(r.state.status().as_str()));
-        if let Some(owner) = owner {
-            change = change.add(INBOX_HASH, hash_set(&[owner]));
-        }
-        if let Some(consent) = &confirmed.consent {
-            change = change.set(
-                CONSENT,
-                s(serde_json::to_string(consent).expect("consent serialises")),
-            );
-        }
-        let mut tx = self.tx();
-        tx.put("entry", queue_entry(&confirmed), PutIf::Always)?;
-        Presence::arriving(&confirmed).write(&mut tx, &confirmed.sku)?;
-        tx.delete("unconfirmed", unconfirmed_key(&r.sku, &r.id))?;
-        tx.delete("pending", confirm_key(&r.sku, &r.id))?;
-        // Units may be free now: notify looks.
-        wake(
-            &mut tx,
-            &r.sku,
-            WakeKind::Confirm,
-            0,
-            now,
-            &r.id.to_string(),
-        )?;
-        Ok((tx, (confirmed, change)))
-    }
-
-    /// Confirms the other unconfirmed sign-ups of `confirmed`'s address
-    /// (its places, read strongly consistent), each in a transaction of
-    /// its own conditional on it still unconfirmed.
-    async fn confirm_the_rest(
-        &self,
-        confirmed: &Request,
-        lifetime_ms: Millis,
-        now: Millis,
-    ) -> Result<Vec<Request>> {
-        let mut also = Vec::new();
-        for place in self.partition(place_pk(&confirmed.contact_key)).await? {
-            let rid: RequestId = get_s(&place, REQUEST_ID)?
-                .parse()
-                .map_err(|e| corrupt(&place, e))?;
-            if rid == confirmed.id {
-                continue;
-            }
-            let Some(item) = self.request_item(&rid).await? else {
-                continue;
-            };
-            let r = read_request(&item)?;
-            if r.state.confirm().is_err() {
-                continue;
-            }
-            let (mut tx, (other, change)) = self.confirm_tx(&r, None, lifetime_ms, now)?;
-            tx.update("request", change)?;
-            // Cancelled: it ended or was confirmed meanwhile.
-            if let Outcome::Done = self.transact(tx).await? {
-                also.push(other);
-            }
-        }
-        Ok(also)
-    }
-
-    /// A click found every hold slot empty (`held = level`): the shop sold
-    /// the units elsewhere.
-    /// The request goes back to waiting with its original join key (the
-    /// front of the line) and its offer's unit is freed. `None` when the
-    /// request moved meanwhile (the caller tries again).
-    async fn sold_out_again(
-        &self,
-        token: &ReserveToken,
-        now: Millis,
-    ) -> Result<Option<HoldOutcome>> {
-        let id = token.request();
-        let Some(item) = self.request_item(&id).await? else {
-            return Ok(Some(HoldOutcome::Refused(HoldRefused::Expired)));
-        };
-        let r = read_request(&item)?;
-        let mut tx = self.tx();
-        let with_this_link = |change: Change| {
-            change
-                .when(format!("{RESERVE_HASH} = :h OR {REMIND_HASH} = :h"))
-                .value(":h", s(token.secret_hash().to_hex()))
-        };
-        if !requeue(&mut tx, &r, now, with_this_link)? {
-            return Ok(None);
-        }
-        Ok(match self.transact(tx).await? {
-            Outcome::Done => Some(HoldOutcome::SoldOutAgain),
-            Outcome::Cancelled(_) => None,
-        })
-    }
-}
 
 #[async_trait]
 impl CaptureStore for DynamoStore {
@@ -169,34 +41,7 @@ impl CaptureStore for DynamoStore {
             let mut request = joining.clone();
             let mut tx = self.tx();
             self.deal_ticket(&mut tx, &mut request, shards, now).await?;
-            tx.check_absent("opt-out", key(optout_pk(&request.contact_key), ONE_SK))?;
-            tx.put("place", place_item(&request), PutIf::Absent)?;
-            tx.put("request", request_item(&request), PutIf::Absent)?;
-            if request.state == RequestState::Unconfirmed {
-                // Not in the queue until confirmed: notify, woken through
-                // the stream, sends the confirmation.
-                tx.put(
-                    "confirm",
-                    confirm_marker(&request.sku, &request.id),
-                    PutIf::Always,
-                )?;
-                tx.put(
-                    "unconfirmed",
-                    unconfirmed_key(&request.sku, &request.id),
-                    PutIf::Always,
-                )?;
-                wake(
-                    &mut tx,
-                    &request.sku,
-                    WakeKind::Confirm,
-                    0,
-                    request.key.joined_ms,
-                    &request.id.to_string(),
-                )?;
-            } else {
-                tx.put("entry", queue_entry(&request), PutIf::Always)?;
-                Presence::arriving(&request).write(&mut tx, &request.sku)?;
-            }
+            join_writes(&mut tx, &request)?;
             // Sent once: a conflict is another join taking this shard's
             // ticket (the same transaction again would fail its
             // condition), so deal again, as after a lost ticket. Measured
@@ -224,23 +69,8 @@ impl CaptureStore for DynamoStore {
                 backoff(attempt).await;
                 continue;
             }
-            let existing = match cancelled.item("place") {
-                Some(item) => Some(item),
-                None => {
-                    self.get(place_pk(&request.contact_key), &sku_pk(&request.sku))
-                        .await?
-                }
-            };
-            if let Some(place) = existing {
-                let rid: RequestId = get_s(&place, REQUEST_ID)?
-                    .parse()
-                    .map_err(|e| corrupt(&place, e))?;
-                if let Some(item) = self.request_item(&rid).await? {
-                    let existing = read_request(&item)?;
-                    if existing.state.status().is_live() {
-                        return Ok(JoinOutcome::AlreadyWaiting(existing));
-                    }
-                }
+            if let Some(existing) = self.live_place(&cancelled, &request).await? {
+                return Ok(JoinOutcome::AlreadyWaiting(existing));
             }
             // The other request finished between our write and our read: try again.
             backoff(attempt).await;
@@ -598,181 +428,69 @@ impl CaptureStore for DynamoStore {
     }
 }
 
-/// What a hold transaction that was cancelled leads to.
-enum Retry {
-    /// Try again, taking from this slot (or the same as before).
-    Again(Option<Refill>),
-    /// The click's answer.
-    Answer(HoldOutcome),
-}
-
 impl DynamoStore {
-    /// Counts a hold just taken in its restock's figures: the restock is
-    /// the offer's, read back from the request (the click's token does not
-    /// name it).
-    async fn count_hold(&self, token: &ReserveToken, now: Millis) {
-        let id = token.request();
-        let episode = match self
-            .request_item(&id)
-            .await
-            .and_then(|i| i.map(|i| read_request(&i)).transpose())
-        {
-            Ok(Some(r)) => match r.state {
-                RequestState::Held { episode, .. } => Some(episode),
-                _ => r.last_offered_episode,
-            },
-            Ok(None) => None,
-            Err(e) => {
-                tracing::warn!(request = %id, error = %e, "a hold went uncounted in the item's history");
-                None
-            }
-        };
-        if let Some(episode) = episode {
-            self.count(token.sku(), &id, Counted::Held(episode), now)
-                .await;
-        }
-    }
-
-    /// One click's transaction: the offer becomes a hold, a unit comes out
-    /// of slot `from` (the rest of a refill moves into the click's own slot
-    /// `own`), the hold's pointer is created, and the unit's marker moves
-    /// from unsent to claimed.
-    fn hold_tx(
-        &self,
-        token: &ReserveToken,
-        hold: HoldId,
-        own: usize,
-        from: Refill,
-        now: Millis,
-        hold_expires: Millis,
-    ) -> Result<Tx<'_>> {
-        let (id, sku) = (token.request(), token.sku());
-        let mut pointer = key(hold_pk(&hold), ONE_SK);
-        pointer.insert(REQUEST_ID.into(), s(id.to_string()));
-        pointer.insert(SKU.into(), s(sku.as_str()));
-        pointer.insert(TTL.into(), ttl(now, FINISHED_TTL_SECS));
-        let mut tx = self.tx();
-        tx.update(
-            "request",
-            Change::on(key(request_pk(&id), REQUEST_SK))
-                .set(STATUS, s("held"))
-                .set(HELD_AT, n(now))
-                .set(EXPIRES, n(hold_expires))
-                .set(HOLD, s(hold.to_string()))
-                .set(DUE, n(hold_expires))
-                .tell(
-                    now,
-                    restock_core::story::Event::Held {
-                        hold,
-                        expires_ms: hold_expires,
-                    },
-                )
-                .when(format!(
-                    "{STATUS} = :offered AND ({RESERVE_HASH} = :h OR {REMIND_HASH} = :h) AND {SKU} = :sku AND {EXPIRES} > :now"
-                ))
-                .value(":offered", s("offered"))
-                .value(":h", s(token.secret_hash().to_hex()))
-                .value(":sku", s(sku.as_str()))
-                .value(":now", n(now)),
-        )?;
-        tx.update(
-            "counter",
-            slot_update(
-                sku,
-                SlotChange {
-                    slot: from.from,
-                    add: -from.take,
-                    guard: Guard::AtLeast(from.take),
-                },
-            ),
-        )?;
-        if from.take > 1 {
-            write_slots(
-                &mut tx,
-                sku,
-                &[SlotChange {
-                    slot: own,
-                    add: from.take - 1,
-                    guard: Guard::None,
-                }],
-            )?;
-        }
-        tx.put("hold", pointer, PutIf::Absent)?;
-        tx.delete("unsent", unit_key(sku, &id, Marker::Unsent))?;
-        tx.put(
-            "claimed",
-            unit_marker(sku, &id, Marker::Claimed),
-            PutIf::Always,
-        )?;
-        Ok(tx)
-    }
-
-    /// The request was not the offer the link was for when the transaction
-    /// ran: a second tap gets its hold back, an ended offer its refusal, and
-    /// an offer that changed under the click and is takeable again is tried
-    /// again.
-    async fn request_moved(
+    /// The live request that holds the contact's place for the item, when
+    /// a join was cancelled on its place (read again if the cancellation
+    /// did not carry it).
+    async fn live_place(
         &self,
         cancelled: &Cancelled,
-        token: &ReserveToken,
-        hold: HoldId,
-        now: Millis,
-        window: Window,
-    ) -> Result<Retry> {
-        let item = match cancelled.item("request") {
-            Some(item) => Some(item.clone()),
-            None => self.request_item(&token.request()).await?,
-        };
-        let Some(item) = item else {
-            return Ok(Retry::Answer(HoldOutcome::Refused(HoldRefused::Expired)));
-        };
-        let r = read_request(&item)?;
-        if !r.reserve_link_is(token) {
-            return Ok(Retry::Answer(HoldOutcome::Refused(HoldRefused::Expired)));
-        }
-        Ok(match r.state.hold(now, hold, window) {
-            Err(refused) => Retry::Answer(HoldOutcome::Refused(refused)),
-            Ok(HoldTaken::Existing { hold, expires_ms }) => {
-                Retry::Answer(HoldOutcome::AlreadyHeld {
-                    hold,
-                    expires: expires_ms,
-                })
+        request: &Request,
+    ) -> Result<Option<Request>> {
+        let existing = match cancelled.item("place") {
+            Some(item) => Some(item),
+            None => {
+                self.get(place_pk(&request.contact_key), &sku_pk(&request.sku))
+                    .await?
             }
-            Ok(HoldTaken::New(_)) => Retry::Again(None),
-        })
+        };
+        if let Some(place) = existing {
+            let rid: RequestId = get_s(&place, REQUEST_ID)?
+                .parse()
+                .map_err(|e| corrupt(&place, e))?;
+            if let Some(item) = self.request_item(&rid).await? {
+                let existing = read_request(&item)?;
+                if existing.state.status().is_live() {
+                    return Ok(Some(existing));
+                }
+            }
+        }
+        Ok(None)
     }
+}
 
-    /// The slot ran dry, or another click took from it first (every such
-    /// loss is someone else's hold, so this always progresses): read every
-    /// slot and take from the fullest, half of it the first time (`dry` 1),
-    /// one unit after a loss. Only a snapshot may say no unit is left, and
-    /// then the offer goes back to the front of the queue.
-    async fn slot_dry(
-        &self,
-        token: &ReserveToken,
-        own: usize,
-        shards: u16,
-        dry: u32,
-        now: Millis,
-    ) -> Result<Retry> {
-        if dry > 2 {
-            backoff((dry / 4).min(3)).await;
-        }
-        let sku = token.sku();
-        let mut slots = self.slots_now(sku, usize::from(shards)).await?;
-        if allowance::refill(&slots, own).is_none() {
-            slots = self.slots_at_once(sku, usize::from(shards)).await?;
-        }
-        Ok(match allowance::refill(&slots, own) {
-            Some(refill) if own < slots.len() && dry == 1 => Retry::Again(Some(refill)),
-            Some(refill) => Retry::Again(Some(Refill {
-                from: refill.from,
-                take: 1,
-            })),
-            None => match self.sold_out_again(token, now).await? {
-                Some(outcome) => Retry::Answer(outcome),
-                None => Retry::Again(Some(Refill { from: own, take: 1 })),
-            },
-        })
+/// A join's writes beside its ticket: the opt-out checked, the place and
+/// the request put if absent; then either the confirmation asked for (not
+/// in the queue until confirmed: notify, woken through the stream, sends
+/// it) or the queue entry and its presence bit.
+fn join_writes(tx: &mut Tx, request: &Request) -> Result<()> {
+    tx.check_absent("opt-out", key(optout_pk(&request.contact_key), ONE_SK))?;
+    tx.put("place", place_item(request), PutIf::Absent)?;
+    tx.put("request", request_item(request), PutIf::Absent)?;
+    if request.state == RequestState::Unconfirmed {
+        // Not in the queue until confirmed: notify, woken through
+        // the stream, sends the confirmation.
+        tx.put(
+            "confirm",
+            confirm_marker(&request.sku, &request.id),
+            PutIf::Always,
+        )?;
+        tx.put(
+            "unconfirmed",
+            unconfirmed_key(&request.sku, &request.id),
+            PutIf::Always,
+        )?;
+        wake(
+            tx,
+            &request.sku,
+            WakeKind::Confirm,
+            0,
+            request.key.joined_ms,
+            &request.id.to_string(),
+        )?;
+    } else {
+        tx.put("entry", queue_entry(request), PutIf::Always)?;
+        Presence::arriving(request).write(tx, &request.sku)?;
     }
+    Ok(())
 }
