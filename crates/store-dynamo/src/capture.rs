@@ -9,6 +9,7 @@ use restock_core::{
     ReserveToken, TokenHash, Window,
 };
 use restock_store::port::Result;
+use restock_store::retry::{CLICK_BUDGET, DRY_ATTEMPTS, JOIN_BUDGET};
 use restock_store::{
     BuyOutcome, CancelOutcome, CaptureStore, ConfirmOutcome, Counted, FiguresStore, Forgotten,
     HoldOutcome, JoinOutcome, NewRequest, OptOutOutcome, Order, Request, StoreError, WakeKind,
@@ -17,13 +18,11 @@ use restock_store::{
 use crate::DynamoStore;
 use crate::attr::*;
 use crate::codec::*;
+use crate::hold::Retry;
 use crate::lifecycle::{Ended, finish, wake};
 use crate::slots::give_back;
 use crate::tickets::Presence;
 use crate::tx::{Cancelled, Change, MAX_ATTEMPTS, Outcome, PutIf, Sent, Tx, backoff};
-
-use crate::hold::Retry;
-use restock_store::retry::{CLICK_BUDGET, DRY_ATTEMPTS, JOIN_BUDGET};
 
 #[async_trait]
 impl CaptureStore for DynamoStore {

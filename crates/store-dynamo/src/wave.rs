@@ -3,6 +3,15 @@
 //! under the wave) and each request (guarded on still waiting and not yet
 //! offered in this restock).
 
+use std::collections::HashMap;
+
+use restock_core::story::Event;
+use restock_core::{
+    LinkToken, Millis, Plan, RequestId, RequestState, SkipReason, Sku, plan_offers,
+};
+use restock_store::port::Result;
+use restock_store::{Offer, Random, Request, StoreError, Wave, WaveParams};
+
 use crate::DynamoStore;
 use crate::attr::*;
 use crate::codec::*;
@@ -10,13 +19,6 @@ use crate::lifecycle::Ended;
 use crate::queue::QueueReader;
 use crate::tickets::{Presence, fit};
 use crate::tx::{Change, MAX_ATTEMPTS, Outcome, PutIf, backoff};
-use restock_core::story::Event;
-use restock_core::{
-    LinkToken, Millis, Plan, RequestId, RequestState, SkipReason, Sku, plan_offers,
-};
-use restock_store::port::Result;
-use restock_store::{Offer, Random, Request, StoreError, Wave, WaveParams};
-use std::collections::HashMap;
 
 /// What writing a chunk of offers came to.
 pub(crate) enum Chunk {

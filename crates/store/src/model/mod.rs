@@ -14,14 +14,13 @@ mod units;
 
 pub use event::*;
 pub use figures::*;
-pub use units::*;
-
 use restock_core::story::{self, Story};
 use restock_core::{
     Contact, ContactKey, JoinKey, Language, LinkToken, Millis, RequestId, RequestState,
     ShopperName, Sku, TokenHash, Zone,
 };
 use serde::{Deserialize, Serialize};
+pub use units::*;
 
 /// A notify-me request as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]

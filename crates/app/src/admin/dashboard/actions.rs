@@ -2,14 +2,15 @@
 //! reconcile, forget): each a form posted with this server's token, run as
 //! the CLI would run it, answered with what it did.
 
-use super::super::{AdminError, Command, Output};
-use super::{Dashboard, Shared, failed, forged, page, plain};
 use axum::extract::{Form, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use maud::{Markup, html};
 use restock_core::Sku;
 use serde::Deserialize;
+
+use super::super::{AdminError, Command, Output};
+use super::{Dashboard, Shared, failed, forged, page, plain};
 
 #[derive(Debug, Default, Deserialize)]
 pub(super) struct ActionForm {

@@ -1,16 +1,18 @@
 //! The exports as downloads: the per-item figures, and every request written
 //! a page at a time as the browser reads it.
 
-use super::super::export::{self, Kind};
-use super::super::{AdminError, Command};
-use super::{Dashboard, Shared, failed, forged, plain};
-use crate::admin::dashboard::actions::ActionForm;
+use std::sync::Arc;
+
 use axum::body::Body;
 use axum::extract::{Form, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::Response;
 use restock_core::Sku;
-use std::sync::Arc;
+
+use super::super::export::{self, Kind};
+use super::super::{AdminError, Command};
+use super::actions::ActionForm;
+use super::{Dashboard, Shared, failed, forged, plain};
 
 /// The per-item export (`restock export items`) as a download: one row an
 /// item, small whatever the number of requests.

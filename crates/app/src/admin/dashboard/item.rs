@@ -1,18 +1,20 @@
 //! One item's page: 30 days of sign-ups, notices and purchases as inline SVG,
 //! its restocks, the queue's head (masked) and the item's actions.
 
-use super::super::AdminError;
-use super::{CHART_DAYS, DAY_MS, Dashboard, HEAD, Shared, failed, page};
-use crate::admin::dashboard::overview::ago;
-use crate::admin::dashboard::overview::percent;
-use crate::admin::dashboard::overview::row;
+use std::collections::BTreeMap;
+
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use maud::{Markup, html};
 use restock_core::{Millis, Sku};
 use restock_store::RestockFigures;
-use std::collections::BTreeMap;
+
+use super::super::AdminError;
+use super::overview::ago;
+use super::overview::percent;
+use super::overview::row;
+use super::{CHART_DAYS, DAY_MS, Dashboard, HEAD, Shared, failed, page};
 
 /// An item's last [`CHART_DAYS`] days, oldest first: sign-ups, notices and
 /// purchases a day; and its restocks, from the store's history of the item

@@ -1,17 +1,19 @@
 //! The overview: every item's figures, sortable, or the sold-out items most
 //! waited for; the health banner and today's mail figures.
 
-use super::super::AdminError;
-use super::{Dashboard, Shared, failed, page};
-use crate::health::{Report, Severity};
+use std::cmp::Reverse;
+use std::collections::BTreeMap;
+
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use maud::{Markup, html};
 use restock_core::{Millis, Sku};
 use serde::Deserialize;
-use std::cmp::Reverse;
-use std::collections::BTreeMap;
+
+use super::super::AdminError;
+use super::{Dashboard, Shared, failed, page};
+use crate::health::{Report, Severity};
 
 /// One item's row on the overview.
 #[derive(Debug, Clone)]

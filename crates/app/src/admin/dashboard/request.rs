@@ -1,11 +1,12 @@
 //! One request's page: its story, masked, as `restock show ID` prints it.
 
-use super::super::{AdminError, Command};
-use super::{Dashboard, Shared, failed, page};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use maud::{Markup, html};
+
+use super::super::{AdminError, Command};
+use super::{Dashboard, Shared, failed, page};
 
 /// One request's story, masked: what `restock show ID` prints.
 pub(super) async fn request(State(d): Shared, Path(id): Path<String>) -> Response {
