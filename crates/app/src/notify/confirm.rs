@@ -1,0 +1,160 @@
+//! The confirmations a double opt-in asks for: each claimed once, rendered in
+//! the shopper's language and sent paced, with the links that confirm it.
+
+use restock_core::{CatalogueEntry, Message, Settings, Window};
+use restock_store::Claim;
+
+use super::send::pause_sending;
+use super::{CONFIRMATIONS_PER_PASS, NotifyReport, Pacer};
+use crate::metrics::{self, Metric};
+use crate::ports::SendError;
+use crate::{AppError, Services};
+
+/// Then confirmations (double opt-in), after the notices: a unit waits on a
+/// notice, nothing waits on a confirmation. A bounded batch per pass; a
+/// full batch hands the rest on with a wake.
+pub(super) async fn send_confirmations(
+    s: &Services,
+    settings: &Settings,
+    entry: &CatalogueEntry,
+    pacer: &mut Pacer<'_>,
+    report: &mut NotifyReport,
+) -> Result<(), AppError> {
+    let sku = &entry.sku;
+    let mut random = || s.random();
+    let pending = s
+        .store
+        .pending_confirmations(sku, CONFIRMATIONS_PER_PASS)
+        .await?;
+    if pending.len() >= CONFIRMATIONS_PER_PASS {
+        s.store.wake_again(sku, 0, s.clock.now_ms()).await?;
+        report.handed_on = true;
+    }
+    for (i, request) in pending.iter().enumerate() {
+        if !pacer.turn(pending.len() - i).await? {
+            s.store.wake_again(sku, 0, s.clock.now_ms()).await?;
+            report.handed_on = true;
+            tracing::info!(%sku, left = pending.len() - i, "the pass's time is nearly up; the rest handed to the next pass");
+            break;
+        }
+        send_confirmation(s, settings, entry, request, &mut random, report).await?;
+        if report.paused {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Sends one sign-up its confirmation (double opt-in): claimed first, at
+/// most once, with fresh links whose hashes the claim keeps.
+pub(super) async fn send_confirmation(
+    s: &Services,
+    settings: &Settings,
+    entry: &CatalogueEntry,
+    r: &restock_store::Request,
+    random: &mut (dyn FnMut() -> [u8; 16] + Send),
+    report: &mut NotifyReport,
+) -> Result<(), AppError> {
+    let now = s.clock.now_ms();
+    let Some(left) = Window::remaining(now, r.stale_at) else {
+        return Ok(());
+    };
+    let mut token = || restock_core::LinkToken::new(r.sku.clone(), r.id, random());
+    let (confirm, manage, optout) = (token(), token(), token());
+    let links = restock_store::ConfirmLinks {
+        confirm: confirm.secret_hash(),
+        manage: manage.secret_hash(),
+        optout: optout.secret_hash(),
+    };
+    match s
+        .store
+        .claim_confirmation(&r.sku, &r.id, &links, &r.contact_key, now)
+        .await?
+    {
+        Claim::Claimed => {}
+        Claim::NotClaimable => return Ok(()),
+        Claim::Covered => {
+            tracing::info!(sku = %r.sku, contact = %r.contact.masked(), "address asked to confirm within the day; its confirmation covers this sign-up");
+            report.covered += 1;
+            return Ok(());
+        }
+        Claim::OptedOut => {
+            s.store.opt_out_contact(&r.contact_key, now).await?;
+            report.opted_out += 1;
+            return Ok(());
+        }
+    }
+    let (confirm_url, manage_url, optout_url) = (
+        settings.link("c", &confirm),
+        settings.link("m", &manage),
+        settings.link("o", &optout),
+    );
+    let input = restock_core::confirm::ConfirmInput {
+        store: &settings.store_name,
+        product: &entry.name,
+        confirm_url: &confirm_url,
+        manage_url: &manage_url,
+        optout_url: &optout_url,
+        window: left,
+        texts: &settings.texts(&settings.language_for(r.language.as_ref())),
+    };
+    let message = Message::confirmation(r.contact.channel(), settings, &input);
+    // The provider's words, which may name the recipient, masked once here.
+    let sent = s
+        .sender
+        .send(&r.contact, &message)
+        .await
+        .map_err(SendError::masked);
+    if let Err(e) = &sent {
+        metrics::send_failed(e);
+        metrics::count(Metric::ConfirmationsFailed, 1);
+    }
+    settle(s, r, &links.confirm, sent, now, report).await
+}
+
+/// What a confirmation's send leads to: counted as sent; the claim given
+/// back for a retry (transient) or for after the sender's pause; never
+/// resent when the outcome is unknown; the contact opted out; the sign-up
+/// ended when the address cannot take messages.
+async fn settle(
+    s: &Services,
+    r: &restock_store::Request,
+    claim: &restock_core::TokenHash,
+    sent: Result<String, SendError>,
+    now: restock_core::Millis,
+    report: &mut NotifyReport,
+) -> Result<(), AppError> {
+    match sent {
+        Ok(_) => {
+            tracing::info!(sku = %r.sku, contact = %r.contact.masked(), "confirmation sent");
+            report.confirmations += 1;
+        }
+        Err(SendError::Transient(reason)) => {
+            tracing::warn!(sku = %r.sku, contact = %r.contact.masked(), %reason, "confirmation failed transiently; will retry");
+            s.store.release_confirmation(&r.sku, &r.id, claim).await?;
+            report.transient += 1;
+        }
+        Err(SendError::Sender(reason)) => {
+            tracing::error!(sku = %r.sku, %reason, "the provider refused the sender; sending paused");
+            s.store.release_confirmation(&r.sku, &r.id, claim).await?;
+            pause_sending(s, &reason, &r.sku, now).await?;
+            report.paused = true;
+        }
+        Err(SendError::Unknown(reason)) => {
+            // Maybe delivered: never resent; unconfirmed, it ends with its window.
+            tracing::warn!(sku = %r.sku, contact = %r.contact.masked(), %reason, "confirmation outcome unknown; not resending");
+            report.uncertain += 1;
+        }
+        Err(SendError::OptedOut) => {
+            s.store.opt_out_contact(&r.contact_key, now).await?;
+            report.opted_out += 1;
+        }
+        Err(e) => {
+            // The address or number cannot take messages: the sign-up ends.
+            tracing::warn!(sku = %r.sku, contact = %r.contact.masked(), reason = %e, "confirmation undeliverable; sign-up ended");
+            s.store.cancel(&r.id, now).await?;
+            report.failed += 1;
+        }
+    }
+    Ok(())
+}
