@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use axum::http::StatusCode;
 use axum::response::Response;
+use restock_core::Platform;
 
 use crate::ports::SendError;
 
@@ -196,15 +197,19 @@ pub(crate) fn send_failed(e: &SendError) {
 }
 
 /// Every `Platform` of [`Metric::WebhooksUnauthorized`]: each platform's
-/// name ([`restock_core::Platform::name`]).
-pub const PLATFORMS: [&str; 3] = ["shopify", "woocommerce", "stock"];
+/// name ([`Platform::name`]).
+pub const PLATFORMS: [&str; 3] = [
+    Platform::Shopify.name(),
+    Platform::WooCommerce.name(),
+    Platform::Standard.name(),
+];
 
 /// Every `Platform` of [`Metric::PullErrors`]: the platforms with an API
 /// the pull reads.
-pub const PULLED_PLATFORMS: [&str; 2] = ["shopify", "woocommerce"];
+pub const PULLED_PLATFORMS: [&str; 2] = [Platform::Shopify.name(), Platform::WooCommerce.name()];
 
 /// Counts one failed stock pull read on `platform`.
-pub(crate) fn pull_failed(platform: restock_core::Platform) {
+pub(crate) fn pull_failed(platform: Platform) {
     metrics::counter!(Metric::PullErrors.name(), "Platform" => platform.name()).increment(1);
 }
 

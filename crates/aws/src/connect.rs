@@ -181,13 +181,13 @@ pub async fn shopify(
     match &access {
         ShopifyAccess::App { client_secret, .. } => {
             let listed: Vec<String> =
-                serde_json::from_value(keys["shopify"].clone()).unwrap_or_default();
+                serde_json::from_value(keys[Platform::Shopify.name()].clone()).unwrap_or_default();
             if listed.first() != Some(client_secret) {
                 // The app signs webhooks with its client secret: it goes
                 // first (the current key), older keys stay after it.
                 let mut now = vec![client_secret.clone()];
                 now.extend(listed.into_iter().filter(|k| k != client_secret));
-                keys["shopify"] = serde_json::json!(now);
+                keys[Platform::Shopify.name()] = serde_json::json!(now);
                 done.secret
                     .push("shopify: the app's client secret is the webhook key".into());
             }
@@ -466,11 +466,11 @@ pub async fn woocommerce(
         done.secret
             .push("woocommerce_api: the REST API access set".into());
     }
-    let secret = match keys["woocommerce"][0].as_str() {
+    let secret = match keys[Platform::WooCommerce.name()][0].as_str() {
         Some(current) => current.to_owned(),
         None => {
             let secret = generated_secret();
-            keys["woocommerce"] = serde_json::json!([secret]);
+            keys[Platform::WooCommerce.name()] = serde_json::json!([secret]);
             done.secret
                 .push("woocommerce: a generated webhook secret is the key".into());
             secret

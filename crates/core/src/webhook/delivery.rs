@@ -110,7 +110,7 @@ impl Platform {
 
     /// The name its keys go under in the keys secret, and its route's last
     /// segment: `shopify`, `woocommerce`, `stock`.
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             Self::Shopify => "shopify",
             Self::WooCommerce => "woocommerce",
