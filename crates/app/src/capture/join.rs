@@ -163,17 +163,9 @@ pub(super) async fn join_request(
     let settings = s.settings().await?;
     let t = settings.texts(&settings.language_for(new.language.as_ref()));
     let limits = settings.limits;
-    if let RateDecision::Limited { retry_after_ms } = s
-        .store
-        .rate_limit(
-            &client_key(client, headers, &settings),
-            limits.joins_per_ip,
-            limits.window.as_millis(),
-            now,
-        )
-        .await?
-    {
-        return Ok(too_many(&t, retry_after_ms));
+    let by_address = client_key(client, headers, &settings);
+    if let Some(refused) = limited(s, &t, &by_address, limits.joins_per_ip, &limits, now).await? {
+        return Ok(refused);
     }
     let Some(entry) = s.store.catalogue_entry(&new.sku).await? else {
         return Ok(said(&t, StatusCode::NOT_FOUND, "error-unknown-item"));
@@ -184,13 +176,9 @@ pub(super) async fn join_request(
     if let Contact::Sms(phone) = &new.contact
         && let Err(refusal) = phone.sms_allowed(&settings.sms_countries)
     {
-        return Ok(field_errors(
-            &t,
-            vec![FieldError {
-                field: "phone".into(),
-                message: refusal.to_string(),
-            }],
-        ));
+        let field = "phone".into();
+        let message = refusal.to_string();
+        return Ok(field_errors(&t, vec![FieldError { field, message }]));
     }
     let secrets = s.keyring.keys().await?;
     let contact_key = new.contact.key(&secrets.contact_pepper);
@@ -203,17 +191,11 @@ pub(super) async fn join_request(
         s.store.opt_out_contact(&contact_key, now).await?;
         return Ok(said(&t, StatusCode::CONFLICT, "error-opted-out"));
     }
-    if let RateDecision::Limited { retry_after_ms } = s
-        .store
-        .rate_limit(
-            &format!("contact:{contact_key}"),
-            limits.joins_per_contact,
-            limits.window.as_millis(),
-            now,
-        )
-        .await?
+    let by_contact = format!("contact:{contact_key}");
+    if let Some(refused) =
+        limited(s, &t, &by_contact, limits.joins_per_contact, &limits, now).await?
     {
-        return Ok(too_many(&t, retry_after_ms));
+        return Ok(refused);
     }
     let id = RequestId::from_random(s.random());
     // Given once, to this browser only: it is what reads or leaves the request.
@@ -241,25 +223,52 @@ pub(super) async fn join_request(
             return Ok(said(&t, StatusCode::CONFLICT, "error-opted-out"));
         }
     };
-    // The sign-up is saved: from here on a failure is logged, never
-    // answered as "nothing was saved".
-    if status == StatusCode::CREATED
-        && let Err(e) = note_signup(s, &entry, &stored, &settings, now).await
-    {
-        tracing::warn!(error = %e, sku = %stored.sku, "the sign-up burst count was not kept");
-    }
-    let position = s
-        .store
-        .position(&stored, entry.shards)
-        .await
-        .unwrap_or_else(|e| {
-            tracing::warn!(error = %e, sku = %stored.sku, "saved; its position could not be read");
-            None
-        });
-    tracing::info!(sku = %stored.sku, contact = %stored.contact.masked(), new = status == StatusCode::CREATED, ?position, "notify-me");
+    let position = after_saving(s, &entry, &stored, &settings, status, now).await;
     Ok(join_answer(
         headers, &settings, &entry, &stored, position, status, &manage,
     ))
+}
+
+/// What follows a sign-up saved (`status` 201 new, 200 existing): its
+/// burst counted and its place read. A failure here is logged, never
+/// answered as "nothing was saved".
+async fn after_saving(
+    s: &Services,
+    entry: &restock_core::CatalogueEntry,
+    stored: &restock_store::Request,
+    settings: &Settings,
+    status: StatusCode,
+    now: restock_core::Millis,
+) -> Option<usize> {
+    if status == StatusCode::CREATED
+        && let Err(e) = note_signup(s, entry, stored, settings, now).await
+    {
+        tracing::warn!(error = %e, sku = %stored.sku, "the sign-up burst count was not kept");
+    }
+    let position = s.store.position(stored, entry.shards).await;
+    let position = position.unwrap_or_else(|e| {
+        tracing::warn!(error = %e, sku = %stored.sku, "saved; its position could not be read");
+        None
+    });
+    tracing::info!(sku = %stored.sku, contact = %stored.contact.masked(), new = status == StatusCode::CREATED, ?position, "notify-me");
+    position
+}
+
+/// The 429 for a sign-up past `limit` on `key` in the settings' window, if
+/// it is.
+async fn limited(
+    s: &Services,
+    t: &Texts,
+    key: &str,
+    limit: u32,
+    limits: &restock_core::settings::Limits,
+    now: restock_core::Millis,
+) -> Result<Option<Response>, AppError> {
+    let window = limits.window.as_millis();
+    Ok(match s.store.rate_limit(key, limit, window, now).await? {
+        RateDecision::Limited { retry_after_ms } => Some(too_many(t, retry_after_ms)),
+        RateDecision::Allowed => None,
+    })
 }
 
 /// A new sign-up's own parts, beside what the shopper typed.

@@ -169,36 +169,50 @@ pub(super) async fn reserve(
             Some(r) => words(&settings, r),
             None => visitor_words(&settings, &headers),
         };
-        Ok::<_, AppError>(match outcome {
-            HoldOutcome::Held { hold, expires } | HoldOutcome::AlreadyHeld { hold, expires } => {
-                tracing::info!(sku = %token.sku(), "hold taken");
-                page(
-                    &t,
-                    StatusCode::OK,
-                    &t.word("page-held-title"),
-                    &(text(&t.get(
-                        "page-held-left",
-                        &[
-                            arg("product", &name),
-                            arg("time", &t.time_left(expires - now)),
-                        ],
-                    )) + &note(&t.get("page-held-number", &[arg("hold", &hold.to_string())]))),
-                )
-            }
-            HoldOutcome::SoldOutAgain => page(
-                &t,
-                StatusCode::CONFLICT,
-                &t.word("page-sold-out-title"),
-                &(text(&t.get("page-sold-out", &[arg("product", &name)]))
-                    + &note(&t.word("page-sold-out-front"))),
-            ),
-            HoldOutcome::Refused(HoldRefused::Used) => gone(&t, &token_text, "page-used"),
-            HoldOutcome::Refused(HoldRefused::Expired | HoldRefused::NotOffered) => {
-                ended_link(&t, &token_text)
-            }
-        })
+        Ok::<_, AppError>(hold_page(&t, outcome, &name, now, &token_text, &token))
     };
     result.await.unwrap_or_else(|e| unavailable(&e))
+}
+
+/// The page a click on a reserve link shows when it does not go on to
+/// checkout: the hold and how long it lasts, sold out again, or a link
+/// used or ended.
+fn hold_page(
+    t: &Texts,
+    outcome: HoldOutcome,
+    name: &str,
+    now: restock_core::Millis,
+    token_text: &str,
+    token: &LinkToken,
+) -> Response {
+    match outcome {
+        HoldOutcome::Held { hold, expires } | HoldOutcome::AlreadyHeld { hold, expires } => {
+            tracing::info!(sku = %token.sku(), "hold taken");
+            page(
+                t,
+                StatusCode::OK,
+                &t.word("page-held-title"),
+                &(text(&t.get(
+                    "page-held-left",
+                    &[
+                        arg("product", name),
+                        arg("time", &t.time_left(expires - now)),
+                    ],
+                )) + &note(&t.get("page-held-number", &[arg("hold", &hold.to_string())]))),
+            )
+        }
+        HoldOutcome::SoldOutAgain => page(
+            t,
+            StatusCode::CONFLICT,
+            &t.word("page-sold-out-title"),
+            &(text(&t.get("page-sold-out", &[arg("product", name)]))
+                + &note(&t.word("page-sold-out-front"))),
+        ),
+        HoldOutcome::Refused(HoldRefused::Used) => gone(t, token_text, "page-used"),
+        HoldOutcome::Refused(HoldRefused::Expired | HoldRefused::NotOffered) => {
+            ended_link(t, token_text)
+        }
+    }
 }
 
 pub(super) async fn rejoin(
@@ -413,38 +427,7 @@ pub(super) async fn confirm(
             ConfirmOutcome::Refused => return Ok(invalid(&visitor_words(&settings, &headers))),
         };
         let t = words(&settings, &r);
-        let entry = s.store.catalogue_entry(&r.sku).await?;
-        let name = entry
-            .as_ref()
-            .map_or_else(|| r.sku.to_string(), |e| e.name.clone());
-        let shards = entry.map_or(1, |e| e.shards);
-        let position = s.store.position(&r, shards).await?;
-        let product = arg("product", &name);
-        let mut body = match position {
-            Some(p) => text(&t.get(
-                "page-position-told-once",
-                &[("position", p.into()), product],
-            )),
-            None => text(&t.get("page-on-list", &[product])),
-        };
-        // The address's other sign-ups, confirmed with this one.
-        for other in &also {
-            let name = s
-                .store
-                .catalogue_entry(&other.sku)
-                .await?
-                .map_or_else(|| other.sku.to_string(), |e| e.name);
-            body += &text(&t.get("page-on-list", &[arg("product", &name)]));
-        }
-        body += &match manage {
-            Some(link) => format!(
-                "<p><a href=\"{}\">{}</a>. {}</p>",
-                escape_html(&settings.link("m", &link)),
-                escape_html(&t.word("manage-link")),
-                escape_html(&t.word("page-manage-keep")),
-            ),
-            None => text(&t.word("page-manage-from-email")),
-        };
+        let body = confirmed_body(&s, &settings, &t, &r, &also, manage).await?;
         Ok::<_, AppError>(page(
             &t,
             StatusCode::OK,
@@ -453,6 +436,52 @@ pub(super) async fn confirm(
         ))
     };
     result.await.unwrap_or_else(|e| unavailable(&e))
+}
+
+/// The confirmation page's words: the place (or "on the list"), the
+/// address's other sign-ups confirmed with it, and the manage link the
+/// tap gave its owner (or where to find it).
+async fn confirmed_body(
+    s: &Services,
+    settings: &Settings,
+    t: &Texts,
+    r: &restock_store::Request,
+    also: &[restock_store::Request],
+    manage: Option<LinkToken>,
+) -> Result<String, AppError> {
+    let entry = s.store.catalogue_entry(&r.sku).await?;
+    let name = entry
+        .as_ref()
+        .map_or_else(|| r.sku.to_string(), |e| e.name.clone());
+    let shards = entry.map_or(1, |e| e.shards);
+    let position = s.store.position(r, shards).await?;
+    let product = arg("product", &name);
+    let mut body = match position {
+        Some(p) => text(&t.get(
+            "page-position-told-once",
+            &[("position", p.into()), product],
+        )),
+        None => text(&t.get("page-on-list", &[product])),
+    };
+    // The address's other sign-ups, confirmed with this one.
+    for other in also {
+        let name = s
+            .store
+            .catalogue_entry(&other.sku)
+            .await?
+            .map_or_else(|| other.sku.to_string(), |e| e.name);
+        body += &text(&t.get("page-on-list", &[arg("product", &name)]));
+    }
+    body += &match manage {
+        Some(link) => format!(
+            "<p><a href=\"{}\">{}</a>. {}</p>",
+            escape_html(&settings.link("m", &link)),
+            escape_html(&t.word("manage-link")),
+            escape_html(&t.word("page-manage-keep")),
+        ),
+        None => text(&t.word("page-manage-from-email")),
+    };
+    Ok(body)
 }
 
 /// The request a manage link sent to the shopper's inbox names, if the link
