@@ -102,25 +102,7 @@ pub async fn handle(s: &Services, detail: &serde_json::Value) -> Result<Feedback
         complained: u32::from(feedback.kind == FeedbackKind::Complaint),
         ..MailDay::default()
     };
-    let day = day_of(now);
-    let totals = s.store.count_mail(&day, add).await?;
-    for warning in totals.warnings() {
-        // Once per kind and day.
-        let key = format!("mail-health:{}:{day}", warning.as_str());
-        if !s
-            .store
-            .rate_limit(&key, 1, 86_400_000, now)
-            .await?
-            .is_limited()
-        {
-            tracing::error!(
-                warning = warning.as_str(),
-                ?totals,
-                "mail health near SES's review threshold"
-            );
-            s.alert(alerts::mail_health(warning, &day, &totals)).await;
-        }
-    }
+    count_and_warn(s, add, now).await?;
     match feedback.kind {
         FeedbackKind::PermanentBounce => {
             if let (Some(id), Some(episode)) = (feedback.request, feedback.episode) {
@@ -147,6 +129,35 @@ pub async fn handle(s: &Services, detail: &serde_json::Value) -> Result<Feedback
             Ok(FeedbackOutcome::Complained)
         }
     }
+}
+
+/// Counts a bounce or complaint in the day's mail figures, and alerts the
+/// team once per kind and day when the day nears SES's review thresholds.
+async fn count_and_warn(
+    s: &Services,
+    add: MailDay,
+    now: restock_core::Millis,
+) -> Result<(), AppError> {
+    let day = day_of(now);
+    let totals = s.store.count_mail(&day, add).await?;
+    for warning in totals.warnings() {
+        // Once per kind and day.
+        let key = format!("mail-health:{}:{day}", warning.as_str());
+        if !s
+            .store
+            .rate_limit(&key, 1, 86_400_000, now)
+            .await?
+            .is_limited()
+        {
+            tracing::error!(
+                warning = warning.as_str(),
+                ?totals,
+                "mail health near SES's review threshold"
+            );
+            s.alert(alerts::mail_health(warning, &day, &totals)).await;
+        }
+    }
+    Ok(())
 }
 
 /// Applies one entry of SNS's SMS delivery status log (`message`, the log

@@ -77,11 +77,44 @@ pub async fn run(s: &Services, limit: usize) -> Result<SweepReport, AppError> {
         awake: awake.len(),
         ..SweepReport::default()
     };
+    let mut touched = expire_due(s, &due, now, &mut report).await?;
+    metrics::count(Metric::OffersLapsed, report.lapsed + report.requeued);
+    metrics::count(Metric::HoldsReleased, report.released);
+    if report.unconfirmed > 0 {
+        let expired = restock_core::feedback::MailDay {
+            confirm_expired: report.unconfirmed as u32,
+            ..Default::default()
+        };
+        s.store
+            .count_mail(&restock_core::feedback::day_of(now), expired)
+            .await?;
+    }
+    // Besides the items it just freed units of, every catalogued item gets
+    // a recount once every `RECONCILE_EVERY` (each in its own minute of the
+    // cycle, so the work spreads), so a drift on a busy item is found too.
+    for entry in s.store.catalogue().await? {
+        if reconcile_due(&entry.sku, now) {
+            touched.insert(entry.sku);
+        }
+    }
+    reconcile(s, &touched, now, &mut report).await?;
+    tracing::info!(?report, "sweep");
+    Ok(report)
+}
+
+/// Each due request moved on as its time says (lapsed, requeued, released,
+/// ended, reminded); the items whose units it freed.
+async fn expire_due(
+    s: &Services,
+    due: &[restock_store::Due],
+    now: restock_core::Millis,
+    report: &mut SweepReport,
+) -> Result<BTreeSet<restock_core::Sku>, AppError> {
     let mut touched = BTreeSet::new();
     // Reminders are paced on the schedule notify's sends share, for as
     // long as a run may send.
     let (mut pacer, mut out_of_time) = (None, false);
-    for item in &due {
+    for item in due {
         match s.store.expire(item, now).await? {
             ExpireOutcome::Remind(episode) => {
                 if out_of_time {
@@ -123,26 +156,18 @@ pub async fn run(s: &Services, limit: usize) -> Result<SweepReport, AppError> {
         }
         touched.insert(item.sku.clone());
     }
-    metrics::count(Metric::OffersLapsed, report.lapsed + report.requeued);
-    metrics::count(Metric::HoldsReleased, report.released);
-    if report.unconfirmed > 0 {
-        let expired = restock_core::feedback::MailDay {
-            confirm_expired: report.unconfirmed as u32,
-            ..Default::default()
-        };
-        s.store
-            .count_mail(&restock_core::feedback::day_of(now), expired)
-            .await?;
-    }
-    // Besides the items it just freed units of, every catalogued item gets
-    // a recount once every `RECONCILE_EVERY` (each in its own minute of the
-    // cycle, so the work spreads), so a drift on a busy item is found too.
-    for entry in s.store.catalogue().await? {
-        if reconcile_due(&entry.sku, now) {
-            touched.insert(entry.sku);
-        }
-    }
-    for sku in &touched {
+    Ok(touched)
+}
+
+/// The items' counters recounted from their unit markers; a drift is
+/// corrected and told to the team.
+async fn reconcile(
+    s: &Services,
+    touched: &BTreeSet<restock_core::Sku>,
+    now: restock_core::Millis,
+    report: &mut SweepReport,
+) -> Result<(), AppError> {
+    for sku in touched {
         if let Some(drift) = s.store.reconcile(sku, now).await?
             && drift.stored != drift.counted
         {
@@ -151,8 +176,7 @@ pub async fn run(s: &Services, limit: usize) -> Result<SweepReport, AppError> {
             s.alert(alerts::drift(sku, &drift)).await;
         }
     }
-    tracing::info!(?report, "sweep");
-    Ok(report)
+    Ok(())
 }
 
 /// How often the sweep recounts every item's offers and holds.
@@ -199,8 +223,7 @@ async fn remind(
     episode: u32,
     now: restock_core::Millis,
 ) -> Result<Reminder, AppError> {
-    use restock_core::notice::{NoticeInput, Phrase};
-    use restock_core::{LinkToken, Message, RequestState, Window};
+    use restock_core::{LinkToken, RequestState, Window};
     let Some(r) = s.store.request(&due.id).await? else {
         return Ok(Reminder::NotSent);
     };
@@ -238,6 +261,43 @@ async fn remind(
     let Some(left) = Window::remaining(now, expires_ms) else {
         return Ok(Reminder::NotSent);
     };
+    let message = reminder_message(
+        settings,
+        &entry,
+        &r,
+        episode,
+        left,
+        [&reserve, &optout, &manage],
+    );
+    match s.sender.send(&r.contact, &message).await {
+        Ok(message_id) => {
+            tracing::info!(sku = %r.sku, contact = %r.contact.masked(), "reminder sent");
+            s.store
+                .record_reminder(&r.id, episode, &message_id, now)
+                .await?;
+            Ok(Reminder::Sent)
+        }
+        Err(e) => {
+            let e = e.masked();
+            metrics::send_failed(&e);
+            tracing::warn!(sku = %r.sku, contact = %r.contact.masked(), error = ?e, "reminder not sent; not tried again");
+            Ok(Reminder::NotSent)
+        }
+    }
+}
+
+/// The reminder as its channel carries it: the notice's words with the
+/// reminder's phrase and its own links (reserve, opt-out, manage).
+fn reminder_message(
+    settings: &restock_core::Settings,
+    entry: &restock_core::CatalogueEntry,
+    r: &restock_store::Request,
+    episode: u32,
+    left: restock_core::Window,
+    [reserve, optout, manage]: [&restock_core::LinkToken; 3],
+) -> restock_core::Message {
+    use restock_core::Message;
+    use restock_core::notice::{NoticeInput, Phrase};
     let language = settings.language_for(r.language.as_ref());
     let texts = settings.texts(&language);
     let phrase = Phrase::check_in(&texts.word("reminder-phrase"), &language)
@@ -260,20 +320,5 @@ async fn remind(
         reminder: true,
     };
     let tags = restock_core::feedback::tags(&r.id, episode, &r.contact_key);
-    let message = Message::notice(r.contact.channel(), settings, &input, tags);
-    match s.sender.send(&r.contact, &message).await {
-        Ok(message_id) => {
-            tracing::info!(sku = %r.sku, contact = %r.contact.masked(), "reminder sent");
-            s.store
-                .record_reminder(&r.id, episode, &message_id, now)
-                .await?;
-            Ok(Reminder::Sent)
-        }
-        Err(e) => {
-            let e = e.masked();
-            metrics::send_failed(&e);
-            tracing::warn!(sku = %r.sku, contact = %r.contact.masked(), error = ?e, "reminder not sent; not tried again");
-            Ok(Reminder::NotSent)
-        }
-    }
+    Message::notice(r.contact.channel(), settings, &input, tags)
 }
