@@ -159,26 +159,33 @@ pub async fn shopify(
         .map_err(|e| said("Shopify's Admin API")(e.to_string()))?;
 
     // 1. The keys secret: the API access, and the key webhooks are signed with.
-    let secrets = aws_sdk_secretsmanager::Client::new(sdk);
-    let current = secrets
-        .get_secret_value()
-        .secret_id(&stack.keys_secret)
-        .send()
-        .await
-        .map_err(|e| {
-            said("reading the keys secret")(
-                aws_sdk_secretsmanager::error::DisplayErrorContext(&e).to_string(),
-            )
-        })?;
-    let mut keys: serde_json::Value = serde_json::from_str(current.secret_string().unwrap_or("{}"))
-        .map_err(|e| said("the keys secret")(format!("not JSON: {e}")))?;
+    done.secret = shopify_keys(sdk, stack, &access, &admin_access, dry_run).await?;
+    // 2. The webhooks, at this stack's DetectUrl.
+    done.webhooks = shopify_webhooks(&api, stack, dry_run).await?;
+    // 3. Every variant in the catalogue; the shop's own settings per item stay.
+    let (listed, without_sku) = listing(&platforms, Platform::Shopify, &admin_access).await?;
+    done.without_sku = without_sku;
+    done.catalogue = catalogue(sdk, stack, Platform::Shopify, listed, dry_run, alerts).await?;
+    Ok(done)
+}
+
+/// The keys secret with Shopify's Admin API access and the key its
+/// webhooks are signed with (the app's client secret first); what changed.
+async fn shopify_keys(
+    sdk: &aws_config::SdkConfig,
+    stack: &Stack,
+    access: &ShopifyAccess,
+    admin_access: &serde_json::Value,
+    dry_run: bool,
+) -> Result<Vec<String>, ConnectError> {
+    let mut said_of = Vec::new();
+    let mut keys = read_keys(sdk, stack).await?;
     let before = keys.clone();
-    if keys["shopify_admin"] != admin_access {
+    if keys["shopify_admin"] != *admin_access {
         keys["shopify_admin"] = admin_access.clone();
-        done.secret
-            .push("shopify_admin: the Admin API access set".into());
+        said_of.push("shopify_admin: the Admin API access set".into());
     }
-    match &access {
+    match access {
         ShopifyAccess::App { client_secret, .. } => {
             let listed: Vec<String> =
                 serde_json::from_value(keys[Platform::Shopify.name()].clone()).unwrap_or_default();
@@ -188,21 +195,30 @@ pub async fn shopify(
                 let mut now = vec![client_secret.clone()];
                 now.extend(listed.into_iter().filter(|k| k != client_secret));
                 keys[Platform::Shopify.name()] = serde_json::json!(now);
-                done.secret
+                said_of
                     .push("shopify: the app's client secret is the webhook key".into());
             }
         }
-        ShopifyAccess::Token(_) => done.secret.push(
+        ShopifyAccess::Token(_) => said_of.push(
             "shopify: a legacy token; put the app's API secret key first under `shopify` (docs/SETTINGS.md)".into(),
         ),
     }
     if keys == before {
-        done.secret.push("unchanged".into());
+        said_of.push("unchanged".into());
     } else if !dry_run {
         write_keys(sdk, stack, &keys).await?;
     }
+    Ok(said_of)
+}
 
-    // 2. The webhooks, at this stack's DetectUrl.
+/// Every topic restock needs subscribed at this stack's DetectUrl (other
+/// subscriptions left as they are); what each came to.
+async fn shopify_webhooks(
+    api: &crate::platforms::shopify::Api<'_>,
+    stack: &Stack,
+    dry_run: bool,
+) -> Result<Vec<String>, ConnectError> {
+    let mut said_of = Vec::new();
     let uri = stack.webhook_url(Platform::Shopify);
     let subscribed = api
         .subscriptions(&SHOPIFY_TOPICS)
@@ -210,32 +226,25 @@ pub async fn shopify(
         .map_err(|e| said("listing webhook subscriptions")(e.to_string()))?;
     for topic in SHOPIFY_TOPICS {
         if subscribed.iter().any(|s| s.topic == topic && s.uri == uri) {
-            done.webhooks
-                .push(format!("{topic}: already delivers to {uri}"));
+            said_of.push(format!("{topic}: already delivers to {uri}"));
             continue;
         }
         for other in subscribed.iter().filter(|s| s.topic == topic) {
-            done.webhooks.push(format!(
+            said_of.push(format!(
                 "{topic}: also delivers to {} (left as it is)",
                 other.uri
             ));
         }
         if dry_run {
-            done.webhooks
-                .push(format!("{topic}: would subscribe {uri}"));
+            said_of.push(format!("{topic}: would subscribe {uri}"));
         } else {
             api.subscribe(topic, &uri)
                 .await
                 .map_err(|e| said("subscribing webhooks")(e.to_string()))?;
-            done.webhooks.push(format!("{topic}: subscribed {uri}"));
+            said_of.push(format!("{topic}: subscribed {uri}"));
         }
     }
-
-    // 3. Every variant in the catalogue; the shop's own settings per item stay.
-    let (listed, without_sku) = listing(&platforms, Platform::Shopify, &admin_access).await?;
-    done.without_sku = without_sku;
-    done.catalogue = catalogue(sdk, stack, Platform::Shopify, listed, dry_run, alerts).await?;
-    Ok(done)
+    Ok(said_of)
 }
 
 /// The catalogue entries `platform` lists with `access` (the keys

@@ -192,8 +192,35 @@ async fn platform_checks(
         return;
     };
     let url = stack.webhook_url(platform);
-    // (topic, where it delivers, whether it is on) as the platform lists them.
-    let listed: Result<Vec<(String, String, bool)>, String> = match platform {
+    let Some(listed) = listed_webhooks(platforms, platform, access).await else {
+        return;
+    };
+    let listed = match listed {
+        Ok(listed) => {
+            report.ok(&format!("{name} API access"), "answers");
+            listed
+        }
+        Err(e) => {
+            report.add(
+                Severity::Warning,
+                &format!("{name} API access"),
+                format!("refused: {e}"),
+                Some(connect),
+            );
+            return;
+        }
+    };
+    topic_checks(report, platform, &listed, &url);
+}
+
+/// A platform's webhooks as its API lists them: (topic, where it
+/// delivers, whether it is on); `None` for a platform without an API.
+async fn listed_webhooks(
+    platforms: &HttpPlatforms,
+    platform: Platform,
+    access: &serde_json::Value,
+) -> Option<Result<Vec<(String, String, bool)>, String>> {
+    Some(match platform {
         Platform::Shopify => match platforms.shopify(access) {
             Ok(api) => api
                 .subscriptions(&SHOPIFY_TOPICS)
@@ -215,23 +242,19 @@ async fn platform_checks(
                 .map_err(|e| e.to_string()),
             Err(e) => Err(e.to_string()),
         },
-        Platform::Standard => return,
-    };
-    let listed = match listed {
-        Ok(listed) => {
-            report.ok(&format!("{name} API access"), "answers");
-            listed
-        }
-        Err(e) => {
-            report.add(
-                Severity::Warning,
-                &format!("{name} API access"),
-                format!("refused: {e}"),
-                Some(connect),
-            );
-            return;
-        }
-    };
+        Platform::Standard => return None,
+    })
+}
+
+/// Each topic restock needs: delivering to this stack's `url`, disabled by
+/// the platform, missing, or delivering elsewhere.
+fn topic_checks(
+    report: &mut Report,
+    platform: Platform,
+    listed: &[(String, String, bool)],
+    url: &str,
+) {
+    let name = platform.name();
     let topics: &[&str] = match platform {
         Platform::Shopify => &SHOPIFY_TOPICS,
         _ => &WOOCOMMERCE_TOPICS,
@@ -291,28 +314,7 @@ async fn sender_checks(
         .map_or(from, |(address, _)| address)
         .trim();
     let domain = address.rsplit_once('@').map_or(address, |(_, d)| d);
-    let mut verified = None;
-    let mut dkim = None;
-    for identity in [domain, address] {
-        if let Ok(found) = ses
-            .get_email_identity()
-            .email_identity(identity)
-            .send()
-            .await
-        {
-            let succeeded = found.verification_status()
-                == Some(&aws_sdk_sesv2::types::VerificationStatus::Success);
-            verified = Some((
-                identity.to_owned(),
-                found.verified_for_sending_status() || succeeded,
-            ));
-            dkim = found
-                .dkim_attributes()
-                .and_then(|d| d.status())
-                .map(|status| (identity.to_owned(), status.clone()));
-            break;
-        }
-    }
+    let (verified, dkim) = sender_identity(&ses, [domain, address]).await;
     match verified {
         Some((identity, true)) => report.ok("SES sender identity", format!("{identity} verified")),
         Some((identity, false)) => report.add(
@@ -341,6 +343,45 @@ async fn sender_checks(
         None => {}
     }
     configuration_set_check(report, &ses, stack).await;
+    account_check(report, &ses).await;
+}
+
+/// The first of `identities` SES knows: whether it may send, and its DKIM
+/// status.
+async fn sender_identity(
+    ses: &aws_sdk_sesv2::Client,
+    identities: [&str; 2],
+) -> (
+    Option<(String, bool)>,
+    Option<(String, aws_sdk_sesv2::types::DkimStatus)>,
+) {
+    let mut verified = None;
+    let mut dkim = None;
+    for identity in identities {
+        if let Ok(found) = ses
+            .get_email_identity()
+            .email_identity(identity)
+            .send()
+            .await
+        {
+            let succeeded = found.verification_status()
+                == Some(&aws_sdk_sesv2::types::VerificationStatus::Success);
+            verified = Some((
+                identity.to_owned(),
+                found.verified_for_sending_status() || succeeded,
+            ));
+            dkim = found
+                .dkim_attributes()
+                .and_then(|d| d.status())
+                .map(|status| (identity.to_owned(), status.clone()));
+            break;
+        }
+    }
+    (verified, dkim)
+}
+
+/// The account out of SES's sandbox.
+async fn account_check(report: &mut Report, ses: &aws_sdk_sesv2::Client) {
     match ses.get_account().send().await {
         Ok(account) if account.production_access_enabled() => {
             report.ok("SES account", "production access")

@@ -210,6 +210,24 @@ pub fn metrics(config: &Config) -> Result<&'static Collector, lambda_runtime::Er
     Ok(collector)
 }
 
+/// Where notify hands restock's events: the stack's bus, and Klaviyo too
+/// when the stack turns it on (its key read from the keys secret).
+fn events(
+    sdk: &aws_config::SdkConfig,
+    config: &Config,
+    secrets: impl Fn() -> Arc<SecretsKeyring>,
+) -> Arc<dyn restock_app::ports::EventSink> {
+    let bus: Arc<dyn restock_app::ports::EventSink> = Arc::new(crate::EventBridgeSink::new(
+        aws_sdk_eventbridge::Client::new(sdk),
+        config.get(EVENT_BUS).to_owned(),
+    ));
+    if config.get(KLAVIYO) == "on" {
+        Arc::new(crate::klaviyo::KlaviyoSink::new(bus, secrets()))
+    } else {
+        bus
+    }
+}
+
 /// Builds the function's services on real AWS clients.
 pub async fn services(config: &Config) -> Services {
     let sdk = sdk_config(None).await;
@@ -265,16 +283,7 @@ pub async fn services(config: &Config) -> Services {
                 clock,
                 entropy,
             );
-            let bus: Arc<dyn restock_app::ports::EventSink> =
-                Arc::new(crate::EventBridgeSink::new(
-                    aws_sdk_eventbridge::Client::new(&sdk),
-                    config.get(EVENT_BUS).to_owned(),
-                ));
-            services.events = if config.get(KLAVIYO) == "on" {
-                Arc::new(crate::klaviyo::KlaviyoSink::new(bus, secrets()))
-            } else {
-                bus
-            };
+            services.events = events(&sdk, config, secrets);
             services
         }
         Function::Sweep => {
