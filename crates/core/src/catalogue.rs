@@ -238,71 +238,85 @@ pub fn parse_csv(text: &str) -> Result<Vec<CatalogueEntry>, CatalogueError> {
             reason,
         };
         let record = record.map_err(|e| err("row", e.to_string()))?;
-        let row: Row = record
-            .deserialize(Some(&header))
-            .map_err(|e| err("row", e.to_string()))?;
-        let sku = Sku::try_from(row.sku.as_str()).map_err(|e| err("sku", e.to_string()))?;
-        if !seen.insert(sku.clone()) {
-            return Err(err("sku", format!("{sku} appears twice")));
+        let entry = entry_of(&record, &header, &id_columns, line)?;
+        if !seen.insert(entry.sku.clone()) {
+            return Err(err("sku", format!("{} appears twice", entry.sku)));
         }
-        let name = row.name.trim();
-        let opt = |v: Option<String>| v.filter(|s| !s.is_empty());
-        let product_url = opt(row.product_url)
-            .map(|u| {
-                Url::parse(&u).map_err(|_| err("product_url", "an absolute http(s) URL".into()))
-            })
-            .transpose()?;
-        let checkout_url = opt(row.checkout_url);
-        let number = |field: &'static str, v: Option<String>| {
-            opt(v)
-                .map(|s| {
-                    s.parse::<u64>()
-                        .map_err(|_| err(field, "a whole number".into()))
-                })
-                .transpose()
-        };
-        let threshold = number("threshold", row.threshold)?;
-        let threshold = threshold
-            .map(|t| u32::try_from(t).map_err(|_| err("threshold", "at least 1".into())))
-            .transpose()?;
-        let shards = number("shards", row.shards)?.unwrap_or(1);
-        let shards =
-            u16::try_from(shards).map_err(|_| err("shards", format!("1 to {MAX_SHARDS}")))?;
-        let launch_at = opt(row.launch_at)
-            .map(|t| {
-                time::OffsetDateTime::parse(&t, &time::format_description::well_known::Rfc3339)
-                    .map(|t| (t.unix_timestamp_nanos() / 1_000_000) as Millis)
-                    .map_err(|_| {
-                        err(
-                            "launch_at",
-                            "a time with its offset, such as 2026-12-10T09:00:00-05:00".into(),
-                        )
-                    })
-            })
-            .transpose()?;
-        let mut ids = PlatformIds::default();
-        for &(platform, column, at) in &id_columns {
-            let cell = at.and_then(|at| record.get(at)).map(str::to_owned);
-            ids.set(platform, number(column, cell)?);
-        }
-        let entry = CatalogueEntry {
-            sku,
-            name: name.to_owned(),
-            product_url,
-            checkout_url,
-            threshold,
-            ids,
-            shards,
-            ended: None,
-            paused: None,
-            launch_at,
-        };
-        entry
-            .check()
-            .map_err(|(field, reason)| err(field, reason))?;
         entries.push(entry);
     }
     Ok(entries)
+}
+
+/// One row of the CSV (its `line`) as an entry, its ids read from
+/// `id_columns` (each platform's id column and where the header puts it).
+fn entry_of(
+    record: &csv::StringRecord,
+    header: &csv::StringRecord,
+    id_columns: &[(Platform, &'static str, Option<usize>)],
+    line: u64,
+) -> Result<CatalogueEntry, CatalogueError> {
+    let err = |field, reason: String| CatalogueError {
+        line,
+        field,
+        reason,
+    };
+    let row: Row = record
+        .deserialize(Some(header))
+        .map_err(|e| err("row", e.to_string()))?;
+    let sku = Sku::try_from(row.sku.as_str()).map_err(|e| err("sku", e.to_string()))?;
+    let name = row.name.trim();
+    let opt = |v: Option<String>| v.filter(|s| !s.is_empty());
+    let product_url = opt(row.product_url)
+        .map(|u| Url::parse(&u).map_err(|_| err("product_url", "an absolute http(s) URL".into())))
+        .transpose()?;
+    let checkout_url = opt(row.checkout_url);
+    let number = |field: &'static str, v: Option<String>| {
+        opt(v)
+            .map(|s| {
+                s.parse::<u64>()
+                    .map_err(|_| err(field, "a whole number".into()))
+            })
+            .transpose()
+    };
+    let threshold = number("threshold", row.threshold)?;
+    let threshold = threshold
+        .map(|t| u32::try_from(t).map_err(|_| err("threshold", "at least 1".into())))
+        .transpose()?;
+    let shards = number("shards", row.shards)?.unwrap_or(1);
+    let shards = u16::try_from(shards).map_err(|_| err("shards", format!("1 to {MAX_SHARDS}")))?;
+    let launch_at = opt(row.launch_at)
+        .map(|t| {
+            time::OffsetDateTime::parse(&t, &time::format_description::well_known::Rfc3339)
+                .map(|t| (t.unix_timestamp_nanos() / 1_000_000) as Millis)
+                .map_err(|_| {
+                    err(
+                        "launch_at",
+                        "a time with its offset, such as 2026-12-10T09:00:00-05:00".into(),
+                    )
+                })
+        })
+        .transpose()?;
+    let mut ids = PlatformIds::default();
+    for &(platform, column, at) in id_columns {
+        let cell = at.and_then(|at| record.get(at)).map(str::to_owned);
+        ids.set(platform, number(column, cell)?);
+    }
+    let entry = CatalogueEntry {
+        sku,
+        name: name.to_owned(),
+        product_url,
+        checkout_url,
+        threshold,
+        ids,
+        shards,
+        ended: None,
+        paused: None,
+        launch_at,
+    };
+    entry
+        .check()
+        .map_err(|(field, reason)| err(field, reason))?;
+    Ok(entry)
 }
 
 /// What importing a platform's items changes in the catalogue, item by item.

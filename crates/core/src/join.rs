@@ -117,13 +117,6 @@ impl JoinForm {
                 message,
             })
         };
-        let present = |v: &Option<String>| {
-            v.as_deref()
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(str::to_owned)
-        };
-
         let sku = match present(&self.sku) {
             Some(s) => Sku::try_from(s.as_str())
                 .map_err(|e| fail("sku", e.to_string()))
@@ -136,36 +129,7 @@ impl JoinForm {
         let name = ShopperName::try_from(self.name.as_deref().unwrap_or(""))
             .map_err(|e| fail("name", e.to_string()))
             .ok();
-        let email = present(&self.email)
-            .map(|e| Email::try_from(e.as_str()).map_err(|e| fail("email", e.to_string())));
-        let phone = present(&self.phone)
-            .map(|p| Phone::parse(&p).map_err(|e| fail("phone", e.to_string())));
-        let channel = match present(&self.channel) {
-            Some(c) => c
-                .parse::<Channel>()
-                .map_err(|e| fail("channel", e.to_string()))
-                .ok(),
-            None if email.is_some() => Some(Channel::Email),
-            None if phone.is_some() => Some(Channel::Sms),
-            None => None,
-        };
-        let contact = match (channel, email, phone) {
-            (Some(Channel::Email), Some(Ok(e)), _) => Some(Contact::Email(e)),
-            (Some(Channel::Sms), _, Some(Ok(p))) => Some(Contact::Sms(p)),
-            (Some(Channel::Email), None, _) => {
-                fail("email", "enter an email address to be told by email".into());
-                None
-            }
-            (Some(Channel::Sms), _, None) => {
-                fail("phone", "enter a mobile number to be told by text".into());
-                None
-            }
-            (None, None, None) => {
-                fail("email", "enter an email address or a mobile number".into());
-                None
-            }
-            _ => None,
-        };
+        let contact = self.contact(&mut fail);
         let language = present(&self.language).and_then(|l| {
             l.parse::<Language>()
                 .map_err(|e| fail("language", e.to_string()))
@@ -196,6 +160,49 @@ impl JoinForm {
             _ => Err(errors),
         }
     }
+
+    /// The contact the form gives: its channel (said, or the one field
+    /// filled) and the address or number for it, each error told to `fail`.
+    fn contact(&self, fail: &mut impl FnMut(&str, String)) -> Option<Contact> {
+        let email = present(&self.email)
+            .map(|e| Email::try_from(e.as_str()).map_err(|e| fail("email", e.to_string())));
+        let phone = present(&self.phone)
+            .map(|p| Phone::parse(&p).map_err(|e| fail("phone", e.to_string())));
+        let channel = match present(&self.channel) {
+            Some(c) => c
+                .parse::<Channel>()
+                .map_err(|e| fail("channel", e.to_string()))
+                .ok(),
+            None if email.is_some() => Some(Channel::Email),
+            None if phone.is_some() => Some(Channel::Sms),
+            None => None,
+        };
+        match (channel, email, phone) {
+            (Some(Channel::Email), Some(Ok(e)), _) => Some(Contact::Email(e)),
+            (Some(Channel::Sms), _, Some(Ok(p))) => Some(Contact::Sms(p)),
+            (Some(Channel::Email), None, _) => {
+                fail("email", "enter an email address to be told by email".into());
+                None
+            }
+            (Some(Channel::Sms), _, None) => {
+                fail("phone", "enter a mobile number to be told by text".into());
+                None
+            }
+            (None, None, None) => {
+                fail("email", "enter an email address or a mobile number".into());
+                None
+            }
+            _ => None,
+        }
+    }
+}
+
+/// A field's text, trimmed, if anything is left.
+fn present(v: &Option<String>) -> Option<String> {
+    v.as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
 }
 
 #[cfg(test)]

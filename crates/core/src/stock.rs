@@ -402,13 +402,7 @@ impl StockState {
             return (next, outcome);
         }
         let jump = level.saturating_sub(previous);
-        let escalation = if level > rules.max_level {
-            Some(Escalation::AbsurdLevel)
-        } else if jump > rules.max_jump {
-            Some(Escalation::Jump)
-        } else {
-            None
-        };
+        let escalation = escalation(level, jump, rules);
         // A crossing starts a new restock; while in stock, only a rise
         // (and no pause) is news.
         let crossing = !next.in_stock;
@@ -482,6 +476,19 @@ impl StockState {
                 level,
             },
         ))
+    }
+}
+
+/// Why a rise to `level` (by `jump`) is one for the team to confirm
+/// first, if it is: past the item's believable level, or a jump past the
+/// largest the shop's rules expect.
+fn escalation(level: u32, jump: u32, rules: &Rules) -> Option<Escalation> {
+    if level > rules.max_level {
+        Some(Escalation::AbsurdLevel)
+    } else if jump > rules.max_jump {
+        Some(Escalation::Jump)
+    } else {
+        None
     }
 }
 
