@@ -67,31 +67,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .ok_or("--port 65535 leaves no port for capture: give --capture-port")?,
     };
 
-    let sdk = if cli.dynamodb_endpoint.is_some() || cli.bedrock_model.is_some() {
-        Some(restock_aws::wiring::sdk_config(None).await)
-    } else {
-        None
-    };
-    let store: Arc<dyn Store> = match (&cli.dynamodb_endpoint, &sdk) {
-        (Some(endpoint), Some(sdk)) => {
-            let config = aws_sdk_dynamodb::config::Builder::from(sdk)
-                .endpoint_url(endpoint)
-                .build();
-            let store = DynamoStore::new(aws_sdk_dynamodb::Client::from_conf(config), &cli.table);
-            if let Err(e) = store.create_table().await {
-                tracing::info!(error = %e, table = %cli.table, "table not created (it may exist already)");
-            }
-            Arc::new(store)
-        }
-        _ => memory_store(),
-    };
-    let phraser = match (&cli.bedrock_model, &sdk) {
-        (Some(model), Some(sdk)) => Some(Arc::new(BedrockPhraser::new(
-            aws_sdk_bedrockruntime::Client::new(sdk),
-            model.clone(),
-        )) as Arc<dyn restock_app::ports::Phraser>),
-        _ => None,
-    };
+    let (store, phraser) = backends(&cli).await;
     seed(store.as_ref(), cli.port, capture_port)
         .await
         .map_err(|e| format!("could not seed the demo shop: {e}"))?;
@@ -117,23 +93,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let listener = bind(cli.port).await?;
     let capture_listener = bind(capture_port).await?;
-    let base = format!("http://127.0.0.1:{}", cli.port);
-    let capture_base = capture_origin(capture_port);
-    println!(
-        "restock is running locally ({} store)\n\n  storefront  {base}/\n  capture     {capture_base}/   (its own origin, as its Function URL is)\n  outbox      {base}/outbox   (and {})\n  webhooks    {base}/webhooks/stock|shopify|woocommerce|orders\n\n\
-         Try it: open {base}/products/CHAIR-WAL and tap Notify me; open the confirmation link in the\n\
-         outbox and confirm; post a restock from the back office, then open the reserve link in the\n\
-         outbox. From a terminal:\n\n  \
-         cargo run -q -p restock-cli -- queue CHAIR-WAL\n  \
-         cargo run -q -p restock-cli -- sign-webhook stock --sku CHAIR-WAL --level 3 | sh\n  \
-         cargo run -q -p restock-cli -- stats\n",
-        if cli.dynamodb_endpoint.is_some() {
-            "DynamoDB"
-        } else {
-            "in-memory"
-        },
-        cli.outbox.display(),
-    );
+    print_banner(&cli, capture_port);
     let capture_app = capture(local.clone())?;
     let shutdown = || async {
         let _ = tokio::signal::ctrl_c().await;
@@ -152,4 +112,57 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         storefront_server.await
     })?;
     Ok(())
+}
+
+/// The store (memory, or a DynamoDB endpoint's table, created if it is
+/// not there) and the phraser (Bedrock, when a model is named) the flags
+/// ask for.
+async fn backends(cli: &Cli) -> (Arc<dyn Store>, Option<Arc<dyn restock_app::ports::Phraser>>) {
+    let sdk = if cli.dynamodb_endpoint.is_some() || cli.bedrock_model.is_some() {
+        Some(restock_aws::wiring::sdk_config(None).await)
+    } else {
+        None
+    };
+    let store: Arc<dyn Store> = match (&cli.dynamodb_endpoint, &sdk) {
+        (Some(endpoint), Some(sdk)) => {
+            let config = aws_sdk_dynamodb::config::Builder::from(sdk)
+                .endpoint_url(endpoint)
+                .build();
+            let store = DynamoStore::new(aws_sdk_dynamodb::Client::from_conf(config), &cli.table);
+            if let Err(e) = store.create_table().await {
+                tracing::info!(error = %e, table = %cli.table, "table not created (it may exist already)");
+            }
+            Arc::new(store)
+        }
+        _ => memory_store(),
+    };
+    let phraser = match (&cli.bedrock_model, &sdk) {
+        (Some(model), Some(sdk)) => Some(Arc::new(BedrockPhraser::new(
+            aws_sdk_bedrockruntime::Client::new(sdk),
+            model.clone(),
+        )) as Arc<dyn restock_app::ports::Phraser>),
+        _ => None,
+    };
+    (store, phraser)
+}
+
+/// Where to look, printed once the servers are about to listen.
+fn print_banner(cli: &Cli, capture_port: u16) {
+    let base = format!("http://127.0.0.1:{}", cli.port);
+    let capture_base = capture_origin(capture_port);
+    println!(
+        "restock is running locally ({} store)\n\n  storefront  {base}/\n  capture     {capture_base}/   (its own origin, as its Function URL is)\n  outbox      {base}/outbox   (and {})\n  webhooks    {base}/webhooks/stock|shopify|woocommerce|orders\n\n\
+         Try it: open {base}/products/CHAIR-WAL and tap Notify me; open the confirmation link in the\n\
+         outbox and confirm; post a restock from the back office, then open the reserve link in the\n\
+         outbox. From a terminal:\n\n  \
+         cargo run -q -p restock-cli -- queue CHAIR-WAL\n  \
+         cargo run -q -p restock-cli -- sign-webhook stock --sku CHAIR-WAL --level 3 | sh\n  \
+         cargo run -q -p restock-cli -- stats\n",
+        if cli.dynamodb_endpoint.is_some() {
+            "DynamoDB"
+        } else {
+            "in-memory"
+        },
+        cli.outbox.display(),
+    );
 }

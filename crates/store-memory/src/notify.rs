@@ -6,6 +6,58 @@ use restock_core::story::Event;
 
 use crate::*;
 
+impl State {
+    /// Offers `c` (first in line) the item's unit in restock `episode`:
+    /// offered until the window ends, out of the queue, its links' hashes
+    /// kept (reserve, opt-out, manage), counted as offered.
+    fn offer(
+        &mut self,
+        sku: &Sku,
+        c: &Candidate<RequestId>,
+        episode: u32,
+        now: Millis,
+        window: restock_core::Window,
+        [reserve, optout, manage]: [LinkToken; 3],
+    ) -> Offer {
+        let r = self
+            .requests
+            .get_mut(&c.request)
+            .expect("queued requests exist");
+        r.state = r
+            .state
+            .offer(episode, now, window)
+            .expect("queued requests are waiting");
+        if let RequestState::Offered {
+            episode,
+            expires_ms,
+        } = r.state
+        {
+            r.story.tell(
+                now,
+                Event::Offered {
+                    episode,
+                    expires_ms,
+                },
+            );
+        }
+        r.last_offered_episode = Some(episode);
+        r.reserve_hash = Some(reserve.secret_hash());
+        (r.remind_at, r.remind_hash) = (None, None);
+        r.optout_hashes.push(optout.secret_hash());
+        r.inbox_hashes.push(manage.secret_hash());
+        r.notice = None;
+        let request = r.clone();
+        self.queues.get_mut(sku).expect("queued").remove(&c.key);
+        self.sku(sku).snapshot.counters.offered += 1;
+        Offer {
+            request,
+            reserve,
+            optout,
+            manage,
+        }
+    }
+}
+
 #[async_trait]
 impl NotifyStore for MemoryStore {
     async fn create_offers(
@@ -56,45 +108,9 @@ impl NotifyStore for MemoryStore {
             wave.skipped.push((c.request, reason));
         }
         for c in plan.offers {
-            let reserve = LinkToken::new(sku.clone(), c.request, random());
-            let optout = LinkToken::new(sku.clone(), c.request, random());
-            let manage = LinkToken::new(sku.clone(), c.request, random());
-            let r = s
-                .requests
-                .get_mut(&c.request)
-                .expect("queued requests exist");
-            r.state = r
-                .state
-                .offer(stock.episode, now, params.offer_window)
-                .expect("queued requests are waiting");
-            if let RequestState::Offered {
-                episode,
-                expires_ms,
-            } = r.state
-            {
-                r.story.tell(
-                    now,
-                    Event::Offered {
-                        episode,
-                        expires_ms,
-                    },
-                );
-            }
-            r.last_offered_episode = Some(stock.episode);
-            r.reserve_hash = Some(reserve.secret_hash());
-            (r.remind_at, r.remind_hash) = (None, None);
-            r.optout_hashes.push(optout.secret_hash());
-            r.inbox_hashes.push(manage.secret_hash());
-            r.notice = None;
-            let request = r.clone();
-            s.queues.get_mut(sku).expect("queued").remove(&c.key);
-            s.sku(sku).snapshot.counters.offered += 1;
-            wave.offers.push(Offer {
-                request,
-                reserve,
-                optout,
-                manage,
-            });
+            let links = [(); 3].map(|()| LinkToken::new(sku.clone(), c.request, random()));
+            let offer = s.offer(sku, &c, stock.episode, now, params.offer_window, links);
+            wave.offers.push(offer);
         }
         Ok(wave)
     }
