@@ -3,7 +3,7 @@
 # project-local Python environment, npm packages, Chromium, the arm64 target,
 # cargo-mutants), then runs every check and test restock has: formatting,
 # clippy, the dependency rules for restock-core (pure) and restock-app (the
-# store port only), the workspace tests against a real DynamoDB API (moto's
+# store port only), the code's shape (scripts/shape.py), the workspace tests against a real DynamoDB API (moto's
 # server on a free loopback port, started here and stopped on exit),
 # cargo-mutants on the lines of restock-core a change touched, then the
 # browser story (headless Chromium), cfn-lint on template.yaml and the arm64
@@ -64,6 +64,10 @@ forbid_deps restock-core '^(tokio|aws-|lambda)' "it holds the decisions, with no
 
 step "restock-app depends on the store port only (no adapter, no AWS SDK)"
 forbid_deps restock-app '^(restock-store-(memory|dynamo)|restock-aws|aws-|lambda)' "the handlers see the ports only"
+
+step "the code's shape: no product file over 600 lines, no function over 80, platform names from the Platform type (scripts/shape.py)"
+python3 scripts/shape.py --self-test
+python3 scripts/shape.py
 
 step "cargo clippy --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
