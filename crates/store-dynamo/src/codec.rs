@@ -35,6 +35,18 @@ pub(crate) fn n(v: impl std::fmt::Display) -> AttributeValue {
 // --- keys ------------------------------------------------------------------
 // --- reading ---------------------------------------------------------------
 
+pub(crate) fn unit_marker(sku: &Sku, id: &RequestId, marker: Marker) -> Item {
+    let mut item = unit_key(sku, id, marker);
+    item.insert(attr::REQUEST_ID.into(), s(id.to_string()));
+    item
+}
+
+pub(crate) fn confirm_marker(sku: &Sku, id: &RequestId) -> Item {
+    let mut item = confirm_key(sku, id);
+    item.insert(attr::REQUEST_ID.into(), s(id.to_string()));
+    item
+}
+
 pub(crate) fn get_s<'a>(item: &'a Item, name: &str) -> Result<&'a str, StoreError> {
     item.get(name)
         .and_then(|v| v.as_s().ok())

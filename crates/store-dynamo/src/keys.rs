@@ -37,11 +37,12 @@
 
 use std::collections::HashMap;
 
+use aws_sdk_dynamodb::types::AttributeValue;
+
 use restock_core::{ContactKey, HoldId, RequestId, Sku};
 
 use crate::Item;
 use crate::attr;
-use crate::codec::s;
 use crate::table::{DUE_SHARDS, SPREAD, WAKE_PK_PREFIX};
 
 pub(crate) fn request_pk(id: &RequestId) -> String {
@@ -155,11 +156,6 @@ pub(crate) fn unit_prefix(marker: Marker) -> &'static str {
 pub(crate) fn unit_pk(sku: &Sku, partition: u16) -> String {
     format!("UNITS#{sku}#{partition}")
 }
-pub(crate) fn unit_marker(sku: &Sku, id: &RequestId, marker: Marker) -> Item {
-    let mut item = unit_key(sku, id, marker);
-    item.insert(attr::REQUEST_ID.into(), s(id.to_string()));
-    item
-}
 /// The key of an unconfirmed sign-up's pending confirmation: present from
 /// the sign-up until notify claims its confirmation for sending, read
 /// strongly consistent like the unsent markers.
@@ -168,11 +164,6 @@ pub(crate) fn confirm_key(sku: &Sku, id: &RequestId) -> Item {
 }
 pub(crate) fn confirm_pk(sku: &Sku, partition: u16) -> String {
     format!("CONFIRM#{sku}#{partition}")
-}
-pub(crate) fn confirm_marker(sku: &Sku, id: &RequestId) -> Item {
-    let mut item = confirm_key(sku, id);
-    item.insert(attr::REQUEST_ID.into(), s(id.to_string()));
-    item
 }
 /// The key of an unconfirmed sign-up's marker: present from the sign-up
 /// until it is confirmed, ends or runs out, so the team's figures count the
@@ -222,5 +213,8 @@ pub(crate) const REQUEST_SK: &str = "REQ";
 pub(crate) const ONE_SK: &str = "_";
 
 pub(crate) fn key(pk: impl Into<String>, sk: impl Into<String>) -> Item {
-    HashMap::from([(attr::PK.to_owned(), s(pk)), (attr::SK.to_owned(), s(sk))])
+    HashMap::from([
+        (attr::PK.to_owned(), AttributeValue::S(pk.into())),
+        (attr::SK.to_owned(), AttributeValue::S(sk.into())),
+    ])
 }
