@@ -785,3 +785,134 @@ fn the_cli_reference_is_every_command_the_binary_has() {
     assert!(commands.len() >= 10, "{help}");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A quantity as a number of its smallest unit: durations in seconds
+/// (`15m`, `"48h"`, `2 days`), anything else as written without separators.
+fn quantity(number: &str, unit: &str) -> Option<u64> {
+    let n: u64 = number.replace(',', "").parse().ok()?;
+    let scale = match unit.trim_end_matches('s') {
+        "" => 1,
+        "s" | "second" => 1,
+        "m" | "minute" | "min" => 60,
+        "h" | "hour" => 3_600,
+        "d" | "day" => 86_400,
+        _ => return None,
+    };
+    Some(n * scale)
+}
+
+/// What the prose of each doc gives as the value of a named thing: `` `name` ``
+/// followed by "is", "of", "=", "(", "(default" or ", default" and a
+/// quantity, in the same sentence or table cell. Code blocks are left out.
+fn named_values() -> Vec<(String, usize, String, u64, String)> {
+    let pattern = regex::Regex::new(
+        r#"`([a-z_][a-z0-9_.]*)`\s*(?:is |of |= |\(default |, default |\()\s*`?"?([0-9][0-9,]*)\s*(seconds?|minutes?|min|hours?|days?|[smhd])?"?`?(?:[\s),.;|]|$)"#,
+    )
+    .unwrap();
+    let mut found = vec![];
+    for (path, text) in docs() {
+        let mut in_block = false;
+        for (i, line) in text.lines().enumerate() {
+            if line.trim_start().starts_with("```") {
+                in_block = !in_block;
+                continue;
+            }
+            if in_block {
+                continue;
+            }
+            for c in pattern.captures_iter(line).filter(|c| c[1].len() >= 3) {
+                let unit = c.get(3).map_or("", |u| u.as_str());
+                if let Some(value) = quantity(&c[2], unit) {
+                    found.push((
+                        path.clone(),
+                        i + 1,
+                        c[1].to_owned(),
+                        value,
+                        c[0].trim().to_owned(),
+                    ));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// One fact, one value: a setting the docs give a value for has the code's
+/// default, and any other name given a value in two places has the same one
+/// in both (a figure is written in one doc and linked from the others).
+#[test]
+fn a_value_the_docs_give_a_name_is_one_value_everywhere() {
+    let defaults = defaults();
+    let default_of = |name: &str| -> Option<u64> {
+        let value = defaults
+            .iter()
+            .find(|(k, _)| *k == name || k.rsplit('.').next() == Some(name))
+            .map(|(_, v)| v)?;
+        match value {
+            toml::Value::Integer(n) => u64::try_from(*n).ok(),
+            toml::Value::String(s) => {
+                let split = s.find(|c: char| !c.is_ascii_digit())?;
+                quantity(&s[..split], &s[split..])
+            }
+            _ => None,
+        }
+    };
+    let mut failures = vec![];
+    let mut by_name: BTreeMap<String, Vec<(String, usize, u64, String)>> = BTreeMap::new();
+    let found = named_values();
+    for (path, line, name, value, said) in &found {
+        if let Some(default) = default_of(name)
+            && *value != default
+        {
+            failures.push(format!(
+                "{path}:{line}: {said}: the code's default for `{name}` is {default}"
+            ));
+        }
+        by_name
+            .entry(name.clone())
+            .or_default()
+            .push((path.clone(), *line, *value, said.clone()));
+    }
+    for (name, places) in &by_name {
+        let first = &places[0];
+        for other in places.iter().skip(1) {
+            if other.2 != first.2 {
+                failures.push(format!(
+                    "`{name}` has two values: {}:{} says {} and {}:{} says {}",
+                    first.0, first.1, first.3, other.0, other.1, other.3
+                ));
+            }
+        }
+    }
+    println!(
+        "values given to names in the docs: {} ({} names)",
+        found.len(),
+        by_name.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The README is a start, not a manual, and the docs say each thing once:
+/// the README at most 10 KB, the Markdown under `docs/` at most 150 KB.
+#[test]
+fn the_readme_and_the_docs_keep_to_their_size() {
+    let mut total = 0;
+    let mut readme = 0;
+    for (path, text) in docs() {
+        if path == "README.md" {
+            readme = text.len();
+        } else {
+            total += text.len();
+        }
+        println!("{path}: {} bytes", text.len());
+    }
+    println!("README.md {readme} bytes; docs/ {total} bytes");
+    assert!(
+        readme <= 10_000,
+        "README.md is {readme} bytes, over 10 KB: move the detail to docs/"
+    );
+    assert!(
+        total <= 150_000,
+        "docs/ is {total} bytes, over 150 KB: say each thing once"
+    );
+}
