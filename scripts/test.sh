@@ -3,8 +3,9 @@
 # project-local Python environment, npm packages, Chromium, the arm64 target,
 # cargo-mutants), then runs every check and test restock has: formatting,
 # clippy, the dependency rules for restock-core (pure) and restock-app (the
-# store port only), the code's shape (scripts/shape.py), the workspace tests against a real DynamoDB API (moto's
-# server on a free loopback port, started here and stopped on exit),
+# store port only), the code's shape (scripts/shape.py), the workspace tests
+# against a real DynamoDB API (moto's server on a free loopback port, started
+# here and stopped on exit),
 # cargo-mutants on the lines of restock-core a change touched, then the
 # browser story (headless Chromium), cfn-lint on template.yaml and the arm64
 # Lambda build.
