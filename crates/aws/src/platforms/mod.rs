@@ -98,12 +98,40 @@ fn access_from<T: DeserializeOwned>(
         failed(
             platform,
             format!(
-                "`{}` in the keys secret is not in the expected form ({})",
+                "`{}` in the keys secret is not in the expected form: {}",
                 platform.api_secret_key().unwrap_or_default(),
-                e.to_string().split(" at line").next().unwrap_or_default()
+                what_is_wrong(&e, access)
             ),
         )
     })
+}
+
+/// What is wrong with a credential's shape, in words that never quote it:
+/// serde's own message can carry the value (`invalid type: string
+/// "shpat_…"`), so only a missing field's name is taken from it.
+fn what_is_wrong(e: &serde_json::Error, access: &serde_json::Value) -> String {
+    let kind = |v: &serde_json::Value| match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "true or false",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "a list",
+        serde_json::Value::Object(_) => "an object",
+    };
+    let said = e.to_string();
+    if let Some(field) = said
+        .strip_prefix("missing field `")
+        .and_then(|rest| rest.split('`').next())
+    {
+        format!("it has no `{field}`")
+    } else if !access.is_object() {
+        format!(
+            "it is {} where an object with its fields belongs",
+            kind(access)
+        )
+    } else {
+        "one of its fields is missing or not a string".to_owned()
+    }
 }
 
 /// `https://{shop}` unless the setting is already a URL (a local fake).
@@ -126,6 +154,50 @@ fn failed(platform: Platform, reason: impl ToString) -> PlatformError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every wrong shape of a platform's access in the keys secret (a
+    /// string where an object belongs, an easy misreading; a list; fields
+    /// of the wrong type; a field missing) is refused with words that quote
+    /// none of the secret's values, so no log, `doctor` finding or
+    /// dashboard banner can carry a credential.
+    #[test]
+    fn a_credential_of_the_wrong_shape_is_refused_without_quoting_it() {
+        let secret = "shpat_0123456789abcdef";
+        let other = "cs_9876543210fedcba";
+        let shapes = [
+            serde_json::json!(secret),
+            serde_json::json!([secret, other]),
+            serde_json::json!(42),
+            serde_json::json!({"shop": secret}),
+            serde_json::json!({"shop": "s.myshopify.com", "client_id": 7, "client_secret": secret}),
+            serde_json::json!({"shop": ["s", secret], "access_token": other}),
+            serde_json::json!({"url": secret, "consumer_key": other}),
+            serde_json::json!({"url": "https://w.example", "consumer_key": secret, "consumer_secret": [other]}),
+        ];
+        let platforms = HttpPlatforms::new();
+        let mut refused = 0;
+        for access in &shapes {
+            let errors = [
+                platforms.shopify(access).err().map(|e| e.to_string()),
+                platforms.woocommerce(access).err().map(|e| e.to_string()),
+            ];
+            for said in errors.into_iter().flatten() {
+                refused += 1;
+                assert!(
+                    !said.contains(secret) && !said.contains(other) && !said.contains("0123456789"),
+                    "{said}"
+                );
+                assert!(said.contains("keys secret"), "{said}");
+            }
+        }
+        assert!(refused >= shapes.len() * 2 - 2, "{refused} refused");
+        let said = platforms
+            .shopify(&serde_json::json!(secret))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(said.contains("a string where an object"), "{said}");
+    }
 
     #[test]
     fn a_host_becomes_an_https_base_and_a_url_stays() {
