@@ -29,11 +29,23 @@ pub fn policy_actions(
             _ => vec![],
         }
     }
+    // A statement under `!If` counts both ways: the most the role may get.
+    fn statements(v: &serde_yaml::Value) -> Vec<serde_yaml::Value> {
+        match v {
+            serde_yaml::Value::Tagged(t) if t.tag == "If" => t.value.as_sequence().unwrap()[1..]
+                .iter()
+                .flat_map(statements)
+                .collect(),
+            serde_yaml::Value::Tagged(_) => vec![],
+            statement => vec![statement.clone()],
+        }
+    }
     t["Resources"][logical_id]["Properties"]["Policies"]
         .as_sequence()
         .expect("inline policies")
         .iter()
         .flat_map(|p| p["Statement"].as_sequence().cloned().unwrap_or_default())
+        .flat_map(|s| statements(&s))
         .inspect(|s| assert_eq!(s["Effect"].as_str(), Some("Allow")))
         .flat_map(|s| strings(&s["Action"]))
         .collect()

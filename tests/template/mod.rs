@@ -273,9 +273,20 @@ fn each_function_may_do_only_its_own_work() {
     assert!(has(Function::Capture, "dynamodb:BatchGetItem"));
     assert!(has(Function::Capture, "dynamodb:GetItem"));
     assert!(has(Function::Detect, "dynamodb:BatchGetItem"));
-    // notify reads Klaviyo's private key from the keys secret (when
-    // KlaviyoEvents is on).
-    assert!(has(Function::Notify, "secretsmanager:GetSecretValue"));
+    // notify reads Klaviyo's private key from the keys secret when
+    // KlaviyoEvents is on, and the secret not at all when it is off.
+    for (klaviyo, reads) in [("on", true), ("off", false)] {
+        let given = BTreeMap::from([("KlaviyoEvents", klaviyo)]);
+        let mut resolved = t.clone();
+        resolved["Resources"][logical_id(Function::Notify)] =
+            resolve(function(&t, Function::Notify), &t, &given);
+        let notify = restock_e2e::policy_actions(&resolved, &logical_id(Function::Notify));
+        assert_eq!(
+            notify.contains("secretsmanager:GetSecretValue"),
+            reads,
+            "KlaviyoEvents={klaviyo}: {notify:?}"
+        );
+    }
     assert!(has(Function::Notify, "bedrock:InvokeModel"));
     assert!(has(Function::Notify, "ses:SendEmail"));
 
