@@ -433,6 +433,77 @@ async fn a_paused_item_tells_nobody_until_resumed_on_dynamodb() {
     a_paused_item_tells_nobody_until_resumed_on(Backend::Dynamo).await;
 }
 
+/// The team pauses all sending while a provider's pause is open (SES in
+/// the sandbox, say): the team's pause takes it over and lasts as long as
+/// the team said, not the provider's five minutes; nothing goes out until
+/// `restock resume`, and then what both held back is offered.
+async fn the_team_s_pause_wins_over_a_provider_s_on(backend: Backend) {
+    let rig = rig(backend).await;
+    let w = &rig.world;
+    let admin = Admin {
+        store: w.store.clone(),
+        pepper: None,
+    };
+    let run = |command: Command| {
+        let admin = &admin;
+        let now = w.clock.now_ms();
+        async move { admin.run(command, now).await.unwrap() }
+    };
+    assert_eq!(w.join("Ann").await.status, 201);
+    let now = w.clock.now_ms();
+    // The provider refused the sender: notify opened its five-minute pause.
+    assert!(
+        w.store
+            .pause_sender(
+                "SES: the account is in the sandbox",
+                now + 5 * MIN,
+                &chair(),
+                now
+            )
+            .await
+            .unwrap()
+    );
+    let paused = run(Command::Pause {
+        sku: None,
+        reason: "stocktake tonight".into(),
+    })
+    .await;
+    assert_eq!(paused.json["paused"], true, "{}", paused.message);
+    let pause = w.store.sender_pause().await.unwrap().unwrap();
+    assert_eq!(pause.reason, "paused by the team: stocktake tonight");
+    assert!(pause.until > now + 29 * 24 * 60 * MIN, "{pause:?}");
+    // Past the provider's five minutes the sweep leaves the team's pause.
+    w.advance(6 * MIN);
+    assert!(!w.sweep().await.resumed);
+    assert_eq!(w.shopify(Some(1), "s-1").await.status, 200);
+    w.pump().await;
+    assert_eq!(
+        rig.outbox.sent().len(),
+        0,
+        "nothing goes out while the team's pause holds"
+    );
+    let again = run(Command::Pause {
+        sku: None,
+        reason: "still counting".into(),
+    })
+    .await;
+    assert_eq!(again.json["paused"], false, "{}", again.message);
+    let resumed = run(Command::Resume { sku: None }).await;
+    assert_eq!(resumed.json["resumed"], true, "{}", resumed.message);
+    w.pump().await;
+    assert_eq!(rig.outbox.sent().len(), 1, "Ann is told once resumed");
+}
+
+#[tokio::test]
+async fn the_team_s_pause_wins_over_a_provider_s_in_memory() {
+    the_team_s_pause_wins_over_a_provider_s_on(Backend::Memory).await;
+}
+
+#[tokio::test]
+async fn the_team_s_pause_wins_over_a_provider_s_on_dynamodb() {
+    the_team_s_pause_wins_over_a_provider_s_on(Backend::Dynamo).await;
+}
+
 /// `restock pause` and `restock resume` through the binary on DynamoDB.
 #[tokio::test]
 async fn pause_and_resume_run_from_the_command_line() {

@@ -192,6 +192,7 @@ faulty! {
     fn reserve_sends(&self, count: u32, interval_ms: Millis, now: Millis) -> Millis;
     fn sender_pause(&self) -> Option<SenderPause>;
     fn pause_sender(&self, reason: &str, until: Millis, sku: &Sku, now: Millis) -> bool;
+    fn take_over_sender_pause(&self, reason: &str, until: Millis, now: Millis) -> bool;
     fn resume_sender(&self) -> Option<Vec<Sku>>;
     fn restock_phrase(&self, sku: &Sku, episode: u32, language: &Language) -> Option<String>;
     fn save_restock_phrase(&self, sku: &Sku, episode: u32, language: &Language, phrase: &str) -> ();

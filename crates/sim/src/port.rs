@@ -314,6 +314,16 @@ impl NotifyStore for SimStore {
         self.inner.pause_sender(reason, until, sku, now).await
     }
 
+    async fn take_over_sender_pause(
+        &self,
+        reason: &str,
+        until: Millis,
+        now: Millis,
+    ) -> Result<bool> {
+        self.round_trip().await;
+        self.inner.take_over_sender_pause(reason, until, now).await
+    }
+
     async fn resume_sender(&self) -> Result<Option<Vec<Sku>>> {
         self.round_trip().await;
         self.inner.resume_sender().await

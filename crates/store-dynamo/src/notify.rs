@@ -517,6 +517,21 @@ impl NotifyStore for DynamoStore {
         Ok(opened)
     }
 
+    async fn take_over_sender_pause(
+        &self,
+        reason: &str,
+        until: Millis,
+        now: Millis,
+    ) -> Result<bool> {
+        Change::on(key(SENDER_PK, PAUSE_SK))
+            .set(PAUSE_TO, n(until))
+            .set(PAUSE_WHY, s(reason))
+            .when(format!("{PAUSE_TO} > :now"))
+            .value(":now", n(now))
+            .apply(self)
+            .await
+    }
+
     async fn resume_sender(&self) -> Result<Option<Vec<Sku>>> {
         let old = self
             .sdk()

@@ -394,6 +394,20 @@ impl NotifyStore for MemoryStore {
         }
         Ok(opened)
     }
+    async fn take_over_sender_pause(
+        &self,
+        reason: &str,
+        until: Millis,
+        now: Millis,
+    ) -> Result<bool> {
+        let mut s = self.lock();
+        let Some(pause) = s.pause.as_mut().filter(|p| p.until > now) else {
+            return Ok(false);
+        };
+        pause.reason = reason.to_owned();
+        pause.until = until;
+        Ok(true)
+    }
     async fn resume_sender(&self) -> Result<Option<Vec<Sku>>> {
         Ok(self.lock().pause.take().map(|p| p.skus))
     }

@@ -271,6 +271,15 @@ pub trait NotifyStore: Send + Sync {
         sku: &Sku,
         now: Millis,
     ) -> Result<bool>;
+    /// The team's pause over one already open (a provider's): its reason
+    /// and end become `reason` and `until`, the items it holds back stay.
+    /// False when no pause is open (the caller opens its own).
+    async fn take_over_sender_pause(
+        &self,
+        reason: &str,
+        until: Millis,
+        now: Millis,
+    ) -> Result<bool>;
     /// Ends the pause: the items held back, to wake (`None` when no pause
     /// was open).
     async fn resume_sender(&self) -> Result<Option<Vec<Sku>>>;

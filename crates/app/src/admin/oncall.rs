@@ -85,15 +85,21 @@ impl Admin {
                 ));
             };
             let until = now + TEAM_PAUSE_DAYS * 86_400_000;
-            let opened = self
-                .store
-                .pause_sender(
-                    &format!("{}{reason}", crate::notify::TEAM_PAUSE_PREFIX),
-                    until,
-                    &first.sku,
-                    now,
-                )
-                .await?;
+            let said = format!("{}{reason}", crate::notify::TEAM_PAUSE_PREFIX);
+            let open = self.store.sender_pause().await?.filter(|p| p.until > now);
+            let paused = match open {
+                // The team's own pause: as the team set it.
+                Some(p) if p.reason.starts_with(crate::notify::TEAM_PAUSE_PREFIX) => false,
+                // A provider's pause ends by itself in minutes: the team's
+                // takes it over, keeping what it held back.
+                Some(_) => self.store.take_over_sender_pause(&said, until, now).await?,
+                None => false,
+            };
+            let opened = paused
+                || self
+                    .store
+                    .pause_sender(&said, until, &first.sku, now)
+                    .await?;
             return Ok(Output::message(
                 if opened {
                     format!(
@@ -101,7 +107,7 @@ impl Admin {
                         restock_core::rfc3339(until)
                     )
                 } else {
-                    "sending was already paused; nothing changed (`restock resume` ends it)".into()
+                    "sending was already paused by the team; nothing changed (`restock resume` ends it)".into()
                 },
                 json!({ "paused": opened, "until_ms": until }),
             ));

@@ -63,6 +63,7 @@ macro_rules! conformance_suite {
             deliveries_heard_and_each_silence_claimed_once,
             anyone_waiting_follows_the_queue,
             the_sender_pause_opens_once_notes_items_and_ends,
+            the_team_takes_over_a_provider_s_pause_and_keeps_what_it_held,
             an_offer_whose_notice_never_went_out_keeps_its_place_when_it_runs_out,
             a_day_s_mail_figures_add_up,
             every_request_is_listed_once_with_when_it_was_told_held_and_ended,
@@ -1921,6 +1922,53 @@ pub async fn the_sender_pause_opens_once_notes_items_and_ends(app: App) {
     let skus = app.store.resume_sender().await.unwrap().unwrap();
     assert_eq!(skus, vec![sku(CHAIR), sku("THROW-OAT")]);
     assert!(app.store.sender_pause().await.unwrap().is_none());
+}
+
+pub async fn the_team_takes_over_a_provider_s_pause_and_keeps_what_it_held(app: App) {
+    let team_until = T0 + 30 * 24 * 60 * MIN;
+    assert!(
+        !app.store
+            .take_over_sender_pause("team: stocktake", team_until, T0)
+            .await
+            .unwrap(),
+        "no pause open: nothing to take over"
+    );
+    assert!(app.store.sender_pause().await.unwrap().is_none());
+    app.store
+        .pause_sender("sandbox", T0 + 5 * MIN, &sku(CHAIR), T0)
+        .await
+        .unwrap();
+    assert!(
+        app.store
+            .take_over_sender_pause("team: stocktake", team_until, T0 + MIN)
+            .await
+            .unwrap()
+    );
+    // The provider fails again: the team's pause stays as the team said.
+    assert!(
+        !app.store
+            .pause_sender("quota", T0 + 9 * MIN, &sku("THROW-OAT"), T0 + 2 * MIN)
+            .await
+            .unwrap()
+    );
+    let pause = app.store.sender_pause().await.unwrap().unwrap();
+    assert_eq!(
+        pause,
+        SenderPause {
+            since: T0,
+            until: team_until,
+            reason: "team: stocktake".into(),
+            skus: vec![sku(CHAIR), sku("THROW-OAT")],
+        }
+    );
+    // Past the provider's five minutes the pause is still the team's.
+    assert!(
+        !app.store
+            .take_over_sender_pause("late", team_until + 1, team_until)
+            .await
+            .unwrap(),
+        "a pause whose time is up is not taken over"
+    );
 }
 
 pub async fn an_offer_whose_notice_never_went_out_keeps_its_place_when_it_runs_out(app: App) {
