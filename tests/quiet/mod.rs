@@ -181,6 +181,58 @@ async fn on_dynamodb_a_launch_holds_its_stock_back_until_its_time() {
     a_launch_holds_its_stock_back_until_its_time(w, outbox).await;
 }
 
+/// A launch moved earlier after its stock came in (the team imports the
+/// catalogue again, as `restock catalogue import` does) goes at the new
+/// time, not the old one.
+async fn a_launch_moved_earlier_goes_at_the_new_time(w: World, outbox: Arc<Outbox>) {
+    w.store
+        .put_settings(&settings_for_the_world())
+        .await
+        .unwrap();
+    let chair = restock_core::Sku::try_from(CHAIR).unwrap();
+    let admin = restock_app::admin::Admin {
+        store: w.store.clone(),
+        pepper: None,
+    };
+    let put = |launch_at: i64| {
+        let (admin, store, chair) = (&admin, &w.store, &chair);
+        async move {
+            let mut entry = store.catalogue_entry(chair).await.unwrap().unwrap();
+            entry.launch_at = Some(launch_at);
+            let command = restock_app::admin::Command::CataloguePut {
+                entries: vec![entry],
+            };
+            admin.run(command, 0).await.unwrap();
+        }
+    };
+    let now = w.clock.now_ms(); // 09:00 UTC
+    put(now + 6 * HOUR).await;
+    let eve = w.email("Eve");
+    join(&w, "Eve", ("email", &eve), Some("Europe/London")).await;
+    w.shopify(Some(3), "s-in").await;
+    let reports = w.pump().await;
+    assert!(reports[0].before_launch, "{reports:?}");
+    // The launch moves to an hour from now.
+    put(now + HOUR).await;
+    w.advance(HOUR);
+    w.settle().await;
+    assert_eq!(w.sweep().await.awake, 1, "woken at the new launch");
+    w.pump().await;
+    assert_eq!(recipients(&outbox), [eve], "told at the new launch");
+}
+
+#[tokio::test]
+async fn on_memory_a_launch_moved_earlier_goes_at_the_new_time() {
+    let (w, outbox) = memory().await;
+    a_launch_moved_earlier_goes_at_the_new_time(w, outbox).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_dynamodb_a_launch_moved_earlier_goes_at_the_new_time() {
+    let (w, outbox) = dynamodb().await;
+    a_launch_moved_earlier_goes_at_the_new_time(w, outbox).await;
+}
+
 /// One reminder before an offer runs out (`remind_before`), on the
 /// channel the notice went on: Ana, in London, is reminded, and the
 /// reminder's own link holds her unit; Ben, in Sydney, falls inside his

@@ -45,16 +45,21 @@ impl Admin {
         restock_core::catalogue::check_entries(&entries)
             .map_err(|e| AdminError::Invalid(e.to_string()))?;
         for entry in &entries {
+            let old = self.store.catalogue_entry(&entry.sku).await?;
             // A team's pause outlives an import (lifting it is `resume`).
             let mut entry = entry.clone();
             if entry.paused.is_none() {
-                entry.paused = self
-                    .store
-                    .catalogue_entry(&entry.sku)
-                    .await?
-                    .and_then(|old| old.paused);
+                entry.paused = old.as_ref().and_then(|old| old.paused.clone());
             }
             self.store.put_catalogue_entry(&entry).await?;
+            // A launch moved is followed at once: the item is woken at the
+            // new time (an earlier one replaces the wake asked for; a later
+            // one finds the item not launched yet and asks again).
+            if let Some(at) = entry.launch_at
+                && old.and_then(|old| old.launch_at) != Some(at)
+            {
+                self.store.wake_at(&entry.sku, at).await?;
+            }
         }
         Ok(Output::message(
             format!("{} catalogue entries saved", entries.len()),
