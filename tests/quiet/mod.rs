@@ -233,6 +233,95 @@ async fn on_dynamodb_a_launch_moved_earlier_goes_at_the_new_time() {
     a_launch_moved_earlier_goes_at_the_new_time(w, outbox).await;
 }
 
+/// Why a reminder due should not go: the gates a notice passes.
+#[derive(Debug, Clone, Copy)]
+enum Stop {
+    ItemPaused,
+    SendingPaused,
+    ItemEnded,
+    SenderRefused,
+}
+
+/// A reminder passes the gate a notice passes: an item the team paused, all
+/// sending paused or an item the shop no longer sells sends none (its own
+/// link would answer 410 there), and a sender's refusal of a reminder pauses
+/// all sending as a notice's does.
+async fn a_reminder_passes_the_gate_a_notice_passes(w: World, outbox: Arc<Outbox>, stop: Stop) {
+    let mut settings = settings_for_the_world();
+    settings.remind_before = Some(restock_core::Window::from_mins(5));
+    w.store.put_settings(&settings).await.unwrap();
+    w.advance(50 * 60_000); // 09:50 UTC
+    let ana = w.email("Ana");
+    join(&w, "Ana", ("email", &ana), Some("Europe/London")).await;
+    w.shopify(Some(1), "s-1").await;
+    w.pump().await;
+    assert_eq!(recipients(&outbox), std::slice::from_ref(&ana), "the notice went");
+    let chair = restock_core::Sku::try_from(CHAIR).unwrap();
+    let mut entry = w.store.catalogue_entry(&chair).await.unwrap().unwrap();
+    let now = w.clock.now_ms();
+    match stop {
+        Stop::ItemPaused => {
+            entry.paused = Some(restock_core::catalogue::ItemPause {
+                reason: "wrong price".into(),
+                since_ms: now,
+            });
+            w.store.put_catalogue_entry(&entry).await.unwrap();
+        }
+        Stop::SendingPaused => {
+            let reason = format!("{}stocktake", restock_app::notify::TEAM_PAUSE_PREFIX);
+            w.store
+                .pause_sender(&reason, now + 24 * HOUR, &chair, now)
+                .await
+                .unwrap();
+        }
+        Stop::ItemEnded => {
+            entry.ended = Some(now);
+            w.store.put_catalogue_entry(&entry).await.unwrap();
+        }
+        Stop::SenderRefused => {
+            *outbox.sender_refused.lock().unwrap() = Some("the account is in the sandbox".into());
+        }
+    }
+    w.advance(10 * 60_000);
+    w.settle().await;
+    let swept = w.sweep().await;
+    assert_eq!(swept.reminded, 0, "{stop:?}: {swept:?}");
+    assert_eq!(recipients(&outbox), [ana], "{stop:?}: no reminder");
+    if let Stop::SenderRefused = stop {
+        let pause = w.store.sender_pause().await.unwrap();
+        assert!(
+            pause.is_some_and(|p| p.reason.contains("sandbox")),
+            "a sender's refusal of a reminder pauses all sending"
+        );
+    }
+}
+
+#[tokio::test]
+async fn on_memory_a_reminder_passes_the_gate_a_notice_passes() {
+    for stop in [
+        Stop::ItemPaused,
+        Stop::SendingPaused,
+        Stop::ItemEnded,
+        Stop::SenderRefused,
+    ] {
+        let (w, outbox) = memory().await;
+        a_reminder_passes_the_gate_a_notice_passes(w, outbox, stop).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_dynamodb_a_reminder_passes_the_gate_a_notice_passes() {
+    for stop in [
+        Stop::ItemPaused,
+        Stop::SendingPaused,
+        Stop::ItemEnded,
+        Stop::SenderRefused,
+    ] {
+        let (w, outbox) = dynamodb().await;
+        a_reminder_passes_the_gate_a_notice_passes(w, outbox, stop).await;
+    }
+}
+
 /// One reminder before an offer runs out (`remind_before`), on the
 /// channel the notice went on: Ana, in London, is reminded, and the
 /// reminder's own link holds her unit; Ben, in Sydney, falls inside his

@@ -13,6 +13,7 @@ use restock_store::ExpireOutcome;
 use serde::Serialize;
 
 use crate::metrics::{self, Metric};
+use crate::ports::SendError;
 use crate::{AppError, Services, alerts};
 
 /// The most due items one run ends.
@@ -227,12 +228,19 @@ async fn remind(
     let Some(r) = s.store.request(&due.id).await? else {
         return Ok(Reminder::NotSent);
     };
+    let Some(entry) = s.store.catalogue_entry(&r.sku).await? else {
+        return Ok(Reminder::NotSent);
+    };
+    // The gate every notice passes: an item ended or paused by the team,
+    // or all sending paused, sends no reminder (dropped, as in quiet hours).
+    let gate = crate::notify::gate(s, &entry, now).await?;
     let mut sleepers = restock_core::Sleepers::new(&settings.quiet_hours, &settings.time_zone, now);
     let asleep = sleepers
         .asleep_until(r.contact.channel(), r.zone.as_ref())
         .is_some();
-    if asleep || s.store.is_opted_out(&r.contact_key).await? {
-        tracing::info!(sku = %r.sku, request = %r.id, asleep, "reminder dropped");
+    let closed = !matches!(gate, crate::notify::Gate::Open);
+    if closed || asleep || s.store.is_opted_out(&r.contact_key).await? {
+        tracing::info!(sku = %r.sku, request = %r.id, asleep, closed, "reminder dropped");
         s.store.claim_reminder(&r.id, episode, None, now).await?;
         return Ok(Reminder::NotSent);
     }
@@ -253,9 +261,7 @@ async fn remind(
     else {
         return Ok(Reminder::NotSent);
     };
-    let (RequestState::Offered { expires_ms, .. }, Some(entry)) =
-        (r.state, s.store.catalogue_entry(&r.sku).await?)
-    else {
+    let RequestState::Offered { expires_ms, .. } = r.state else {
         return Ok(Reminder::NotSent);
     };
     let Some(left) = Window::remaining(now, expires_ms) else {
@@ -281,6 +287,18 @@ async fn remind(
             let e = e.masked();
             metrics::send_failed(&e);
             tracing::warn!(sku = %r.sku, contact = %r.contact.masked(), error = ?e, "reminder not sent; not tried again");
+            // What a refusal means holds for a reminder as for a notice:
+            // the sender refused (all sending pauses), or the number
+            // opted out (for good).
+            match e {
+                SendError::Sender(reason) => {
+                    crate::notify::pause_sending(s, &reason, &r.sku, now).await?;
+                }
+                SendError::OptedOut => {
+                    s.store.opt_out_contact(&r.contact_key, now).await?;
+                }
+                _ => {}
+            }
             Ok(Reminder::NotSent)
         }
     }

@@ -26,9 +26,9 @@ use restock_core::feedback::{MailDay, day_of};
 use restock_core::notice::Phrase;
 use restock_core::{CatalogueEntry, Language, RequestState, Settings, Sku, Texts, Window};
 use restock_store::{Offer, WaveParams};
-pub(crate) use send::Pacer;
 use send::phrase_for;
 use send::send_one;
+pub(crate) use send::{Pacer, pause_sending};
 
 use crate::metrics::{self, Metric};
 use crate::{AppError, Services};
@@ -196,35 +196,31 @@ async fn pass(s: &Services, sku: &Sku, deadline: Instant) -> Result<NotifyReport
         tracing::warn!(%sku, "woken for an item no longer in the catalogue");
         return Ok(report);
     };
-    // An item the shop no longer sells tells nobody: no offers, no
-    // confirmations. Its queue is kept for the day it is listed again.
-    if entry.ended.is_some() {
-        tracing::info!(%sku, "woken for an item the shop no longer sells; nobody is told");
-        return Ok(report);
-    }
-    // Paused by the team: nothing is offered or sent (an offer already sent
-    // stays good); `restock resume --sku` wakes the item.
-    if let Some(pause) = &entry.paused {
-        tracing::info!(%sku, reason = %pause.reason, "notices paused by the team; this item waits for the resume");
-        metrics::count(Metric::HeldByTeam, 1);
-        report.paused = true;
-        return Ok(report);
-    }
-    // Sending paused by a sender-side failure: nothing is offered or sent;
-    // the item is noted and woken when sending resumes.
     let now = s.clock.now_ms();
-    if let Some(pause) = s.store.sender_pause().await?
-        && pause.until > now
-    {
-        s.store
-            .pause_sender(&pause.reason, pause.until, sku, now)
-            .await?;
-        tracing::warn!(%sku, reason = %pause.reason, "sending paused; this item waits for the resume");
-        if pause.reason.starts_with(TEAM_PAUSE_PREFIX) {
-            metrics::count(Metric::HeldByTeam, 1);
+    match gate(s, &entry, now).await? {
+        Gate::Open => {}
+        Gate::Ended => {
+            tracing::info!(%sku, "woken for an item the shop no longer sells; nobody is told");
+            return Ok(report);
         }
-        report.paused = true;
-        return Ok(report);
+        Gate::PausedByTeam(reason) => {
+            tracing::info!(%sku, %reason, "notices paused by the team; this item waits for the resume");
+            metrics::count(Metric::HeldByTeam, 1);
+            report.paused = true;
+            return Ok(report);
+        }
+        Gate::SendingPaused(pause) => {
+            // Noted, and woken when sending resumes.
+            s.store
+                .pause_sender(&pause.reason, pause.until, sku, now)
+                .await?;
+            tracing::warn!(%sku, reason = %pause.reason, "sending paused; this item waits for the resume");
+            if pause.reason.starts_with(TEAM_PAUSE_PREFIX) {
+                metrics::count(Metric::HeldByTeam, 1);
+            }
+            report.paused = true;
+            return Ok(report);
+        }
     }
     let mut pacer = Pacer::new(s, &settings, deadline);
     let (offers, episode) = match entry.launch_at {
@@ -253,6 +249,38 @@ async fn pass(s: &Services, sku: &Sku, deadline: Instant) -> Result<NotifyReport
         send_confirmations(s, &settings, &entry, &mut pacer, &mut report).await?;
     }
     finish_pass(s, report, now).await
+}
+
+/// Whether anything may be sent about an item now: the one gate a notice,
+/// a confirmation and a reminder all pass, so they cannot drift apart.
+pub(crate) enum Gate {
+    /// Nothing stops it.
+    Open,
+    /// The shop no longer sells the item: nobody is told (its queue is kept
+    /// for the day it is listed again).
+    Ended,
+    /// The team paused the item's notices; `restock resume --sku` lifts it.
+    PausedByTeam(String),
+    /// All sending is paused (by the team, or by the provider's refusal).
+    SendingPaused(restock_store::SenderPause),
+}
+
+/// The [`Gate`] for `entry` at `now`.
+pub(crate) async fn gate(
+    s: &Services,
+    entry: &CatalogueEntry,
+    now: restock_core::Millis,
+) -> Result<Gate, AppError> {
+    if entry.ended.is_some() {
+        return Ok(Gate::Ended);
+    }
+    if let Some(pause) = &entry.paused {
+        return Ok(Gate::PausedByTeam(pause.reason.clone()));
+    }
+    Ok(match s.store.sender_pause().await? {
+        Some(pause) if pause.until > now => Gate::SendingPaused(pause),
+        _ => Gate::Open,
+    })
 }
 
 /// The offers this pass sends, oldest first, and the wave's restock: the
