@@ -445,6 +445,61 @@ impl From<ShopperName> for String {
 /// address is a run of address characters around an `@`; a number is a
 /// run of seven or more digits, with or without a leading `+`.
 pub fn mask_personal(text: &str) -> String {
+    mask_words(&mask_written_numbers(text))
+}
+
+/// Phone numbers written with spaces, hyphens, dots or brackets between
+/// their digits (`+44 7911 123-456`, `(646) 736-5000`), masked as one
+/// number: from a `+`, seven digits or more; else ten or more, so a date
+/// (`2026-12-07`) or a code stays as it is.
+fn mask_written_numbers(text: &str) -> String {
+    let separator = |c: char| matches!(c, ' ' | '-' | '.' | '(' | ')');
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let starts = (chars[i] == '+' || chars[i] == '(' || chars[i].is_ascii_digit())
+            && (i == 0 || !(chars[i - 1].is_alphanumeric() || chars[i - 1] == '@'));
+        if !starts {
+            out.push(chars[i]);
+            i += 1;
+            continue;
+        }
+        // The run: digits, with single separators between them.
+        let mut end = i + 1;
+        let mut last_digit = chars[i].is_ascii_digit().then_some(i);
+        while end < chars.len() {
+            let c = chars[end];
+            if c.is_ascii_digit() {
+                last_digit = Some(end);
+            } else if !(separator(c) && end + 1 < chars.len() && !separator(chars[end + 1]) || c == '(' || c == ')') {
+                break;
+            }
+            end += 1;
+        }
+        let Some(last) = last_digit else {
+            out.push(chars[i]);
+            i += 1;
+            continue;
+        };
+        let run: String = chars[i..=last].iter().collect();
+        let digits: String = run.chars().filter(char::is_ascii_digit).collect();
+        let spaced = run.chars().any(separator);
+        let next_is_word = chars.get(last + 1).is_some_and(|c| c.is_alphanumeric() || *c == '@');
+        let enough = if run.starts_with('+') { 7 } else { 10 };
+        if spaced && !next_is_word && digits.len() >= enough {
+            let plus = if run.starts_with('+') { "+" } else { "" };
+            out.push_str(&mask_phone(&format!("{plus}{digits}")));
+            i = last + 1;
+        } else {
+            out.push(chars[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+fn mask_words(text: &str) -> String {
     let part_of_address = |c: char| c.is_alphanumeric() || "._%+-@'!#$&*=?^`{|}~/".contains(c);
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
@@ -647,10 +702,23 @@ mod tests {
             mask_personal("Phone number +447911123456 is opted out; 07911123456 too"),
             "Phone number +44*******456 is opted out; 079*****456 too"
         );
-        // Codes, versions and short numbers stay as they are.
+        // However the number is written.
+        for (written, masked) in [
+            ("+44 7911 123456 failed", "+44*******456 failed"),
+            ("to +1-646-736-5000.", "to +16******000."),
+            ("(646) 736-5000 is blocked", "646****000 is blocked"),
+            ("call 07911 123 456", "call 079*****456"),
+            ("+33 6.12.34.56.78", "+33******678"),
+        ] {
+            assert_eq!(mask_personal(written), masked, "{written}");
+            let digits: String = written.chars().filter(char::is_ascii_digit).collect();
+            assert!(!mask_personal(written).contains(&digits[digits.len() - 7..]));
+        }
+        // Codes, versions, dates and short numbers stay as they are.
         for kept in [
             "smtp; 550 5.1.1 user unknown",
             "Throttling: Rate exceeded (request 1234-abcd)",
+            "offered 2026-12-07 at 09:00, 1,000 units, order 12-34",
             "",
         ] {
             assert_eq!(mask_personal(kept), kept);
