@@ -308,6 +308,13 @@ try {
   await sized.evaluate(() => history.replaceState(null, "", "?variant=9002"));
   await widget.waitFor({ state: "hidden", timeout: 5000 });
   check(await widget.isHidden(), "and the address moving to an in-stock size hides it");
+  // A malformed address (a link cut short, `?variant=%`) breaks nothing:
+  // the widget takes the page's own choice.
+  const thrown = [];
+  sized.on("pageerror", (e) => thrown.push(e.message));
+  await sized.goto(`${base}/sized/linen-tee?variant=%`);
+  await sized.waitForTimeout(500);
+  check(thrown.length === 0, `?variant=% throws nothing: ${thrown.join("; ")}`);
   await sized.close();
 
   console.log("the team looks at the dashboard, on a desktop and on a phone");

@@ -188,9 +188,10 @@
     });
   }
 
+  // (URLSearchParams leaves a malformed escape such as `?variant=%` as it
+  // is, where decodeURIComponent throws.)
   function queryParam(name) {
-    var match = new RegExp("[?&]" + name + "=([^&#]*)").exec(window.location.search);
-    return match ? decodeURIComponent(match[1]) : null;
+    return new URLSearchParams(window.location.search).get(name);
   }
 
   // The product form's selected variant: Shopify themes keep it in an
