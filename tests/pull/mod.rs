@@ -391,3 +391,37 @@ async fn a_woocommerce_restock_in_the_sell_out_s_second_is_settled_by_asking_the
     let told: Vec<String> = outbox.sent().iter().map(|s| s.to().to_owned()).collect();
     assert_eq!(told, [w.email("Ann")]);
 }
+
+/// A WooCommerce site whose proxy drops `X-WP-TotalPages` still lists every
+/// product: pages are read on while they come back full (before, the first
+/// page was taken for all, and every product past it looked unlisted).
+#[tokio::test]
+async fn a_woocommerce_listing_without_its_page_count_is_read_to_the_end() {
+    let fake = PlatformFake::start().await;
+    *fake.woo_products.lock().unwrap() = (0..250)
+        .map(|i| {
+            serde_json::json!({
+                "id": 1000 + i, "name": format!("Mug {i}"), "type": "simple",
+                "sku": format!("MUG-{i}"), "permalink": format!("https://shop.example/product/mug-{i}/"),
+            })
+        })
+        .collect();
+    fake.woo_no_paging_headers
+        .store(true, std::sync::atomic::Ordering::SeqCst);
+    let platforms = restock_aws::platforms::HttpPlatforms::new();
+    let access = serde_json::json!({
+        "url": fake.url, "consumer_key": WOO_API_KEY.0, "consumer_secret": WOO_API_KEY.1,
+    });
+    let listed = platforms
+        .woocommerce(&access)
+        .unwrap()
+        .products()
+        .await
+        .unwrap();
+    assert_eq!(listed.len(), 250, "every product, over three pages");
+    let calls = fake.calls.lock().unwrap();
+    assert_eq!(
+        calls.iter().filter(|c| **c == "woocommerce-list").count(),
+        3
+    );
+}

@@ -255,7 +255,11 @@ async fn a_reminder_passes_the_gate_a_notice_passes(w: World, outbox: Arc<Outbox
     join(&w, "Ana", ("email", &ana), Some("Europe/London")).await;
     w.shopify(Some(1), "s-1").await;
     w.pump().await;
-    assert_eq!(recipients(&outbox), std::slice::from_ref(&ana), "the notice went");
+    assert_eq!(
+        recipients(&outbox),
+        std::slice::from_ref(&ana),
+        "the notice went"
+    );
     let chair = restock_core::Sku::try_from(CHAIR).unwrap();
     let mut entry = w.store.catalogue_entry(&chair).await.unwrap().unwrap();
     let now = w.clock.now_ms();

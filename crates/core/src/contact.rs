@@ -472,7 +472,10 @@ fn mask_written_numbers(text: &str) -> String {
             let c = chars[end];
             if c.is_ascii_digit() {
                 last_digit = Some(end);
-            } else if !(separator(c) && end + 1 < chars.len() && !separator(chars[end + 1]) || c == '(' || c == ')') {
+            } else if !(separator(c) && end + 1 < chars.len() && !separator(chars[end + 1])
+                || c == '('
+                || c == ')')
+            {
                 break;
             }
             end += 1;
@@ -485,7 +488,9 @@ fn mask_written_numbers(text: &str) -> String {
         let run: String = chars[i..=last].iter().collect();
         let digits: String = run.chars().filter(char::is_ascii_digit).collect();
         let spaced = run.chars().any(separator);
-        let next_is_word = chars.get(last + 1).is_some_and(|c| c.is_alphanumeric() || *c == '@');
+        let next_is_word = chars
+            .get(last + 1)
+            .is_some_and(|c| c.is_alphanumeric() || *c == '@');
         let enough = if run.starts_with('+') { 7 } else { 10 };
         if spaced && !next_is_word && digits.len() >= enough {
             let plus = if run.starts_with('+') { "+" } else { "" };

@@ -59,6 +59,9 @@ pub struct PlatformFake {
     /// WooCommerce's webhooks, as REST lists them (with the secret each
     /// was given).
     pub woo_webhooks: Arc<Mutex<Vec<serde_json::Value>>>,
+    /// While set, lists come without `X-WP-Total` and `X-WP-TotalPages`
+    /// (a proxy or cache in front of the site dropped them).
+    pub woo_no_paging_headers: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// The tokens the fake's grant gave, each with when it runs out.
@@ -85,6 +88,7 @@ impl PlatformFake {
             woo_products: Arc<Mutex<Vec<serde_json::Value>>>,
             woo_variations: Arc<Mutex<HashMap<u64, Vec<serde_json::Value>>>>,
             woo_webhooks: Arc<Mutex<Vec<serde_json::Value>>>,
+            woo_no_paging_headers: Arc<std::sync::atomic::AtomicBool>,
         }
         /// WooCommerce's key check (HTTP basic auth): the 401 it answers.
         fn woo_refused(headers: &HeaderMap, message: &str) -> Option<axum::response::Response> {
@@ -106,6 +110,7 @@ impl PlatformFake {
         fn woo_page(
             all: &[serde_json::Value],
             query: &HashMap<String, String>,
+            paging_headers: bool,
         ) -> axum::response::Response {
             let per_page: usize = query
                 .get("per_page")
@@ -124,6 +129,9 @@ impl PlatformFake {
                 .take(per_page)
                 .cloned()
                 .collect();
+            if !paging_headers {
+                return axum::Json(items).into_response();
+            }
             (
                 [
                     ("x-wp-total", all.len().to_string()),
@@ -142,7 +150,10 @@ impl PlatformFake {
                 return refused;
             }
             f.calls.lock().expect("lock").push("woocommerce-list");
-            woo_page(&f.woo_products.lock().expect("lock"), &query)
+            let headers = !f
+                .woo_no_paging_headers
+                .load(std::sync::atomic::Ordering::SeqCst);
+            woo_page(&f.woo_products.lock().expect("lock"), &query, headers)
         }
         async fn woo_variations(
             State(f): State<Fake>,
@@ -161,7 +172,10 @@ impl PlatformFake {
                 .get(&id)
                 .cloned()
                 .unwrap_or_default();
-            woo_page(&all, &query)
+            let headers = !f
+                .woo_no_paging_headers
+                .load(std::sync::atomic::Ordering::SeqCst);
+            woo_page(&all, &query, headers)
         }
         async fn woo_webhooks(
             State(f): State<Fake>,
@@ -183,7 +197,10 @@ impl PlatformFake {
                     w
                 })
                 .collect();
-            woo_page(&listed, &query)
+            let headers = !f
+                .woo_no_paging_headers
+                .load(std::sync::atomic::Ordering::SeqCst);
+            woo_page(&listed, &query, headers)
         }
         async fn woo_create_webhook(
             State(f): State<Fake>,
@@ -431,6 +448,7 @@ impl PlatformFake {
             woo_products: Arc::default(),
             woo_variations: Arc::default(),
             woo_webhooks: Arc::default(),
+            woo_no_paging_headers: Arc::default(),
         };
         let app = Router::new()
             .route("/admin/oauth/access_token", axum::routing::post(grant))
@@ -467,6 +485,7 @@ impl PlatformFake {
             woo_products: fake.woo_products,
             woo_variations: fake.woo_variations,
             woo_webhooks: fake.woo_webhooks,
+            woo_no_paging_headers: fake.woo_no_paging_headers,
         }
     }
 

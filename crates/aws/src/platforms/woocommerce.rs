@@ -73,6 +73,13 @@ pub(super) async fn levels(
 
 /// One site's WooCommerce REST API, with its key: `restock connect
 /// woocommerce` (the key needs Read/Write to register webhooks).
+/// Items a list page asks for (WooCommerce's most).
+const PER_PAGE: usize = 100;
+
+/// Pages a list without `X-WP-TotalPages` is read to at most (100,000
+/// items).
+const MAX_PAGES: u32 = 1_000;
+
 pub struct Api<'a> {
     client: &'a reqwest::Client,
     access: WooCommerceApi,
@@ -153,7 +160,10 @@ impl<'a> Api<'a> {
         base(&self.access.url)
     }
 
-    /// Every page of a list (`X-WP-TotalPages` says how many), 100 a page.
+    /// Every page of a list, 100 a page: as many as `X-WP-TotalPages` says,
+    /// or, where a proxy or cache dropped that header, until a page comes
+    /// back short (never assuming one page: the rest would look unlisted
+    /// and be ended).
     async fn all<T: serde::de::DeserializeOwned>(
         &self,
         path: &str,
@@ -164,7 +174,10 @@ impl<'a> Api<'a> {
             let response = self
                 .client
                 .get(format!("{}/wp-json/wc/v3/{path}", self.site()))
-                .query(&[("per_page", "100"), ("page", &page.to_string())])
+                .query(&[
+                    ("per_page", PER_PAGE.to_string()),
+                    ("page", page.to_string()),
+                ])
                 .basic_auth(
                     &self.access.consumer_key,
                     Some(&self.access.consumer_secret),
@@ -172,19 +185,23 @@ impl<'a> Api<'a> {
                 .send()
                 .await
                 .map_err(|e| failed(P, e.without_url()))?;
-            let pages: u32 = response
+            let pages: Option<u32> = response
                 .headers()
                 .get("x-wp-totalpages")
                 .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(1);
+                .and_then(|v| v.parse().ok());
             let response = checked(response).await?;
             let batch: Vec<T> = response
                 .json()
                 .await
                 .map_err(|e| failed(P, format!("unexpected answer: {}", e.without_url())))?;
+            let full = batch.len() >= PER_PAGE;
             items.extend(batch);
-            if page >= pages {
+            let more = match pages {
+                Some(pages) => page < pages,
+                None => full && page < MAX_PAGES,
+            };
+            if !more {
                 return Ok(items);
             }
             page += 1;
