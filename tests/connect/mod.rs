@@ -30,6 +30,7 @@ fn variant(
         "product": {
             "title": product_title,
             "handle": handle,
+            "status": "ACTIVE",
             "onlineStoreUrl": format!("https://loomandlast.co.uk/products/{handle}"),
             "hasOnlyDefaultVariant": only_default,
         },
@@ -552,11 +553,14 @@ async fn connect_takes_a_fresh_stack_to_a_passing_doctor() {
         "{said}"
     );
 
-    // `restock catalogue sync`: the shop renamed the throw and stopped
-    // selling the chair's variant; the sync applies the name and ends the
-    // chair, telling the team once.
+    // `restock catalogue sync`: the shop renamed the throw and archived the
+    // chair; the sync applies the name and ends the chair, telling the team
+    // once.
     fake.woo_products.lock().unwrap()[0]["name"] = "Linen throw, oat".into();
-    fake.variants.lock().unwrap().clear();
+    // The chair's product is archived (Shopify keeps listing its variants).
+    for v in fake.variants.lock().unwrap().iter_mut() {
+        v["product"]["status"] = "ARCHIVED".into();
+    }
     let synced = connect::sync(&sdk, &stack, false, &alerts).await.unwrap();
     let by = |p: Platform| synced.iter().find(|s| s.platform == p).unwrap();
     let shopify = by(Platform::Shopify);

@@ -457,7 +457,7 @@ impl<'a> Api<'a> {
 }
 
 /// The variants query: what the catalogue needs of each.
-const VARIANTS_QUERY: &str = "query Variants($first: Int!, $after: String) { productVariants(first: $first, after: $after) { nodes { id sku title inventoryItem { id } product { title handle onlineStoreUrl hasOnlyDefaultVariant } } pageInfo { hasNextPage endCursor } } }";
+const VARIANTS_QUERY: &str = "query Variants($first: Int!, $after: String) { productVariants(first: $first, after: $after) { nodes { id sku title inventoryItem { id } product { title handle status onlineStoreUrl hasOnlyDefaultVariant } } pageInfo { hasNextPage endCursor } } }";
 
 /// The app's subscriptions for some topics.
 const SUBSCRIPTIONS_QUERY: &str = "query Subscriptions($first: Int!, $topics: [WebhookSubscriptionTopic!]) { webhookSubscriptions(first: $first, topics: $topics) { nodes { id topic uri } pageInfo { hasNextPage endCursor } } }";
@@ -517,6 +517,10 @@ pub struct Product {
     /// Whether it has no options (its one variant is `Default Title`).
     #[serde(default)]
     pub has_only_default_variant: bool,
+    /// `ACTIVE`, `DRAFT`, `ARCHIVED` (or `UNLISTED`): an archived product
+    /// is no longer sold, so its variants are not listed.
+    #[serde(default)]
+    pub status: Option<String>,
 }
 
 /// A webhook subscription.
@@ -548,7 +552,12 @@ pub fn catalogue_entries(
 ) -> (Vec<restock_core::CatalogueEntry>, usize) {
     let mut entries = Vec::new();
     let mut skipped = 0;
-    for v in variants {
+    // An archived product is no longer sold: its variants are not listed,
+    // so a sync ends their items (a draft may be a launch to come).
+    for v in variants
+        .iter()
+        .filter(|v| v.product.status.as_deref() != Some("ARCHIVED"))
+    {
         let sku = v
             .sku
             .as_deref()
@@ -616,6 +625,29 @@ mod tests {
             Some("https://loom.myshopify.com/cart/77:1?attributes[hold]={hold}")
         );
         assert_eq!(e.ids.get(P), Some(78));
+    }
+
+    #[test]
+    fn an_archived_product_s_variants_are_not_listed() {
+        let variant = |sku: &str, status: &str| -> Variant {
+            serde_json::from_value(serde_json::json!({
+                "id": "gid://shopify/ProductVariant/77",
+                "sku": sku,
+                "title": "Large",
+                "inventoryItem": {"id": "gid://shopify/InventoryItem/78"},
+                "product": {"title": "Jute rug", "handle": "jute-rug", "status": status},
+            }))
+            .unwrap()
+        };
+        let variants = [
+            variant("RUG-L", "ARCHIVED"),
+            variant("RUG-M", "ACTIVE"),
+            variant("RUG-S", "DRAFT"),
+        ];
+        let (entries, skipped) = catalogue_entries("https://loom.myshopify.com", &variants);
+        let skus: Vec<&str> = entries.iter().map(|e| e.sku.as_str()).collect();
+        assert_eq!(skus, ["RUG-M", "RUG-S"]);
+        assert_eq!(skipped, 0, "archived is not 'without a SKU'");
     }
 
     #[test]
