@@ -322,6 +322,12 @@ async fn show_tells_why_a_shopper_was_not_told_from_her_story() {
     // Someone who never signed up: not found (exit 3), and the address
     // needs the pepper (exit 5, naming --secret-id).
     let run = |args: &[&str]| restock_run(&table, args);
+    // Contacts in the clear are said where the operator sees them.
+    let clear = run(&["--secret-id", &arn, "show", &bea_address, "--with-contacts"]);
+    assert!(
+        String::from_utf8_lossy(&clear.stderr).contains("contacts are in the clear"),
+        "{clear:?}"
+    );
     let nobody = run(&["--secret-id", &arn, "show", "nobody@example.com"]);
     assert_eq!(nobody.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&nobody.stderr).contains("no request of n***@example.com"));

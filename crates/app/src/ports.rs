@@ -128,6 +128,16 @@ pub enum PlatformError {
         /// What went wrong (never a credential).
         reason: String,
     },
+    /// The platform could not be reached, or said it cannot serve now (a
+    /// 5xx, a 429, GraphQL's `THROTTLED` after its retries): worth trying
+    /// again later.
+    #[error("{platform} API: {reason}")]
+    Unavailable {
+        /// The platform.
+        platform: Platform,
+        /// What went wrong (never a credential).
+        reason: String,
+    },
     /// The platform does not know the item.
     #[error("{platform} has no item {id}")]
     NotFound {

@@ -5,8 +5,8 @@
 //! what differs, so running it again changes nothing; with `dry_run` it
 //! only says what it would change.
 
-use restock_app::admin::{Admin, Command};
-use restock_app::ports::Alerts;
+use restock_app::admin::{Admin, Command, ErrorKind};
+use restock_app::ports::{Alerts, PlatformError};
 use restock_core::catalogue::{Change, merge_listed};
 use restock_core::{CatalogueEntry, Platform};
 use restock_store::{CatalogueStore, DetectStore, FiguresStore, NotifyStore};
@@ -121,11 +121,82 @@ impl Connected {
 /// Why connecting stopped. Steps before it are done (each is safe to run
 /// again).
 #[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct ConnectError(String);
+#[error("{message}")]
+pub struct ConnectError {
+    message: String,
+    kind: ErrorKind,
+}
 
+impl ConnectError {
+    /// What the failure amounts to: the platform or AWS could not be
+    /// reached or could not serve now (`Unavailable`: try again), or
+    /// refused what was asked (`Refused`), or something was not there.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+
+    fn refused(message: String) -> Self {
+        Self {
+            message,
+            kind: ErrorKind::Refused,
+        }
+    }
+}
+
+/// A step's refusal, in words.
 fn said(step: &str) -> impl Fn(String) -> ConnectError + '_ {
-    move |e| ConnectError(format!("{step}: {e}"))
+    move |e| ConnectError::refused(format!("{step}: {e}"))
+}
+
+/// A step's failure on a platform's API, unavailable or refused as the
+/// platform answered.
+fn on_platform(step: &str) -> impl Fn(PlatformError) -> ConnectError + '_ {
+    move |e| ConnectError {
+        kind: match e {
+            PlatformError::Unavailable { .. } => ErrorKind::Unavailable,
+            PlatformError::NotFound { .. } => ErrorKind::NotFound,
+            PlatformError::Failed { .. } | PlatformError::NotConfigured(_) => ErrorKind::Refused,
+        },
+        message: format!("{step}: {e}"),
+    }
+}
+
+/// A step's failure on the stack's table.
+fn on_store(step: &str) -> impl Fn(restock_store::StoreError) -> ConnectError + '_ {
+    move |e| ConnectError {
+        message: format!("{step}: {e}"),
+        kind: restock_app::admin::AdminError::Store(e).kind(),
+    }
+}
+
+/// A step's failure on an AWS call: not found, refused, or (no answer, a
+/// throttle, a 5xx) unavailable.
+fn on_aws<E, R>(step: &str, e: &aws_sdk_secretsmanager::error::SdkError<E, R>) -> ConnectError
+where
+    E: aws_sdk_secretsmanager::error::ProvideErrorMetadata + std::error::Error + 'static,
+    R: std::fmt::Debug,
+{
+    use aws_sdk_secretsmanager::error::SdkError;
+    let kind = match e {
+        SdkError::ServiceError(failure) => {
+            let code = failure.err().code().unwrap_or_default();
+            if code.contains("NotFound") {
+                ErrorKind::NotFound
+            } else if code.contains("Throttl") || code.contains("InternalService") {
+                ErrorKind::Unavailable
+            } else {
+                ErrorKind::Refused
+            }
+        }
+        _ => ErrorKind::Unavailable,
+    };
+    ConnectError {
+        message: format!(
+            "{step}: {}",
+            aws_sdk_secretsmanager::error::DisplayErrorContext(e)
+        ),
+        kind,
+    }
 }
 
 /// Connects `shop` (`your-shop.myshopify.com`) with `access` to `stack`.
@@ -153,10 +224,10 @@ pub async fn shopify(
     let platforms = HttpPlatforms::new();
     let api = platforms
         .shopify(&admin_access)
-        .map_err(|e| said("Shopify access")(e.to_string()))?;
+        .map_err(on_platform("Shopify access"))?;
     api.check()
         .await
-        .map_err(|e| said("Shopify's Admin API")(e.to_string()))?;
+        .map_err(on_platform("Shopify's Admin API"))?;
 
     // 1. The keys secret: the API access, and the key webhooks are signed with.
     done.secret = shopify_keys(sdk, stack, &access, &admin_access, dry_run).await?;
@@ -223,7 +294,7 @@ async fn shopify_webhooks(
     let subscribed = api
         .subscriptions(&SHOPIFY_TOPICS)
         .await
-        .map_err(|e| said("listing webhook subscriptions")(e.to_string()))?;
+        .map_err(on_platform("listing webhook subscriptions"))?;
     for topic in SHOPIFY_TOPICS {
         if subscribed.iter().any(|s| s.topic == topic && s.uri == uri) {
             said_of.push(format!("{topic}: already delivers to {uri}"));
@@ -240,7 +311,7 @@ async fn shopify_webhooks(
         } else {
             api.subscribe(topic, &uri)
                 .await
-                .map_err(|e| said("subscribing webhooks")(e.to_string()))?;
+                .map_err(on_platform("subscribing webhooks"))?;
             said_of.push(format!("{topic}: subscribed {uri}"));
         }
     }
@@ -255,16 +326,16 @@ async fn listing(
     access: &serde_json::Value,
 ) -> Result<(Vec<CatalogueEntry>, usize), ConnectError> {
     let step = format!("reading {}'s items", platform.label());
-    let failed = |e: restock_app::ports::PlatformError| said(&step)(e.to_string());
+    let failed = on_platform(&step);
     match platform {
         Platform::Shopify => {
-            let api = platforms.shopify(access).map_err(failed)?;
-            let variants = api.variants().await.map_err(failed)?;
+            let api = platforms.shopify(access).map_err(&failed)?;
+            let variants = api.variants().await.map_err(&failed)?;
             Ok(shopify::catalogue_entries(&api.shop(), &variants))
         }
         Platform::WooCommerce => {
-            let api = platforms.woocommerce(access).map_err(failed)?;
-            let products = api.products().await.map_err(failed)?;
+            let api = platforms.woocommerce(access).map_err(&failed)?;
+            let products = api.products().await.map_err(&failed)?;
             Ok(woocommerce::catalogue_entries(&api.site(), &products))
         }
         Platform::Standard => Ok((Vec::new(), 0)),
@@ -291,7 +362,7 @@ async fn catalogue(
     let existing: Vec<CatalogueEntry> = store
         .catalogue()
         .await
-        .map_err(|e| said("reading the catalogue")(e.to_string()))?;
+        .map_err(on_store("reading the catalogue"))?;
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as restock_core::Millis);
@@ -313,9 +384,12 @@ async fn catalogue(
                 0,
             )
             .await
-            .map_err(|e| said("saving the catalogue")(e.to_string()))?;
+            .map_err(|e| ConnectError {
+                message: format!("saving the catalogue: {e}"),
+                kind: e.kind(),
+            })?;
     }
-    let store_failed = |e: restock_store::StoreError| said("the table")(e.to_string());
+    let store_failed = on_store("the table");
     let mut ended = Vec::new();
     for change in &changes {
         match change {
@@ -323,20 +397,20 @@ async fn catalogue(
                 let waiting = store
                     .counts(&entry.sku, entry.shards)
                     .await
-                    .map_err(store_failed)?;
+                    .map_err(&store_failed)?;
                 ended.push((entry.clone(), waiting.waiting));
             }
             Change::Changed { was, now: entry } if was.ended.is_some() => {
                 let episode = store
                     .snapshot(&entry.sku)
                     .await
-                    .map_err(store_failed)?
+                    .map_err(&store_failed)?
                     .stock
                     .episode;
                 store
                     .wake_again(&entry.sku, episode, now)
                     .await
-                    .map_err(store_failed)?;
+                    .map_err(&store_failed)?;
             }
             _ => {}
         }
@@ -363,11 +437,7 @@ pub async fn read_keys(
         .secret_id(&stack.keys_secret)
         .send()
         .await
-        .map_err(|e| {
-            said("reading the keys secret")(
-                aws_sdk_secretsmanager::error::DisplayErrorContext(&e).to_string(),
-            )
-        })?;
+        .map_err(|e| on_aws("reading the keys secret", &e))?;
     serde_json::from_str(current.secret_string().unwrap_or("{}"))
         .map_err(|e| said("the keys secret")(format!("not JSON: {e}")))
 }
@@ -385,11 +455,7 @@ async fn write_keys(
         .send()
         .await
         .map(drop)
-        .map_err(|e| {
-            said("writing the keys secret")(
-                aws_sdk_secretsmanager::error::DisplayErrorContext(&e).to_string(),
-            )
-        })
+        .map_err(|e| on_aws("writing the keys secret", &e))
 }
 
 /// Puts Klaviyo's private key in `stack`'s keys secret (as `klaviyo`),
@@ -409,7 +475,13 @@ pub async fn klaviyo(
     let mut said = Vec::new();
     if let Some(note) = crate::klaviyo::check_key(private_key, api)
         .await
-        .map_err(ConnectError)?
+        .map_err(|e| ConnectError {
+            kind: match e {
+                crate::klaviyo::KeyCheckFailed::Unreachable(_) => ErrorKind::Unavailable,
+                crate::klaviyo::KeyCheckFailed::Refused(_) => ErrorKind::Refused,
+            },
+            message: e.to_string(),
+        })?
     {
         said.push(note);
     } else {
@@ -460,12 +532,12 @@ pub async fn woocommerce(
     let platforms = HttpPlatforms::new();
     let api = platforms
         .woocommerce(&access)
-        .map_err(|e| said("WooCommerce access")(e.to_string()))?;
+        .map_err(on_platform("WooCommerce access"))?;
     // Reading the webhooks proves the key (and that it may manage them).
     let registered = api
         .webhooks()
         .await
-        .map_err(|e| said("WooCommerce's REST API")(e.to_string()))?;
+        .map_err(on_platform("WooCommerce's REST API"))?;
 
     // 1. The keys secret: the API access, and the webhooks' signing secret.
     let mut keys = read_keys(sdk, stack).await?;
@@ -511,7 +583,7 @@ pub async fn woocommerce(
             None => {
                 api.create_webhook(topic, &url, &secret)
                     .await
-                    .map_err(|e| said("registering webhooks")(e.to_string()))?;
+                    .map_err(on_platform("registering webhooks"))?;
                 done.webhooks.push(format!("{topic}: registered {url}"));
             }
         }
@@ -569,7 +641,7 @@ pub async fn sync(
         });
     }
     if synced.is_empty() {
-        return Err(ConnectError(
+        return Err(ConnectError::refused(
             "no platform's API access is in the keys secret: run `restock connect shopify` or `restock connect woocommerce` first".into(),
         ));
     }

@@ -85,19 +85,19 @@ pub fn document(event: &Published) -> Option<Value> {
 ///
 /// # Errors
 /// What Klaviyo said, or why it could not be asked.
-pub async fn check_key(key: &str, api: Option<&str>) -> Result<Option<String>, String> {
+pub async fn check_key(key: &str, api: Option<&str>) -> Result<Option<String>, KeyCheckFailed> {
     let api = api.unwrap_or(API).trim_end_matches('/');
     let response = reqwest::Client::builder()
         .timeout(Duration::from_secs(10))
         .build()
-        .map_err(|e| e.to_string())?
+        .map_err(|e| KeyCheckFailed::Unreachable(e.to_string()))?
         .get(format!("{api}/api/accounts"))
         .header("Authorization", format!("Klaviyo-API-Key {key}"))
         .header("revision", REVISION)
         .header("accept", "application/vnd.api+json")
         .send()
         .await
-        .map_err(|e| format!("Klaviyo could not be reached: {e}"))?;
+        .map_err(|e| KeyCheckFailed::Unreachable(format!("Klaviyo could not be reached: {e}")))?;
     let status = response.status();
     let said = refusal(status, &response.text().await.unwrap_or_default());
     match status.as_u16() {
@@ -105,8 +105,24 @@ pub async fn check_key(key: &str, api: Option<&str>) -> Result<Option<String>, S
         403 => Ok(Some(format!(
             "the key may not read the account ({said}); it needs the events:write scope"
         ))),
-        _ => Err(format!("Klaviyo refused the key: {said}")),
+        429 | 500..=599 => Err(KeyCheckFailed::Unreachable(format!(
+            "Klaviyo cannot answer now: {said}"
+        ))),
+        _ => Err(KeyCheckFailed::Refused(format!(
+            "Klaviyo refused the key: {said}"
+        ))),
     }
+}
+
+/// Why a key could not be checked with Klaviyo.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KeyCheckFailed {
+    /// Klaviyo could not be reached, or cannot answer now: try again.
+    #[error("{0}")]
+    Unreachable(String),
+    /// Klaviyo refused the key.
+    #[error("{0}")]
+    Refused(String),
 }
 
 /// Klaviyo's API access, as the keys secret holds it under `klaviyo`.

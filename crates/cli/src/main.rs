@@ -92,6 +92,14 @@ async fn run(cli: &Cli) -> Result<String, CliError> {
             })
         }
         other => {
+            if let Cmd::Show {
+                with_contacts: true,
+                ..
+            } = other
+            {
+                // As `export --with-contacts` says: where the operator sees it.
+                eprintln!("restock: contacts are in the clear in this answer; keep it safe");
+            }
             let command = admin::command(other)?;
             let output = target(cli).await?.run(command).await?;
             Ok(answer(&output, cli.json))

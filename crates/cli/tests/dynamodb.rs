@@ -701,6 +701,39 @@ async fn sign_webhook_signs_for_a_deployed_stack_with_its_own_key() {
             && overview.contains(&format!("alarm {stack}-DeadLettersAlarm-1X2Y3Z")),
         "{overview}"
     );
+
+    // The stack is there but the shop does not answer: unavailable (6),
+    // which a retrying script tries again, not refused (5). Sync with no
+    // platform's access yet is refused, and answers JSON with --json.
+    let json_error = |out: &Output| -> (i32, String) {
+        let said: serde_json::Value =
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {out:?}"));
+        (
+            out.status.code().unwrap(),
+            said["error"].as_str().unwrap_or_default().to_owned(),
+        )
+    };
+    let (code, error) = json_error(&run(&["--json", "catalogue", "sync", "--stack", &stack]));
+    assert_eq!((code, error.as_str()), (5, "refused"));
+    let connect = Command::new(env!("CARGO_BIN_EXE_restock"))
+        .args([
+            "--json",
+            "connect",
+            "shopify",
+            "--shop",
+            "http://127.0.0.1:9",
+        ])
+        .args(["--stack", &stack, "--client-id", "app-id"])
+        .args(["--endpoint-url", &endpoint])
+        .env("SHOPIFY_CLIENT_SECRET", "shpss_test")
+        .env("AWS_ACCESS_KEY_ID", "testing")
+        .env("AWS_SECRET_ACCESS_KEY", "testing")
+        .env("AWS_REGION", "eu-west-2")
+        .env_remove("RESTOCK_TABLE")
+        .output()
+        .unwrap();
+    let (code, error) = json_error(&connect);
+    assert_eq!((code, error.as_str()), (6, "unavailable"), "{connect:?}");
 }
 
 /// CloudWatch as the SDK speaks to it today (Smithy RPC v2 CBOR: `POST

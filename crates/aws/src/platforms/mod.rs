@@ -144,6 +144,24 @@ fn base(url_or_host: &str) -> String {
     }
 }
 
+/// The platform could not be reached, or cannot serve now.
+fn unavailable(platform: Platform, reason: impl ToString) -> PlatformError {
+    PlatformError::Unavailable {
+        platform,
+        reason: reason.to_string(),
+    }
+}
+
+/// A failure by what the platform answered: a 5xx or a 429 is worth trying
+/// again ([`unavailable`]), anything else is a refusal.
+fn answered(platform: Platform, status: reqwest::StatusCode, reason: String) -> PlatformError {
+    if status.is_server_error() || status == reqwest::StatusCode::TOO_MANY_REQUESTS {
+        unavailable(platform, reason)
+    } else {
+        failed(platform, reason)
+    }
+}
+
 fn failed(platform: Platform, reason: impl ToString) -> PlatformError {
     PlatformError::Failed {
         platform,

@@ -14,7 +14,7 @@ use restock_app::ports::{PlatformError, PulledLevel};
 use restock_core::{Level, Platform};
 use serde::Deserialize;
 
-use super::{access_from, base, failed};
+use super::{access_from, answered, base, failed, unavailable};
 
 const P: Platform = Platform::Shopify;
 
@@ -121,15 +121,16 @@ async fn token(
         ])
         .send()
         .await
-        .map_err(|e| failed(P, e.without_url()))?;
+        .map_err(|e| unavailable(P, e.without_url()))?;
     let status = response.status();
     if !status.is_success() {
         // Shopify's words (`invalid_client`, …) name no secret.
         let said = response.text().await.unwrap_or_default();
-        return Err(failed(
+        return Err(answered(
             P,
+            status,
             format!(
-                "the client credentials grant answered HTTP {status} ({}): check `client_id` and `client_secret` under `shopify_admin` in the keys secret, and that the app is installed on the shop",
+                "the client credentials grant answered HTTP {status} ({}): check the app's client id and client secret, and that the app is installed on the shop",
                 said.chars().take(200).collect::<String>()
             ),
         ));
@@ -344,7 +345,7 @@ impl<'a> Api<'a> {
                 .json(&body)
                 .send()
                 .await
-                .map_err(|e| failed(P, e.without_url()))?;
+                .map_err(|e| unavailable(P, e.without_url()))?;
             let status = response.status();
             // A granted token refused before its time (rotated, revoked,
             // the app reinstalled): one new grant, then the call again.
@@ -353,16 +354,23 @@ impl<'a> Api<'a> {
                 continue;
             }
             if !status.is_success() {
-                return Err(failed(P, format!("HTTP {status}")));
+                return Err(answered(P, status, format!("HTTP {status}")));
             }
+            // A token renewed once is the token from here on: a THROTTLED
+            // retry asks for no new one.
+            renew = false;
             let answer: GraphQl<T> = response
                 .json()
                 .await
                 .map_err(|e| failed(P, format!("unexpected answer: {}", e.without_url())))?;
-            if answer.errors.iter().any(GraphQlError::throttled) && tries + 1 < THROTTLE_TRIES {
+            let throttled = answer.errors.iter().any(GraphQlError::throttled);
+            if throttled && tries + 1 < THROTTLE_TRIES {
                 tries += 1;
                 tokio::time::sleep(THROTTLE_WAIT * tries).await;
                 continue;
+            }
+            if throttled {
+                return Err(unavailable(P, "THROTTLED: the shop's API budget is spent"));
             }
             if let Some(e) = answer.errors.first() {
                 return Err(failed(P, &e.message));

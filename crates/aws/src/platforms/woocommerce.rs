@@ -6,7 +6,7 @@ use restock_app::ports::{PlatformError, PulledLevel};
 use restock_core::{Level, Platform};
 use serde::Deserialize;
 
-use super::{access_from, base, failed};
+use super::{access_from, answered, base, failed, unavailable};
 
 const P: Platform = Platform::WooCommerce;
 
@@ -43,7 +43,7 @@ pub(super) async fn levels(
         .basic_auth(&api.consumer_key, Some(&api.consumer_secret))
         .send()
         .await
-        .map_err(|e| failed(P, e.without_url()))?;
+        .map_err(|e| unavailable(P, e.without_url()))?;
     let status = response.status();
     if status == reqwest::StatusCode::NOT_FOUND {
         return Err(PlatformError::NotFound {
@@ -184,7 +184,7 @@ impl<'a> Api<'a> {
                 )
                 .send()
                 .await
-                .map_err(|e| failed(P, e.without_url()))?;
+                .map_err(|e| unavailable(P, e.without_url()))?;
             let pages: Option<u32> = response
                 .headers()
                 .get("x-wp-totalpages")
@@ -242,7 +242,7 @@ impl<'a> Api<'a> {
             }))
             .send()
             .await
-            .map_err(|e| failed(P, e.without_url()))?;
+            .map_err(|e| unavailable(P, e.without_url()))?;
         checked(response)
             .await?
             .json()
@@ -282,7 +282,11 @@ async fn checked(response: reqwest::Response) -> Result<reqwest::Response, Platf
     } else {
         ""
     };
-    Err(failed(P, format!("HTTP {status} ({message}){hint}")))
+    Err(answered(
+        P,
+        status,
+        format!("HTTP {status} ({message}){hint}"),
+    ))
 }
 
 /// The catalogue entries a site's products make: one per simple product

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use restock_app::admin::{Command, ErrorKind, Output};
+use restock_app::admin::{Command, Output};
 use restock_core::catalogue::parse_csv;
 
 use crate::args::Cli;
@@ -55,10 +55,22 @@ pub(crate) async fn sync(cli: &Cli, stack: &str, dry_run: bool) -> Result<String
     let outputs = stack::outputs(&sdk, stack).await?.stack;
     let synced = restock_aws::connect::sync(&sdk, &outputs, dry_run, &outputs.alerts(&sdk))
         .await
-        .map_err(|e| CliError::Backend {
-            kind: ErrorKind::Refused,
-            message: e.to_string(),
-        })?;
+        .map_err(crate::commands::connect::refused)?;
+    if cli.json {
+        let json: Vec<serde_json::Value> = synced
+            .iter()
+            .map(|s| {
+                serde_json::json!({
+                    "platform": s.platform.name(),
+                    "tally": restock_core::catalogue::tally(&s.catalogue),
+                    "changes": s.catalogue.iter().map(|c| c.describe()).collect::<Vec<_>>(),
+                    "without_sku": s.without_sku,
+                })
+            })
+            .collect();
+        let json = serde_json::json!({ "dry_run": dry_run, "synced": json });
+        return Ok(serde_json::to_string_pretty(&json).unwrap_or_default() + "\n");
+    }
     let mut text = String::new();
     for s in &synced {
         text += &format!(

@@ -1,8 +1,6 @@
 //! `restock connect shopify | woocommerce | klaviyo` and `restock doctor`:
 //! the commands that reach a platform's API or read the deployed stack.
 
-use restock_app::admin::ErrorKind;
-
 use crate::args::{Cli, ConnectCmd};
 use crate::output::CliError;
 use crate::stack;
@@ -19,10 +17,7 @@ pub(crate) async fn connect_klaviyo(
     let deployed = stack::outputs(&sdk, stack).await?;
     let said = restock_aws::connect::klaviyo(&sdk, &deployed.stack, private_key, api, dry_run)
         .await
-        .map_err(|e| CliError::Backend {
-            kind: ErrorKind::Refused,
-            message: e.to_string(),
-        })?;
+        .map_err(refused)?;
     let on = if deployed.klaviyo {
         "KlaviyoEvents is on: restock's events go to Klaviyo (docs/EVENTS.md, Klaviyo)".to_owned()
     } else {
@@ -89,9 +84,12 @@ pub(crate) async fn connect(cli: &Cli, platform: &ConnectCmd) -> Result<String, 
     }
 }
 
-fn refused(e: restock_aws::connect::ConnectError) -> CliError {
+/// A connect, sync or Klaviyo failure as the CLI ends on it: unavailable
+/// (6) when the platform or AWS could not be reached or serve now, so a
+/// retrying script tries again; refused (5) or not found (3) otherwise.
+pub(crate) fn refused(e: restock_aws::connect::ConnectError) -> CliError {
     CliError::Backend {
-        kind: ErrorKind::Refused,
+        kind: e.kind(),
         message: e.to_string(),
     }
 }
