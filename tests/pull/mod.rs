@@ -112,6 +112,17 @@ async fn a_dev_dashboard_app_s_tokens_are_granted_cached_and_renewed() {
         )
     };
     assert_eq!(counts(), (1, 2, 3));
+    // Refused once, then THROTTLED twice: one new grant, not one per
+    // retry.
+    fake.granted.lock().unwrap().clear();
+    *fake.throttle.lock().unwrap() = 2;
+    assert_eq!(pulled(&w).await, (1, 0));
+    assert_eq!(
+        (fake.count("shopify-refused"), fake.count("shopify-token")),
+        (2, 3),
+        "one grant for the one refusal"
+    );
+    let (refused, tokens, reads) = counts();
     // Tokens that run out within restock's five-minute margin: each is
     // renewed before it is used, so no call is refused for one.
     *fake.expires_in.lock().unwrap() = 60;
@@ -121,7 +132,7 @@ async fn a_dev_dashboard_app_s_tokens_are_granted_cached_and_renewed() {
     }
     assert_eq!(
         counts(),
-        (2, 5, 6),
+        (refused + 1, tokens + 3, reads + 3),
         "one refusal (the cleared day's token), then a grant before each read"
     );
 

@@ -130,7 +130,7 @@ async fn token(
             P,
             status,
             format!(
-                "the client credentials grant answered HTTP {status} ({}): check the app's client id and client secret, and that the app is installed on the shop",
+                "the client credentials grant answered HTTP {status} ({}): check the app's `client_id` and `client_secret`, and that the app is installed on the shop",
                 said.chars().take(200).collect::<String>()
             ),
         ));
