@@ -233,6 +233,47 @@ async fn on_dynamodb_a_launch_moved_earlier_goes_at_the_new_time() {
     a_launch_moved_earlier_goes_at_the_new_time(w, outbox).await;
 }
 
+/// A confirmation is a message too: a text sign-up made at 22:00 in
+/// Sydney (double opt-in) is not asked to confirm until 08:00 there, when
+/// the sweep wakes the item.
+async fn a_confirmation_waits_for_the_shopper_s_morning(w: World, outbox: Arc<Outbox>) {
+    let mut settings = settings_for_the_world();
+    settings.confirm = true;
+    w.store.put_settings(&settings).await.unwrap();
+    // The world's clock is 09:00 UTC: 11:00 UTC is 22:00 in Sydney.
+    w.advance(2 * HOUR);
+    let ana = "+61412345671";
+    join(&w, "Ana", ("phone", ana), Some("Australia/Sydney")).await;
+    let reports = w.pump().await;
+    assert_eq!(reports[0].confirmations, 0, "{reports:?}");
+    assert!(outbox.sent().is_empty(), "no text at 22:00 in Sydney");
+    // 21:00 UTC is 08:00 in Sydney.
+    w.advance(10 * HOUR - 60_000);
+    w.settle().await;
+    assert_eq!(w.sweep().await.awake, 0, "a minute early");
+    w.advance(60_000);
+    w.settle().await;
+    assert_eq!(w.sweep().await.awake, 1, "woken at her morning");
+    w.pump().await;
+    assert_eq!(
+        recipients(&outbox),
+        [ana.to_owned()],
+        "asked to confirm at 08:00"
+    );
+}
+
+#[tokio::test]
+async fn on_memory_a_confirmation_waits_for_the_shopper_s_morning() {
+    let (w, outbox) = memory().await;
+    a_confirmation_waits_for_the_shopper_s_morning(w, outbox).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_dynamodb_a_confirmation_waits_for_the_shopper_s_morning() {
+    let (w, outbox) = dynamodb().await;
+    a_confirmation_waits_for_the_shopper_s_morning(w, outbox).await;
+}
+
 /// Why a reminder due should not go: the gates a notice passes.
 #[derive(Debug, Clone, Copy)]
 enum Stop {

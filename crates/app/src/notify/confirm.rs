@@ -30,6 +30,7 @@ pub(super) async fn send_confirmations(
         s.store.wake_again(sku, 0, s.clock.now_ms()).await?;
         report.handed_on = true;
     }
+    let pending = awake(s, settings, sku, &pending, report).await?;
     for (i, request) in pending.iter().enumerate() {
         if !pacer.turn(pending.len() - i).await? {
             s.store.wake_again(sku, 0, s.clock.now_ms()).await?;
@@ -43,6 +44,36 @@ pub(super) async fn send_confirmations(
         }
     }
     Ok(())
+}
+
+/// The sign-ups awake now: a confirmation keeps the quiet hours a notice
+/// keeps (a text at 3am is no less a text at 3am), so a sleeper's waits,
+/// unclaimed, and the item is woken when the first of them wakes.
+async fn awake<'a>(
+    s: &Services,
+    settings: &Settings,
+    sku: &restock_core::Sku,
+    pending: &'a [restock_store::Request],
+    report: &mut NotifyReport,
+) -> Result<Vec<&'a restock_store::Request>, AppError> {
+    let now = s.clock.now_ms();
+    let mut sleepers = restock_core::Sleepers::new(&settings.quiet_hours, &settings.time_zone, now);
+    let mut first_wake: Option<restock_core::Millis> = None;
+    let mut awake = Vec::with_capacity(pending.len());
+    for r in pending {
+        match sleepers.asleep_until(r.contact.channel(), r.zone.as_ref()) {
+            Some(until) => {
+                first_wake = Some(first_wake.map_or(until, |w| w.min(until)));
+                report.asleep += 1;
+            }
+            None => awake.push(r),
+        }
+    }
+    if let Some(at) = first_wake {
+        tracing::info!(%sku, asleep = pending.len() - awake.len(), wake_at = at, "confirmations wait for their shoppers' morning");
+        s.store.wake_at(sku, at).await?;
+    }
+    Ok(awake)
 }
 
 /// Sends one sign-up its confirmation (double opt-in): claimed first, at
