@@ -231,16 +231,7 @@ async fn remind(
     let Some(entry) = s.store.catalogue_entry(&r.sku).await? else {
         return Ok(Reminder::NotSent);
     };
-    // The gate every notice passes: an item ended or paused by the team,
-    // or all sending paused, sends no reminder (dropped, as in quiet hours).
-    let gate = crate::notify::gate(s, &entry, now).await?;
-    let mut sleepers = restock_core::Sleepers::new(&settings.quiet_hours, &settings.time_zone, now);
-    let asleep = sleepers
-        .asleep_until(r.contact.channel(), r.zone.as_ref())
-        .is_some();
-    let closed = !matches!(gate, crate::notify::Gate::Open);
-    if closed || asleep || s.store.is_opted_out(&r.contact_key).await? {
-        tracing::info!(sku = %r.sku, request = %r.id, asleep, closed, "reminder dropped");
+    if held_back(s, settings, &entry, &r, now).await? {
         s.store.claim_reminder(&r.id, episode, None, now).await?;
         return Ok(Reminder::NotSent);
     }
@@ -302,6 +293,31 @@ async fn remind(
             Ok(Reminder::NotSent)
         }
     }
+}
+
+/// Whether a reminder due is dropped: the gate every notice passes (an item
+/// ended or paused by the team, or all sending paused), the shopper's quiet
+/// hours, an opt-out.
+async fn held_back(
+    s: &Services,
+    settings: &restock_core::Settings,
+    entry: &restock_core::CatalogueEntry,
+    r: &restock_store::Request,
+    now: restock_core::Millis,
+) -> Result<bool, AppError> {
+    let closed = !matches!(
+        crate::notify::gate(s, entry, now).await?,
+        crate::notify::Gate::Open
+    );
+    let mut sleepers = restock_core::Sleepers::new(&settings.quiet_hours, &settings.time_zone, now);
+    let asleep = sleepers
+        .asleep_until(r.contact.channel(), r.zone.as_ref())
+        .is_some();
+    let held = closed || asleep || s.store.is_opted_out(&r.contact_key).await?;
+    if held {
+        tracing::info!(sku = %r.sku, request = %r.id, asleep, closed, "reminder dropped");
+    }
+    Ok(held)
 }
 
 /// The reminder as its channel carries it: the notice's words with the

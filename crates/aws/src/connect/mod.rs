@@ -6,7 +6,7 @@
 //! only says what it would change.
 
 use restock_app::admin::{Admin, Command, ErrorKind};
-use restock_app::ports::{Alerts, PlatformError};
+use restock_app::ports::Alerts;
 use restock_core::catalogue::{Change, merge_listed};
 use restock_core::{CatalogueEntry, Platform};
 use restock_store::{CatalogueStore, DetectStore, FiguresStore, NotifyStore};
@@ -14,6 +14,11 @@ use restock_store_dynamo::DynamoStore;
 
 use crate::platforms::HttpPlatforms;
 use crate::platforms::{shopify, woocommerce};
+
+mod error;
+
+pub use error::ConnectError;
+use error::{on_aws, on_platform, on_store, said};
 
 /// The webhook topics restock needs from Shopify.
 pub const SHOPIFY_TOPICS: [&str; 2] = ["INVENTORY_LEVELS_UPDATE", "ORDERS_PAID"];
@@ -115,87 +120,6 @@ impl Connected {
             text += &format!("  {}\n", change.describe());
         }
         text
-    }
-}
-
-/// Why connecting stopped. Steps before it are done (each is safe to run
-/// again).
-#[derive(Debug, thiserror::Error)]
-#[error("{message}")]
-pub struct ConnectError {
-    message: String,
-    kind: ErrorKind,
-}
-
-impl ConnectError {
-    /// What the failure amounts to: the platform or AWS could not be
-    /// reached or could not serve now (`Unavailable`: try again), or
-    /// refused what was asked (`Refused`), or something was not there.
-    pub fn kind(&self) -> ErrorKind {
-        self.kind
-    }
-
-    fn refused(message: String) -> Self {
-        Self {
-            message,
-            kind: ErrorKind::Refused,
-        }
-    }
-}
-
-/// A step's refusal, in words.
-fn said(step: &str) -> impl Fn(String) -> ConnectError + '_ {
-    move |e| ConnectError::refused(format!("{step}: {e}"))
-}
-
-/// A step's failure on a platform's API, unavailable or refused as the
-/// platform answered.
-fn on_platform(step: &str) -> impl Fn(PlatformError) -> ConnectError + '_ {
-    move |e| ConnectError {
-        kind: match e {
-            PlatformError::Unavailable { .. } => ErrorKind::Unavailable,
-            PlatformError::NotFound { .. } => ErrorKind::NotFound,
-            PlatformError::Failed { .. } | PlatformError::NotConfigured(_) => ErrorKind::Refused,
-        },
-        message: format!("{step}: {e}"),
-    }
-}
-
-/// A step's failure on the stack's table.
-fn on_store(step: &str) -> impl Fn(restock_store::StoreError) -> ConnectError + '_ {
-    move |e| ConnectError {
-        message: format!("{step}: {e}"),
-        kind: restock_app::admin::AdminError::Store(e).kind(),
-    }
-}
-
-/// A step's failure on an AWS call: not found, refused, or (no answer, a
-/// throttle, a 5xx) unavailable.
-fn on_aws<E, R>(step: &str, e: &aws_sdk_secretsmanager::error::SdkError<E, R>) -> ConnectError
-where
-    E: aws_sdk_secretsmanager::error::ProvideErrorMetadata + std::error::Error + 'static,
-    R: std::fmt::Debug,
-{
-    use aws_sdk_secretsmanager::error::SdkError;
-    let kind = match e {
-        SdkError::ServiceError(failure) => {
-            let code = failure.err().code().unwrap_or_default();
-            if code.contains("NotFound") {
-                ErrorKind::NotFound
-            } else if code.contains("Throttl") || code.contains("InternalService") {
-                ErrorKind::Unavailable
-            } else {
-                ErrorKind::Refused
-            }
-        }
-        _ => ErrorKind::Unavailable,
-    };
-    ConnectError {
-        message: format!(
-            "{step}: {}",
-            aws_sdk_secretsmanager::error::DisplayErrorContext(e)
-        ),
-        kind,
     }
 }
 
