@@ -1,6 +1,15 @@
 //! `restock`: the operator's CLI. Against a deployed stack's table
 //! (`--table`, the usual AWS profile and region, `--endpoint-url` for a local
 //! DynamoDB API) or against the local server (`--local`, the default).
+//!
+//! ## Layout
+//! - `args`: the command line, as clap parses it;
+//! - `commands`: one module per command group, each the functions this
+//!   file dispatches to;
+//! - `target`: where a command runs (the table, or the local server);
+//! - `output`: errors, exit codes, tables and `--json`, for every command;
+//! - `stack`: a deployed stack's outputs and the checks only the operator
+//!   runs; `dlq`: the dead-letter queue's messages, read and redone.
 
 mod args;
 mod commands;

@@ -30,6 +30,12 @@
 //! ([`restock_store::retry`], the same constants and backoff): what they
 //! decide is then done by the in-memory store. Everything else costs one
 //! read and is done by the in-memory store.
+//!
+//! ## Layout
+//! - this module: the model ([`Model`]) and [`SimStore`]'s modelled
+//!   operations (a join, a click, a rate-limit count);
+//! - `port`: the store port on [`SimStore`], the rest passed through;
+//! - [`drive`]: the runs that drive capture's router at a rate.
 
 pub mod drive;
 mod port;

@@ -14,13 +14,20 @@
 //! ## Layout
 //! - [`table`]: the table's one definition, and `create_table`.
 //! - [`attr`]: every attribute name, once.
-//! - `codec`: keys, and records to items and back.
+//! - `keys`: every item's key, and the item layout (its doc is the table of
+//!   items).
+//! - `codec`: records to items and back.
 //! - `tx`: the update builder, labelled transactions, conflict retries.
 //! - `queue`: reading a SKU's sharded queue oldest-first, and counting it.
+//! - `tickets`, `slots`: positions by ticket and presence block; the hold
+//!   slots.
 //! - `lifecycle`: the writes that end a request or wake notify, shared by
 //!   the sections.
 //! - one file per section of the port, each an `impl` of it: `catalogue`,
-//!   `capture`, `detect`, `notify`, `abuse`, `sweep`, `figures`.
+//!   `capture`, `detect`, `notify`, `abuse`, `sweep`, `figures`; and the
+//!   operations they lean on, each in a file of its own: `confirm` (a
+//!   confirmation's writes), `hold` (a click's), `wave` (a wave's offers),
+//!   `import`, `events` (what a write was, from the stream).
 //! - [`testing`]: a store on a fresh table for tests (moto in CI).
 #![warn(missing_docs)]
 
