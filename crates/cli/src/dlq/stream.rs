@@ -125,16 +125,7 @@ pub(super) async fn redo_batch(
     let (skus, events) = wakes_and_events(records, now_ms)?;
     let mut said = Vec::new();
     if !skus.is_empty() {
-        let names = skus
-            .iter()
-            .map(restock_core::Sku::as_str)
-            .collect::<Vec<_>>()
-            .join(", ");
-        admin
-            .run(Command::Rewake { skus }, now_ms)
-            .await
-            .map_err(|e| e.to_string())?;
-        said.push(format!("woke {names}"));
+        said.push(format!("woke {}", rewake(admin, skus, now_ms).await?));
     }
     if !events.is_empty() {
         said.push(publish_again(sdk, deployed, admin, &events).await?);
@@ -254,6 +245,15 @@ pub(super) async fn wake_everyone_waiting(admin: &Admin, now_ms: i64) -> Result<
     if skus.is_empty() {
         return Ok("nobody waits".into());
     }
+    rewake(admin, skus, now_ms).await
+}
+
+/// The items woken again, as `restock rewake` wakes them; their names.
+async fn rewake(
+    admin: &Admin,
+    skus: Vec<restock_core::Sku>,
+    now_ms: i64,
+) -> Result<String, String> {
     let names = skus
         .iter()
         .map(restock_core::Sku::as_str)
