@@ -450,30 +450,66 @@ async fn a_confirmation_carries_no_words_the_sign_up_typed() {
     assert!(notice.text.contains(name), "{}", notice.text);
 }
 
-/// A stranger signs one address up for both items: one confirmation goes,
-/// the second sign-up is answered as the first, and the one tap confirms
-/// both (the page names each). Once confirmed, a sign-up is asked again.
-#[tokio::test]
-async fn an_address_gets_one_confirmation_a_day_and_its_tap_confirms_every_item() {
-    let (w, outbox) = confirming().await;
-    let victim = w.email("victim");
-    let sign_up = |sku: &'static str| {
-        let w = &w;
-        let victim = victim.clone();
-        async move {
-            w.capture_json(
-                "POST",
-                "/requests",
-                serde_json::json!({ "sku": sku, "name": "Vi", "email": victim, "consent": true }),
-            )
-            .await
-        }
+/// The newest link under `/{prefix}/` in what was sent to `to`.
+fn newest_link_to(outbox: &Outbox, to: &str, prefix: &str) -> Option<String> {
+    outbox
+        .sent()
+        .iter()
+        .rev()
+        .filter(|s| s.to() == to)
+        .find_map(|s| s.link(prefix))
+        .map(|l| path_of(&l))
+}
+
+/// Signs `email` up for `sku` under `name` from a browser in `zone`.
+async fn sign_up_as(w: &World, sku: &str, name: &str, email: &str, zone: &str) -> Reply {
+    w.capture_json(
+        "POST",
+        "/requests",
+        serde_json::json!({ "sku": sku, "name": name, "email": email, "consent": true, "time_zone": zone }),
+    )
+    .await
+}
+
+/// What `restock show` says of the request a sign-up's reply names.
+async fn show(w: &World, reply: &Reply) -> String {
+    use restock_app::admin::{Admin, Command};
+    let admin = Admin {
+        store: w.store.clone(),
+        pepper: Some(pepper()),
     };
-    let chair = sign_up(CHAIR).await;
+    let who = reply.json()["request_id"].as_str().unwrap().to_owned();
+    let now = restock_app::ports::Clock::now_ms(&*w.clock);
+    admin
+        .run(
+            Command::Show {
+                who,
+                with_contacts: false,
+            },
+            now,
+        )
+        .await
+        .unwrap()
+        .message
+}
+
+/// Vera signs up for the chair and is sent its confirmation. A stranger
+/// signs her address up for the throw under a name of his own and his
+/// time zone: answered as any sign-up, and no second mail that day. Her
+/// tap confirms the chair alone: the throw stays unconfirmed, his browser
+/// still reads it (so it tells him nothing of her), and `restock show`
+/// says when its own confirmation goes. When the day ends it gets one,
+/// with its own manage link, and carries none of his words.
+#[tokio::test]
+async fn a_tap_confirms_only_what_it_was_sent_for_and_a_stranger_s_sign_up_gets_its_own() {
+    let (w, outbox) = confirming().await;
+    let vera = w.email("vera");
+    let evil = "Claim your prize now at evil.example";
+    let chair = sign_up_as(&w, CHAIR, "Vera", &vera, "Europe/London").await;
+    assert_eq!(chair.status, 201, "{}", chair.body);
     w.pump().await;
     w.advance(MIN);
-    let throw = sign_up("THROW-OAT").await;
-    assert_eq!(chair.status, 201, "{}", chair.body);
+    let throw = sign_up_as(&w, "THROW-OAT", evil, &vera, "Pacific/Kiritimati").await;
     assert_eq!(throw.status, 201, "{}", throw.body);
     let said = |r: &Reply| {
         let mut body = r.json();
@@ -497,48 +533,77 @@ async fn an_address_gets_one_confirmation_a_day_and_its_tap_confirms_every_item(
     );
     let reports = w.pump().await;
     assert_eq!(reports.iter().map(|r| r.covered).sum::<usize>(), 1);
-    let to_victim = || outbox.sent().iter().filter(|s| s.to() == victim).count();
-    assert_eq!(to_victim(), 1, "one confirmation for both items");
-    // A day later the throw's sign-up is still covered: no mail.
-    w.advance(24 * 60 * MIN);
-    w.store
-        .wake_again(
-            &Sku::try_from("THROW-OAT").unwrap(),
-            0,
-            restock_app::ports::Clock::now_ms(&*w.clock),
-        )
-        .await
-        .unwrap();
-    w.pump().await;
-    assert_eq!(to_victim(), 1);
+    let to_vera = || outbox.sent().iter().filter(|s| s.to() == vera).count();
+    assert_eq!(to_vera(), 1, "one confirmation a day");
+    let his = throw.json()["manage_token"].as_str().unwrap().to_owned();
+    assert_eq!(w.manage("GET", &his).await.status, 200);
 
-    let link = link_to(&outbox, &victim, "c").unwrap();
+    let link = link_to(&outbox, &vera, "c").unwrap();
     let page = post(&w, &link).await;
     assert_eq!(page.status, 200);
+    assert!(page.body.contains("Walnut dining chair"), "{}", page.body);
     assert!(
-        page.body.contains("Walnut dining chair") && page.body.contains("Linen throw"),
-        "the page names each item: {}",
+        !page.body.contains("Linen throw"),
+        "the page names only what the tap confirmed: {}",
         page.body
     );
-    for reply in [&chair, &throw] {
-        assert_eq!(state_of(&w, reply).await, RequestState::Waiting);
-    }
+    assert_eq!(state_of(&w, &chair).await, RequestState::Waiting);
+    assert_eq!(state_of(&w, &throw).await, RequestState::Unconfirmed);
     let day = restock_core::feedback::day_of(restock_app::ports::Clock::now_ms(&*w.clock));
-    assert_eq!(w.store.mail_day(&day).await.unwrap().confirmed, 2);
-    // Confirmed: the address's next sign-up is sent its own.
-    w.store
-        .put_catalogue_entry(&restock_core::CatalogueEntry::new(
-            Sku::try_from("LAMP-BRASS").unwrap(),
-            "Brass lamp",
-        ))
-        .await
+    assert_eq!(w.store.mail_day(&day).await.unwrap().confirmed, 1);
+    assert_eq!(
+        w.manage("GET", &his).await.status,
+        200,
+        "his read tells him nothing of her tap"
+    );
+    let shown = show(&w, &throw).await;
+    assert!(shown.contains("this one's own goes at"), "{shown}");
+
+    // The day over (the sweep wakes the item), the throw is sent a
+    // confirmation of its own.
+    w.advance(24 * 60 * MIN);
+    w.sweep().await;
+    w.pump().await;
+    assert_eq!(to_vera(), 2);
+    let own = outbox
+        .sent()
+        .into_iter()
+        .rev()
+        .find(|s| s.to() == vera)
         .unwrap();
-    let lamp = sign_up("LAMP-BRASS").await;
-    assert_eq!(lamp.status, 201, "{}", lamp.body);
-    // (The world pumps its fixture catalogue: this item's pass by hand.)
-    let pass = restock_app::notify::notify_sku(&w.services, &Sku::try_from("LAMP-BRASS").unwrap())
-        .await
-        .unwrap();
-    assert_eq!(pass.confirmations, 1);
-    assert_eq!(to_victim(), 2);
+    assert!(
+        own.link("c").is_some() && own.link("m").is_some(),
+        "{own:?}"
+    );
+    let Sent::Email { notice, .. } = own else {
+        panic!("an email")
+    };
+    for text in [&notice.subject, &notice.text, &notice.html] {
+        assert!(!text.contains("prize"), "his words reached her: {text}");
+    }
+}
+
+/// A covered sign-up never hangs on the one that was mailed: the stranger
+/// who made the mailed one withdraws it, and Vera's own sign-up, covered
+/// by that day, still gets its confirmation when the day ends, which
+/// confirms it.
+#[tokio::test]
+async fn a_covered_sign_up_gets_its_own_confirmation_when_the_mailed_one_is_withdrawn() {
+    let (w, outbox) = confirming().await;
+    let vera = w.email("vera");
+    let stranger = sign_up_as(&w, CHAIR, "Not Vera", &vera, "Europe/London").await;
+    w.pump().await;
+    w.advance(MIN);
+    let hers = sign_up_as(&w, "THROW-OAT", "Vera", &vera, "Europe/London").await;
+    w.pump().await;
+    assert_eq!(outbox.sent().len(), 1, "covered by the stranger's mail");
+    let token = stranger.json()["manage_token"].as_str().unwrap().to_owned();
+    assert_eq!(w.manage("DELETE", &token).await.status, 200);
+    w.advance(24 * 60 * MIN);
+    w.sweep().await;
+    w.pump().await;
+    assert_eq!(outbox.sent().len(), 2, "her own confirmation");
+    let link = newest_link_to(&outbox, &vera, "c").unwrap();
+    assert_eq!(post(&w, &link).await.status, 200);
+    assert_eq!(state_of(&w, &hers).await, RequestState::Waiting);
 }

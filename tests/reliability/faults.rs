@@ -182,7 +182,7 @@ faulty! {
     fn record_notice(&self, id: &RequestId, episode: u32, outcome: NoticeOutcome, now: Millis) -> ();
     fn release_notice(&self, sku: &Sku, id: &RequestId, episode: u32) -> ();
     fn reissue_unsent(&self, sku: &Sku, random: Random<'_>) -> Vec<Offer>;
-    fn pending_confirmations(&self, sku: &Sku, limit: usize) -> Vec<Request>;
+    fn pending_confirmations(&self, sku: &Sku, limit: usize, now: Millis) -> Vec<Request>;
     fn claim_confirmation(&self, sku: &Sku, id: &RequestId, links: &ConfirmLinks, contact: &ContactKey, now: Millis) -> Claim;
     fn release_confirmation(&self, sku: &Sku, id: &RequestId, confirm: &TokenHash) -> ();
     fn wake_again(&self, sku: &Sku, episode: u32, now: Millis) -> ();

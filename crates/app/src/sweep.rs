@@ -112,25 +112,11 @@ async fn expire_due(
     report: &mut SweepReport,
 ) -> Result<BTreeSet<restock_core::Sku>, AppError> {
     let mut touched = BTreeSet::new();
-    // Reminders are paced on the schedule notify's sends share, for as
-    // long as a run may send.
-    let (mut pacer, mut out_of_time) = (None, false);
+    let mut reminders = Vec::new();
     for item in due {
         match s.store.expire(item, now).await? {
             ExpireOutcome::Remind(episode) => {
-                if out_of_time {
-                    continue;
-                }
-                let settings = s.settings().await?;
-                let pacer = pacer.get_or_insert_with(|| {
-                    crate::notify::Pacer::new(s, &settings, std::time::Instant::now() + REMINDING)
-                });
-                match remind(s, &settings, pacer, item, episode, now).await? {
-                    Reminder::Sent => report.reminded += 1,
-                    Reminder::NotSent => {}
-                    // The rest are due still: the next run sends them.
-                    Reminder::Later => out_of_time = true,
-                }
+                reminders.push((item, episode));
                 continue;
             }
             ExpireOutcome::Lapsed => report.lapsed += 1,
@@ -157,7 +143,41 @@ async fn expire_due(
         }
         touched.insert(item.sku.clone());
     }
+    send_reminders(s, reminders, now, report).await?;
     Ok(touched)
+}
+
+/// The reminders due, oldest place first (first come first told, whatever
+/// order the store listed its due work in), paced on the schedule notify's
+/// sends share for as long as a run may send; the rest stay due for the
+/// next run.
+async fn send_reminders(
+    s: &Services,
+    due: Vec<(&restock_store::Due, u32)>,
+    now: restock_core::Millis,
+    report: &mut SweepReport,
+) -> Result<(), AppError> {
+    if due.is_empty() {
+        return Ok(());
+    }
+    let mut offers = Vec::with_capacity(due.len());
+    for (item, episode) in due {
+        if let Some(r) = s.store.request(&item.id).await? {
+            offers.push((r, episode));
+        }
+    }
+    offers.sort_by_key(|(r, _)| (r.key, r.id));
+    let settings = s.settings().await?;
+    let mut pacer = crate::notify::Pacer::new(s, &settings, std::time::Instant::now() + REMINDING);
+    for (r, episode) in offers {
+        match remind(s, &settings, &mut pacer, r, episode, now).await? {
+            Reminder::Sent => report.reminded += 1,
+            Reminder::NotSent => {}
+            // The rest are due still: the next run sends them.
+            Reminder::Later => break,
+        }
+    }
+    Ok(())
 }
 
 /// The items' counters recounted from their unit markers; a drift is
@@ -220,14 +240,11 @@ async fn remind(
     s: &Services,
     settings: &restock_core::Settings,
     pacer: &mut crate::notify::Pacer<'_>,
-    due: &restock_store::Due,
+    r: restock_store::Request,
     episode: u32,
     now: restock_core::Millis,
 ) -> Result<Reminder, AppError> {
     use restock_core::{LinkToken, RequestState, Window};
-    let Some(r) = s.store.request(&due.id).await? else {
-        return Ok(Reminder::NotSent);
-    };
     let Some(entry) = s.store.catalogue_entry(&r.sku).await? else {
         return Ok(Reminder::NotSent);
     };

@@ -27,6 +27,13 @@ pub enum Event {
     Joined,
     /// The confirmation message was handed to the provider.
     Asked,
+    /// Not asked yet: its address was sent a confirmation for another
+    /// sign-up within the day (one a day), so this one's own goes at
+    /// `until`, when that day ends.
+    Covered {
+        /// When its own confirmation may go.
+        until: Millis,
+    },
     /// Followed the confirmation link: in the queue from here.
     Confirmed,
     /// Offered a unit in restock `episode`, the reserve link good until
@@ -93,6 +100,7 @@ impl Event {
             | Self::Back { episode } => Some(*episode),
             Self::Joined
             | Self::Asked
+            | Self::Covered { .. }
             | Self::Confirmed
             | Self::Held { .. }
             | Self::Ended { .. } => None,
@@ -104,6 +112,7 @@ impl Event {
         match self {
             Self::Joined => "joined",
             Self::Asked => "asked",
+            Self::Covered { .. } => "covered",
             Self::Confirmed => "confirmed",
             Self::Offered { .. } => "offered",
             Self::Sent { .. } | Self::NotSent { .. } => "notice",
@@ -118,7 +127,7 @@ impl Event {
     fn rank(&self) -> u8 {
         match self {
             Self::Joined => 0,
-            Self::Asked => 1,
+            Self::Asked | Self::Covered { .. } => 1,
             Self::Confirmed => 2,
             Self::Back { .. } => 3,
             Self::Offered { .. } => 4,
@@ -134,6 +143,10 @@ impl Event {
         match self {
             Self::Joined => "joined the queue".into(),
             Self::Asked => "sent the confirmation message".into(),
+            Self::Covered { until } => format!(
+                "its address was sent a confirmation for another item within the day: this one's own goes at {}",
+                crate::rfc3339(*until)
+            ),
             Self::Confirmed => "confirmed: in the queue".into(),
             Self::Offered {
                 episode,
@@ -400,6 +413,7 @@ mod tests {
         let lines = [
             Event::Joined,
             Event::Asked,
+            Event::Covered { until: 0 },
             Event::Confirmed,
             Event::Offered {
                 episode: 2,
@@ -424,11 +438,11 @@ mod tests {
         ]
         .map(|e| e.describe());
         assert_eq!(
-            lines[3],
+            lines[4],
             "offered a unit in restock 2, reserve link good until 1970-01-01T00:00:00Z"
         );
-        assert!(lines[4].contains("0100abc") && lines[5].ends_with("bounced"));
-        assert_eq!(lines[8], "ended: lapsed");
+        assert!(lines[5].contains("0100abc") && lines[6].ends_with("bounced"));
+        assert_eq!(lines[9], "ended: lapsed");
         let unique: std::collections::BTreeSet<_> = lines.iter().collect();
         assert_eq!(unique.len(), lines.len());
     }

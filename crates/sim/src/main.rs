@@ -125,7 +125,7 @@ async fn signups(cli: &Cli, model: Model, rate: u32, secs: u32, shards: u16, con
     let stats = store.inner().stats(&sku(), shards).await.expect("stats");
     let unconfirmed = store
         .inner()
-        .pending_confirmations(&sku(), 1_000_000)
+        .pending_confirmations(&sku(), 1_000_000, i64::MAX)
         .await
         .expect("pending")
         .len();

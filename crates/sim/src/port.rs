@@ -236,9 +236,14 @@ impl NotifyStore for SimStore {
         self.inner.reissue_unsent(sku, random).await
     }
 
-    async fn pending_confirmations(&self, sku: &Sku, limit: usize) -> Result<Vec<Request>> {
+    async fn pending_confirmations(
+        &self,
+        sku: &Sku,
+        limit: usize,
+        now: Millis,
+    ) -> Result<Vec<Request>> {
         self.round_trip().await;
-        self.inner.pending_confirmations(sku, limit).await
+        self.inner.pending_confirmations(sku, limit, now).await
     }
 
     async fn claim_confirmation(

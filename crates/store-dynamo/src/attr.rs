@@ -183,6 +183,9 @@ pub const HELD_SKUS: &str = "held_skus";
 pub const ALERTED_AT: &str = "alerted";
 /// Until when an address sent a confirmation is not asked again (ms).
 pub const ASK_UNTIL: &str = "ask_until";
+/// On a pending confirmation's marker: not claimed before this (ms), the
+/// end of the address's day that covered it.
+pub const AFTER: &str = "ask_after";
 /// A rate-limit window's hit count.
 pub const HITS: &str = "hits";
 /// The TTL attribute (seconds since the epoch).

@@ -277,7 +277,7 @@ impl CaptureStore for DynamoStore {
                     ConfirmOutcome::Refused
                 });
             }
-            let (mut tx, confirmed) = self.confirm_tx(&r, Some(owner), lifetime_ms, now)?;
+            let (mut tx, confirmed) = self.confirm_tx(&r, owner, lifetime_ms, now)?;
             tx.update(
                 "request",
                 confirmed
@@ -288,10 +288,7 @@ impl CaptureStore for DynamoStore {
             // The address's day ends with its confirmation.
             tx.delete("asked", asked_key(&r.contact_key))?;
             if let Outcome::Done = self.transact(tx).await? {
-                let also = self
-                    .confirm_the_rest(&confirmed.0, lifetime_ms, now)
-                    .await?;
-                return Ok(ConfirmOutcome::Confirmed(confirmed.0, also));
+                return Ok(ConfirmOutcome::Confirmed(confirmed.0));
             }
             // Moved meanwhile (a second tap won, or it ended): read again.
         }

@@ -1,15 +1,18 @@
-//! A confirmation's writes: the one transaction that moves an unconfirmed
-//! request into the queue at the place it signed up at, and the contact's
-//! other unconfirmed requests the same tap confirms.
+//! Double opt-in's reads and writes: the pending confirmations a pass may
+//! send, a sign-up covered by its address's day, and the one transaction
+//! that moves an unconfirmed request into the queue at the place it signed
+//! up at.
 
-use restock_core::{Millis, RequestId, TokenHash};
+use restock_core::story::Event;
+use restock_core::{Millis, RequestId, RequestState, Sku, TokenHash};
 use restock_store::port::Result;
-use restock_store::{Consent, Request, StoreError, WakeKind};
+use restock_store::{Claim, Consent, Request, StoreError, WakeKind};
 
 use crate::DynamoStore;
 use crate::attr::*;
 use crate::codec::*;
 use crate::lifecycle::wake;
+use crate::table::SPREAD;
 use crate::tickets::Presence;
 use crate::tx::{Change, Outcome, PutIf, Tx};
 
@@ -23,7 +26,7 @@ impl DynamoStore {
     pub(crate) fn confirm_tx(
         &self,
         r: &Request,
-        owner: Option<TokenHash>,
+        owner: TokenHash,
         lifetime_ms: Millis,
         now: Millis,
     ) -> Result<(Tx<'_>, (Request, Change))> {
@@ -35,7 +38,7 @@ impl DynamoStore {
             state: waiting,
             stale_at: r.key.joined_ms + lifetime_ms,
             manage_hash: None,
-            inbox_hashes: [r.inbox_hashes.as_slice(), owner.as_slice()].concat(),
+            inbox_hashes: [r.inbox_hashes.as_slice(), &[owner]].concat(),
             consent: r.consent.clone().map(|c| Consent {
                 confirmed_at: Some(now),
                 ..c
@@ -49,10 +52,8 @@ impl DynamoStore {
             .set_all(index_attrs(&confirmed))
             .remove_all([MANAGE_HASH])
             .when(format!("{STATUS} = :from"))
-            .value(":from", s(r.state.status().as_str()));
-        if let Some(owner) = owner {
-            change = change.add(INBOX_HASH, hash_set(&[owner]));
-        }
+            .value(":from", s(r.state.status().as_str()))
+            .add(INBOX_HASH, hash_set(&[owner]));
         if let Some(consent) = &confirmed.consent {
             change = change.set(
                 CONSENT,
@@ -76,37 +77,84 @@ impl DynamoStore {
         Ok((tx, (confirmed, change)))
     }
 
-    /// Confirms the other unconfirmed sign-ups of `confirmed`'s address
-    /// (its places, read strongly consistent), each in a transaction of
-    /// its own conditional on it still unconfirmed.
-    pub(crate) async fn confirm_the_rest(
+    /// Up to `limit` pending confirmations of `sku` that may go at `now`
+    /// ([`restock_store::NotifyStore::pending_confirmations`]).
+    pub(crate) async fn pending(
         &self,
-        confirmed: &Request,
-        lifetime_ms: Millis,
+        sku: &Sku,
+        limit: usize,
         now: Millis,
     ) -> Result<Vec<Request>> {
-        let mut also = Vec::new();
-        for place in self.partition(place_pk(&confirmed.contact_key)).await? {
-            let rid: RequestId = get_s(&place, REQUEST_ID)?
+        // Up to `limit` pending markers that may go now, read strongly
+        // consistent (a sign-up a moment ago is found), then their requests
+        // as they are now (one BatchGetItem per 100): a pass costs the same
+        // whatever the backlog. Each of the SKU's partitions, side by side,
+        // a share of `limit` each; markers covered by their address's day
+        // are passed over (read, not returned) until it ends.
+        let share = limit.clamp(1, 1000).div_ceil(usize::from(SPREAD));
+        let markers: Vec<Item> = futures::future::try_join_all((0..SPREAD).map(|p| {
+            self.query_up_to(
+                self.query()
+                    .consistent_read(true)
+                    .key_condition_expression(format!("{PK} = :c"))
+                    .filter_expression(format!("attribute_not_exists({AFTER}) OR {AFTER} <= :now"))
+                    .expression_attribute_values(":c", s(confirm_pk(sku, p)))
+                    .expression_attribute_values(":now", n(now)),
+                share,
+            )
+        }))
+        .await?
+        .into_iter()
+        .flatten()
+        .collect();
+        let mut keys = Vec::with_capacity(markers.len());
+        for marker in &markers {
+            let id: RequestId = get_s(marker, REQUEST_ID)?
                 .parse()
-                .map_err(|e| corrupt(&place, e))?;
-            if rid == confirmed.id {
-                continue;
-            }
-            let Some(item) = self.request_item(&rid).await? else {
-                continue;
-            };
+                .map_err(|e| corrupt(marker, e))?;
+            keys.push(key(request_pk(&id), REQUEST_SK));
+        }
+        let mut pending = Vec::with_capacity(keys.len());
+        for item in self.get_consistent(keys).await? {
             let r = read_request(&item)?;
-            if r.state.confirm().is_err() {
-                continue;
-            }
-            let (mut tx, (other, change)) = self.confirm_tx(&r, None, lifetime_ms, now)?;
-            tx.update("request", change)?;
-            // Cancelled: it ended or was confirmed meanwhile.
-            if let Outcome::Done = self.transact(tx).await? {
-                also.push(other);
+            if r.state == RequestState::Unconfirmed && r.confirm_hash.is_none() {
+                pending.push(r);
             }
         }
-        Ok(also)
+        pending.sort_by_key(|r| r.key);
+        pending.truncate(limit);
+        Ok(pending)
+    }
+
+    /// Marks sign-up `id` covered by its address's day until `until`: its
+    /// pending confirmation passed over until then, its story told why.
+    /// Conditional on the sign-up still unconfirmed and unclaimed, which
+    /// is also when its pending confirmation exists (a claim, a
+    /// confirmation or its end deletes it).
+    pub(crate) async fn cover(
+        &self,
+        sku: &Sku,
+        id: &RequestId,
+        until: Millis,
+        now: Millis,
+    ) -> Result<Claim> {
+        let mut tx = self.tx();
+        tx.update(
+            "pending",
+            Change::on(confirm_key(sku, id)).set(AFTER, n(until)),
+        )?;
+        tx.update(
+            "covered",
+            Change::on(key(request_pk(id), REQUEST_SK))
+                .tell(now, Event::Covered { until })
+                .when(format!(
+                    "attribute_not_exists({CONFIRM_HASH}) AND {STATUS} = :unconfirmed"
+                ))
+                .value(":unconfirmed", s("unconfirmed")),
+        )?;
+        Ok(match self.transact(tx).await? {
+            Outcome::Done => Claim::Covered { until },
+            Outcome::Cancelled(_) => Claim::NotClaimable,
+        })
     }
 }

@@ -247,6 +247,28 @@ impl DynamoStore {
         }
     }
 
+    /// Up to `limit` items `query` matches after its filter, reading page
+    /// after page (a filter is applied after a page's `Limit`).
+    async fn query_up_to(&self, query: QueryFluentBuilder, limit: usize) -> Result<Vec<Item>> {
+        let mut items = Vec::new();
+        let mut start = None;
+        loop {
+            let page = query
+                .clone()
+                .limit(i32::try_from(limit - items.len()).unwrap_or(i32::MAX))
+                .set_exclusive_start_key(start)
+                .send()
+                .await
+                .map_err(|e| StoreError::backend(crate::DYNAMODB, "Query", e))?;
+            items.extend(page.items.unwrap_or_default());
+            start = page.last_evaluated_key;
+            if start.is_none() || items.len() >= limit {
+                items.truncate(limit);
+                return Ok(items);
+            }
+        }
+    }
+
     /// Every item of one partition of the table, strongly consistent.
     async fn partition(&self, pk: String) -> Result<Vec<Item>> {
         self.query_all(

@@ -19,7 +19,6 @@ use crate::DynamoStore;
 use crate::attr::*;
 use crate::codec::*;
 use crate::lifecycle::{Ended, wake_item};
-use crate::table::SPREAD;
 use crate::tx::{Change, MAX_ATTEMPTS, Outcome, PutIf, backoff};
 
 fn read_pause(item: &Item) -> Result<SenderPause> {
@@ -63,42 +62,13 @@ impl NotifyStore for DynamoStore {
         wave
     }
 
-    async fn pending_confirmations(&self, sku: &Sku, limit: usize) -> Result<Vec<Request>> {
-        // Up to `limit` pending markers, read strongly consistent (a sign-up
-        // a moment ago is found), then their requests as they are now (one
-        // BatchGetItem per 100): a pass costs the same whatever the backlog.
-        // Each of the SKU's partitions, side by side, a share of `limit` each.
-        let share = limit.clamp(1, 1000).div_ceil(usize::from(SPREAD)) as i32;
-        let markers: Vec<Item> = futures::future::try_join_all((0..SPREAD).map(|p| {
-            self.query()
-                .consistent_read(true)
-                .key_condition_expression(format!("{PK} = :c"))
-                .expression_attribute_values(":c", s(confirm_pk(sku, p)))
-                .limit(share)
-                .send()
-        }))
-        .await
-        .map_err(|e| StoreError::backend(crate::DYNAMODB, "Query", e))?
-        .into_iter()
-        .flat_map(|page| page.items.unwrap_or_default())
-        .collect();
-        let mut keys = Vec::with_capacity(markers.len());
-        for marker in &markers {
-            let id: RequestId = get_s(marker, REQUEST_ID)?
-                .parse()
-                .map_err(|e| corrupt(marker, e))?;
-            keys.push(key(request_pk(&id), REQUEST_SK));
-        }
-        let mut pending = Vec::with_capacity(keys.len());
-        for item in self.get_consistent(keys).await? {
-            let r = read_request(&item)?;
-            if r.state == RequestState::Unconfirmed && r.confirm_hash.is_none() {
-                pending.push(r);
-            }
-        }
-        pending.sort_by_key(|r| r.key);
-        pending.truncate(limit);
-        Ok(pending)
+    async fn pending_confirmations(
+        &self,
+        sku: &Sku,
+        limit: usize,
+        now: Millis,
+    ) -> Result<Vec<Request>> {
+        self.pending(sku, limit, now).await
     }
 
     async fn claim_confirmation(
@@ -124,12 +94,12 @@ impl NotifyStore for DynamoStore {
                 ))
                 .value(":unconfirmed", s("unconfirmed")),
         )?;
-        // Still pending: a sign-up covered by its address's day is not.
-        tx.delete_if(
+        // Still pending, and not covered by its address's day until later.
+        tx.delete_when(
             "pending",
             confirm_key(sku, id),
-            REQUEST_ID,
-            s(id.to_string()),
+            format!("{REQUEST_ID} = :rid AND (attribute_not_exists({AFTER}) OR {AFTER} <= :now)"),
+            [(":rid", s(id.to_string())), (":now", n(now))],
         )?;
         // The address's day (confirm::may_ask): never asked, the day over,
         // or this sign-up's own (a claim given back and taken again).
@@ -154,19 +124,11 @@ impl NotifyStore for DynamoStore {
         if c.failed("claim") || c.failed("pending") {
             return Ok(Claim::NotClaimable);
         }
-        // Only the day stood in the way: covered by the mail the address
-        // was sent, no longer pending.
-        let mut tx = self.tx();
-        tx.delete_if(
-            "pending",
-            confirm_key(sku, id),
-            REQUEST_ID,
-            s(id.to_string()),
-        )?;
-        Ok(match self.transact(tx).await? {
-            Outcome::Done => Claim::Covered,
-            Outcome::Cancelled(_) => Claim::NotClaimable,
-        })
+        // Only the day stood in the way: covered until it ends.
+        match c.item("asked") {
+            Some(day) => self.cover(sku, id, get_n(&day, ASK_UNTIL)?, now).await,
+            None => Ok(Claim::NotClaimable),
+        }
     }
 
     async fn release_confirmation(

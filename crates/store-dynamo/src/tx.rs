@@ -299,6 +299,29 @@ impl<'a> Tx<'a> {
         Ok(())
     }
 
+    /// Deletes the item at `key` if `condition` holds (its placeholders
+    /// given by `values`).
+    pub fn delete_when(
+        &mut self,
+        label: &'static str,
+        key: Item,
+        condition: String,
+        values: impl IntoIterator<Item = (&'static str, AttributeValue)>,
+    ) -> Result<()> {
+        let delete = built(
+            Delete::builder()
+                .table_name(self.table)
+                .set_key(Some(key))
+                .condition_expression(condition)
+                .set_expression_attribute_values(Some(
+                    values.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
+                ))
+                .build(),
+        )?;
+        self.push(label, TransactWriteItem::builder().delete(delete).build());
+        Ok(())
+    }
+
     /// A check that no item is at `key`, writing nothing.
     pub fn check_absent(&mut self, label: &'static str, key: Item) -> Result<()> {
         let check = built(

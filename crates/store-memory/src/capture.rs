@@ -30,7 +30,7 @@ impl CaptureStore for MemoryStore {
             s.confirmations
                 .entry(request.sku.clone())
                 .or_default()
-                .insert(request.key, request.id);
+                .insert(request.key, (request.id, 0));
             s.wake(&request.sku, WakeKind::Confirm, request.key.joined_ms);
         } else {
             s.queues
@@ -225,17 +225,10 @@ impl CaptureStore for MemoryStore {
         }
         let (id, contact) = (r.id, r.contact_key.clone());
         let request = s
-            .confirm_one(&id, Some(owner), lifetime_ms, now)
+            .confirm_one(&id, owner, lifetime_ms, now)
             .expect("unconfirmed, read above");
-        // The one mail of the address's day covered its other sign-ups.
-        let also = s
-            .places_of(&contact)
-            .into_iter()
-            .filter(|other| *other != id)
-            .filter_map(|other| s.confirm_one(&other, None, lifetime_ms, now))
-            .collect();
         s.asked.remove(&contact);
-        Ok(ConfirmOutcome::Confirmed(request, also))
+        Ok(ConfirmOutcome::Confirmed(request))
     }
     async fn opt_out_contact(&self, contact: &ContactKey, now: Millis) -> Result<u32> {
         Ok(self.lock().opt_out_contact(contact, now))

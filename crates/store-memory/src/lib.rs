@@ -56,8 +56,9 @@ struct State {
     /// Waiting requests per SKU, in queue order (shards do not matter here),
     /// in an order-statistic tree: a position is a rank, O(log n).
     queues: HashMap<Sku, indexset::BTreeMap<JoinKey, RequestId>>,
-    /// Unconfirmed sign-ups per SKU whose confirmation is not yet claimed.
-    confirmations: HashMap<Sku, BTreeMap<JoinKey, RequestId>>,
+    /// Unconfirmed sign-ups per SKU whose confirmation is not yet claimed,
+    /// each with when it may be claimed (0, or a covering day's end).
+    confirmations: HashMap<Sku, BTreeMap<JoinKey, (RequestId, Millis)>>,
     /// The live request of each contact per SKU, a contact's together.
     places: HashMap<ContactKey, BTreeMap<Sku, RequestId>>,
     /// Each address sent a confirmation: by which sign-up, and until when
@@ -283,7 +284,7 @@ impl State {
     fn confirm_one(
         &mut self,
         id: &RequestId,
-        owner: Option<TokenHash>,
+        owner: TokenHash,
         lifetime_ms: Millis,
         now: Millis,
     ) -> Option<Request> {
@@ -293,7 +294,7 @@ impl State {
         r.story.tell(now, Event::Confirmed);
         r.stale_at = r.key.joined_ms + lifetime_ms;
         r.manage_hash = None;
-        r.inbox_hashes.extend(owner);
+        r.inbox_hashes.push(owner);
         if let Some(consent) = &mut r.consent {
             consent.confirmed_at = Some(now);
         }

@@ -114,13 +114,19 @@ impl NotifyStore for MemoryStore {
         }
         Ok(wave)
     }
-    async fn pending_confirmations(&self, sku: &Sku, limit: usize) -> Result<Vec<Request>> {
+    async fn pending_confirmations(
+        &self,
+        sku: &Sku,
+        limit: usize,
+        now: Millis,
+    ) -> Result<Vec<Request>> {
         let s = self.lock();
         Ok(s.confirmations
             .get(sku)
             .map(|q| {
                 q.values()
-                    .filter_map(|id| s.requests.get(id))
+                    .filter(|(_, after)| *after <= now)
+                    .filter_map(|(id, _)| s.requests.get(id))
                     .filter(|r| r.state == RequestState::Unconfirmed)
                     .take(limit)
                     .cloned()
@@ -143,16 +149,26 @@ impl NotifyStore for MemoryStore {
         let Some(key) = s.requests.get(id).map(|r| r.key) else {
             return Ok(Claim::NotClaimable);
         };
-        let pending = s
-            .confirmations
-            .get_mut(sku)
-            .is_some_and(|q| q.remove(&key).is_some());
+        // Pending, and not covered by its address's day until later.
+        let pending = match s.confirmations.get_mut(sku) {
+            Some(q) if q.get(&key).is_some_and(|(_, after)| *after <= now) => {
+                q.remove(&key).is_some()
+            }
+            _ => false,
+        };
         if !pending || s.requests[id].state != RequestState::Unconfirmed {
             return Ok(Claim::NotClaimable);
         }
         let asked = s.asked.get(contact).filter(|(by, _)| by != id);
-        if !confirm::may_ask(asked.map(|(_, until)| *until), now) {
-            return Ok(Claim::Covered);
+        if let Some(&(_, until)) = asked.filter(|(_, until)| !confirm::may_ask(Some(*until), now)) {
+            // Its own confirmation goes when the address's day ends.
+            s.confirmations
+                .entry(sku.clone())
+                .or_default()
+                .insert(key, (*id, until));
+            let r = s.requests.get_mut(id).expect("read above");
+            r.story.tell(now, Event::Covered { until });
+            return Ok(Claim::Covered { until });
         }
         s.asked
             .insert(contact.clone(), (*id, confirm::asked_until(now)));
@@ -184,7 +200,7 @@ impl NotifyStore for MemoryStore {
         s.confirmations
             .entry(sku.clone())
             .or_default()
-            .insert(key, *id);
+            .insert(key, (*id, 0));
         Ok(())
     }
     async fn claim_notice(

@@ -105,10 +105,11 @@ pub trait CaptureStore: Send + Sync {
     async fn opt_out(&self, token: &OptOutToken, now: Millis) -> Result<OptOutOutcome>;
     /// Follows a confirmation link (double opt-in): an unconfirmed sign-up
     /// joins the queue at the place it signed up at, its wait lasting
-    /// `lifetime_ms` from then; its consent records when. The address's
-    /// other unconfirmed sign-ups are confirmed with it (the one mail a day
-    /// covered them), and its day ends: a later sign-up is asked at once. Conditional on the
-    /// link and on the sign-up still unconfirmed. Confirming proves who owns
+    /// `lifetime_ms` from then; its consent records when. Only this
+    /// sign-up: a tap confirms what it was sent for, never a sign-up someone
+    /// else may have made for the address. The address's day ends: a later
+    /// sign-up is asked at once. Conditional on the link and on the sign-up
+    /// still unconfirmed. Confirming proves who owns
     /// the contact: the joining browser's manage secret stops working, and
     /// `owner` (the hash of a manage link for the confirmation page) joins
     /// the inbox manage links.
@@ -219,15 +220,21 @@ pub trait NotifyStore: Send + Sync {
     /// claim given back a moment ago is found (no lagging index).
     async fn reissue_unsent(&self, sku: &Sku, random: Random<'_>) -> Result<Vec<Offer>>;
     /// Up to `limit` unconfirmed sign-ups of a SKU whose confirmation has
-    /// not been claimed, oldest first among those read. Read so that a
-    /// sign-up a moment ago is found (no lagging index).
-    async fn pending_confirmations(&self, sku: &Sku, limit: usize) -> Result<Vec<Request>>;
+    /// not been claimed and may go at `now` (one [`Claim::Covered`] waits
+    /// for its address's day to end), oldest first among those read. Read
+    /// so that a sign-up a moment ago is found (no lagging index).
+    async fn pending_confirmations(
+        &self,
+        sku: &Sku,
+        limit: usize,
+        now: Millis,
+    ) -> Result<Vec<Request>>;
     /// Claims a sign-up's confirmation for sending, once, with the links it
     /// carries (their hashes are kept), in one step with the opt-out check
     /// and the address's day ([`restock_core::confirm::may_ask`]): an
     /// address sent a confirmation within the day is not asked again, and
-    /// the sign-up is [`Claim::Covered`] by the one it was sent (no longer
-    /// pending; confirming that one confirms it).
+    /// the sign-up is [`Claim::Covered`] until that day ends (it stays
+    /// pending, left out of the list until then, and its story says so).
     async fn claim_confirmation(
         &self,
         sku: &Sku,

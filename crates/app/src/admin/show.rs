@@ -24,19 +24,29 @@ struct Context<'a> {
 
 /// Why a request stands where it does, in one line for the on-call engineer.
 fn why(r: &Request, cx: &Context<'_>) -> String {
-    let asked = r
-        .story
-        .chapters()
+    use restock_core::story::Event;
+    let chapters = r.story.chapters();
+    let asked = chapters
         .iter()
-        .find(|c| c.event == restock_core::story::Event::Asked)
+        .find(|c| c.event == Event::Asked)
         .map(|c| c.at);
+    let covered = chapters.iter().find_map(|c| match c.event {
+        Event::Covered { until } => Some(until),
+        _ => None,
+    });
     match &r.state {
-        RequestState::Unconfirmed => match asked {
-            Some(at) => format!(
+        RequestState::Unconfirmed => match (asked, covered) {
+            (Some(at), _) => format!(
                 "signed up but not confirmed: the confirmation went at {}; an unconfirmed sign-up is offered nothing",
                 rfc3339(at)
             ),
-            None => "signed up; the confirmation message has not gone yet (notify sends it)".into(),
+            (None, Some(until)) => format!(
+                "signed up; its address was sent a confirmation for another item within the day (one a day), so this one's own goes at {} (notify sends it); a tap on the other confirms only the other",
+                rfc3339(until)
+            ),
+            (None, None) => {
+                "signed up; the confirmation message has not gone yet (notify sends it)".into()
+            }
         },
         RequestState::Waiting => waiting(r, cx),
         RequestState::Offered {

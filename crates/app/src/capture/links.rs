@@ -406,16 +406,13 @@ pub(super) async fn confirm(
             )
             .await?;
         let mut manage = None;
-        let mut also = Vec::new();
         let r = match outcome {
-            ConfirmOutcome::Confirmed(r, others) => {
-                let count = 1 + others.len() as u32;
-                metrics::count(Metric::Confirmations, count as usize);
+            ConfirmOutcome::Confirmed(r) => {
+                metrics::count(Metric::Confirmations, 1);
                 manage = Some(owner);
-                tracing::info!(sku = %r.sku, contact = %r.contact.masked(), also = others.len(), "sign-up confirmed, with the address's others");
-                also = others;
+                tracing::info!(sku = %r.sku, contact = %r.contact.masked(), "sign-up confirmed");
                 let confirmed = restock_core::feedback::MailDay {
-                    confirmed: count,
+                    confirmed: 1,
                     ..Default::default()
                 };
                 s.store
@@ -427,7 +424,7 @@ pub(super) async fn confirm(
             ConfirmOutcome::Refused => return Ok(invalid(&visitor_words(&settings, &headers))),
         };
         let t = words(&settings, &r);
-        let body = confirmed_body(&s, &settings, &t, &r, &also, manage).await?;
+        let body = confirmed_body(&s, &settings, &t, &r, manage).await?;
         Ok::<_, AppError>(page(
             &t,
             StatusCode::OK,
@@ -438,15 +435,14 @@ pub(super) async fn confirm(
     result.await.unwrap_or_else(|e| unavailable(&e))
 }
 
-/// The confirmation page's words: the place (or "on the list"), the
-/// address's other sign-ups confirmed with it, and the manage link the
-/// tap gave its owner (or where to find it).
+/// The confirmation page's words: the place (or "on the list") of the one
+/// sign-up the tap confirmed, and the manage link the tap gave its owner
+/// (or where to find it).
 async fn confirmed_body(
     s: &Services,
     settings: &Settings,
     t: &Texts,
     r: &restock_store::Request,
-    also: &[restock_store::Request],
     manage: Option<LinkToken>,
 ) -> Result<String, AppError> {
     let entry = s.store.catalogue_entry(&r.sku).await?;
@@ -456,32 +452,23 @@ async fn confirmed_body(
     let shards = entry.map_or(1, |e| e.shards);
     let position = s.store.position(r, shards).await?;
     let product = arg("product", &name);
-    let mut body = match position {
+    let body = match position {
         Some(p) => text(&t.get(
             "page-position-told-once",
             &[("position", p.into()), product],
         )),
         None => text(&t.get("page-on-list", &[product])),
     };
-    // The address's other sign-ups, confirmed with this one.
-    for other in also {
-        let name = s
-            .store
-            .catalogue_entry(&other.sku)
-            .await?
-            .map_or_else(|| other.sku.to_string(), |e| e.name);
-        body += &text(&t.get("page-on-list", &[arg("product", &name)]));
-    }
-    body += &match manage {
-        Some(link) => format!(
-            "<p><a href=\"{}\">{}</a>. {}</p>",
-            escape_html(&settings.link("m", &link)),
-            escape_html(&t.word("manage-link")),
-            escape_html(&t.word("page-manage-keep")),
-        ),
-        None => text(&t.word("page-manage-from-email")),
-    };
-    Ok(body)
+    Ok(body
+        + &match manage {
+            Some(link) => format!(
+                "<p><a href=\"{}\">{}</a>. {}</p>",
+                escape_html(&settings.link("m", &link)),
+                escape_html(&t.word("manage-link")),
+                escape_html(&t.word("page-manage-keep")),
+            ),
+            None => text(&t.word("page-manage-from-email")),
+        })
 }
 
 /// The request a manage link sent to the shopper's inbox names, if the link

@@ -24,7 +24,7 @@ pub(super) async fn send_confirmations(
     let mut random = || s.random();
     let pending = s
         .store
-        .pending_confirmations(sku, CONFIRMATIONS_PER_PASS)
+        .pending_confirmations(sku, CONFIRMATIONS_PER_PASS, s.clock.now_ms())
         .await?;
     if pending.len() >= CONFIRMATIONS_PER_PASS {
         s.store.wake_again(sku, 0, s.clock.now_ms()).await?;
@@ -104,8 +104,12 @@ pub(super) async fn send_confirmation(
     {
         Claim::Claimed => {}
         Claim::NotClaimable => return Ok(()),
-        Claim::Covered => {
-            tracing::info!(sku = %r.sku, contact = %r.contact.masked(), "address asked to confirm within the day; its confirmation covers this sign-up");
+        Claim::Covered { until } => {
+            // One mail a day to an address that has not confirmed: this
+            // sign-up's own goes when the day ends (a tap confirms only what
+            // it was sent for).
+            tracing::info!(sku = %r.sku, contact = %r.contact.masked(), until, "address asked to confirm within the day; this sign-up's own confirmation goes when the day ends");
+            s.store.wake_at(&r.sku, until).await?;
             report.covered += 1;
             return Ok(());
         }

@@ -168,7 +168,7 @@ pub(crate) async fn send_one(
     {
         Claim::Claimed => {}
         // (Covered is a confirmation's answer, never a notice's.)
-        Claim::NotClaimable | Claim::Covered => return Ok(()),
+        Claim::NotClaimable | Claim::Covered { .. } => return Ok(()),
         Claim::OptedOut => {
             // Opted out between the restock and now: end it, free the unit (I5).
             s.store.opt_out_contact(&r.contact_key, now).await?;

@@ -907,3 +907,48 @@ async fn a_click_landing_before_the_reminder_s_claim_stops_the_reminder() {
     assert!(matches!(r.state, RequestState::Held { .. }));
     assert_eq!(r.remind_hash, None);
 }
+
+/// A confirmation pass finds a sign-up covered by its address's day; before
+/// it marks the pending confirmation to wait for the day's end, the shopper
+/// cancelled. The mark recreates nothing: no pending marker for a request
+/// that has ended. (Guard `confirmation-covered.unconfirmed`.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sign_up_cancelled_while_its_cover_was_marked_leaves_nothing_pending() {
+    let store = dynamo_store().await;
+    let chair = sign_up(&store, 1).await;
+    let throw_sku = Sku::try_from("THROW-OAT").unwrap();
+    // The same address on a second item, under an id of its own.
+    let mut second = crate::support::new_shopper(&throw_sku, 1, true, T0 + MIN);
+    second.id = restock_core::RequestId::from_random([7; 16]);
+    let restock_store::JoinOutcome::Joined(throw) = store.join(second).await.unwrap() else {
+        panic!("a second sign-up of the address")
+    };
+    assert_eq!(
+        claim_confirmation(&store, &chair, 10).await.0,
+        Claim::Claimed
+    );
+    // Held: the second write, which marks the cover (the first, the claim,
+    // was cancelled on the address's day).
+    let (claiming, reached, resume) = paused_at(&store, "TransactWriteItems", 2);
+    let pass = {
+        let throw = throw.clone();
+        on_own_thread(async move { claim_confirmation(&claiming, &throw, 20).await.0 })
+    };
+    reached.await.unwrap();
+    assert_eq!(
+        store.cancel(&throw.id, T0 + 2 * MIN).await.unwrap(),
+        CancelOutcome::Cancelled
+    );
+    resume.send(()).unwrap();
+    assert_eq!(pass.await.unwrap(), Claim::NotClaimable);
+    let marker = store
+        .sdk()
+        .get_item()
+        .table_name(store.table())
+        .set_key(Some(testing::confirm_key(&throw_sku, &throw.id)))
+        .consistent_read(true)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(marker.item, None, "no pending marker");
+}

@@ -285,9 +285,9 @@ pub enum JoinOutcome {
 /// What following a confirmation link amounted to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ConfirmOutcome {
-    /// Confirmed: in the queue at the place it joined at; with it, the
-    /// address's other sign-ups that were waiting to be confirmed.
-    Confirmed(Request, Vec<Request>),
+    /// Confirmed: in the queue at the place it joined at. Only this
+    /// sign-up: the address's others each get a confirmation of their own.
+    Confirmed(Request),
     /// Confirmed before (a second tap, a mail scanner): as it is now.
     AlreadyConfirmed(Request),
     /// Not a live confirmation link (unknown, expired, or the sign-up ended).

@@ -37,10 +37,14 @@ pub enum Claim {
     NotClaimable,
     /// The contact opted out: send nothing, and end the request.
     OptedOut,
-    /// The address was sent a confirmation within the day and has not
-    /// confirmed: send nothing; the sign-up is no longer pending, and
-    /// confirming that one confirms it.
-    Covered,
+    /// The address was sent a confirmation for another sign-up within the
+    /// day and has not confirmed: send nothing now. The sign-up stays
+    /// pending, left out of the list until `until` (the day's end), when
+    /// its own confirmation goes: a tap confirms only what it was sent for.
+    Covered {
+        /// When the address's day ends.
+        until: Millis,
+    },
 }
 
 /// What a click on a reserve link amounted to.
