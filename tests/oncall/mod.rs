@@ -654,7 +654,12 @@ async fn the_dead_letter_queue_is_listed_and_what_it_names_got_back() {
         .unwrap();
 
     // Ann waits; the chair comes back; notify's pass failed every retry.
+    // Ben signed up too, and was later erased with `restock forget`.
     assert_eq!(w.join("Ann").await.status, 201);
+    let ben = w.join("Ben").await.json()["request_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     assert_eq!(w.shopify(Some(1), "s-1").await.status, 200);
     let arn = aws_sdk_dynamodb::Client::new(&sdk)
         .describe_table()
@@ -703,6 +708,28 @@ async fn the_dead_letter_queue_is_listed_and_what_it_names_got_back() {
         .expect("the stock state's record");
     let state_seq = state["dynamodb"]["SequenceNumber"].as_str().unwrap();
     let state_id = state["eventID"].as_str().unwrap().to_owned();
+    // The events subscription's batch of Ben's sign-up, which carries his
+    // address in its image.
+    let bens = records["Records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["dynamodb"]["Keys"]["pk"]["S"] == format!("REQ#{ben}").as_str())
+        .expect("Ben's sign-up record");
+    let bens_seq = bens["dynamodb"]["SequenceNumber"].as_str().unwrap();
+    let forgot = Admin {
+        store: w.store.clone(),
+        pepper: Some(pepper()),
+    }
+    .run(
+        Command::Forget {
+            contact: w.email("Ben"),
+        },
+        w.clock.now_ms(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(forgot.json["erased"], 1, "{}", forgot.message);
     let batch_of = |stream: &str, seq: &str| {
         serde_json::json!({
             "requestContext": {
@@ -737,6 +764,7 @@ async fn the_dead_letter_queue_is_listed_and_what_it_names_got_back() {
     };
     send(batch_of(&arn, seq), serde_json::json!({})).await;
     send(batch_of(&arn, state_seq), serde_json::json!({})).await;
+    send(batch_of(&arn, bens_seq), serde_json::json!({})).await;
     send(
         batch_of(
             "arn:aws:dynamodb:eu-west-2:123456789012:table/gone/stream/2026-11-01T00:00:00.000",
@@ -806,7 +834,7 @@ async fn the_dead_letter_queue_is_listed_and_what_it_names_got_back() {
         "SDK_CLIENT_ERROR: Unable to invoke ApiDestination",
         "sweep: a run",
         "RetriesExhausted: DynamoDB Query failed",
-        "5 messages",
+        "6 messages",
     ] {
         assert!(listed.contains(said), "{said}: {listed}");
     }
@@ -822,7 +850,8 @@ async fn the_dead_letter_queue_is_listed_and_what_it_names_got_back() {
         "put on the bus again: Restock detected 7e3a-0",
         "nothing to do again",
         "published 1 events again (to the bus and Klaviyo)",
-        "5 messages done again and deleted, 0 left",
+        "left out 1 events of requests no longer in the table",
+        "6 messages done again and deleted, 0 left",
     ] {
         assert!(redriven.contains(said), "{said}: {redriven}");
     }
@@ -847,6 +876,19 @@ async fn the_dead_letter_queue_is_listed_and_what_it_names_got_back() {
         events.iter().any(|e| e["detail-type"] == "Restock detected"
             && e["detail"]["id"] == format!("{state_id}-0").as_str()),
         "published again with the id notify gave it: {events:?}"
+    );
+    assert!(
+        !format!("{events:?}").contains(&w.email("Ben")),
+        "an erased shopper's address is not published again: {events:?}"
+    );
+    assert!(
+        !klaviyo
+            .accepted
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|e| e.body.to_string().contains(&w.email("Ben"))),
+        "nor handed to Klaviyo"
     );
     assert!(
         dlq(&["dlq", "list"])

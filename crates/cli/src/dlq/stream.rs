@@ -123,9 +123,15 @@ pub(super) async fn redo_batch(
     now_ms: i64,
 ) -> Result<String, String> {
     let (skus, events) = wakes_and_events(records, now_ms)?;
+    let (events, gone) = still_held(admin, events).await?;
     let mut said = Vec::new();
     if !skus.is_empty() {
         said.push(format!("woke {}", rewake(admin, skus, now_ms).await?));
+    }
+    if gone > 0 {
+        said.push(format!(
+            "left out {gone} events of requests no longer in the table (forgotten or erased: their details are not published again)"
+        ));
     }
     if !events.is_empty() {
         said.push(publish_again(sdk, deployed, admin, &events).await?);
@@ -172,6 +178,35 @@ fn wakes_and_events(
         );
     }
     Ok((skus, events))
+}
+
+/// The events whose shopper's request is still in the table, and how many
+/// were left out: a stream image keeps a request's contact details after
+/// `restock forget` erased it, and those must not reach the bus or Klaviyo
+/// again.
+async fn still_held(
+    admin: &Admin,
+    events: Vec<BatchEvent>,
+) -> Result<(Vec<BatchEvent>, usize), String> {
+    let mut kept = Vec::with_capacity(events.len());
+    let mut gone = 0;
+    for event in events {
+        let held = match event.2.request() {
+            Some(r) => admin
+                .store
+                .request(&r.id)
+                .await
+                .map_err(|e| e.to_string())?
+                .is_some(),
+            None => true,
+        };
+        if held {
+            kept.push(event);
+        } else {
+            gone += 1;
+        }
+    }
+    Ok((kept, gone))
 }
 
 /// A batch's events on the stack's bus again (and to Klaviyo where the

@@ -81,3 +81,21 @@ pub enum Event {
         sku: Sku,
     },
 }
+
+impl Event {
+    /// The request the event is about, for those about one shopper.
+    pub fn request(&self) -> Option<&Request> {
+        match self {
+            Self::SignUpConfirmed { request }
+            | Self::NoticeSent { request, .. }
+            | Self::HoldCreated { request, .. }
+            | Self::HoldBought { request }
+            | Self::OfferLapsed { request, .. } => Some(request),
+            Self::RestockDetected { .. }
+            | Self::RestockEscalated { .. }
+            | Self::SendingPaused { .. }
+            | Self::ItemPaused { .. }
+            | Self::ItemResumed { .. } => None,
+        }
+    }
+}
