@@ -788,3 +788,138 @@ async fn the_story_runs_on_the_imported_catalogue_with_a_size_and_its_restock() 
     assert_eq!(sent.len(), 3);
     assert!(format!("{:?}", sent[2]).contains("dan."), "{sent:?}");
 }
+
+/// Shops as they are: two Shopify variants share a SKU (Shopify does not
+/// keep SKUs unique), and two WooCommerce variations without SKUs of their
+/// own show their parent's (WooCommerce inherits it). `connect` takes every
+/// other item, names the ones that clash and what to do, and tells the team;
+/// a later rename of a SKU on Shopify leaves the queue on the SKU it had
+/// (stock for the variant still reaches it) and says so; runs again settle.
+#[tokio::test]
+async fn connect_and_sync_take_every_other_item_when_skus_clash_or_move() {
+    let fake = PlatformFake::start().await;
+    let tee = ("Linen tee", "linen-tee", false);
+    *fake.variants.lock().unwrap() = vec![
+        variant(7001, "TEE", "Blue", tee, 7101),
+        variant(7002, "TEE", "Red", tee, 7102),
+        // Shopify takes any text as a SKU.
+        variant(
+            7003,
+            "MUG / TALL",
+            "Default Title",
+            ("Tall mug", "tall-mug", true),
+            7103,
+        ),
+        variant(
+            5150,
+            "LAMP-BRASS",
+            "Default Title",
+            ("Brass lamp", "brass-lamp", true),
+            5151,
+        ),
+    ];
+    *fake.woo_products.lock().unwrap() = vec![serde_json::json!({
+        "id": 900, "name": "Wool rug", "type": "variable", "sku": "RUG",
+        "permalink": "https://shop.example/product/wool-rug/",
+    })];
+    fake.woo_variations.lock().unwrap().insert(
+        900,
+        vec![
+            serde_json::json!({"id": 901, "sku": "RUG", "permalink": "", "attributes": [{"id": 1, "name": "Size", "option": "S"}]}),
+            serde_json::json!({"id": 902, "sku": "RUG", "permalink": "", "attributes": [{"id": 1, "name": "Size", "option": "L"}]}),
+            serde_json::json!({"id": 903, "sku": "RUG-XL", "permalink": "", "attributes": [{"id": 1, "name": "Size", "option": "XL"}]}),
+        ],
+    );
+    let mut secret: serde_json::Value = serde_json::from_str(&secrets_json()).unwrap();
+    secret.as_object_mut().unwrap().remove("woocommerce");
+    let d = Deployment::create_with_secret(settings(), &secret.to_string()).await;
+    let sdk = aws_config(&d.endpoint).await;
+    let stack = stack_of(&d);
+    let alerts = restock_app::ports::RecordedAlerts::default();
+    let app = ShopifyAccess::App {
+        client_id: SHOPIFY_APP.0.into(),
+        client_secret: SHOPIFY_APP.1.into(),
+    };
+    let has = |sku: &str| {
+        let store = &d.store;
+        let sku = Sku::try_from(sku).unwrap();
+        async move { store.catalogue_entry(&sku).await.unwrap() }
+    };
+
+    let done = connect::shopify(&sdk, &stack, &fake.url, app, false, &alerts)
+        .await
+        .expect("the rest comes in");
+    let said = done.describe(false);
+    assert!(has("LAMP-BRASS").await.is_some(), "{said}");
+    assert!(
+        has("MUG-TALL").await.is_some(),
+        "mapped, not dropped: {said}"
+    );
+    assert!(!said.contains("without a SKU"), "{said}");
+    assert!(has("TEE").await.is_none(), "neither tee is taken: {said}");
+    assert!(
+        said.contains(
+            "! TEE  shared by 2 items on Shopify (7101 Linen tee — Blue, 7102 Linen tee — Red)"
+        ) && said.contains("give each its own SKU there"),
+        "{said}"
+    );
+    let woo = connect::woocommerce(
+        &sdk,
+        &stack,
+        &fake.url,
+        WOO_API_KEY.0,
+        WOO_API_KEY.1,
+        false,
+        &alerts,
+    )
+    .await
+    .expect("the rest comes in");
+    let said = woo.describe(false);
+    assert!(has("RUG-XL").await.is_some(), "{said}");
+    assert!(has("RUG").await.is_none(), "{said}");
+    assert!(
+        said.contains("! RUG  shared by 2 items on WooCommerce"),
+        "{said}"
+    );
+    // (The fixture's WooCommerce items this shop does not list end, as ever.)
+    let told: Vec<_> = alerts
+        .all()
+        .into_iter()
+        .filter(|a| a.subject.contains("need the team"))
+        .collect();
+    assert_eq!(told.len(), 2, "{told:?}");
+    assert!(
+        told[0].subject.contains("1 items on Shopify need the team")
+            && told[0].body.contains("! TEE"),
+        "{told:?}"
+    );
+
+    // The lamp's SKU is renamed on Shopify: its queue stays where it is.
+    fake.variants.lock().unwrap()[3]["sku"] = "LAMP-BRASS-2026".into();
+    let synced = connect::sync(&sdk, &stack, false, &alerts).await.unwrap();
+    let shopify = synced
+        .iter()
+        .find(|s| s.platform == Platform::Shopify)
+        .unwrap();
+    assert!(shopify.catalogue.is_empty(), "{:?}", shopify.catalogue);
+    assert!(
+        shopify.held.iter().any(|l| l.contains(
+            "! LAMP-BRASS  item 5151 is LAMP-BRASS-2026 on Shopify now: its queue stays on LAMP-BRASS"
+        )),
+        "{:?}",
+        shopify.held
+    );
+    let lamp = has("LAMP-BRASS").await.unwrap();
+    assert_eq!(lamp.ended, None, "not ended");
+    assert!(
+        has("LAMP-BRASS-2026").await.is_none(),
+        "not added beside it"
+    );
+    // Again: nothing changes, the same items are held.
+    let again = connect::sync(&sdk, &stack, false, &alerts).await.unwrap();
+    assert!(again.iter().all(|s| s.catalogue.is_empty()), "{again:?}");
+    assert_eq!(
+        again.iter().map(|s| s.held.clone()).collect::<Vec<_>>(),
+        synced.iter().map(|s| s.held.clone()).collect::<Vec<_>>()
+    );
+}

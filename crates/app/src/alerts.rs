@@ -45,6 +45,23 @@ pub fn items_ended(platform: &str, ended: &[(CatalogueEntry, u32)]) -> Alert {
     }
 }
 
+/// Items a platform lists that `catalogue sync` could not take as they are
+/// (`held`: a line each, with what to do).
+pub fn items_held(platform: &str, held: &[String]) -> Alert {
+    Alert {
+        subject: format!(
+            "restock: {} items on {platform} need the team before they can come in",
+            held.len()
+        ),
+        body: format!(
+            "What happened: `restock catalogue sync` read {platform}'s items; every other item came in, \
+             but these could not be taken as they are and were left as they were:\n{}\
+             What to do: as each line says, then run `restock catalogue sync --stack restock`.",
+            held.iter().map(|l| format!("  {l}\n")).collect::<String>()
+        ),
+    }
+}
+
 /// A restock too large to trust waits for the team.
 pub fn paused_restock(
     entry: &CatalogueEntry,

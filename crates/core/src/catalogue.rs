@@ -401,6 +401,64 @@ pub fn tally(changes: &[Change]) -> String {
     )
 }
 
+/// An item a platform lists that the catalogue cannot take as it is: left
+/// as it was, and the team told what to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Held {
+    /// Several of the platform's items share one SKU (Shopify does not
+    /// keep SKUs unique; a WooCommerce variation without its own SKU shows
+    /// its parent's). A queue is keyed by SKU, so none is taken: `items`
+    /// names each (its id there and its name).
+    Clash {
+        /// The SKU they share.
+        sku: Sku,
+        /// Each item's id on the platform and its name.
+        items: Vec<(u64, String)>,
+    },
+    /// An item the catalogue knows by its platform id now has another SKU.
+    /// Its queue stays on `was` (stock reported by the id still reaches
+    /// it); `now` is not added beside it with the same id.
+    Renamed {
+        /// The item's id on the platform.
+        id: u64,
+        /// The SKU the catalogue keys its queue by.
+        was: Sku,
+        /// The SKU the platform shows now.
+        now: Sku,
+    },
+}
+
+impl Held {
+    /// One line for a person: what clashes or moved, and what to do.
+    pub fn describe(&self, platform: Platform) -> String {
+        let shop = platform.label();
+        match self {
+            Self::Clash { sku, items } => format!(
+                "! {sku}  shared by {} items on {shop} ({}): none taken; give each its own SKU there, then run `restock catalogue sync`",
+                items.len(),
+                items
+                    .iter()
+                    .map(|(id, name)| format!("{id} {name}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Self::Renamed { id, was, now } => format!(
+                "! {was}  item {id} is {now} on {shop} now: its queue stays on {was} (stock reported for item {id} still reaches it) and {now} is not added; set the SKU back to {was} on {shop}, or end {was} when nobody waits on it and sync again to add {now}"
+            ),
+        }
+    }
+}
+
+/// What importing a platform's items comes to: the catalogue's changes,
+/// and the items held back for the team.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Merge {
+    /// The changes to save.
+    pub changes: Vec<Change>,
+    /// The items not taken as listed.
+    pub held: Vec<Held>,
+}
+
 /// The changes that bring the catalogue `existing` in line with what
 /// `platform` lists (`listed`, one entry per item, keyed by SKU):
 /// - new items are added;
@@ -410,7 +468,10 @@ pub fn tally(changes: &[Change]) -> String {
 /// - an item with `platform`'s id that the platform no longer lists loses
 ///   that id if another platform still names it, and otherwise is ended at
 ///   `now_ms` (once: an ended one stays as it is), so an item sold on two
-///   platforms ends only when neither lists it.
+///   platforms ends only when neither lists it;
+/// - items that share a SKU, and an item whose id the catalogue knows
+///   under another SKU, are [`Held`]: nothing of them changes (so repeated
+///   runs settle), and the entries they touch are not ended.
 ///
 /// Items without `platform`'s id are left alone, and nothing changes for
 /// an item that already matches.
@@ -419,15 +480,21 @@ pub fn merge_listed(
     platform: Platform,
     listed: Vec<CatalogueEntry>,
     now_ms: Millis,
-) -> Vec<Change> {
-    let by_sku: std::collections::BTreeMap<&Sku, &CatalogueEntry> =
-        existing.iter().map(|e| (&e.sku, e)).collect();
-    let listed_skus: std::collections::BTreeSet<Sku> =
-        listed.iter().map(|e| e.sku.clone()).collect();
-    let listed_ids: std::collections::BTreeSet<u64> =
-        listed.iter().filter_map(|e| e.ids.get(platform)).collect();
+) -> Merge {
+    use std::collections::{BTreeMap, BTreeSet};
+    let by_sku: BTreeMap<&Sku, &CatalogueEntry> = existing.iter().map(|e| (&e.sku, e)).collect();
+    let mut listed_ids: BTreeSet<u64> = listed.iter().filter_map(|e| e.ids.get(platform)).collect();
+    let (taken, held) = hold_back(existing, platform, listed);
+    // What is held is still listed: an entry it touches is not ended.
+    let mut listed_skus: BTreeSet<Sku> = taken.iter().map(|e| e.sku.clone()).collect();
+    for h in &held {
+        if let Held::Clash { sku, items } = h {
+            listed_skus.insert(sku.clone());
+            listed_ids.extend(items.iter().map(|(id, _)| *id));
+        }
+    }
     let mut changes = Vec::new();
-    for item in listed {
+    for item in taken {
         match by_sku.get(&item.sku) {
             None => changes.push(Change::New(item)),
             Some(was) => {
@@ -451,30 +518,156 @@ pub fn merge_listed(
             .ids
             .get(platform)
             .is_some_and(|id| !listed_ids.contains(&id));
-        if !unlisted || listed_skus.contains(&was.sku) {
-            continue;
-        }
-        let mut now = was.clone();
-        now.ids.set(platform, None);
-        if now.ids.iter().next().is_some() {
-            // Still sold elsewhere: only this platform's id goes.
-            changes.push(Change::Changed {
-                was: Box::new(was.clone()),
-                now: Box::new(now),
-            });
-        } else if was.ended.is_none() {
-            changes.push(Change::Ended(CatalogueEntry {
-                ended: Some(now_ms),
-                ..was.clone()
-            }));
+        if unlisted && !listed_skus.contains(&was.sku) {
+            changes.extend(unlisted_change(was, platform, now_ms));
         }
     }
-    changes
+    Merge { changes, held }
+}
+
+/// The items listed that can be taken as they are, and those [`Held`]:
+/// several sharing a SKU, or one whose id the catalogue has under another
+/// SKU.
+fn hold_back(
+    existing: &[CatalogueEntry],
+    platform: Platform,
+    listed: Vec<CatalogueEntry>,
+) -> (Vec<CatalogueEntry>, Vec<Held>) {
+    let by_id: std::collections::BTreeMap<u64, &CatalogueEntry> = existing
+        .iter()
+        .filter_map(|e| e.ids.get(platform).map(|id| (id, e)))
+        .collect();
+    let mut sharing: std::collections::BTreeMap<Sku, Vec<CatalogueEntry>> = Default::default();
+    for item in listed {
+        sharing.entry(item.sku.clone()).or_default().push(item);
+    }
+    let (mut taken, mut held) = (Vec::new(), Vec::new());
+    for (sku, mut items) in sharing {
+        if items.len() > 1 {
+            held.push(Held::Clash {
+                sku,
+                items: items
+                    .iter()
+                    .map(|e| (e.ids.get(platform).unwrap_or_default(), e.name.clone()))
+                    .collect(),
+            });
+            continue;
+        }
+        let item = items.remove(0);
+        match item
+            .ids
+            .get(platform)
+            .and_then(|id| by_id.get(&id).map(|e| (id, e)))
+        {
+            Some((id, was)) if was.sku != item.sku => held.push(Held::Renamed {
+                id,
+                was: was.sku.clone(),
+                now: item.sku,
+            }),
+            _ => taken.push(item),
+        }
+    }
+    (taken, held)
+}
+
+/// What becomes of an entry with `platform`'s id that the platform no
+/// longer lists: it loses that id if another platform still names it, and
+/// is otherwise ended (once).
+fn unlisted_change(was: &CatalogueEntry, platform: Platform, now_ms: Millis) -> Option<Change> {
+    let mut now = was.clone();
+    now.ids.set(platform, None);
+    if now.ids.iter().next().is_some() {
+        // Still sold elsewhere: only this platform's id goes.
+        Some(Change::Changed {
+            was: Box::new(was.clone()),
+            now: Box::new(now),
+        })
+    } else if was.ended.is_none() {
+        Some(Change::Ended(CatalogueEntry {
+            ended: Some(now_ms),
+            ..was.clone()
+        }))
+    } else {
+        None
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The changes alone.
+    fn merged(
+        existing: &[CatalogueEntry],
+        platform: Platform,
+        listed: Vec<CatalogueEntry>,
+        now_ms: Millis,
+    ) -> Vec<Change> {
+        let merge = merge_listed(existing, platform, listed, now_ms);
+        assert_eq!(merge.held, [], "nothing held");
+        merge.changes
+    }
+
+    #[test]
+    fn items_sharing_a_sku_and_an_item_renamed_are_held_for_the_team_while_the_rest_come_in() {
+        let sku = |s: &str| Sku::try_from(s).unwrap();
+        let with_id = |s: &str, name: &str, id: u64| {
+            let mut e = CatalogueEntry::new(sku(s), name);
+            e.ids.set(Platform::Shopify, Some(id));
+            e
+        };
+        let existing = vec![with_id("TEE", "Tee", 1), with_id("MUG", "Mug", 2)];
+        let listing = || {
+            vec![
+                with_id("TEE", "Tee — Blue", 1),
+                with_id("TEE", "Tee — Red", 3),
+                with_id("MUG-2026", "Mug", 2),
+                with_id("RUG", "Rug", 4),
+            ]
+        };
+        let merge = merge_listed(&existing, Platform::Shopify, listing(), 1_000);
+        assert_eq!(
+            merge.changes,
+            [Change::New(with_id("RUG", "Rug", 4))],
+            "the rest come in; nothing ends"
+        );
+        assert_eq!(
+            merge.held,
+            [
+                Held::Renamed {
+                    id: 2,
+                    was: sku("MUG"),
+                    now: sku("MUG-2026")
+                },
+                Held::Clash {
+                    sku: sku("TEE"),
+                    items: vec![(1, "Tee — Blue".into()), (3, "Tee — Red".into())]
+                },
+            ]
+        );
+        let said: Vec<String> = merge
+            .held
+            .iter()
+            .map(|h| h.describe(Platform::Shopify))
+            .collect();
+        assert!(
+            said[0].contains("its queue stays on MUG")
+                && said[0].contains("set the SKU back to MUG on Shopify"),
+            "{}",
+            said[0]
+        );
+        assert!(
+            said[1].contains("1 Tee — Blue, 3 Tee — Red")
+                && said[1].contains("give each its own SKU"),
+            "{}",
+            said[1]
+        );
+        // Applied, a second run changes nothing and holds the same: it settles.
+        let mut applied = existing.clone();
+        applied.push(with_id("RUG", "Rug", 4));
+        let again = merge_listed(&applied, Platform::Shopify, listing(), 2_000);
+        assert_eq!((again.changes, again.held), (vec![], merge.held));
+    }
 
     #[test]
     fn a_launch_reads_with_its_offset_and_is_checked() {
@@ -622,7 +815,7 @@ mod tests {
         };
         let mut rug = CatalogueEntry::new(sku("RUG"), "Rug — Large");
         rug.ids.set(Platform::Shopify, Some(9));
-        let changes = merge_listed(
+        let changes = merged(
             &existing,
             Platform::Shopify,
             vec![listed("Walnut chair — Oak", 7), rug.clone()],
@@ -663,7 +856,7 @@ mod tests {
         let applied: Vec<CatalogueEntry> =
             vec![changes[0].entry().clone(), lamp, changes[1].entry().clone()];
         assert!(
-            merge_listed(
+            merged(
                 &applied,
                 Platform::Shopify,
                 vec![listed("Walnut chair — Oak", 7), rug],
@@ -695,7 +888,7 @@ mod tests {
         // Shopify lists only the small tee: the large one ends; the mug,
         // still on WooCommerce, only loses its Shopify id; the other
         // platform's item and the one without an id are not Shopify's.
-        let mut changes = merge_listed(
+        let mut changes = merged(
             &existing,
             Platform::Shopify,
             vec![with_id("TEE-S", Platform::Shopify, 1)],
@@ -723,7 +916,7 @@ mod tests {
         let ended = changes[0].entry().clone();
         let after = vec![existing[0].clone(), ended.clone()];
         assert!(
-            merge_listed(
+            merged(
                 &after,
                 Platform::Shopify,
                 vec![with_id("TEE-S", Platform::Shopify, 1)],
@@ -733,7 +926,7 @@ mod tests {
         );
         // Listed again (even under a new id): no longer ended, its own
         // threshold kept.
-        let again = merge_listed(
+        let again = merged(
             &after,
             Platform::Shopify,
             vec![

@@ -39,6 +39,28 @@ impl Sku {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// The SKU restock keys a shop's SKU by. A shop may use any text
+    /// (Shopify takes spaces and slashes): each run of characters a SKU
+    /// cannot hold (anything but `A-Z a-z 0-9 . _ -`) becomes one `-`, and
+    /// `-` at either end goes, so `TEE / BLUE M` is `TEE-BLUE-M`. The
+    /// platforms' listings, their webhooks and the sign-up door all map a
+    /// shop's SKU this way (docs/CATALOGUE.md says so for the team).
+    ///
+    /// # Errors
+    /// [`IdError::Sku`] when nothing is left, or more than
+    /// [`Self::MAX_LEN`] characters.
+    pub fn from_shop(text: &str) -> Result<Self, IdError> {
+        let mut mapped = String::with_capacity(text.len());
+        for c in text.trim().chars() {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                mapped.push(c);
+            } else if !mapped.ends_with('-') {
+                mapped.push('-');
+            }
+        }
+        Self::try_from(mapped.trim_matches('-'))
+    }
 }
 
 impl TryFrom<&str> for Sku {
@@ -334,6 +356,21 @@ pub type OptOutToken = LinkToken;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shop_s_sku_maps_to_one_restock_can_key() {
+        let mapped = |s: &str| Sku::from_shop(s).map(String::from);
+        assert_eq!(mapped("TEE / BLUE M").unwrap(), "TEE-BLUE-M");
+        assert_eq!(
+            mapped(" CHAIR-WAL ").unwrap(),
+            "CHAIR-WAL",
+            "a valid one is itself"
+        );
+        assert_eq!(mapped("Rug #4 (large)").unwrap(), "Rug-4-large");
+        assert_eq!(mapped("Über tee").unwrap(), "ber-tee");
+        assert!(mapped(" / ").is_err() && mapped("").is_err());
+        assert!(mapped(&"A".repeat(65)).is_err(), "not cut short");
+    }
 
     #[test]
     fn sku_accepts_shop_spellings_and_refuses_key_separators() {

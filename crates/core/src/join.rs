@@ -118,7 +118,7 @@ impl JoinForm {
             })
         };
         let sku = match present(&self.sku) {
-            Some(s) => Sku::try_from(s.as_str())
+            Some(s) => Sku::from_shop(&s)
                 .map_err(|e| fail("sku", e.to_string()))
                 .ok(),
             None => {
@@ -295,10 +295,20 @@ mod tests {
     }
 
     #[test]
+    fn a_shop_s_sku_is_taken_as_the_catalogue_keys_it() {
+        let Ok(JoinInput::Request(d)) = json(
+            r#"{"sku":"TEE / BLUE M","name":"Della","email":"della@example.com","consent":true}"#,
+        ) else {
+            panic!("a sign-up")
+        };
+        assert_eq!(d.sku.as_str(), "TEE-BLUE-M");
+    }
+
+    #[test]
     fn every_bad_field_is_listed() {
         assert_eq!(
             fields(json(
-                r#"{"sku":"bad sku","name":"","email":"nope","consent":false}"#
+                r#"{"sku":" / ","name":"","email":"nope","consent":false}"#
             )),
             vec!["sku", "name", "email", "consent"]
         );

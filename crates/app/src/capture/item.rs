@@ -70,7 +70,7 @@ pub(super) async fn widget_words(
 /// scheduled and still to come (the widget says when, on the shopper's
 /// own clock). Cached for a minute.
 pub(super) async fn item(State(s): Shared, Path(sku): Path<String>) -> Response {
-    let entry = match restock_core::Sku::try_from(sku.as_str()) {
+    let entry = match restock_core::Sku::from_shop(&sku) {
         Ok(sku) => s.store.catalogue_entry(&sku).await,
         Err(_) => Ok(None),
     };

@@ -78,7 +78,7 @@ pub(super) async fn join(
             let fake = RequestId::from_random(s.random());
             let sku = form.sku.unwrap_or_default();
             // Shaped like a real 201, manage token and all; it manages nothing.
-            let token = Sku::try_from(sku.as_str())
+            let token = Sku::from_shop(&sku)
                 .map(|valid| LinkToken::new(valid, fake, s.random()).to_string())
                 .unwrap_or_else(|_| format!("{sku}~{fake}.{}", RequestId::from_random(s.random())));
             return (

@@ -5,20 +5,20 @@
 //! what differs, so running it again changes nothing; with `dry_run` it
 //! only says what it would change.
 
-use restock_app::admin::{Admin, Command, ErrorKind};
+use restock_app::admin::ErrorKind;
 use restock_app::ports::Alerts;
-use restock_core::catalogue::{Change, merge_listed};
+use restock_core::catalogue::Change;
 use restock_core::{CatalogueEntry, Platform};
-use restock_store::{CatalogueStore, DetectStore, FiguresStore, NotifyStore};
-use restock_store_dynamo::DynamoStore;
 
 use crate::platforms::HttpPlatforms;
 use crate::platforms::{shopify, woocommerce};
 
+mod catalogue;
 mod error;
 
+use catalogue::{catalogue, held_lines};
 pub use error::ConnectError;
-use error::{on_aws, on_platform, on_store, said};
+use error::{on_aws, on_platform, said};
 
 /// The webhook topics restock needs from Shopify.
 pub const SHOPIFY_TOPICS: [&str; 2] = ["INVENTORY_LEVELS_UPDATE", "ORDERS_PAID"];
@@ -84,11 +84,20 @@ pub struct Connected {
     pub webhooks: Vec<String>,
     /// The catalogue's changes.
     pub catalogue: Vec<Change>,
+    /// Items held back for the team (shared SKUs, renames), a line each
+    /// with what to do.
+    pub held: Vec<String>,
     /// Variants left out because they have no SKU.
     pub without_sku: usize,
 }
 
 impl Connected {
+    /// The catalogue's changes and the items held back, as merged.
+    fn take(&mut self, merge: restock_core::catalogue::Merge, platform: Platform) {
+        self.held = held_lines(&merge.held, platform);
+        self.catalogue = merge.changes;
+    }
+
     /// The report, as a person reads it.
     pub fn describe(&self, dry_run: bool) -> String {
         let mut text = String::new();
@@ -118,6 +127,9 @@ impl Connected {
         text += "\n";
         for change in &self.catalogue {
             text += &format!("  {}\n", change.describe());
+        }
+        for line in &self.held {
+            text += &format!("  {line}\n");
         }
         text
     }
@@ -160,7 +172,10 @@ pub async fn shopify(
     // 3. Every variant in the catalogue; the shop's own settings per item stay.
     let (listed, without_sku) = listing(&platforms, Platform::Shopify, &admin_access).await?;
     done.without_sku = without_sku;
-    done.catalogue = catalogue(sdk, stack, Platform::Shopify, listed, dry_run, alerts).await?;
+    done.take(
+        catalogue(sdk, stack, Platform::Shopify, listed, dry_run, alerts).await?,
+        Platform::Shopify,
+    );
     Ok(done)
 }
 
@@ -264,88 +279,6 @@ async fn listing(
         }
         Platform::Standard => Ok((Vec::new(), 0)),
     }
-}
-
-/// Merges what `platform` lists into the stack's catalogue (unless
-/// `dry_run`), checked as any import is, and answers the changes. Items it
-/// no longer lists are ended (`merge_listed`), and the team is told once
-/// through `alerts`, with how many were waiting on each; an item listed
-/// again is woken, so units already back go to its queue.
-async fn catalogue(
-    sdk: &aws_config::SdkConfig,
-    stack: &Stack,
-    platform: Platform,
-    listed: Vec<CatalogueEntry>,
-    dry_run: bool,
-    alerts: &dyn Alerts,
-) -> Result<Vec<Change>, ConnectError> {
-    let store = std::sync::Arc::new(DynamoStore::new(
-        aws_sdk_dynamodb::Client::new(sdk),
-        &stack.table,
-    ));
-    let existing: Vec<CatalogueEntry> = store
-        .catalogue()
-        .await
-        .map_err(on_store("reading the catalogue"))?;
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as restock_core::Millis);
-    let changes = merge_listed(&existing, platform, listed, now);
-    if dry_run || changes.is_empty() {
-        return Ok(changes);
-    }
-    let admin = Admin {
-        store: store.clone(),
-        pepper: None,
-    };
-    let entries: Vec<CatalogueEntry> = changes.iter().map(|c| c.entry().clone()).collect();
-    for chunk in entries.chunks(25) {
-        admin
-            .run(
-                Command::CataloguePut {
-                    entries: chunk.to_vec(),
-                },
-                0,
-            )
-            .await
-            .map_err(|e| ConnectError {
-                message: format!("saving the catalogue: {e}"),
-                kind: e.kind(),
-            })?;
-    }
-    let store_failed = on_store("the table");
-    let mut ended = Vec::new();
-    for change in &changes {
-        match change {
-            Change::Ended(entry) => {
-                let waiting = store
-                    .counts(&entry.sku, entry.shards)
-                    .await
-                    .map_err(&store_failed)?;
-                ended.push((entry.clone(), waiting.waiting));
-            }
-            Change::Changed { was, now: entry } if was.ended.is_some() => {
-                let episode = store
-                    .snapshot(&entry.sku)
-                    .await
-                    .map_err(&store_failed)?
-                    .stock
-                    .episode;
-                store
-                    .wake_again(&entry.sku, episode, now)
-                    .await
-                    .map_err(&store_failed)?;
-            }
-            _ => {}
-        }
-    }
-    if !ended.is_empty() {
-        alerts
-            .alert(&restock_app::alerts::items_ended(platform.label(), &ended))
-            .await
-            .map_err(|e| said("telling the team")(e.to_string()))?;
-    }
-    Ok(changes)
 }
 
 /// The keys secret, read.
@@ -516,7 +449,8 @@ pub async fn woocommerce(
     // 3. Simple products and every variation in the catalogue.
     let (listed, without_sku) = listing(&platforms, Platform::WooCommerce, &access).await?;
     done.without_sku = without_sku;
-    done.catalogue = catalogue(sdk, stack, Platform::WooCommerce, listed, dry_run, alerts).await?;
+    let merge = catalogue(sdk, stack, Platform::WooCommerce, listed, dry_run, alerts).await?;
+    done.take(merge, Platform::WooCommerce);
     Ok(done)
 }
 
@@ -527,6 +461,9 @@ pub struct Synced {
     pub platform: Platform,
     /// The catalogue's changes.
     pub catalogue: Vec<Change>,
+    /// Items held back for the team (shared SKUs, renames), a line each
+    /// with what to do.
+    pub held: Vec<String>,
     /// Items it lists without a SKU, left out.
     pub without_sku: usize,
 }
@@ -557,10 +494,11 @@ pub async fn sync(
             continue;
         };
         let (listed, without_sku) = listing(&platforms, platform, access).await?;
-        let catalogue = catalogue(sdk, stack, platform, listed, dry_run, alerts).await?;
+        let merge = catalogue(sdk, stack, platform, listed, dry_run, alerts).await?;
         synced.push(Synced {
             platform,
-            catalogue,
+            catalogue: merge.changes,
+            held: held_lines(&merge.held, platform),
             without_sku,
         });
     }

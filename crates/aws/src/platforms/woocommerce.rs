@@ -301,7 +301,7 @@ pub fn catalogue_entries(
     let mut entries = Vec::new();
     let mut skipped = 0;
     let mut add = |id: u64, sku: &str, name: String, page: &str| {
-        let Ok(sku) = restock_core::Sku::try_from(sku.trim()) else {
+        let Ok(sku) = restock_core::Sku::from_shop(sku) else {
             skipped += 1;
             return;
         };

@@ -64,6 +64,7 @@ pub(crate) async fn sync(cli: &Cli, stack: &str, dry_run: bool) -> Result<String
                     "platform": s.platform.name(),
                     "tally": restock_core::catalogue::tally(&s.catalogue),
                     "changes": s.catalogue.iter().map(|c| c.describe()).collect::<Vec<_>>(),
+                    "held": s.held,
                     "without_sku": s.without_sku,
                 })
             })
@@ -84,8 +85,13 @@ pub(crate) async fn sync(cli: &Cli, stack: &str, dry_run: bool) -> Result<String
                 ""
             }
         );
-        for change in &s.catalogue {
-            text += &format!("  {}\n", change.describe());
+        for line in s
+            .catalogue
+            .iter()
+            .map(|c| c.describe())
+            .chain(s.held.clone())
+        {
+            text += &format!("  {line}\n");
         }
     }
     Ok(text)

@@ -108,6 +108,7 @@ fn report(
             "secret": done.secret,
             "webhooks": done.webhooks,
             "catalogue": done.catalogue.iter().map(|c| c.describe()).collect::<Vec<_>>(),
+            "held": done.held,
             "without_sku": done.without_sku,
         });
         return serde_json::to_string_pretty(&json).unwrap_or_default() + "\n";

@@ -196,7 +196,7 @@ pub fn parse(
     let product: Product = serde_json::from_slice(body).map_err(WebhookError::malformed)?;
     let sku = match product.sku.trim() {
         "" => None,
-        s => Some(Sku::try_from(s).map_err(|e| WebhookError::Malformed(format!("sku: {e}")))?),
+        s => Some(Sku::from_shop(s).map_err(|e| WebhookError::Malformed(format!("sku: {e}")))?),
     };
     let level = match product.manage_stock {
         Some(ManageStock::Flag(true)) => Level::from_reported(product.stock_quantity),

@@ -282,6 +282,8 @@ pub(crate) fn lines_in(
     let mut skus = Vec::new();
     for line in items {
         let Some(sku) = line.sku else { continue };
+        // Keyed as the catalogue keys it (`Sku::from_shop`).
+        let sku = crate::Sku::from_shop(&sku).map_or(sku, String::from);
         let price = match &line.price {
             Some(serde_json::Value::String(s)) => Some(s.clone()),
             // WooCommerce's is a float, often with a long tail when the

@@ -76,8 +76,7 @@ pub fn catalogue_entries(
         let sku = v
             .sku
             .as_deref()
-            .map(str::trim)
-            .and_then(|s| restock_core::Sku::try_from(s).ok());
+            .and_then(|s| restock_core::Sku::from_shop(s).ok());
         let (Some(sku), Some(variant), Some(item)) =
             (sku, number(&v.id), number(&v.inventory_item.id))
         else {
