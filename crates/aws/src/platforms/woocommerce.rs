@@ -358,7 +358,7 @@ pub fn plugin(endpoint: &str) -> String {
 /**
  * Plugin Name: restock
  * Description: The restock notify-me form on sold-out products and variations, and the hold from a restock reserve link (?hold=...) kept until checkout and saved on the order, so the order ends the hold.
- * Version: 1.1.0
+ * Version: 1.2.0
  * Requires Plugins: woocommerce
  * License: Apache-2.0
  */
@@ -392,9 +392,15 @@ add_action('woocommerce_single_product_summary', function () {{
     }}
     $attributes = 'data-restock-endpoint="' . esc_attr(RESTOCK_ENDPOINT) . '" data-restock-product="' . esc_attr($product->get_name()) . '"';
     if ($product->is_type('variable')) {{
-        $variants = array_map(function ($v) {{
-            return ['id' => $v['variation_id'], 'sku' => $v['sku'], 'available' => (bool) $v['is_in_stock']];
-        }}, $product->get_available_variations());
+        // Every variation, sold out ones too: the list of available
+        // variations leaves those out where the shop hides out-of-stock items.
+        $variants = [];
+        foreach ($product->get_children() as $id) {{
+            $v = wc_get_product($id);
+            if ($v) {{
+                $variants[] = ['id' => $id, 'sku' => $v->get_sku(), 'available' => $v->is_in_stock()];
+            }}
+        }}
         echo '<div ' . $attributes . '><script type="application/json">' . wp_json_encode($variants, JSON_HEX_TAG | JSON_HEX_AMP) . '</script></div>';
     }} elseif (!$product->is_in_stock() && $product->get_sku()) {{
         echo '<div ' . $attributes . ' data-restock-sku="' . esc_attr($product->get_sku()) . '"></div>';
@@ -405,7 +411,7 @@ add_action('woocommerce_single_product_summary', function () {{
 }}, 35);
 
 add_action('wp_enqueue_scripts', function () {{
-    wp_register_script('restock-widget', false, ['jquery'], '1.1.0', true);
+    wp_register_script('restock-widget', false, ['jquery'], '1.2.0', true);
     wp_add_inline_script('restock-widget', <<<'RESTOCK_WIDGET_JS'
 {widget}
 RESTOCK_WIDGET_JS
@@ -436,7 +442,11 @@ mod tests {
         assert_eq!(plugin.matches("\nRESTOCK_WIDGET_JS\n").count(), 1);
         assert!(!WIDGET_JS.contains("RESTOCK_WIDGET_JS"));
         // Variations as the widget reads them; JSON that cannot close the element.
-        assert!(plugin.contains("'id' => $v['variation_id'], 'sku' => $v['sku'], 'available' => (bool) $v['is_in_stock']"));
+        assert!(plugin.contains("'id' => $id, 'sku' => $v->get_sku(), 'available' => $v->is_in_stock()"));
+        // Every variation: get_available_variations() drops sold-out ones
+        // where the shop hides out-of-stock items.
+        assert!(plugin.contains("$product->get_children()"));
+        assert!(!plugin.contains("get_available_variations()"));
         assert!(plugin.contains("JSON_HEX_TAG"));
         // An endpoint cannot break out of its PHP string.
         assert!(plugin_endpoint_is_plain("https://x.example/'; evil(); '"));
