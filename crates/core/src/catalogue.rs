@@ -443,7 +443,8 @@ impl Held {
                     .join(", ")
             ),
             Self::Renamed { id, was, now } => format!(
-                "! {was}  item {id} is {now} on {shop} now: its queue stays on {was} (stock reported for item {id} still reaches it) and {now} is not added; set the SKU back to {was} on {shop}, or end {was} when nobody waits on it and sync again to add {now}"
+                "! {was}  item {id} is {now} on {shop} now: its queue stays on {was} (stock reported for item {id} still reaches it) and {now} is not added. restock cannot move a queue to another SKU: set the SKU back to {was} on {shop}; or, to start {now} with an empty queue, import {was} with its {column} empty (`restock catalogue import`) and sync again",
+                column = platform.id_column().unwrap_or("id")
             ),
         }
     }

@@ -442,7 +442,10 @@ mod tests {
         assert_eq!(plugin.matches("\nRESTOCK_WIDGET_JS\n").count(), 1);
         assert!(!WIDGET_JS.contains("RESTOCK_WIDGET_JS"));
         // Variations as the widget reads them; JSON that cannot close the element.
-        assert!(plugin.contains("'id' => $id, 'sku' => $v->get_sku(), 'available' => $v->is_in_stock()"));
+        assert!(
+            plugin
+                .contains("'id' => $id, 'sku' => $v->get_sku(), 'available' => $v->is_in_stock()")
+        );
         // Every variation: get_available_variations() drops sold-out ones
         // where the shop hides out-of-stock items.
         assert!(plugin.contains("$product->get_children()"));
