@@ -10,9 +10,9 @@
 //!
 //! An address that has not confirmed is asked at most once a day
 //! ([`ASK_ONCE_IN`]), however many items it is signed up for: a sign-up
-//! within the day of the last confirmation sent is covered by it, and
-//! confirming that one confirms every sign-up of the address still
-//! waiting for it ([`may_ask`]).
+//! within the day of the last confirmation sent is covered by it until the
+//! day ends, and then sent its own ([`may_ask`]). A tap confirms only the
+//! sign-up its link was sent for: a stranger may have made the others.
 
 use crate::Millis;
 use crate::lang::{Texts, arg};
