@@ -265,6 +265,17 @@ async fn connect_shopify_takes_a_shop_from_nothing_to_connected_and_again_change
 /// secret in the keys secret, the product and order webhooks registered
 /// once and signed with that secret, simple products and every variation
 /// (over several pages) in the catalogue.
+/// A deployment whose keys secret has no WooCommerce webhook key yet (as
+/// before `connect woocommerce`), with its SDK config and stack.
+async fn deployed_without_woocommerce() -> (Deployment, aws_config::SdkConfig, Stack) {
+    let mut secret: serde_json::Value = serde_json::from_str(&secrets_json()).unwrap();
+    secret.as_object_mut().unwrap().remove("woocommerce");
+    let d = Deployment::create_with_secret(settings(), &secret.to_string()).await;
+    let sdk = aws_config(&d.endpoint).await;
+    let stack = stack_of(&d);
+    (d, sdk, stack)
+}
+
 #[tokio::test]
 async fn connect_woocommerce_registers_signed_webhooks_and_imports_every_variation() {
     let fake = PlatformFake::start().await;
@@ -289,11 +300,7 @@ async fn connect_woocommerce_registers_signed_webhooks_and_imports_every_variati
             serde_json::json!({"id": 813, "sku": "", "permalink": "", "attributes": [{"id": 1, "name": "Colour", "option": "Sand"}]}),
         ],
     );
-    let mut secret: serde_json::Value = serde_json::from_str(&secrets_json()).unwrap();
-    secret.as_object_mut().unwrap().remove("woocommerce");
-    let d = Deployment::create_with_secret(settings(), &secret.to_string()).await;
-    let sdk = aws_config(&d.endpoint).await;
-    let stack = stack_of(&d);
+    let (d, sdk, stack) = deployed_without_woocommerce().await;
     let alerts = std::sync::Arc::new(restock_app::ports::RecordedAlerts::default());
     let run = |dry_run: bool| {
         let (sdk, stack, url) = (sdk.clone(), stack.clone(), fake.url.clone());
@@ -830,11 +837,7 @@ async fn connect_and_sync_take_every_other_item_when_skus_clash_or_move() {
             serde_json::json!({"id": 903, "sku": "RUG-XL", "permalink": "", "attributes": [{"id": 1, "name": "Size", "option": "XL"}]}),
         ],
     );
-    let mut secret: serde_json::Value = serde_json::from_str(&secrets_json()).unwrap();
-    secret.as_object_mut().unwrap().remove("woocommerce");
-    let d = Deployment::create_with_secret(settings(), &secret.to_string()).await;
-    let sdk = aws_config(&d.endpoint).await;
-    let stack = stack_of(&d);
+    let (d, sdk, stack) = deployed_without_woocommerce().await;
     let alerts = restock_app::ports::RecordedAlerts::default();
     let app = ShopifyAccess::App {
         client_id: SHOPIFY_APP.0.into(),

@@ -437,20 +437,6 @@ async fn a_woocommerce_listing_without_its_page_count_is_read_to_the_end() {
     );
 }
 
-/// A writer the log subscriber appends to.
-#[derive(Clone, Default)]
-struct Captured(Arc<std::sync::Mutex<Vec<u8>>>);
-
-impl std::io::Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// The keys secret with a platform's access in a wrong shape (a token
 /// where the object belongs, an easy misreading; a list; a field of the
 /// wrong type): the pull reads nothing for those items, and neither its
@@ -468,31 +454,17 @@ fn a_credential_in_the_wrong_shape_is_never_quoted_by_the_pull() {
         ),
     ];
     for (shopify, woocommerce) in shapes {
-        let captured = Captured::default();
-        let writer = captured.clone();
-        let subscriber = tracing_subscriber::fmt()
-            .json()
-            .with_max_level(tracing::Level::DEBUG)
-            .with_writer(move || writer.clone())
-            .finish();
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        let told = tracing::subscriber::with_default(subscriber, || {
-            runtime.block_on(async {
-                let mut secret: serde_json::Value = serde_json::from_str(&secrets_json()).unwrap();
-                secret["shopify_admin"] = shopify.clone();
-                secret["woocommerce_api"] = woocommerce.clone();
-                let (w, _) = World::memory_with_secret(&secret.to_string()).await;
-                assert_eq!(w.join("Della").await.status, 201);
-                join_throw(&w, "Marcus").await;
-                let report = pull::run(&w.services).await.unwrap();
-                assert_eq!((report.pulled, report.failed), (0, 2), "{report:?}");
-                format!("{:?} {:?}", report, w.alerts.all())
-            })
+        let (told, logs) = logged(async {
+            let mut secret: serde_json::Value = serde_json::from_str(&secrets_json()).unwrap();
+            secret["shopify_admin"] = shopify.clone();
+            secret["woocommerce_api"] = woocommerce.clone();
+            let (w, _) = World::memory_with_secret(&secret.to_string()).await;
+            assert_eq!(w.join("Della").await.status, 201);
+            join_throw(&w, "Marcus").await;
+            let report = pull::run(&w.services).await.unwrap();
+            assert_eq!((report.pulled, report.failed), (0, 2), "{report:?}");
+            format!("{:?} {:?}", report, w.alerts.all())
         });
-        let logs = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
         assert!(
             logs.contains("keys secret"),
             "the failure is logged: {logs}"

@@ -3,8 +3,7 @@
 //! run name no contact, token or key. (Unsigned, tampered and replayed
 //! webhooks: `tests/inputs`.)
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use base64::Engine;
 use restock_app::ports::{Clock, FixedPhraser, Outbox, Secrets, StaticKeyring};
@@ -152,36 +151,11 @@ async fn link_secrets_are_128_bit_and_stored_only_as_hashes() {
     assert!(raw.contains(&hash), "its hash is: {raw}");
 }
 
-/// A writer the subscriber appends to.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[test]
 fn the_logs_of_a_full_run_name_no_contact_token_or_key() {
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .json()
-        .with_max_level(tracing::Level::DEBUG)
-        .with_writer(move || writer.clone())
-        .finish();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
     let phone = "+447911123456";
-    let (secrets, email) = tracing::subscriber::with_default(subscriber, || {
-        runtime.block_on(async {
+    let ((secrets, email), logs) = logged(async {
+        {
             let (w, outbox) = World::memory().await;
             let email = w.email("Ann");
             w.join("Ann").await;
@@ -195,18 +169,28 @@ fn the_logs_of_a_full_run_name_no_contact_token_or_key() {
             assert_eq!(sms.status, 201, "{}", sms.body);
             w.shopify(Some(3), "wh-1").await;
             w.pump().await;
-            let links: Vec<String> = outbox.sent().iter().filter_map(|n| n.reserve_link()).collect();
+            let links: Vec<String> = outbox
+                .sent()
+                .iter()
+                .filter_map(|n| n.reserve_link())
+                .collect();
             assert_eq!(links.len(), 2, "both told");
             let hold = w.capture("POST", &path_of(&links[0])).await;
             assert_eq!(hold.status, 303);
             // A wrong signature, an opt-out, an expiry and a sweep log too.
-            w.call(Api::Detect, w.signed_request("/webhooks/stock", "bad", "{}").map(|_| axum::body::Body::from("[]")))
-                .await;
+            w.call(
+                Api::Detect,
+                w.signed_request("/webhooks/stock", "bad", "{}")
+                    .map(|_| axum::body::Body::from("[]")),
+            )
+            .await;
             let secrets: Vec<String> = outbox
                 .sent()
                 .iter()
                 .flat_map(|n| match n {
-                    restock_app::ports::Sent::Email { notice, .. } => vec![notice.text.clone(), notice.list_unsubscribe.clone()],
+                    restock_app::ports::Sent::Email { notice, .. } => {
+                        vec![notice.text.clone(), notice.list_unsubscribe.clone()]
+                    }
                     restock_app::ports::Sent::Sms { notice, .. } => vec![notice.text.clone()],
                 })
                 .flat_map(|text| {
@@ -219,9 +203,8 @@ fn the_logs_of_a_full_run_name_no_contact_token_or_key() {
             w.advance(20 * MIN);
             w.sweep().await;
             (secrets, email)
-        })
+        }
     });
-    let logs = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
     assert!(logs.contains("notice sent"), "the run was logged: {logs}");
     let mut forbidden = vec![
         email.clone(),

@@ -230,21 +230,7 @@ impl DynamoStore {
 
     /// Every item `query` matches, reading page after page.
     async fn query_all(&self, query: QueryFluentBuilder) -> Result<Vec<Item>> {
-        let mut items = Vec::new();
-        let mut start = None;
-        loop {
-            let page = query
-                .clone()
-                .set_exclusive_start_key(start)
-                .send()
-                .await
-                .map_err(|e| StoreError::backend(crate::DYNAMODB, "Query", e))?;
-            items.extend(page.items.unwrap_or_default());
-            start = page.last_evaluated_key;
-            if start.is_none() {
-                return Ok(items);
-            }
-        }
+        self.query_up_to(query, usize::MAX).await
     }
 
     /// Up to `limit` items `query` matches after its filter, reading page
@@ -253,9 +239,10 @@ impl DynamoStore {
         let mut items = Vec::new();
         let mut start = None;
         loop {
+            let left = i32::try_from(limit - items.len()).ok();
             let page = query
                 .clone()
-                .limit(i32::try_from(limit - items.len()).unwrap_or(i32::MAX))
+                .set_limit(left)
                 .set_exclusive_start_key(start)
                 .send()
                 .await
