@@ -14,6 +14,7 @@
 //! - [`languages`]: each shopper told in their own language;
 //! - [`notices`]: what a late notice says, and that a dead link is never sent;
 //! - [`oncall`]: the on-call engineer's commands: rewake, …;
+//! - [`privacy`]: Shopify's privacy topics: a customer erased, the team told;
 //! - [`pull`]: the stock pull against Shopify and WooCommerce API fakes, and
 //!   the webhook-silence alert;
 //! - [`reliability`]: randomised histories, fault injection, security checks;
@@ -34,6 +35,7 @@ mod languages;
 mod metrics;
 mod notices;
 mod oncall;
+mod privacy;
 mod pull;
 mod quiet;
 mod reliability;

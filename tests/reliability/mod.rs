@@ -5,5 +5,5 @@
 mod budget;
 mod differential;
 pub(crate) mod faults;
-mod histories;
+pub(crate) mod histories;
 mod security;

@@ -62,6 +62,46 @@ pub fn items_held(platform: &str, held: &[String]) -> Alert {
     }
 }
 
+/// A customer asked the shop what restock holds about them (Shopify's
+/// `customers/data_request`); `held` requests were found.
+pub fn data_request(
+    masked: &[String],
+    customer_id: Option<u64>,
+    request_id: Option<u64>,
+    held: usize,
+) -> Alert {
+    let customer =
+        customer_id.map_or_else(|| "a customer".to_owned(), |id| format!("customer {id}"));
+    Alert {
+        subject: format!("restock: {customer} asked what restock holds about them"),
+        body: format!(
+            "What happened: Shopify forwarded a data request{} for {customer} ({}); restock holds {held} requests of theirs.\n\
+             What to do: find the customer in Shopify's admin, run `restock show <their email or number> --with-contacts --table <TableName> --secret-id <KeysSecretArn>` \
+             (the stack's outputs; it prints each request and its story) and send them what it says within 30 days.",
+            request_id.map(|r| format!(" ({r})")).unwrap_or_default(),
+            if masked.is_empty() {
+                "no address given".to_owned()
+            } else {
+                masked.join(", ")
+            },
+        ),
+    }
+}
+
+/// The shop asked for its data to be erased (Shopify's `shop/redact`, sent
+/// 48 hours after the app was uninstalled).
+pub fn shop_erasure(domain: &str) -> Alert {
+    Alert {
+        subject: format!("restock: {domain} asks for its data to be erased"),
+        body: format!(
+            "What happened: Shopify sent shop/redact for {domain}: the app was uninstalled 48 hours ago and the shop's data is to be erased.\n\
+             What to do: everything restock holds is in this stack's DynamoDB table, in your own AWS account. Keep what you must \
+             (`restock export requests --table <TableName>`), delete the stack (`sam delete`), then the table and the keys secret it keeps \
+             (`aws dynamodb delete-table --table-name <TableName>`, `aws secretsmanager delete-secret --secret-id <KeysSecretArn>`)."
+        ),
+    }
+}
+
 /// A restock too large to trust waits for the team.
 pub fn paused_restock(
     entry: &CatalogueEntry,

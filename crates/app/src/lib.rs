@@ -34,6 +34,7 @@ pub mod metrics;
 pub mod notify;
 pub(crate) mod pages;
 pub mod ports;
+mod privacy;
 pub mod pull;
 pub mod sweep;
 

@@ -74,7 +74,7 @@ impl Platform {
                     crate::webhook::not_after("the order", placed_at, now)?;
                 }
             }
-            Delivery::NotPaid | Delivery::Ping { .. } => {}
+            Delivery::NotPaid | Delivery::Ping { .. } | Delivery::Privacy(_) => {}
         }
         Ok(delivery)
     }
@@ -89,6 +89,9 @@ impl Platform {
         now: OffsetDateTime,
     ) -> Result<Delivery, WebhookError> {
         match self {
+            Self::Shopify if shopify::is_privacy(headers) => {
+                shopify::parse_privacy(keys, headers, body).map(Delivery::Privacy)
+            }
             Self::Shopify if shopify::is_order(headers) => {
                 shopify::parse_order(keys, headers, body).map(Delivery::from)
             }

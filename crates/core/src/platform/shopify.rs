@@ -1,6 +1,7 @@
-//! Shopify's `inventory_levels/update` webhook, and the order webhooks that
+//! Shopify's `inventory_levels/update` webhook, the order webhooks that
 //! end a hold as bought (`orders/paid`, or `orders/create` for an order that
-//! is already paid).
+//! is already paid), and the privacy (compliance) topics every app takes:
+//! `customers/redact`, `customers/data_request` and `shop/redact`.
 //!
 //! Shopify signs the raw body: `X-Shopify-Hmac-Sha256` is the base64
 //! HMAC-SHA256 with the app's secret. `X-Shopify-Webhook-Id` is the same on
@@ -21,7 +22,8 @@ use crate::webhook::{
     verify_b64,
 };
 use crate::webhook::{
-    Platform, SignError, SignedDelivery, TestEvent, json_headers, needs, order_number, rfc3339,
+    Platform, PrivacyRequest, SignError, SignedDelivery, TestEvent, json_headers, needs,
+    order_number, rfc3339,
 };
 
 /// The signature header.
@@ -140,6 +142,80 @@ pub fn parse_order(
     }))
 }
 
+/// The privacy topics Shopify sends every app.
+const PRIVACY_TOPICS: [&str; 3] = ["customers/redact", "customers/data_request", "shop/redact"];
+
+/// Whether a delivery's topic is a privacy topic.
+pub fn is_privacy(headers: &(impl Headers + ?Sized)) -> bool {
+    headers
+        .header(TOPIC)
+        .is_some_and(|t| PRIVACY_TOPICS.contains(&t))
+}
+
+/// A privacy delivery's payload, as Shopify documents it.
+#[derive(Deserialize)]
+struct PrivacyPayload {
+    #[serde(default)]
+    shop_domain: String,
+    #[serde(default)]
+    customer: Option<PrivacyCustomer>,
+    #[serde(default)]
+    data_request: Option<DataRequest>,
+}
+
+#[derive(Deserialize)]
+struct PrivacyCustomer {
+    #[serde(default)]
+    id: Option<u64>,
+    #[serde(default)]
+    email: Option<String>,
+    #[serde(default)]
+    phone: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct DataRequest {
+    #[serde(default)]
+    id: Option<u64>,
+}
+
+/// Verifies and parses a privacy delivery.
+///
+/// # Errors
+/// [`WebhookError::BadSignature`] before anything else is read; then
+/// missing headers or a malformed payload.
+pub fn parse_privacy(
+    keys: &Keys,
+    headers: &(impl Headers + ?Sized),
+    body: &[u8],
+) -> Result<PrivacyRequest, WebhookError> {
+    verify_b64(keys, &[body], required(headers, SIGNATURE)?)?;
+    let topic = required(headers, TOPIC)?;
+    let payload: PrivacyPayload = serde_json::from_slice(body).map_err(WebhookError::malformed)?;
+    if topic == "shop/redact" {
+        return Ok(PrivacyRequest::Shop {
+            domain: payload.shop_domain,
+        });
+    }
+    let customer = payload
+        .customer
+        .ok_or_else(|| WebhookError::Malformed("no customer".into()))?;
+    let contacts =
+        crate::webhook::buyers_in([customer.email.as_deref()], [customer.phone.as_deref()]);
+    Ok(if topic == "customers/redact" {
+        PrivacyRequest::Erase {
+            customer: contacts,
+            customer_id: customer.id,
+        }
+    } else {
+        PrivacyRequest::Report {
+            customer: contacts,
+            customer_id: customer.id,
+            request_id: payload.data_request.and_then(|r| r.id),
+        }
+    })
+}
+
 /// Computes the signature header's value (for tests and the CLI's `sign-webhook`).
 pub fn sign(key: &[u8], body: &[u8]) -> String {
     hmac_b64(key, &[body])
@@ -241,6 +317,61 @@ mod tests {
             ),
             ("X-Shopify-Topic", topic.to_owned()),
         ]
+    }
+
+    /// The privacy topics as Shopify documents their payloads: the
+    /// customer's contacts read, the shop's domain for `shop/redact`, a
+    /// payload without its customer refused, the signature checked first.
+    #[test]
+    fn the_privacy_topics_read_as_shopify_sends_them() {
+        let keys = Keys::raw([KEY]);
+        let redact = r#"{"shop_id": 954889, "shop_domain": "s.myshopify.com", "customer": {"id": 191167, "email": "john@example.com", "phone": "555-625-1199"}, "orders_to_redact": [299938]}"#;
+        let headers = order_headers(redact, "customers/redact");
+        assert!(is_privacy(&headers) && !is_order(&headers));
+        let PrivacyRequest::Erase {
+            customer,
+            customer_id,
+        } = parse_privacy(&keys, &headers, redact.as_bytes()).unwrap()
+        else {
+            panic!("an erasure")
+        };
+        assert_eq!(customer_id, Some(191_167));
+        assert_eq!(
+            customer
+                .iter()
+                .map(|c| c.address().to_owned())
+                .collect::<Vec<_>>(),
+            ["john@example.com"],
+            "a number that is not E.164 names nobody"
+        );
+        let asked = r#"{"shop_id": 954889, "shop_domain": "s.myshopify.com", "orders_requested": [299938], "customer": {"id": 191167, "email": "john@example.com", "phone": "+447911123456"}, "data_request": {"id": 9999}}"#;
+        let parsed = parse_privacy(
+            &keys,
+            &order_headers(asked, "customers/data_request"),
+            asked.as_bytes(),
+        );
+        assert!(
+            matches!(&parsed, Ok(PrivacyRequest::Report { customer, request_id: Some(9999), .. }) if customer.len() == 2),
+            "{parsed:?}"
+        );
+        let shop = r#"{"shop_id": 954889, "shop_domain": "s.myshopify.com"}"#;
+        assert_eq!(
+            parse_privacy(&keys, &order_headers(shop, "shop/redact"), shop.as_bytes()),
+            Ok(PrivacyRequest::Shop {
+                domain: "s.myshopify.com".into()
+            })
+        );
+        let no_customer = order_headers(shop, "customers/redact");
+        assert!(matches!(
+            parse_privacy(&keys, &no_customer, shop.as_bytes()),
+            Err(WebhookError::Malformed(_))
+        ));
+        let mut forged = order_headers(redact, "customers/redact");
+        forged[0].1 = sign(b"other", redact.as_bytes());
+        assert_eq!(
+            parse_privacy(&keys, &forged, redact.as_bytes()),
+            Err(WebhookError::BadSignature)
+        );
     }
 
     #[test]

@@ -41,6 +41,37 @@ pub enum Delivery {
         /// The platform's webhook id.
         webhook_id: u64,
     },
+    /// A privacy request the platform forwards (Shopify's compliance
+    /// topics).
+    Privacy(PrivacyRequest),
+}
+
+/// A privacy request a platform forwards for a customer or the shop.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PrivacyRequest {
+    /// Erase what is held about a customer (`customers/redact`).
+    Erase {
+        /// The customer's addresses and numbers, as the platform has them.
+        customer: Vec<crate::Contact>,
+        /// The platform's id for the customer, for the record.
+        customer_id: Option<u64>,
+    },
+    /// Tell the shop what is held about a customer
+    /// (`customers/data_request`).
+    Report {
+        /// The customer's addresses and numbers, as the platform has them.
+        customer: Vec<crate::Contact>,
+        /// The platform's id for the customer.
+        customer_id: Option<u64>,
+        /// The platform's id for the request.
+        request_id: Option<u64>,
+    },
+    /// Erase the shop's data (`shop/redact`, 48 hours after the app is
+    /// uninstalled).
+    Shop {
+        /// The shop's domain.
+        domain: String,
+    },
 }
 
 /// A paid order, as far as holds are concerned.
