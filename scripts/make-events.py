@@ -130,6 +130,20 @@ def main() -> None:
         "x-wc-webhook-signature": hmac_b64(b"wc_restock_test_key", woo_order.encode()),
     }))
 
+    # Shopify's privacy topic for the sample shopper, as Shopify documents it.
+    redact = json.dumps({
+        "shop_id": 954889, "shop_domain": "loomandlast.myshopify.com",
+        "customer": {"id": 191167, "email": "della@example.com", "phone": None},
+        "orders_to_redact": [],
+    }, separators=(",", ":"))
+    write("detect-shopify-redact.json", function_url("POST", "/webhooks/shopify", redact, {
+        "content-type": "application/json",
+        "x-shopify-topic": "customers/redact",
+        "x-shopify-webhook-id": "3c4d5e6f-7081-4a2b-9c3d-4e5f60718293",
+        "x-shopify-shop-domain": "loomandlast.myshopify.com",
+        "x-shopify-hmac-sha256": hmac_b64(b"shpss_restock_test_key", redact.encode()),
+    }))
+
     stock_body = json.dumps([
         {"sku": "CHAIR-WAL", "level": 3, "at": "2026-11-29T08:58:00Z", "location": "warehouse"},
         {"sku": "CHAIR-WAL", "level": 1, "at": "2026-11-29T08:58:00Z", "location": "shop"},

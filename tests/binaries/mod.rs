@@ -902,3 +902,18 @@ async fn the_detect_binary_counts_an_order_by_a_contact_told_as_assisted() {
     assert_eq!(stats.assisted, 1);
     assert_eq!(stats.assisted_revenue.get("GBP"), Some(&249_000));
 }
+
+/// Shopify's `customers/redact` through the compiled detect function, with
+/// the rights the template gives it: accepted and told to the team, the
+/// logs never naming the shopper.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_detect_binary_takes_shopify_s_erasure_request() {
+    let d = Deployment::create(settings()).await;
+    let (outcome, _) = run(&d, "capture", &fixture("capture-notify-me.json")).await;
+    assert_eq!(http_status(&outcome).0, 201);
+    let (outcome, logs) = run(&d, "detect", &fixture("detect-shopify-redact.json")).await;
+    let (status, body) = http_status(&outcome);
+    assert_eq!(status, 202, "{body} {logs}");
+    assert!(logs.contains("a privacy request for the team"), "{logs}");
+    assert!(!logs.contains("della@example.com"), "{logs}");
+}

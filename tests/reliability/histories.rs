@@ -743,7 +743,7 @@ fn random_histories_keep_every_invariant_on_dynamodb() {
     ));
 }
 
-pub(crate) async fn dynamo_world() -> (World, Arc<Outbox>) {
+pub(super) async fn dynamo_world() -> (World, Arc<Outbox>) {
     let outbox = Arc::new(Outbox::default());
     let store: Arc<dyn Store> = Arc::new(restock_store_dynamo::testing::dynamo_store().await);
     let lag = IndexLag::Dynamo(restock_store_dynamo::testing::index_lag());

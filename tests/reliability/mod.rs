@@ -5,5 +5,5 @@
 mod budget;
 mod differential;
 pub(crate) mod faults;
-pub(crate) mod histories;
+mod histories;
 mod security;

@@ -62,28 +62,43 @@ pub fn items_held(platform: &str, held: &[String]) -> Alert {
     }
 }
 
+/// Who a privacy request names, for the team: the platform's customer id
+/// and the masked contacts.
+fn who(masked: &[String], customer_id: Option<u64>) -> (String, String) {
+    (
+        customer_id.map_or_else(|| "a customer".to_owned(), |id| format!("customer {id}")),
+        if masked.is_empty() {
+            "no address given".to_owned()
+        } else {
+            masked.join(", ")
+        },
+    )
+}
+
+/// A customer asked the shop to erase them (Shopify's `customers/redact`).
+pub fn customer_erasure(masked: &[String], customer_id: Option<u64>) -> Alert {
+    let (customer, contacts) = who(masked, customer_id);
+    Alert {
+        subject: format!("restock: {customer} is to be erased"),
+        body: format!(
+            "What happened: Shopify forwarded an erasure request for {customer} ({contacts}).\n\
+             What to do: find the customer in Shopify's admin and run `restock forget <their email or number> --table <TableName> --secret-id <KeysSecretArn>` \
+             for each address and number (the stack's outputs): it ends their requests and deletes every record of them but the opt-out's keyed hash."
+        ),
+    }
+}
+
 /// A customer asked the shop what restock holds about them (Shopify's
-/// `customers/data_request`); `held` requests were found.
-pub fn data_request(
-    masked: &[String],
-    customer_id: Option<u64>,
-    request_id: Option<u64>,
-    held: usize,
-) -> Alert {
-    let customer =
-        customer_id.map_or_else(|| "a customer".to_owned(), |id| format!("customer {id}"));
+/// `customers/data_request`).
+pub fn data_request(masked: &[String], customer_id: Option<u64>, request_id: Option<u64>) -> Alert {
+    let (customer, contacts) = who(masked, customer_id);
     Alert {
         subject: format!("restock: {customer} asked what restock holds about them"),
         body: format!(
-            "What happened: Shopify forwarded a data request{} for {customer} ({}); restock holds {held} requests of theirs.\n\
+            "What happened: Shopify forwarded a data request{} for {customer} ({contacts}).\n\
              What to do: find the customer in Shopify's admin, run `restock show <their email or number> --with-contacts --table <TableName> --secret-id <KeysSecretArn>` \
              (the stack's outputs; it prints each request and its story) and send them what it says within 30 days.",
             request_id.map(|r| format!(" ({r})")).unwrap_or_default(),
-            if masked.is_empty() {
-                "no address given".to_owned()
-            } else {
-                masked.join(", ")
-            },
         ),
     }
 }

@@ -3,7 +3,7 @@
 //!
 //! | route | format |
 //! |---|---|
-//! | `POST /webhooks/shopify` | `inventory_levels/update`; `orders/paid` (or `orders/create` once paid) ends the holds the order carried; the privacy topics (`customers/redact` erases, `customers/data_request` and `shop/redact` tell the team); `X-Shopify-Hmac-Sha256` |
+//! | `POST /webhooks/shopify` | `inventory_levels/update`; `orders/paid` (or `orders/create` once paid) ends the holds the order carried; the privacy topics (`customers/redact`, `customers/data_request`, `shop/redact`) told to the team with their commands; `X-Shopify-Hmac-Sha256` |
 //! | `POST /webhooks/woocommerce` | `product.updated` / `product.created`; `order.created` / `order.updated` once paid ends the order's hold; `X-WC-Webhook-Signature`; the creation ping |
 //! | `POST /webhooks/stock` | the generic format, Standard Webhooks signature |
 //! | `POST /webhooks/orders` | a purchase that used a hold, Standard Webhooks signature |
@@ -111,9 +111,7 @@ async fn hook(
             Json(json!({ "status": "not paid yet; the hold ends when it is" })),
         )
             .into_response(),
-        Ok(Delivery::Privacy(request)) => crate::privacy::privacy(s, request)
-            .await
-            .unwrap_or_else(|e| unavailable(&e)),
+        Ok(Delivery::Privacy(request)) => crate::privacy::privacy(s, request).await,
         Ok(Delivery::Ping { webhook_id }) => {
             tracing::info!(webhook_id, platform = platform.name(), "webhook ping");
             Json(json!({ "status": "ok", "webhook_id": webhook_id })).into_response()
