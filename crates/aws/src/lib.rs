@@ -25,6 +25,7 @@ pub mod http;
 pub mod klaviyo;
 pub mod logs;
 pub mod platforms;
+pub mod sdk_error;
 pub mod stream;
 pub mod wiring;
 

@@ -136,47 +136,15 @@ impl CliError {
         E: aws_smithy_types::error::metadata::ProvideErrorMetadata + std::error::Error + 'static,
         R: std::fmt::Debug,
     {
-        let message = format!("{doing}: {}", aws_said(e));
-        use aws_smithy_runtime_api::client::result::SdkError;
-        let kind = match e {
-            SdkError::ServiceError(failure) => {
-                let err = failure.err();
-                let code = err.code().unwrap_or_default();
-                let said = err.message().unwrap_or_default();
-                if code.contains("NotFound") || said.contains("does not exist") {
-                    ErrorKind::NotFound
-                } else if code.contains("Throttl") || code.contains("Unavailable") {
-                    ErrorKind::Unavailable
-                } else if code.contains("Conflict") || code.contains("ConditionalCheck") {
-                    ErrorKind::Conflict
-                } else {
-                    ErrorKind::Refused
-                }
-            }
-            _ => ErrorKind::Unavailable,
-        };
-        Self::Backend { kind, message }
+        Self::Backend {
+            kind: restock_aws::sdk_error::kind(e),
+            message: format!("{doing}: {}", restock_aws::sdk_error::said(e)),
+        }
     }
 }
 
-/// What a failed AWS call said, in one line: the service's error code and
-/// message, or why no answer came (never the raw response).
-pub(crate) fn aws_said<E, R>(e: &aws_smithy_runtime_api::client::result::SdkError<E, R>) -> String
-where
-    E: aws_smithy_types::error::metadata::ProvideErrorMetadata + std::error::Error + 'static,
-    R: std::fmt::Debug,
-{
-    use aws_smithy_runtime_api::client::result::SdkError;
-    if let SdkError::ServiceError(failure) = e {
-        let err = failure.err();
-        match (err.code(), err.message()) {
-            (Some(code), Some(said)) => return format!("{code}: {said}"),
-            (Some(code), None) => return code.to_owned(),
-            _ => {}
-        }
-    }
-    aws_smithy_types::error::display::DisplayErrorContext(e).to_string()
-}
+/// What a failed AWS call said, in one line ([`restock_aws::sdk_error::said`]).
+pub(crate) use restock_aws::sdk_error::said as aws_said;
 
 /// An error and what caused it, for people: "DynamoDB GetItem failed:
 /// service error: ResourceNotFoundException: …", not just the first link.

@@ -56,35 +56,18 @@ pub(super) fn on_store(step: &str) -> impl Fn(restock_store::StoreError) -> Conn
     }
 }
 
-/// A step's failure on an AWS call: not found, refused, or (no answer, a
-/// throttle, a 5xx) unavailable.
+/// A step's failure on an AWS call: its kind and what the service said
+/// ([`crate::sdk_error`]).
 pub(super) fn on_aws<E, R>(
     step: &str,
-    e: &aws_sdk_secretsmanager::error::SdkError<E, R>,
+    e: &aws_smithy_runtime_api::client::result::SdkError<E, R>,
 ) -> ConnectError
 where
-    E: aws_sdk_secretsmanager::error::ProvideErrorMetadata + std::error::Error + 'static,
+    E: aws_smithy_types::error::metadata::ProvideErrorMetadata + std::error::Error + 'static,
     R: std::fmt::Debug,
 {
-    use aws_sdk_secretsmanager::error::SdkError;
-    let kind = match e {
-        SdkError::ServiceError(failure) => {
-            let code = failure.err().code().unwrap_or_default();
-            if code.contains("NotFound") {
-                ErrorKind::NotFound
-            } else if code.contains("Throttl") || code.contains("InternalService") {
-                ErrorKind::Unavailable
-            } else {
-                ErrorKind::Refused
-            }
-        }
-        _ => ErrorKind::Unavailable,
-    };
     ConnectError {
-        message: format!(
-            "{step}: {}",
-            aws_sdk_secretsmanager::error::DisplayErrorContext(e)
-        ),
-        kind,
+        message: format!("{step}: {}", crate::sdk_error::said(e)),
+        kind: crate::sdk_error::kind(e),
     }
 }
