@@ -7,7 +7,8 @@
 #   - curl (apt-get, as root)
 #   - moto, cfn-lint, cargo-lambda and zig, pinned in scripts/requirements.txt,
 #     in a project-local virtual environment (.venv/, put first on PATH)
-#   - playwright-core for the browser story (npm ci in tests/browser)
+#   - playwright-core and liquidjs for the browser story (npm ci in
+#     tests/browser)
 #   - Chromium (apt-get, as root)
 #   - the aarch64 Rust standard library for the Lambda build (rustup);
 #     scripts/build-lambda.sh fails, saying so, where it cannot be fetched
@@ -72,9 +73,13 @@ ensure_deps() {
 
   if [ ! -x /usr/bin/chromium ]; then deps_apt chromium; fi
   command -v npm >/dev/null || deps_apt nodejs npm
-  if [ ! -d tests/browser/node_modules/playwright-core ]; then
+  # Again whenever the lock file changes (a stamp beside the modules).
+  local lock stamp=tests/browser/node_modules/.lock.sha256
+  lock=$(sha256sum tests/browser/package-lock.json | cut -d' ' -f1)
+  if [ "$(cat "$stamp" 2>/dev/null)" != "$lock" ]; then
     deps_say "npm ci --prefix tests/browser"
     npm ci --prefix tests/browser --no-audit --no-fund --silent
+    echo "$lock" >"$stamp"
   fi
 
   if ! rustup target list --installed | grep -qx aarch64-unknown-linux-gnu; then

@@ -8,6 +8,8 @@
 //
 //   cargo build -p restock-local && node tests/browser/story.mjs
 //
+// The same story on a Shopify theme runs in shopify.mjs.
+//
 // RESTOCK_LOCAL_BIN overrides the server binary; CHROMIUM the browser.
 
 import { spawn } from "node:child_process";
@@ -17,6 +19,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
+import { shopifyStory } from "./shopify.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const bin = process.env.RESTOCK_LOCAL_BIN ?? path.join(root, "target/debug/restock-local");
@@ -316,6 +319,8 @@ try {
   await sized.waitForTimeout(500);
   check(thrown.length === 0, `?variant=% throws nothing: ${thrown.join("; ")}`);
   await sized.close();
+
+  await shopifyStory({ browser, root, base, capture, check, fits, shots });
 
   console.log("the team looks at the dashboard, on a desktop and on a phone");
   const inside = async (p, locator) => {

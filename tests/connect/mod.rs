@@ -4,7 +4,7 @@
 //! product variants by cursor, throttling): from nothing to a connected
 //! shop, then again changing nothing.
 
-use restock_aws::connect::{self, ShopifyAccess, Stack};
+use restock_aws::connect::{self, ShopifyAccess, Stack, Webhooks};
 use restock_core::catalogue::Change;
 use restock_core::platform::shopify;
 use restock_core::{Platform, Sku};
@@ -69,6 +69,44 @@ async fn keys(sdk: &aws_config::SdkConfig, secret: &str) -> serde_json::Value {
     serde_json::from_str(value.secret_string().unwrap()).unwrap()
 }
 
+/// With the app (`--app`), its configuration subscribes the webhooks for
+/// every shop it is on: connect subscribes none of its own, so no delivery
+/// comes twice.
+#[tokio::test]
+async fn connect_shopify_with_the_app_leaves_the_webhooks_to_the_app() {
+    let fake = PlatformFake::start().await;
+    let d = Deployment::create(settings()).await;
+    let sdk = aws_config(&d.endpoint).await;
+    let stack = stack_of(&d);
+    let alerts = restock_app::ports::RecordedAlerts::default();
+    let app = ShopifyAccess::App {
+        client_id: SHOPIFY_APP.0.into(),
+        client_secret: SHOPIFY_APP.1.into(),
+    };
+    let done = connect::shopify(
+        &sdk,
+        &stack,
+        &fake.url,
+        app,
+        (Webhooks::DeclaredByApp, false),
+        &alerts,
+    )
+    .await
+    .unwrap();
+    assert!(fake.subscriptions.lock().unwrap().is_empty());
+    assert_eq!(
+        done.webhooks,
+        [format!(
+            "declared in the app's shopify.app.toml at {DETECT}webhooks/shopify: `shopify app deploy` subscribes them"
+        )]
+    );
+    assert_eq!(
+        keys(&sdk, &d.secret).await["shopify"][0],
+        SHOPIFY_APP.1,
+        "the app's secret signs what its subscriptions deliver"
+    );
+}
+
 #[tokio::test]
 async fn connect_shopify_takes_a_shop_from_nothing_to_connected_and_again_changes_nothing() {
     let fake = PlatformFake::start().await;
@@ -110,9 +148,16 @@ async fn connect_shopify_takes_a_shop_from_nothing_to_connected_and_again_change
     let keys_before = keys(&sdk, &d.secret).await;
 
     // A dry run says what it would do and changes nothing.
-    let dry = connect::shopify(&sdk, &stack, &fake.url, app(), true, &alerts)
-        .await
-        .unwrap();
+    let dry = connect::shopify(
+        &sdk,
+        &stack,
+        &fake.url,
+        app(),
+        (Webhooks::Subscribe, true),
+        &alerts,
+    )
+    .await
+    .unwrap();
     let said = dry.describe(true);
     assert!(
         said.contains("would subscribe") && said.contains("2 new, 1 changed"),
@@ -125,9 +170,16 @@ async fn connect_shopify_takes_a_shop_from_nothing_to_connected_and_again_change
 
     // Connected, through two throttled answers.
     *fake.throttle.lock().unwrap() = 2;
-    let done = connect::shopify(&sdk, &stack, &fake.url, app(), false, &alerts)
-        .await
-        .unwrap();
+    let done = connect::shopify(
+        &sdk,
+        &stack,
+        &fake.url,
+        app(),
+        (Webhooks::Subscribe, false),
+        &alerts,
+    )
+    .await
+    .unwrap();
     assert_eq!(fake.count("shopify-throttled"), 2, "waited and retried");
     let keys_now = keys(&sdk, &d.secret).await;
     assert_eq!(
@@ -204,9 +256,16 @@ async fn connect_shopify_takes_a_shop_from_nothing_to_connected_and_again_change
     );
 
     // Again: nothing changes, no duplicate subscription.
-    let again = connect::shopify(&sdk, &stack, &fake.url, app(), false, &alerts)
-        .await
-        .unwrap();
+    let again = connect::shopify(
+        &sdk,
+        &stack,
+        &fake.url,
+        app(),
+        (Webhooks::Subscribe, false),
+        &alerts,
+    )
+    .await
+    .unwrap();
     let said = again.describe(false);
     assert!(
         said.contains("unchanged") && said.contains("0 new, 0 changed"),
@@ -221,10 +280,17 @@ async fn connect_shopify_takes_a_shop_from_nothing_to_connected_and_again_change
         client_id: SHOPIFY_APP.0.into(),
         client_secret: "shpss_wrong".into(),
     };
-    let e = connect::shopify(&sdk, &stack, &fake.url, wrong, false, &alerts)
-        .await
-        .unwrap_err()
-        .to_string();
+    let e = connect::shopify(
+        &sdk,
+        &stack,
+        &fake.url,
+        wrong,
+        (Webhooks::Subscribe, false),
+        &alerts,
+    )
+    .await
+    .unwrap_err()
+    .to_string();
     assert!(
         e.starts_with("Shopify's Admin API") && e.contains("invalid_client"),
         "{e}"
@@ -505,9 +571,16 @@ async fn connect_takes_a_fresh_stack_to_a_passing_doctor() {
         client_id: SHOPIFY_APP.0.into(),
         client_secret: SHOPIFY_APP.1.into(),
     };
-    connect::shopify(&sdk, &stack, &fake.url, app, false, &alerts)
-        .await
-        .unwrap();
+    connect::shopify(
+        &sdk,
+        &stack,
+        &fake.url,
+        app,
+        (Webhooks::Subscribe, false),
+        &alerts,
+    )
+    .await
+    .unwrap();
     connect::woocommerce(
         &sdk,
         &stack,
@@ -667,9 +740,16 @@ async fn the_story_runs_on_the_imported_catalogue_with_a_size_and_its_restock() 
         client_id: SHOPIFY_APP.0.into(),
         client_secret: SHOPIFY_APP.1.into(),
     };
-    let done = connect::shopify(&sdk, &stack, &fake.url, app, false, &alerts)
-        .await
-        .unwrap();
+    let done = connect::shopify(
+        &sdk,
+        &stack,
+        &fake.url,
+        app,
+        (Webhooks::Subscribe, false),
+        &alerts,
+    )
+    .await
+    .unwrap();
     // The tees are new; the fixture's chair carries a Shopify id this shop
     // does not list, and a WooCommerce one: it loses only the Shopify id.
     assert!(
@@ -849,9 +929,16 @@ async fn connect_and_sync_take_every_other_item_when_skus_clash_or_move() {
         async move { store.catalogue_entry(&sku).await.unwrap() }
     };
 
-    let done = connect::shopify(&sdk, &stack, &fake.url, app, false, &alerts)
-        .await
-        .expect("the rest comes in");
+    let done = connect::shopify(
+        &sdk,
+        &stack,
+        &fake.url,
+        app,
+        (Webhooks::Subscribe, false),
+        &alerts,
+    )
+    .await
+    .expect("the rest comes in");
     let said = done.describe(false);
     assert!(has("LAMP-BRASS").await.is_some(), "{said}");
     assert!(

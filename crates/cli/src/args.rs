@@ -314,6 +314,13 @@ pub(crate) enum ConnectCmd {
             conflicts_with = "client_id"
         )]
         access_token: Option<String>,
+        /// Also write the Shopify app to this folder: its configuration
+        /// (the webhooks, the privacy topics) and the theme app extension
+        /// (the notify-me form as an app block and an app embed). Run
+        /// `shopify app deploy` in it; connect then subscribes no webhooks
+        /// itself.
+        #[arg(long, requires = "client_id")]
+        app: Option<String>,
         /// Say what would change, and change nothing.
         #[arg(long)]
         dry_run: bool,

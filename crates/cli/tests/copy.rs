@@ -167,6 +167,7 @@ const TOOLS: &[&str] = &[
     "restock-local",
     "sam",
     "sh",
+    "shopify",
 ];
 
 /// A shell block's lines with continuations joined and comments cut.

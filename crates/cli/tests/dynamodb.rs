@@ -715,6 +715,7 @@ async fn sign_webhook_signs_for_a_deployed_stack_with_its_own_key() {
     };
     let (code, error) = json_error(&run(&["--json", "catalogue", "sync", "--stack", &stack]));
     assert_eq!((code, error.as_str()), (5, "refused"));
+    let app = std::env::temp_dir().join(format!("restock-app-{stack}"));
     let connect = Command::new(env!("CARGO_BIN_EXE_restock"))
         .args([
             "--json",
@@ -724,6 +725,7 @@ async fn sign_webhook_signs_for_a_deployed_stack_with_its_own_key() {
             "http://127.0.0.1:9",
         ])
         .args(["--stack", &stack, "--client-id", "app-id"])
+        .args(["--app", app.to_str().unwrap()])
         .args(["--endpoint-url", &endpoint])
         .env("SHOPIFY_CLIENT_SECRET", "shpss_test")
         .env("AWS_ACCESS_KEY_ID", "testing")
@@ -734,6 +736,16 @@ async fn sign_webhook_signs_for_a_deployed_stack_with_its_own_key() {
         .unwrap();
     let (code, error) = json_error(&connect);
     assert_eq!((code, error.as_str()), (6, "unavailable"), "{connect:?}");
+    // The Shopify app was written first, for this stack.
+    let config = std::fs::read_to_string(app.join("shopify.app.toml")).unwrap();
+    assert!(
+        config.contains("client_id = \"app-id\"") && config.contains("/webhooks/shopify\""),
+        "{config}"
+    );
+    assert!(
+        app.join("extensions/restock-notify/assets/restock-widget.js")
+            .exists()
+    );
 }
 
 /// CloudWatch as the SDK speaks to it today (Smithy RPC v2 CBOR: `POST

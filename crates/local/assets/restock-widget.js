@@ -15,6 +15,9 @@
  * It follows the selection: the `?variant=` in the address (Shopify
  * themes), a change of the product form's `id` field, and WooCommerce's
  * `found_variation` and `reset_data` events.
+ * With data-restock-after="<CSS selector>" (Shopify's app embed) it moves
+ * itself after the first element the selector matches, unless the page
+ * has a placed form of its own.
  *
  * Its words come from the shop (GET <endpoint>/widget?language=<the page's
  * language>), in the closest language the shop offers, with the shop's own
@@ -479,7 +482,29 @@
       document.head.appendChild(style);
     }
     var roots = document.querySelectorAll("[data-restock-sku],[data-restock-variants],[data-restock-endpoint]");
-    for (var i = 0; i < roots.length; i++) mount(roots[i]);
+    var placed = document.querySelectorAll("[data-restock-endpoint]:not([data-restock-after])").length > 0;
+    for (var i = 0; i < roots.length; i++) {
+      if (roots[i].hasAttribute("data-restock-after") && !place(roots[i], placed)) continue;
+      mount(roots[i]);
+    }
+  }
+
+  // A root that says where it goes (Shopify's app embed, rendered at the
+  // end of the page): moved after the first element its selector matches,
+  // or dropped where the page places a form of its own (the app block).
+  function place(root, placed) {
+    if (placed) {
+      root.parentNode.removeChild(root);
+      return false;
+    }
+    var anchor = null;
+    try {
+      anchor = document.querySelector(root.getAttribute("data-restock-after"));
+    } catch (e) {
+      anchor = null;
+    }
+    if (anchor && anchor.parentNode) anchor.parentNode.insertBefore(root, anchor.nextSibling);
+    return true;
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);

@@ -288,7 +288,7 @@ async fn signed_test_deliveries_are_accepted_and_tampered_ones_refused() {
 /// Shopify snippet a shop copies gives it the same way, with the
 /// attributes the widget reads.
 #[tokio::test]
-async fn a_product_in_sizes_gives_the_widget_its_variants_as_the_shopify_snippet_does() {
+async fn a_product_in_sizes_gives_the_widget_its_variants_as_the_shopify_app_block_does() {
     let local = local().await;
     let router = app(local);
     let get = |path: &str| Request::get(path).body(Body::empty()).unwrap();
@@ -313,7 +313,7 @@ async fn a_product_in_sizes_gives_the_widget_its_variants_as_the_shopify_snippet
     let (_, js) = call(&router, get("/restock-widget.js")).await;
     let snippet = std::fs::read_to_string(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../examples/shopify/restock-notify.liquid"),
+            .join("../../examples/shopify/extensions/restock-notify/blocks/notify.liquid"),
     )
     .unwrap();
     for attribute in [

@@ -13,6 +13,7 @@ use restock_core::{CatalogueEntry, Platform};
 use crate::platforms::HttpPlatforms;
 use crate::platforms::{shopify, woocommerce};
 
+pub mod app;
 mod catalogue;
 mod error;
 
@@ -57,6 +58,17 @@ impl Stack {
             platform.routes()[0].trim_start_matches('/')
         )
     }
+}
+
+/// Who subscribes Shopify's webhooks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Webhooks {
+    /// connect, through the Admin API, for this shop.
+    Subscribe,
+    /// The app's configuration (`--app`: `shopify app deploy` subscribes
+    /// them for every shop the app is on): connect subscribes none, so no
+    /// delivery comes twice.
+    DeclaredByApp,
 }
 
 /// How restock gets Shopify Admin API tokens.
@@ -135,7 +147,8 @@ impl Connected {
     }
 }
 
-/// Connects `shop` (`your-shop.myshopify.com`) with `access` to `stack`.
+/// Connects `shop` (`your-shop.myshopify.com`) with `access` to `stack`;
+/// `webhooks` says who subscribes them, `dry_run` changes nothing.
 ///
 /// # Errors
 /// [`ConnectError`] naming the step and what to check.
@@ -144,7 +157,7 @@ pub async fn shopify(
     stack: &Stack,
     shop: &str,
     access: ShopifyAccess,
-    dry_run: bool,
+    (webhooks, dry_run): (Webhooks, bool),
     alerts: &dyn Alerts,
 ) -> Result<Connected, ConnectError> {
     let mut done = Connected::default();
@@ -168,7 +181,13 @@ pub async fn shopify(
     // 1. The keys secret: the API access, and the key webhooks are signed with.
     done.secret = shopify_keys(sdk, stack, &access, &admin_access, dry_run).await?;
     // 2. The webhooks, at this stack's DetectUrl.
-    done.webhooks = shopify_webhooks(&api, stack, dry_run).await?;
+    done.webhooks = match webhooks {
+        Webhooks::Subscribe => shopify_webhooks(&api, stack, dry_run).await?,
+        Webhooks::DeclaredByApp => vec![format!(
+            "declared in the app's shopify.app.toml at {}: `shopify app deploy` subscribes them",
+            stack.webhook_url(Platform::Shopify)
+        )],
+    };
     // 3. Every variant in the catalogue; the shop's own settings per item stay.
     let (listed, without_sku) = listing(&platforms, Platform::Shopify, &admin_access).await?;
     done.without_sku = without_sku;

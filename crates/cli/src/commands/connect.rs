@@ -43,17 +43,41 @@ pub(crate) async fn connect(cli: &Cli, platform: &ConnectCmd) -> Result<String, 
             client_id,
             client_secret,
             access_token,
+            app,
             dry_run,
         } => {
             let access = shopify_access(client_id, client_secret, access_token)?;
             let sdk = restock_aws::wiring::sdk_config(cli.endpoint_url.as_deref()).await;
             let outputs = stack::outputs(&sdk, stack).await?.stack;
             let alerts = outputs.alerts(&sdk);
-            let done =
-                restock_aws::connect::shopify(&sdk, &outputs, shop, access, *dry_run, &alerts)
-                    .await
-                    .map_err(refused)?;
-            Ok(report(cli, &done, *dry_run, None))
+            let webhooks = match app {
+                Some(dir) => {
+                    if !*dry_run {
+                        write_app(dir, client_id.as_deref().unwrap_or_default(), &outputs)?;
+                    }
+                    restock_aws::connect::Webhooks::DeclaredByApp
+                }
+                None => restock_aws::connect::Webhooks::Subscribe,
+            };
+            let done = restock_aws::connect::shopify(
+                &sdk,
+                &outputs,
+                shop,
+                access,
+                (webhooks, *dry_run),
+                &alerts,
+            )
+            .await
+            .map_err(refused)?;
+            let mut text = report(cli, &done, *dry_run, None);
+            if let (Some(dir), false, true) = (app, cli.json, *dry_run) {
+                text += &format!("app: would write {dir}\n");
+            } else if let (Some(dir), false) = (app, cli.json) {
+                text += &format!(
+                    "app: {dir} written; run `shopify app deploy` in it (it subscribes the webhooks and publishes the theme app extension), then add \"Notify me when back\" to the product page in the theme editor (docs/DEPLOY.md, Shopify)\n"
+                );
+            }
+            Ok(text)
         }
         ConnectCmd::Woocommerce {
             site,
@@ -82,6 +106,32 @@ pub(crate) async fn connect(cli: &Cli, platform: &ConnectCmd) -> Result<String, 
             Ok(report(cli, &done, *dry_run, Some(plugin.as_deref())))
         }
     }
+}
+
+/// Writes the Shopify app for `stack` under `dir` (before anything is
+/// connected, so a folder that cannot be written stops the command first).
+fn write_app(
+    dir: &str,
+    client_id: &str,
+    stack: &restock_aws::connect::Stack,
+) -> Result<(), CliError> {
+    let webhook_url = stack.webhook_url(restock_core::Platform::Shopify);
+    let files = restock_aws::connect::app::files(&restock_aws::connect::app::AppFor {
+        client_id,
+        capture_url: &stack.capture_url,
+        webhook_url: &webhook_url,
+    })
+    .map_err(refused)?;
+    for (path, text) in files {
+        let file = std::path::Path::new(dir).join(path);
+        let made = file.parent().map_or(Ok(()), std::fs::create_dir_all);
+        made.and_then(|()| std::fs::write(&file, text))
+            .map_err(|source| CliError::Create {
+                file: file.display().to_string(),
+                source,
+            })?;
+    }
+    Ok(())
 }
 
 /// A connect, sync or Klaviyo failure as the CLI ends on it: unavailable

@@ -143,7 +143,7 @@ pub fn parse_order(
 }
 
 /// The privacy topics Shopify sends every app.
-const PRIVACY_TOPICS: [&str; 3] = ["customers/redact", "customers/data_request", "shop/redact"];
+pub const PRIVACY_TOPICS: [&str; 3] = ["customers/redact", "customers/data_request", "shop/redact"];
 
 /// Whether a delivery's topic is a privacy topic.
 pub fn is_privacy(headers: &(impl Headers + ?Sized)) -> bool {
