@@ -18,7 +18,8 @@
 //! - [`pull`]: the stock pull against Shopify and WooCommerce API fakes, and
 //!   the webhook-silence alert;
 //! - [`reliability`]: randomised histories, fault injection, security checks;
-//! - [`template`]: `template.yaml`, the README, the docs and the code agree.
+//! - [`template`]: `template.yaml`, the README, the docs and the code agree;
+//! - [`woocommerce`]: the WordPress plugin's PHP, run, and its order through detect.
 //!
 //! Shared support is in the `restock-e2e` library, under `support/`: the
 //! fixtures, the world, the runtime emulator, the deployment, one file per fake.
@@ -41,3 +42,4 @@ mod quiet;
 mod reliability;
 mod story;
 mod template;
+mod woocommerce;

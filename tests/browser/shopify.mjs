@@ -13,6 +13,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { Liquid } from "liquidjs";
+import { openAt, waiting } from "./storefront.mjs";
 
 const EXTENSION = "examples/shopify/extensions/restock-notify";
 
@@ -118,19 +119,7 @@ ${atEnd.html}
 // The shopper's story on the rendered app block and app embed, at phone width.
 export async function shopifyStory({ browser, root, base, capture, check, fits, shots }) {
   const address = `${base}/shopify/products/linen-tee`;
-  const open = async (parts) => {
-    const html = await productPage(root, base, capture, parts);
-    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
-    // The storefront's own origin, from the loopback server (a page answered
-    // by playwright instead counts as public, which Chromium's local network
-    // rules keep from calling loopback): an answer of it with no page policy
-    // of its own (the outbox's JSON), then the theme's page written in, at
-    // the product's address.
-    await page.goto(`${base}/outbox.json`);
-    await page.setContent(html, { waitUntil: "load" });
-    await page.evaluate((to) => history.replaceState(null, "", to), address);
-    return page;
-  };
+  const open = async (parts) => openAt(browser, base, address, await productPage(root, base, capture, parts));
   const pick = (page, size) => page.getByLabel(size, { exact: true }).check();
 
   console.log("a Shopify shop: the app block on a product page in sizes");
@@ -146,14 +135,7 @@ export async function shopifyStory({ browser, root, base, capture, check, fits, 
   await page.getByLabel(/Tell me once/).check();
   await page.getByRole("button", { name: "Notify me" }).click();
   await page.getByRole("status").filter({ hasText: "in line" }).waitFor({ timeout: 10000 });
-  const stats = await (
-    await fetch(`${base}/_admin/run`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ command: "stats", skus: ["TEE-L"] }),
-    })
-  ).json();
-  const teeL = stats.json.skus[0].stats;
+  const teeL = await waiting(base, "TEE-L");
   check(teeL.waiting + teeL.unconfirmed === 1, `signed up for the variant picked (TEE-L): ${JSON.stringify(teeL)}`);
   await page.screenshot({ path: path.join(shots, "9-shopify-app-block.png"), fullPage: true });
   await pick(page, "M");

@@ -8,7 +8,8 @@
 //
 //   cargo build -p restock-local && node tests/browser/story.mjs
 //
-// The same story on a Shopify theme runs in shopify.mjs.
+// The same story on a Shopify theme runs in shopify.mjs, on a WooCommerce
+// block theme in woocommerce.mjs.
 //
 // RESTOCK_LOCAL_BIN overrides the server binary; CHROMIUM the browser.
 
@@ -20,6 +21,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { shopifyStory } from "./shopify.mjs";
+import { woocommerceStory } from "./woocommerce.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const bin = process.env.RESTOCK_LOCAL_BIN ?? path.join(root, "target/debug/restock-local");
@@ -321,6 +323,7 @@ try {
   await sized.close();
 
   await shopifyStory({ browser, root, base, capture, check, fits, shots });
+  await woocommerceStory({ browser, root, base, capture, check, fits, shots });
 
   console.log("the team looks at the dashboard, on a desktop and on a phone");
   const inside = async (p, locator) => {

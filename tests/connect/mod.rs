@@ -105,6 +105,31 @@ async fn connect_shopify_with_the_app_leaves_the_webhooks_to_the_app() {
         SHOPIFY_APP.1,
         "the app's secret signs what its subscriptions deliver"
     );
+    // The Admin API lists none of the app's subscriptions: doctor reads
+    // that the app declares them, instead of finding them missing.
+    let report = restock_aws::doctor::check(&sdk, &stack, &bedrock_of(&d, &sdk)).await;
+    let shopify: Vec<(&str, restock_aws::doctor::Severity)> = report
+        .findings
+        .iter()
+        .filter(|f| f.check.starts_with("shopify webhook"))
+        .map(|f| (f.check.as_str(), f.severity))
+        .collect();
+    assert_eq!(
+        shopify,
+        [
+            ("shopify webhook key", restock_aws::doctor::Severity::Ok),
+            ("shopify webhooks", restock_aws::doctor::Severity::Ok)
+        ],
+        "{}",
+        report.describe()
+    );
+    assert!(
+        report
+            .describe()
+            .contains("declared in the app's shopify.app.toml"),
+        "{}",
+        report.describe()
+    );
 }
 
 #[tokio::test]

@@ -957,7 +957,7 @@ async fn texts_go_only_to_mobiles_in_the_shops_countries() {
 
 /// Ann joins, the chair comes back, she clicks: the world and her hold id
 /// (from the checkout URL she is sent to).
-async fn ann_holds_the_chair() -> (World, String) {
+pub(crate) async fn ann_holds_the_chair() -> (World, String) {
     let (w, outbox) = World::memory().await;
     w.join("Ann").await;
     w.shopify(Some(1), "s-1").await;

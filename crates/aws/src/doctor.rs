@@ -210,6 +210,15 @@ async fn platform_checks(
             return;
         }
     };
+    if access["webhooks"] == crate::connect::APP_WEBHOOKS {
+        // Subscribed by the app's configuration, which Shopify's Admin API
+        // does not list; the webhook-silence alert watches that they come.
+        report.ok(
+            &format!("{name} webhooks"),
+            format!("declared in the app's shopify.app.toml at {url} (`shopify app deploy` subscribes them)"),
+        );
+        return;
+    }
     topic_checks(report, platform, &listed, &url);
 }
 

@@ -13,8 +13,9 @@
  * `variation_id` and `is_in_stock` work as they are). The form shows only
  * while the selected variant is sold out, and signs up for that variant.
  * It follows the selection: the `?variant=` in the address (Shopify
- * themes), a change of the product form's `id` field, and WooCommerce's
- * `found_variation` and `reset_data` events.
+ * themes), a change of the product form's `id` field, WooCommerce's
+ * `found_variation` and `reset_data` events (classic themes) and the
+ * "Add to Cart + Options" block's `variation_id` field (block themes).
  * With data-restock-after="<CSS selector>" (Shopify's app embed) it moves
  * itself after the first element the selector matches, unless the page
  * has a placed form of its own.
@@ -197,6 +198,9 @@
     return new URLSearchParams(window.location.search).get(name);
   }
 
+  // Where WooCommerce's "Add to Cart + Options" block keeps its variation.
+  var BLOCK_VARIATION = 'form.wc-block-add-to-cart-with-options input[name="variation_id"]';
+
   // The product form's selected variant: Shopify themes keep it in an
   // `id` field of the form that adds to the cart.
   function formVariant() {
@@ -218,9 +222,23 @@
       var id = queryParam("variant");
       if (id) select(id);
     }
+    // WooCommerce's "Add to Cart + Options" block (block themes) keeps the
+    // chosen variation in its hidden variation_id field, set by its store
+    // with no event.
+    var field = document.querySelector(BLOCK_VARIATION);
+    var fromBlock = field ? field.value : null;
+    function fromForm() {
+      var now = document.querySelector(BLOCK_VARIATION);
+      if (!now || now.value === fromBlock) return;
+      fromBlock = now.value;
+      select(fromBlock && fromBlock !== "0" ? fromBlock : null);
+    }
     window.addEventListener("popstate", fromAddress);
     // Themes change the address with history.replaceState, which says nothing.
-    window.setInterval(fromAddress, 400);
+    window.setInterval(function () {
+      fromAddress();
+      fromForm();
+    }, 400);
     var jq = window.jQuery;
     if (jq) {
       jq(document).on("found_variation", "form.variations_form", function (e, variation) {
@@ -259,7 +277,10 @@
         build(root, endpoint, answer);
       }
       follow(select);
-      select(queryParam("variant") || formVariant() || root.getAttribute("data-restock-variant") || variants[0].id);
+      // On a block theme's product page, what its block has chosen (none yet: no form).
+      var block = document.querySelector(BLOCK_VARIATION);
+      if (block) select(block.value && block.value !== "0" ? block.value : null);
+      else select(queryParam("variant") || formVariant() || root.getAttribute("data-restock-variant") || variants[0].id);
     });
   }
 

@@ -60,6 +60,10 @@ impl Stack {
     }
 }
 
+/// What `shopify_admin.webhooks` in the keys secret says when the app's
+/// configuration subscribes the webhooks.
+pub const APP_WEBHOOKS: &str = "app";
+
 /// Who subscribes Shopify's webhooks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Webhooks {
@@ -170,6 +174,12 @@ pub async fn shopify(
         }),
         ShopifyAccess::Token(token) => serde_json::json!({ "shop": shop, "access_token": token }),
     };
+    // Shopify's Admin API does not list the app's own subscriptions:
+    // `restock doctor` reads here that the app declares them.
+    let mut admin_access = admin_access;
+    if webhooks == Webhooks::DeclaredByApp {
+        admin_access["webhooks"] = serde_json::json!(APP_WEBHOOKS);
+    }
     let platforms = HttpPlatforms::new();
     let api = platforms
         .shopify(&admin_access)

@@ -338,88 +338,40 @@ pub fn catalogue_entries(
 /// The widget, as the shop's pages run it.
 const WIDGET_JS: &str = include_str!("../../../local/assets/restock-widget.js");
 
+/// The plugin's source, with the stack's CaptureUrl and the widget left
+/// for [`plugin`] to fill in.
+const PLUGIN: &str = include_str!("../../../../examples/woocommerce/restock.php");
+
+/// What stands for the CaptureUrl in [`PLUGIN`].
+const ENDPOINT_MARK: &str = "RESTOCK_CAPTURE_URL";
+
+/// What stands for the widget's script in [`PLUGIN`].
+const WIDGET_MARK: &str =
+    "/* RESTOCK_WIDGET_SCRIPT: the widget, crates/local/assets/restock-widget.js */";
+
 /// The WordPress plugin `restock connect woocommerce --plugin` writes, for
-/// the stack whose capture listens at `endpoint`:
+/// the stack whose capture listens at `endpoint` (`examples/woocommerce/`
+/// with the endpoint and the widget filled in):
 ///
 /// - it carries a reserve link's `?hold=…` into the order: kept in the
 ///   shopper's session from the link until checkout, then saved on the
-///   order as its `hold` meta, which the order webhook shows;
-/// - it renders the notify-me widget on a product page: for a simple
-///   product while it is out of stock, and for a variable product with
-///   every variation and whether it is in stock, so the form follows the
-///   shopper's choice (WooCommerce's `found_variation` and `reset_data`).
-///   The widget's script is inside the plugin: nothing else to host.
+///   order as its `hold` meta (classic checkout and the Checkout block's
+///   Store API alike), which the order webhook shows;
+/// - it renders the notify-me widget on a product page, classic theme
+///   (the product summary) or block theme (after the "Add to Cart +
+///   Options" block): for a simple product while it is out of stock, and
+///   for a variable product with every variation and whether it is in
+///   stock, so the form follows the shopper's choice. The widget's script
+///   is inside the plugin: nothing else to host;
+/// - it declares HPOS and Cart/Checkout blocks compatibility, and takes
+///   WooCommerce's own stock-notification form off the page.
 ///
 /// Upload it under Plugins → Add New → Upload Plugin.
 pub fn plugin(endpoint: &str) -> String {
     let endpoint = endpoint.trim_end_matches('/').replace(['\\', '\''], "");
-    format!(
-        r#"<?php
-/**
- * Plugin Name: restock
- * Description: The restock notify-me form on sold-out products and variations, and the hold from a restock reserve link (?hold=...) kept until checkout and saved on the order, so the order ends the hold.
- * Version: 1.2.0
- * Requires Plugins: woocommerce
- * License: Apache-2.0
- */
-
-defined('ABSPATH') || exit;
-
-const RESTOCK_ENDPOINT = '{endpoint}';
-
-add_action('woocommerce_init', function () {{
-    if (empty($_GET['hold']) || !WC()->session) {{
-        return;
-    }}
-    if (!WC()->session->has_session()) {{
-        WC()->session->set_customer_session_cookie(true);
-    }}
-    WC()->session->set('restock_hold', sanitize_text_field(wp_unslash($_GET['hold'])));
-}});
-
-add_action('woocommerce_checkout_create_order', function ($order) {{
-    $hold = WC()->session ? WC()->session->get('restock_hold') : null;
-    if ($hold) {{
-        $order->update_meta_data('hold', $hold);
-        WC()->session->set('restock_hold', null);
-    }}
-}});
-
-add_action('woocommerce_single_product_summary', function () {{
-    global $product;
-    if (!$product) {{
-        return;
-    }}
-    $attributes = 'data-restock-endpoint="' . esc_attr(RESTOCK_ENDPOINT) . '" data-restock-product="' . esc_attr($product->get_name()) . '"';
-    if ($product->is_type('variable')) {{
-        // Every variation, sold out ones too: the list of available
-        // variations leaves those out where the shop hides out-of-stock items.
-        $variants = [];
-        foreach ($product->get_children() as $id) {{
-            $v = wc_get_product($id);
-            if ($v) {{
-                $variants[] = ['id' => $id, 'sku' => $v->get_sku(), 'available' => $v->is_in_stock()];
-            }}
-        }}
-        echo '<div ' . $attributes . '><script type="application/json">' . wp_json_encode($variants, JSON_HEX_TAG | JSON_HEX_AMP) . '</script></div>';
-    }} elseif (!$product->is_in_stock() && $product->get_sku()) {{
-        echo '<div ' . $attributes . ' data-restock-sku="' . esc_attr($product->get_sku()) . '"></div>';
-    }} else {{
-        return;
-    }}
-    wp_enqueue_script('restock-widget');
-}}, 35);
-
-add_action('wp_enqueue_scripts', function () {{
-    wp_register_script('restock-widget', false, ['jquery'], '1.2.0', true);
-    wp_add_inline_script('restock-widget', <<<'RESTOCK_WIDGET_JS'
-{widget}
-RESTOCK_WIDGET_JS
-    );
-}});
-"#,
-        widget = WIDGET_JS.trim_end(),
-    )
+    PLUGIN
+        .replace(ENDPOINT_MARK, &endpoint)
+        .replace(WIDGET_MARK, WIDGET_JS.trim_end())
 }
 
 #[cfg(test)]
@@ -437,6 +389,14 @@ mod tests {
         // parser reads.
         assert!(plugin.contains("$_GET['hold']"));
         assert!(plugin.contains("update_meta_data('hold', $hold)"));
+        // From both checkouts; the template's marks all filled in.
+        for hook in [
+            "woocommerce_checkout_create_order",
+            "woocommerce_store_api_checkout_update_order_from_request",
+        ] {
+            assert!(plugin.contains(&format!("add_action('{hook}', 'restock_keep_hold');")));
+        }
+        assert!(!plugin.contains(ENDPOINT_MARK) && !plugin.contains(WIDGET_MARK));
         // The widget inside, whole, in a nowdoc its text cannot end early.
         assert!(plugin.contains(WIDGET_JS.trim_end()));
         assert_eq!(plugin.matches("\nRESTOCK_WIDGET_JS\n").count(), 1);
