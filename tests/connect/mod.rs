@@ -193,7 +193,9 @@ async fn connect_shopify_takes_a_shop_from_nothing_to_connected_and_again_change
     assert_eq!(keys(&sdk, &d.secret).await, keys_before);
     assert_eq!(d.store.catalogue().await.unwrap(), catalogue_before);
 
-    // Connected, through two throttled answers.
+    // Connected, through two throttled answers; the shop counter's
+    // units will tell nobody.
+    fake.retail_only.lock().unwrap().insert(70_000_001);
     *fake.throttle.lock().unwrap() = 2;
     let done = connect::shopify(
         &sdk,
@@ -206,6 +208,13 @@ async fn connect_shopify_takes_a_shop_from_nothing_to_connected_and_again_change
     .await
     .unwrap();
     assert_eq!(fake.count("shopify-throttled"), 2, "waited and retried");
+    assert!(
+        done.describe(false).contains(
+            "locations: 0 fulfil online orders and count; 1 do not (70000001), so units there tell nobody"
+        ),
+        "{}",
+        done.describe(false)
+    );
     let keys_now = keys(&sdk, &d.secret).await;
     assert_eq!(
         keys_now["shopify_admin"],

@@ -357,7 +357,11 @@ async fn the_sweep_binary_runs_the_pull_on_its_rule_input() {
     };
     let report: serde_json::Value = serde_json::from_str(&report).unwrap();
     assert_eq!(report["missed_restocks"], 1, "{report}\n{logs}");
-    assert_eq!(*fake.calls.lock().unwrap(), ["shopify"]);
+    // The level, and the shop's locations (whether each sells online).
+    assert_eq!(
+        *fake.calls.lock().unwrap(),
+        ["shopify", "shopify-locations"]
+    );
     let c = d.store.snapshot(&chair()).await.unwrap().counters;
     assert_eq!(c.level, 2);
     // The minute's scheduled event still runs the sweep.
@@ -476,4 +480,115 @@ fn a_credential_in_the_wrong_shape_is_never_quoted_by_the_pull() {
             );
         }
     }
+}
+
+/// A signed Shopify `inventory_levels/update` for the chair at `location`.
+fn chair_at(
+    location: u64,
+    available: i64,
+    webhook_id: &str,
+) -> axum::http::Request<axum::body::Body> {
+    use restock_core::platform::shopify;
+    let body = serde_json::json!({
+        "inventory_item_id": CHAIR_SHOPIFY_ID,
+        "location_id": location,
+        "available": available,
+        "updated_at": "2026-12-01T09:00:00Z",
+    })
+    .to_string();
+    axum::http::Request::builder()
+        .method("POST")
+        .uri("/webhooks/shopify")
+        .header("content-type", "application/json")
+        .header(
+            shopify::SIGNATURE,
+            shopify::sign(SHOPIFY_KEY.as_bytes(), body.as_bytes()),
+        )
+        .header(shopify::WEBHOOK_ID, webhook_id)
+        .header(shopify::TOPIC, "inventory_levels/update")
+        .body(axum::body::Body::from(body))
+        .expect("request")
+}
+
+/// The shop counter (Shopify POS: `fulfillsOnlineOrders` false) and the
+/// warehouse that ships online orders.
+const COUNTER: u64 = 70_000_001;
+const WAREHOUSE: u64 = 24_826_418;
+
+/// Units at a shop counter cannot be bought from a reserve link: a restock
+/// there tells nobody, the same units at the warehouse do, and the pull
+/// counts only the warehouse's.
+async fn only_stock_sold_online_is_offered(
+    w: World,
+    outbox: Arc<restock_app::ports::Outbox>,
+    fake: PlatformFake,
+) {
+    fake.retail_only.lock().unwrap().insert(COUNTER);
+    assert_eq!(w.join("Della").await.status, 201);
+    let counter = w.call(Api::Detect, chair_at(COUNTER, 5, "s-1")).await;
+    assert_eq!(counter.status, 200, "{}", counter.body);
+    w.settle().await;
+    w.pump().await;
+    assert!(outbox.sent().is_empty(), "{:?}", outbox.sent());
+    assert_eq!(w.store.snapshot(&chair()).await.unwrap().counters.level, 0);
+    assert_eq!(fake.count("shopify-locations"), 1);
+
+    let warehouse = w.call(Api::Detect, chair_at(WAREHOUSE, 5, "s-2")).await;
+    assert_eq!(warehouse.status, 200, "{}", warehouse.body);
+    w.settle().await;
+    w.pump().await;
+    let told: Vec<String> = outbox.sent().iter().map(|s| s.to().to_owned()).collect();
+    assert_eq!(told, [w.email("Della")]);
+    assert_eq!(w.store.snapshot(&chair()).await.unwrap().counters.level, 5);
+    assert_eq!(
+        fake.count("shopify-locations"),
+        1,
+        "the locations are kept a while"
+    );
+
+    // The pull reads both; only the warehouse's units count.
+    fake.shopify
+        .lock()
+        .unwrap()
+        .insert(CHAIR_SHOPIFY_ID, vec![(COUNTER, 7), (WAREHOUSE, 5)]);
+    pull::run(&w.services).await.unwrap();
+    assert_eq!(w.store.snapshot(&chair()).await.unwrap().counters.level, 5);
+}
+
+#[tokio::test]
+async fn a_restock_at_a_shop_counter_tells_nobody_in_memory() {
+    let (w, outbox, fake) = pulling_world().await;
+    only_stock_sold_online_is_offered(w, outbox, fake).await;
+}
+
+#[tokio::test]
+async fn a_restock_at_a_shop_counter_tells_nobody_on_dynamodb() {
+    let fake = PlatformFake::start().await;
+    let outbox = Arc::new(restock_app::ports::Outbox::default());
+    let w = World::new(
+        Arc::new(restock_store_dynamo::testing::dynamo_store().await),
+        outbox.clone(),
+        Arc::new(restock_app::ports::FixedPhraser(Ok("It is back.".into()))),
+        Arc::new(restock_app::ports::StaticKeyring(Arc::new(
+            restock_app::ports::Secrets::from_json(&fake.secrets_json()).unwrap(),
+        ))),
+    )
+    .await
+    .lagging(IndexLag::Dynamo(restock_store_dynamo::testing::index_lag()));
+    only_stock_sold_online_is_offered(w, outbox, fake).await;
+}
+
+#[tokio::test]
+async fn a_location_the_settings_include_counts_whatever_the_platform_says() {
+    let (w, outbox, fake) = pulling_world().await;
+    fake.retail_only.lock().unwrap().insert(COUNTER);
+    let mut settings = settings();
+    settings.locations.include = vec![COUNTER.to_string()];
+    w.store.put_settings(&settings).await.unwrap();
+    assert_eq!(w.join("Della").await.status, 201);
+    let counter = w.call(Api::Detect, chair_at(COUNTER, 5, "s-1")).await;
+    assert_eq!(counter.status, 200, "{}", counter.body);
+    w.pump().await;
+    assert_eq!(outbox.sent().len(), 1, "told of the counter's units");
+    assert_eq!(w.store.snapshot(&chair()).await.unwrap().counters.level, 5);
 }

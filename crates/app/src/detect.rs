@@ -104,7 +104,7 @@ async fn hook(
         Err(e) => return unavailable(&e.into()),
     };
     match platform.parse(&keys, route, &HeaderView(headers), body, s.clock.now()) {
-        Ok(Delivery::Stock(events)) => apply(s, source, events).await,
+        Ok(Delivery::Stock(events)) => apply(s, platform, source, events).await,
         Ok(Delivery::Paid(purchase)) => buy_order(s, source, purchase).await,
         Ok(Delivery::NotPaid) => (
             StatusCode::ACCEPTED,
@@ -290,10 +290,16 @@ async fn unknown_item(
 
 /// Applies each event: resolve the item, apply with the SKU's rules, tell the
 /// team about unknown items and paused restocks.
-async fn apply(s: &Services, source: &str, events: Vec<StockEvent>) -> Response {
+async fn apply(
+    s: &Services,
+    platform: Platform,
+    source: &str,
+    events: Vec<StockEvent>,
+) -> Response {
     let result = async {
         let settings = s.settings().await?;
         let now = s.clock.now_ms();
+        let online = levels::online_locations(s, &settings, platform).await?;
         // Verified: the platform still delivers (the silence check's evidence).
         s.store.heard(source, now).await?;
         let mut results = Vec::with_capacity(events.len());
@@ -308,6 +314,8 @@ async fn apply(s: &Services, source: &str, events: Vec<StockEvent>) -> Response 
             };
             all_unknown = false;
             event.delivery_id = format!("{source}:{}", event.delivery_id);
+            let sells_online = online.get(&event.location).copied();
+            event.level = levels::sold_from(&settings, &event.location, sells_online, event.level);
             let outcome = match levels::apply_one(s, &settings, source, &entry, &event, now).await?
             {
                 ApplyOutcome::Duplicate => {

@@ -118,7 +118,9 @@ pub(crate) async fn pull_one(
     };
     let before = s.store.snapshot(&entry.sku).await?.stock.level();
     let mut restocked = None;
+    let online = online_locations(s, settings, platform).await?;
     for PulledLevel { location, level } in levels {
+        let level = sold_from(settings, &location, online.get(&location).copied(), level);
         let event = StockEvent {
             delivery_id: format!("pull:{platform}:{}:{location}:{now}", entry.sku),
             item: ItemRef::Sku {
@@ -143,6 +145,48 @@ pub(crate) async fn pull_one(
         differed: after != before,
         restocked,
     })
+}
+
+/// A location's level as it counts toward the SKU's: none can be promised
+/// from a location whose units cannot be bought from the reserve link (the
+/// settings' `[locations]`: by default, one the platform says does not
+/// fulfil online orders).
+pub(crate) fn sold_from(
+    settings: &restock_core::Settings,
+    location: &str,
+    online: Option<bool>,
+    level: restock_core::Level,
+) -> restock_core::Level {
+    if settings.locations.counts(location, online) {
+        level
+    } else {
+        restock_core::Level::Untracked
+    }
+}
+
+/// Which of `platform`'s locations fulfil online orders, by id, where the
+/// settings ask and the platform says; empty otherwise (every location
+/// counts). A platform that cannot be read now is logged, and its
+/// locations count until it can.
+pub(crate) async fn online_locations(
+    s: &Services,
+    settings: &restock_core::Settings,
+    platform: Platform,
+) -> Result<std::collections::HashMap<String, bool>, AppError> {
+    if !settings.locations.online_only {
+        return Ok(std::collections::HashMap::new());
+    }
+    let keys = s.keyring.keys().await?;
+    let Some(access) = keys.platform_api.get(&platform) else {
+        return Ok(std::collections::HashMap::new());
+    };
+    match s.platforms.locations(platform, access).await {
+        Ok(listed) => Ok(listed.into_iter().map(|l| (l.id, l.online)).collect()),
+        Err(e) => {
+            tracing::warn!(%platform, error = %e, "the shop's locations could not be read: every location counts until they can");
+            Ok(std::collections::HashMap::new())
+        }
+    }
 }
 
 /// The item's platform and its levels there, or `None` when the item names

@@ -157,6 +157,15 @@ pub struct PulledLevel {
     pub level: restock_core::Level,
 }
 
+/// One of the shop's locations, as its platform describes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShopLocation {
+    /// Its id, as the platform's stock webhooks name it.
+    pub id: String,
+    /// Whether it fulfils online orders.
+    pub online: bool,
+}
+
 /// The shop platforms' Admin APIs, read for the stock pull.
 #[async_trait]
 pub trait Platforms: Send + Sync {
@@ -168,6 +177,17 @@ pub trait Platforms: Send + Sync {
         access: &serde_json::Value,
         id: u64,
     ) -> Result<Vec<PulledLevel>, PlatformError>;
+
+    /// The shop's locations and whether each fulfils online orders, read
+    /// with `access`; none for a platform whose stock has no locations
+    /// (WooCommerce: a site's stock is the stock it sells).
+    async fn locations(
+        &self,
+        _platform: Platform,
+        _access: &serde_json::Value,
+    ) -> Result<Vec<ShopLocation>, PlatformError> {
+        Ok(Vec::new())
+    }
 }
 
 /// No platform APIs (the functions that do not pull, local mode without

@@ -217,6 +217,9 @@ pub struct Settings {
     /// Rises that wait for the team.
     #[serde(default)]
     pub escalation: EscalationRules,
+    /// Which locations count toward a SKU's level.
+    #[serde(default)]
+    pub locations: crate::stock::Locations,
     /// Abuse limits.
     #[serde(default)]
     pub limits: Limits,

@@ -492,9 +492,91 @@ fn escalation(level: u32, jump: u32, rules: &Rules) -> Option<Escalation> {
     }
 }
 
+/// Which of the shop's locations count toward a SKU's level: units a
+/// shopper cannot buy from the reserve link (a shop counter, a warehouse
+/// that does not fulfil online orders) are no reason to tell anyone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Locations {
+    /// Only locations the platform says fulfil online orders count
+    /// (Shopify's `fulfillsOnlineOrders`); a location the platform says
+    /// nothing of counts.
+    pub online_only: bool,
+    /// Locations that count whatever the platform says, by the id its stock
+    /// webhooks name them with.
+    pub include: Vec<String>,
+    /// Locations that never count.
+    pub exclude: Vec<String>,
+}
+
+impl Default for Locations {
+    fn default() -> Self {
+        Self {
+            online_only: true,
+            include: Vec::new(),
+            exclude: Vec::new(),
+        }
+    }
+}
+
+impl Locations {
+    /// Whether units at `location` count toward a SKU's level; `online` is
+    /// whether the platform says the location fulfils online orders (`None`
+    /// where it says nothing). An exclusion wins over an inclusion.
+    pub fn counts(&self, location: &str, online: Option<bool>) -> bool {
+        if self.exclude.iter().any(|l| l == location) {
+            return false;
+        }
+        if self.include.iter().any(|l| l == location) {
+            return true;
+        }
+        !(self.online_only && online == Some(false))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_locations_that_sell_online_count_unless_the_shop_says_otherwise() {
+        let online_only = Locations::default();
+        assert!(online_only.counts("1", Some(true)));
+        assert!(
+            !online_only.counts("2", Some(false)),
+            "a shop counter's units"
+        );
+        assert!(
+            online_only.counts("3", None),
+            "a platform that says nothing"
+        );
+        let every = Locations {
+            online_only: false,
+            ..Locations::default()
+        };
+        assert!(every.counts("2", Some(false)));
+        let named = Locations {
+            online_only: true,
+            include: vec!["2".into(), "4".into()],
+            exclude: vec!["1".into(), "4".into()],
+        };
+        assert!(named.counts("2", Some(false)), "included: counted anyway");
+        assert!(!named.counts("1", Some(true)), "excluded: never counted");
+        assert!(!named.counts("4", Some(true)), "both: the exclusion wins");
+        assert!(named.counts("3", Some(true)));
+        let read = crate::Settings::from_toml(
+            "store_name = \"Loom\"\npublic_base_url = \"https://r.example\"\nemail_from = \"Loom <a@loom.example>\"\n[locations]\nonline_only = false\nexclude = [\"24826418\"]\n",
+        )
+        .unwrap();
+        assert_eq!(
+            read.locations,
+            Locations {
+                online_only: false,
+                include: vec![],
+                exclude: vec!["24826418".into()],
+            }
+        );
+    }
     use proptest::prelude::*;
 
     const RULES: Rules = Rules {

@@ -37,7 +37,8 @@ pub struct PlatformFake {
     /// WooCommerce: product id → stock quantity (`None`: not managed).
     pub woocommerce: Arc<Mutex<HashMap<u64, Option<i64>>>>,
     /// Requests answered, per platform (`shopify`, `woocommerce`; a token
-    /// granted: `shopify-token`; a token refused: `shopify-refused`).
+    /// granted: `shopify-token`; a token refused: `shopify-refused`; the
+    /// shop's locations: `shopify-locations`; other Admin reads: `shopify-admin`).
     pub calls: Arc<Mutex<Vec<&'static str>>>,
     /// Tokens the grant gave, each with when it runs out; clear it to
     /// revoke them all.
@@ -62,6 +63,10 @@ pub struct PlatformFake {
     /// While set, lists come without `X-WP-Total` and `X-WP-TotalPages`
     /// (a proxy or cache in front of the site dropped them).
     pub woo_no_paging_headers: Arc<std::sync::atomic::AtomicBool>,
+    /// Shopify's locations that do not fulfil online orders (a shop
+    /// counter): `fulfillsOnlineOrders` false. Every other location that
+    /// holds stock fulfils them.
+    pub retail_only: Arc<Mutex<std::collections::BTreeSet<u64>>>,
 }
 
 /// The tokens the fake's grant gave, each with when it runs out.
@@ -89,6 +94,7 @@ impl PlatformFake {
             woo_variations: Arc<Mutex<HashMap<u64, Vec<serde_json::Value>>>>,
             woo_webhooks: Arc<Mutex<Vec<serde_json::Value>>>,
             woo_no_paging_headers: Arc<std::sync::atomic::AtomicBool>,
+            retail_only: Arc<Mutex<std::collections::BTreeSet<u64>>>,
         }
         /// WooCommerce's key check (HTTP basic auth): the 401 it answers.
         fn woo_refused(headers: &HeaderMap, message: &str) -> Option<axum::response::Response> {
@@ -263,6 +269,26 @@ impl PlatformFake {
                     "pageInfo": {"hasNextPage": end < all.len(), "endCursor": (!page.is_empty()).then(|| format!("cursor-{end}"))}
                 }}));
             }
+            if query.contains("locations(first: $first, after: $after, includeInactive: true)") {
+                // Every location that holds stock, and the retail-only ones.
+                let retail = f.retail_only.lock().expect("lock").clone();
+                let mut ids: std::collections::BTreeSet<u64> = retail.clone();
+                for levels in f.shopify.lock().expect("lock").values() {
+                    ids.extend(levels.iter().map(|(location, _)| *location));
+                }
+                let nodes: Vec<_> = ids
+                    .iter()
+                    .map(|id| {
+                        serde_json::json!({
+                            "id": format!("gid://shopify/Location/{id}"),
+                            "fulfillsOnlineOrders": !retail.contains(id),
+                        })
+                    })
+                    .collect();
+                return Some(serde_json::json!({"locations": {
+                    "nodes": nodes, "pageInfo": {"hasNextPage": false, "endCursor": null}
+                }}));
+            }
             if query.contains("webhookSubscriptions(first: $first, topics: $topics)") {
                 let topics: Vec<String> =
                     serde_json::from_value(variables["topics"].clone()).unwrap_or_default();
@@ -374,7 +400,12 @@ impl PlatformFake {
                 }
             }
             if let Some(data) = admin(&f, query, &request["variables"]) {
-                f.calls.lock().expect("lock").push("shopify-admin");
+                let read = if query.contains("locations(first:") {
+                    "shopify-locations"
+                } else {
+                    "shopify-admin"
+                };
+                f.calls.lock().expect("lock").push(read);
                 return axum::Json(serde_json::json!({"data": data})).into_response();
             }
             let Some(id) = request["variables"]["id"]
@@ -449,6 +480,7 @@ impl PlatformFake {
             woo_variations: Arc::default(),
             woo_webhooks: Arc::default(),
             woo_no_paging_headers: Arc::default(),
+            retail_only: Arc::default(),
         };
         let app = Router::new()
             .route("/admin/oauth/access_token", axum::routing::post(grant))
@@ -486,6 +518,7 @@ impl PlatformFake {
             woo_variations: fake.woo_variations,
             woo_webhooks: fake.woo_webhooks,
             woo_no_paging_headers: fake.woo_no_paging_headers,
+            retail_only: fake.retail_only,
         }
     }
 

@@ -105,6 +105,8 @@ pub struct Connected {
     pub held: Vec<String>,
     /// Variants left out because they have no SKU.
     pub without_sku: usize,
+    /// The shop's locations as they count toward a SKU's level (Shopify).
+    pub locations: Option<String>,
 }
 
 impl Connected {
@@ -146,6 +148,9 @@ impl Connected {
         }
         for line in &self.held {
             text += &format!("  {line}\n");
+        }
+        if let Some(locations) = &self.locations {
+            text += &format!("locations: {locations}\n");
         }
         text
     }
@@ -205,7 +210,33 @@ pub async fn shopify(
         catalogue(sdk, stack, Platform::Shopify, listed, dry_run, alerts).await?,
         Platform::Shopify,
     );
+    // 4. Which locations' units count: those that fulfil online orders.
+    done.locations = Some(match api.locations().await {
+        Ok(listed) => where_sold(&listed),
+        Err(e) => format!(
+            "not read ({e}): every location counts until the app has the `read_locations` scope"
+        ),
+    });
     Ok(done)
+}
+
+/// The shop's locations as a sentence: which fulfil online orders (their
+/// units count) and which do not (theirs tell nobody).
+fn where_sold(listed: &[restock_app::ports::ShopLocation]) -> String {
+    let offline: Vec<&str> = listed
+        .iter()
+        .filter(|l| !l.online)
+        .map(|l| l.id.as_str())
+        .collect();
+    let online = listed.len() - offline.len();
+    if offline.is_empty() {
+        return format!("{online} fulfil online orders; their units count");
+    }
+    format!(
+        "{online} fulfil online orders and count; {} do not ({}), so units there tell nobody (the settings' [locations] include can count them)",
+        offline.len(),
+        offline.join(", ")
+    )
 }
 
 /// The keys secret with Shopify's Admin API access and the key its

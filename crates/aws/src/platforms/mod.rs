@@ -9,7 +9,7 @@ pub mod woocommerce;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use restock_app::ports::{PlatformError, Platforms, PulledLevel};
+use restock_app::ports::{PlatformError, Platforms, PulledLevel, ShopLocation};
 use restock_core::Platform;
 use serde::de::DeserializeOwned;
 
@@ -20,6 +20,8 @@ pub struct HttpPlatforms {
     client: reqwest::Client,
     /// Shopify's granted Admin API tokens, kept while the function is warm.
     shopify_tokens: shopify::Tokens,
+    /// Shopify shops' locations, kept a while ([`shopify::LOCATIONS_FOR`]).
+    shopify_locations: shopify::KnownLocations,
 }
 
 impl HttpPlatforms {
@@ -37,6 +39,7 @@ impl HttpPlatforms {
         Self {
             client,
             shopify_tokens: shopify::Tokens::default(),
+            shopify_locations: shopify::KnownLocations::default(),
         }
     }
 }
@@ -85,6 +88,25 @@ impl Platforms for HttpPlatforms {
             }
             Platform::WooCommerce => woocommerce::levels(&self.client, access, id).await,
             Platform::Standard => Err(PlatformError::NotConfigured(platform)),
+        }
+    }
+
+    async fn locations(
+        &self,
+        platform: Platform,
+        access: &serde_json::Value,
+    ) -> Result<Vec<ShopLocation>, PlatformError> {
+        match platform {
+            Platform::Shopify => {
+                shopify::locations(
+                    &self.client,
+                    &self.shopify_tokens,
+                    &self.shopify_locations,
+                    access,
+                )
+                .await
+            }
+            Platform::WooCommerce | Platform::Standard => Ok(Vec::new()),
         }
     }
 }

@@ -160,6 +160,7 @@ fn report(
             "catalogue": done.catalogue.iter().map(|c| c.describe()).collect::<Vec<_>>(),
             "held": done.held,
             "without_sku": done.without_sku,
+            "locations": done.locations,
         });
         return serde_json::to_string_pretty(&json).unwrap_or_default() + "\n";
     }

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use restock_app::ports::{PlatformError, PulledLevel};
+use restock_app::ports::{PlatformError, PulledLevel, ShopLocation};
 use restock_core::{Level, Platform};
 use serde::Deserialize;
 
@@ -218,8 +218,13 @@ struct LevelNode {
 }
 
 #[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
 struct Named {
     id: String,
+    /// Whether the location fulfils online orders (Shopify: false for a
+    /// retail-only location, such as a POS shop counter).
+    #[serde(default)]
+    fulfills_online_orders: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -413,6 +418,38 @@ impl<'a> Api<'a> {
         }
     }
 
+    /// Every location of the shop and whether it fulfils online orders.
+    ///
+    /// # Errors
+    /// [`PlatformError`].
+    pub async fn locations(&self) -> Result<Vec<ShopLocation>, PlatformError> {
+        #[derive(Deserialize)]
+        struct Data {
+            locations: Page<Named>,
+        }
+        let mut listed = Vec::new();
+        let mut after: Option<String> = None;
+        loop {
+            let data: Data = self
+                .graphql(
+                    LOCATIONS_QUERY,
+                    serde_json::json!({ "first": 250, "after": after }),
+                )
+                .await?;
+            listed.extend(data.locations.nodes.into_iter().map(|l| ShopLocation {
+                id: location_id(&l.id),
+                online: l.fulfills_online_orders.unwrap_or(true),
+            }));
+            match (
+                data.locations.page_info.has_next_page,
+                data.locations.page_info.end_cursor,
+            ) {
+                (true, Some(cursor)) => after = Some(cursor),
+                _ => return Ok(listed),
+            }
+        }
+    }
+
     /// The app's webhook subscriptions for `topics` (`INVENTORY_LEVELS_UPDATE`, …).
     ///
     /// # Errors
@@ -466,6 +503,43 @@ impl<'a> Api<'a> {
             .webhook_subscription
             .ok_or_else(|| failed(P, format!("subscribing {topic}: no subscription came back")))
     }
+}
+
+/// The shop's locations, a page at a time: whether each fulfils online orders.
+const LOCATIONS_QUERY: &str = "query Locations($first: Int!, $after: String) { locations(first: $first, after: $after, includeInactive: true) { nodes { id fulfillsOnlineOrders } pageInfo { hasNextPage endCursor } } }";
+
+/// How long the shop's locations are kept before they are read again: a
+/// location changed in the admin counts as it is now within this long.
+pub const LOCATIONS_FOR: Duration = Duration::from_secs(10 * 60);
+
+/// The shops' locations, each with when it was read, kept while the
+/// function is warm: one read per shop every [`LOCATIONS_FOR`], not one per
+/// webhook.
+#[derive(Default)]
+pub struct KnownLocations(Mutex<HashMap<String, (Vec<ShopLocation>, Instant)>>);
+
+/// The shop's locations (Admin GraphQL `locations`), from `known` while
+/// fresh.
+pub(super) async fn locations(
+    client: &reqwest::Client,
+    tokens: &Tokens,
+    known: &KnownLocations,
+    access: &serde_json::Value,
+) -> Result<Vec<ShopLocation>, PlatformError> {
+    let api = Api::new(client, tokens, access)?;
+    let shop = api.shop();
+    if let Some((listed, read_at)) = known.0.lock().expect("locations").get(&shop)
+        && read_at.elapsed() < LOCATIONS_FOR
+    {
+        return Ok(listed.clone());
+    }
+    let listed = api.locations().await?;
+    known
+        .0
+        .lock()
+        .expect("locations")
+        .insert(shop, (listed.clone(), Instant::now()));
+    Ok(listed)
 }
 
 /// The variants query: what the catalogue needs of each.
