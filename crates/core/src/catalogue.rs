@@ -405,19 +405,17 @@ pub fn tally(changes: &[Change]) -> String {
 /// as it was, and the team told what to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Held {
-    /// Several of the platform's items share one SKU (Shopify does not
-    /// keep SKUs unique; a WooCommerce variation without its own SKU shows
-    /// its parent's). A queue is keyed by SKU, so none is taken: `items`
-    /// names each (its id there and its name).
+    /// Several of the platform's items share one SKU (a WooCommerce
+    /// variation without its own SKU shows its parent's). A queue is keyed
+    /// by SKU, so none is taken: `items` names each (its id, its name).
     Clash {
         /// The SKU they share.
         sku: Sku,
         /// Each item's id on the platform and its name.
         items: Vec<(u64, String)>,
     },
-    /// An item the catalogue knows by its platform id now has another SKU.
-    /// Its queue stays on `was` (stock reported by the id still reaches
-    /// it); `now` is not added beside it with the same id.
+    /// An item the catalogue knows by its platform id now has another SKU:
+    /// its queue stays on `was` (its stock still reaches it), `now` is not added.
     Renamed {
         /// The item's id on the platform.
         id: u64,
@@ -544,6 +542,14 @@ fn hold_back(
     }
     let (mut taken, mut held) = (Vec::new(), Vec::new());
     for (sku, mut items) in sharing {
+        // Variants of one inventory item (Shopify since 2026-01) are one item.
+        let first = items[0].ids.get(platform);
+        if items
+            .iter()
+            .all(|e| first.is_some() && e.ids.get(platform) == first)
+        {
+            items.truncate(1);
+        }
         if items.len() > 1 {
             held.push(Held::Clash {
                 sku,
@@ -607,6 +613,55 @@ mod tests {
         let merge = merge_listed(existing, platform, listed, now_ms);
         assert_eq!(merge.held, [], "nothing held");
         merge.changes
+    }
+
+    #[test]
+    fn variants_of_one_inventory_item_are_one_item() {
+        let sku = |s: &str| Sku::try_from(s).unwrap();
+        let with_id = |s: &str, name: &str, id: Option<u64>| {
+            let mut e = CatalogueEntry::new(sku(s), name);
+            e.ids.set(Platform::Shopify, id);
+            e
+        };
+        // One inventory item (7) sold as two variants: one queue, one level.
+        let merge = merge_listed(
+            &[],
+            Platform::Shopify,
+            vec![
+                with_id("CANDLE", "Candle — Single", Some(7)),
+                with_id("CANDLE", "Candle — Gift wrapped", Some(7)),
+            ],
+            1_000,
+        );
+        assert_eq!(merge.held, []);
+        assert_eq!(
+            merge.changes,
+            [Change::New(with_id("CANDLE", "Candle — Single", Some(7)))]
+        );
+        // Different items, or items with no id there, still clash.
+        for second in [Some(8), None] {
+            let merge = merge_listed(
+                &[],
+                Platform::Shopify,
+                vec![
+                    with_id("CANDLE", "Candle — Single", Some(7)),
+                    with_id("CANDLE", "Candle — Large", second),
+                ],
+                1_000,
+            );
+            assert_eq!(merge.changes, [], "{second:?}");
+            assert!(matches!(merge.held[..], [Held::Clash { .. }]), "{second:?}");
+        }
+        let merge = merge_listed(
+            &[],
+            Platform::Shopify,
+            vec![
+                with_id("CANDLE", "Candle — Single", None),
+                with_id("CANDLE", "Candle — Large", None),
+            ],
+            1_000,
+        );
+        assert!(matches!(merge.held[..], [Held::Clash { .. }]));
     }
 
     #[test]
