@@ -308,6 +308,26 @@ def main() -> None:
     # The stock pull rule's constant input (template.yaml, StockPull).
     write("sweep-stock-pull.json", {"restock": "pull"})
 
+    # The sample shopper's erasure as detect hands it to the sweep on the
+    # stack's bus (template.yaml, Erasures): her keyed hashes, never her
+    # address (the test secret's contact_pepper; crates/core/src/contact.rs).
+    pepper = b"restock-test-contact-pepper-0123456789"
+    key = lambda kind, address: b64url(hmac.new(pepper, kind + address.encode(), hashlib.sha256).digest())
+    write("sweep-erasure.json", {
+        "version": "0",
+        "id": "0f6a2b1c-4d5e-4f60-8a7b-9c0d1e2f3a4b",
+        "detail-type": "Erasure requested",
+        "source": "restock.privacy",
+        "account": "123456789012",
+        "time": "2026-11-29T09:30:00Z",
+        "region": "eu-west-2",
+        "resources": [],
+        "detail": {
+            "contact_keys": [key(b"email:", "della@example.com"), key(b"phone:", "+447911123456")],
+            "customer_id": 191167,
+        },
+    })
+
 
 if __name__ == "__main__":
     main()

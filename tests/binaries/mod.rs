@@ -903,17 +903,39 @@ async fn the_detect_binary_counts_an_order_by_a_contact_told_as_assisted() {
     assert_eq!(stats.assisted_revenue.get("GBP"), Some(&249_000));
 }
 
-/// Shopify's `customers/redact` through the compiled detect function, with
-/// the rights the template gives it: accepted and told to the team, the
-/// logs never naming the shopper.
+/// Shopify's `customers/redact` through the compiled functions, with the
+/// rights the template gives each: detect puts the erasure on the stack's
+/// bus (her keyed hashes, never her address) and answers 202; the sweep,
+/// given that event as the Erasures rule delivers it, erases her requests
+/// (a `Scan`, which only the sweep's role may do).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_detect_binary_takes_shopify_s_erasure_request() {
+async fn shopify_s_erasure_request_is_carried_out_by_detect_and_the_sweep() {
     let d = Deployment::create(settings()).await;
     let (outcome, _) = run(&d, "capture", &fixture("capture-notify-me.json")).await;
-    assert_eq!(http_status(&outcome).0, 201);
+    let (status, joined) = http_status(&outcome);
+    assert_eq!(status, 201, "{joined}");
+    let id: restock_core::RequestId = joined["request_id"].as_str().unwrap().parse().unwrap();
     let (outcome, logs) = run(&d, "detect", &fixture("detect-shopify-redact.json")).await;
     let (status, body) = http_status(&outcome);
     assert_eq!(status, 202, "{body} {logs}");
-    assert!(logs.contains("a privacy request for the team"), "{logs}");
+    assert_eq!(body["status"], "queued for erasure");
     assert!(!logs.contains("della@example.com"), "{logs}");
+    let handed: Vec<serde_json::Value> = queued_events(&d.endpoint, &d.event_queue)
+        .await
+        .into_iter()
+        .filter(|e| e["source"] == restock_aws::ERASURE_SOURCE)
+        .collect();
+    assert_eq!(handed.len(), 1, "{handed:?}");
+    assert!(!handed[0].to_string().contains("della"), "{handed:?}");
+    assert!(d.store.request(&id).await.unwrap().is_some(), "not yet");
+    let (outcome, logs) = run(&d, "sweep", &handed[0].to_string()).await;
+    let Outcome::Response(report) = outcome else {
+        panic!("the erasure failed: {outcome:?}\n{logs}")
+    };
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&report).unwrap()["erased"],
+        1,
+        "{report}"
+    );
+    assert!(d.store.request(&id).await.unwrap().is_none(), "erased");
 }

@@ -263,3 +263,32 @@ async fn capture_confirm() {
     let della = w.store.request(&id).await.unwrap().unwrap();
     assert_eq!(della.state, restock_core::RequestState::Waiting);
 }
+
+#[tokio::test]
+async fn sweep_erasure() {
+    // The fixture's keyed hashes are the sample shopper's (the test
+    // pepper): her offered request is erased, its unit passed on.
+    let (w, _) = World::memory().await;
+    della_offered(&w).await;
+    let event: EventBridgeEvent<restock_app::privacy::Erasure> =
+        serde_json::from_str(&fixture("sweep-erasure.json")).unwrap();
+    assert_eq!(event.source, restock_aws::ERASURE_SOURCE);
+    let della = Contact::Email(Email::try_from("della@example.com").unwrap());
+    assert_eq!(event.detail.contact_keys[0], della.key(&pepper()));
+    let erased = restock_app::privacy::erase(&w.services, &event.detail)
+        .await
+        .unwrap();
+    assert_eq!(erased, 1);
+    assert!(
+        w.store
+            .request(&RequestId::from_random([1; 16]))
+            .await
+            .unwrap()
+            .is_none()
+    );
+    let alert = w.alerts.all().pop().unwrap();
+    assert!(
+        alert.subject.contains("customer 191167 is erased"),
+        "{alert:?}"
+    );
+}

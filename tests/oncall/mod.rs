@@ -660,6 +660,12 @@ async fn the_dead_letter_queue_is_listed_and_what_it_names_got_back() {
         .as_str()
         .unwrap()
         .to_owned();
+    // Cat asked Shopify to erase her; the sweep's run failed every retry.
+    let cat: restock_core::RequestId = w.join("Cat").await.json()["request_id"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
     assert_eq!(w.shopify(Some(1), "s-1").await.status, 200);
     let arn = aws_sdk_dynamodb::Client::new(&sdk)
         .describe_table()
@@ -808,6 +814,26 @@ async fn the_dead_letter_queue_is_listed_and_what_it_names_got_back() {
     )
     .await;
 
+    let cats = restock_core::Contact::Email(restock_core::Email::try_from(w.email("Cat")).unwrap());
+    send(
+        serde_json::json!({
+            "version": "1.0", "timestamp": "2026-12-04T09:04:00.000Z",
+            "requestContext": {
+                "requestId": "f2e3d4c5-b6a7-4890-9bac-1d2e3f4a5b6c",
+                "functionArn": "arn:aws:lambda:eu-west-2:123456789012:function:restock-SweepFunction:$LATEST",
+                "condition": "RetriesExhausted", "approximateInvokeCount": 1
+            },
+            "requestPayload": {
+                "version": "0", "id": "b", "detail-type": "Erasure requested", "source": "restock.privacy",
+                "detail": {"contact_keys": [cats.key(&pepper())], "customer_id": 5}
+            },
+            "responseContext": {"statusCode": 200, "executedVersion": "$LATEST", "functionError": "Unhandled"},
+            "responsePayload": {"errorMessage": "DynamoDB Scan failed", "errorType": "&alloc::boxed::Box<dyn core::error::Error>"}
+        }),
+        serde_json::json!({}),
+    )
+    .await;
+
     let dlq = |args: &[&str]| {
         let out = std::process::Command::new(binary("restock", "debug"))
             .args(["--endpoint-url", &endpoint])
@@ -834,7 +860,8 @@ async fn the_dead_letter_queue_is_listed_and_what_it_names_got_back() {
         "SDK_CLIENT_ERROR: Unable to invoke ApiDestination",
         "sweep: a run",
         "RetriesExhausted: DynamoDB Query failed",
-        "6 messages",
+        "sweep: a customer's erasure",
+        "7 messages",
     ] {
         assert!(listed.contains(said), "{said}: {listed}");
     }
@@ -851,7 +878,8 @@ async fn the_dead_letter_queue_is_listed_and_what_it_names_got_back() {
         "nothing to do again",
         "published 1 events again (to the bus and Klaviyo)",
         "left out 1 events of requests no longer in the table",
-        "6 messages done again and deleted, 0 left",
+        "erased 1 requests",
+        "7 messages done again and deleted, 0 left",
     ] {
         assert!(redriven.contains(said), "{said}: {redriven}");
     }
@@ -863,6 +891,7 @@ async fn the_dead_letter_queue_is_listed_and_what_it_names_got_back() {
         w.store.wakes(&chair()).await.unwrap().len() > wakes,
         "woken again"
     );
+    assert!(w.store.request(&cat).await.unwrap().is_none(), "Cat erased");
     w.pump().await;
     assert_eq!(outbox.sent().len(), 1, "Ann is told");
     let events = queued_events(&endpoint, &bus_queue).await;

@@ -143,7 +143,10 @@ pub async fn event_bus_to_queue(endpoint: &str) -> (String, String) {
         .put_rule()
         .name(&name)
         .event_bus_name(&name)
-        .event_pattern(serde_json::json!({ "source": [restock_app::events::SOURCE] }).to_string())
+        .event_pattern(
+            serde_json::json!({ "source": [restock_app::events::SOURCE, restock_aws::ERASURE_SOURCE] })
+                .to_string(),
+        )
         .send()
         .await
         .expect("rule created");

@@ -244,7 +244,14 @@ fn each_function_may_do_only_its_own_work() {
             "{}: no wildcard actions: {all:?}",
             f.name()
         );
-        assert!(!all.contains("dynamodb:Scan"), "no Scan anywhere");
+        // Only the sweep reads the whole table: a customer's erasure finds
+        // every request of theirs, finished ones too.
+        assert_eq!(
+            all.contains("dynamodb:Scan"),
+            f == Function::Sweep,
+            "{}: Scan",
+            f.name()
+        );
         assert!(
             !all.iter().any(|a| a == "dynamodb:BatchWriteItem"
                 || a.starts_with("dynamodb:Delete") && a != "dynamodb:DeleteItem"),
@@ -393,9 +400,24 @@ fn notify_reads_wake_records_and_the_writes_that_are_events_with_bounded_retries
 fn only_notify_puts_events_and_only_on_the_stack_s_bus() {
     let t = template();
     for f in Function::ALL {
+        // Notify puts restock's events; detect puts a customer's erasure,
+        // for the sweep.
         let puts = actions(&t, f).contains("events:PutEvents");
-        assert_eq!(puts, f == Function::Notify, "{}", f.name());
+        assert_eq!(
+            puts,
+            matches!(f, Function::Notify | Function::Detect),
+            "{}",
+            f.name()
+        );
     }
+    let detect = function(&t, Function::Detect)["Properties"]["Policies"][0]["Statement"]
+        .as_sequence()
+        .unwrap();
+    let erasures = detect
+        .iter()
+        .find(|s| strings(&s["Action"]) == ["events:PutEvents"])
+        .unwrap();
+    assert!(format!("{:?}", erasures["Resource"]).contains("EventBus.Arn"));
     let statements = function(&t, Function::Notify)["Properties"]["Policies"][0]["Statement"]
         .as_sequence()
         .unwrap();
@@ -430,7 +452,17 @@ fn sweep_runs_every_minute_and_pulls_stock_on_its_own_rule_with_retries_and_a_de
     let t = template();
     let sweep = function(&t, Function::Sweep);
     let events = sweep["Properties"]["Events"].as_mapping().unwrap();
-    assert_eq!(events.len(), 3);
+    assert_eq!(events.len(), 4);
+    // detect's erasures, on the stack's bus (not the events' source, so the
+    // endpoint's rule never forwards one), with retries and a dead letter.
+    let erasures = &events["Erasures"]["Properties"];
+    assert_eq!(reference(&erasures["EventBusName"]), Some("EventBus"));
+    assert_eq!(
+        strings(&erasures["Pattern"]["source"]),
+        [restock_aws::ERASURE_SOURCE]
+    );
+    assert_ne!(restock_aws::ERASURE_SOURCE, restock_app::events::SOURCE);
+    assert!(format!("{:?}", erasures["DeadLetterConfig"]["Arn"]).contains("DeadLetters"));
     let feedback = &events["MailFeedback"];
     assert_eq!(feedback["Type"].as_str(), Some("EventBridgeRule"));
     assert_eq!(

@@ -76,14 +76,22 @@ fn who(masked: &[String], customer_id: Option<u64>) -> (String, String) {
 }
 
 /// A customer asked the shop to erase them (Shopify's `customers/redact`).
-pub fn customer_erasure(masked: &[String], customer_id: Option<u64>) -> Alert {
+pub fn customer_erasure(masked: &[String], customer_id: Option<u64>, erased: Option<u32>) -> Alert {
     let (customer, contacts) = who(masked, customer_id);
+    let done = match erased {
+        Some(n) => format!("What restock did: erased their {n} requests (live ones ended first, their units passed on); only an opt-out is kept, as a keyed hash."),
+        None => "What restock does: the sweep function erases every request of theirs within a minute (live ones ended first) and says so here; \
+                 if that message does not come, look in the dead-letter queue (`restock dlq list`)."
+            .to_owned(),
+    };
     Alert {
-        subject: format!("restock: {customer} is to be erased"),
+        subject: match erased {
+            Some(_) => format!("restock: {customer} is erased"),
+            None => format!("restock: {customer} is being erased"),
+        },
         body: format!(
-            "What happened: Shopify forwarded an erasure request for {customer} ({contacts}).\n\
-             What to do: find the customer in Shopify's admin and run `restock forget <their email or number> --table <TableName> --secret-id <KeysSecretArn>` \
-             for each address and number (the stack's outputs): it ends their requests and deletes every record of them but the opt-out's keyed hash."
+            "What happened: Shopify forwarded an erasure request for {customer} ({contacts}).\n{done}\n\
+             By hand: `restock forget <their email or number> --table <TableName> --secret-id <KeysSecretArn>` does the same (the stack's outputs)."
         ),
     }
 }

@@ -34,7 +34,7 @@ pub mod metrics;
 pub mod notify;
 pub(crate) mod pages;
 pub mod ports;
-mod privacy;
+pub mod privacy;
 pub mod pull;
 pub mod sweep;
 
@@ -78,6 +78,9 @@ pub struct Services {
     /// The shop's event bus ([`ports::NoEventBus`] unless the function
     /// publishes restock's events).
     pub events: Arc<dyn ports::EventSink>,
+    /// Where a privacy erasure goes to be carried out (the sweep, in
+    /// production); none: it is carried out where it is asked.
+    pub erasures: Option<Arc<dyn privacy::ErasureQueue>>,
     settings: Mutex<Option<(Instant, Arc<Settings>)>>,
 }
 
@@ -130,6 +133,7 @@ impl Services {
             phrase_timeout: Duration::from_secs(2),
             platforms: Arc::new(ports::NoPlatforms),
             events: Arc::new(ports::NoEventBus),
+            erasures: None,
             settings: Mutex::new(None),
         }
     }

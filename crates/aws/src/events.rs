@@ -74,3 +74,50 @@ impl EventSink for EventBridgeSink {
         Ok(taken)
     }
 }
+
+/// The source a customer's erasure is put on the bus with: not restock's
+/// events' (`restock`), so no rule that forwards those (the events
+/// endpoint, Klaviyo) sees it; the sweep's `Erasures` rule matches it.
+pub const ERASURE_SOURCE: &str = "restock.privacy";
+
+/// Hands a customer's erasure to the sweep through the stack's bus.
+pub struct EventBridgeErasures {
+    client: aws_sdk_eventbridge::Client,
+    bus: String,
+}
+
+impl EventBridgeErasures {
+    /// Erasures onto `bus` (its name or ARN).
+    pub fn new(client: aws_sdk_eventbridge::Client, bus: String) -> Self {
+        Self { client, bus }
+    }
+}
+
+#[async_trait]
+impl restock_app::privacy::ErasureQueue for EventBridgeErasures {
+    async fn queue(&self, erasure: &restock_app::privacy::Erasure) -> Result<(), PublishError> {
+        let detail = serde_json::to_string(erasure).map_err(|e| PublishError(e.to_string()))?;
+        let entry = PutEventsRequestEntry::builder()
+            .event_bus_name(&self.bus)
+            .source(ERASURE_SOURCE)
+            .detail_type("Erasure requested")
+            .detail(detail)
+            .build();
+        let out = self
+            .client
+            .put_events()
+            .entries(entry)
+            .send()
+            .await
+            .map_err(|e| {
+                PublishError(aws_sdk_eventbridge::error::DisplayErrorContext(e).to_string())
+            })?;
+        match out.entries().first() {
+            Some(taken) if taken.error_code().is_none() => Ok(()),
+            other => Err(PublishError(format!(
+                "the bus refused the erasure: {}",
+                other.and_then(|e| e.error_message()).unwrap_or("no answer")
+            ))),
+        }
+    }
+}

@@ -44,7 +44,7 @@ use restock_app::ports::{
 use restock_core::{Contact, Message};
 use tokio::sync::Mutex;
 
-pub use events::EventBridgeSink;
+pub use events::{ERASURE_SOURCE, EventBridgeErasures, EventBridgeSink};
 
 /// How long webhook keys are kept before Secrets Manager is asked again.
 pub const KEY_CACHE: Duration = Duration::from_secs(300);

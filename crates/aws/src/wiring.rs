@@ -84,7 +84,7 @@ impl Function {
     pub fn env(self) -> &'static [&'static str] {
         match self {
             Self::Capture => &[TABLE, SECRET, METRICS_NAMESPACE],
-            Self::Detect => &[TABLE, SECRET, ALERT_TOPIC, METRICS_NAMESPACE],
+            Self::Detect => &[TABLE, SECRET, ALERT_TOPIC, EVENT_BUS, METRICS_NAMESPACE],
             Self::Notify => &[
                 TABLE,
                 SECRET,
@@ -228,6 +228,18 @@ fn events(
     }
 }
 
+/// Where detect hands a customer's erasure: the stack's bus, whose
+/// Erasures rule runs the sweep (the erasure reads the whole table).
+fn erasures(
+    sdk: &aws_config::SdkConfig,
+    config: &Config,
+) -> Arc<dyn restock_app::privacy::ErasureQueue> {
+    Arc::new(crate::EventBridgeErasures::new(
+        aws_sdk_eventbridge::Client::new(sdk),
+        config.get(EVENT_BUS).to_owned(),
+    ))
+}
+
 /// Builds the function's services on real AWS clients.
 pub async fn services(config: &Config) -> Services {
     let sdk = sdk_config(None).await;
@@ -258,15 +270,19 @@ pub async fn services(config: &Config) -> Services {
             clock,
             entropy,
         ),
-        Function::Detect => Services::new(
-            store,
-            Arc::new(Disabled),
-            Arc::new(Disabled),
-            secrets(),
-            alerts(),
-            clock,
-            entropy,
-        ),
+        Function::Detect => {
+            let mut services = Services::new(
+                store,
+                Arc::new(Disabled),
+                Arc::new(Disabled),
+                secrets(),
+                alerts(),
+                clock,
+                entropy,
+            );
+            services.erasures = Some(erasures(&sdk, config));
+            services
+        }
         Function::Notify => {
             let sender =
                 Arc::new(sender(&sdk).with_configuration_set(config.get(CONFIGURATION_SET)));

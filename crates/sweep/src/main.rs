@@ -3,13 +3,15 @@
 //! every 15 minutes with the constant input `{"restock": "pull"}` (the stock
 //! pull and webhook-silence check, `restock_app::pull::run`); and on a third
 //! with SES's bounce and complaint events (`restock_app::feedback::handle`);
-//! and by a CloudWatch Logs subscription with SNS's failed-text log entries
+//! on a fourth with the erasures detect hands on (`source: restock.privacy`,
+//! `restock_app::privacy::erase`); and by a CloudWatch Logs subscription with SNS's failed-text log entries
 //! (`restock_aws::logs::handle`).
 //! A store failure is returned as an error so EventBridge tries again.
 
 use std::sync::Arc;
 
 use lambda_runtime::{LambdaEvent, service_fn};
+use restock_app::privacy::{self, Erasure};
 use restock_app::sweep::{self, DEFAULT_LIMIT};
 use restock_app::{AppError, Services, feedback, pull};
 use restock_aws::logs;
@@ -30,14 +32,22 @@ enum SweepEvent {
     /// SNS's failed-text log entries from a CloudWatch Logs subscription
     /// (`{"awslogs": {"data": …}}`).
     Logs(serde_json::Value),
+    /// A customer's erasure detect handed on (the stack's bus, `source:
+    /// restock.privacy`): its `detail`.
+    Erase(Erasure),
 }
 
-/// The shapes the four sources send, told apart by their fields.
+/// The shapes the five sources send, told apart by their fields.
 #[derive(Deserialize)]
 #[serde(untagged)]
 enum Wire {
     Logs {
         awslogs: serde_json::Value,
+    },
+    Erase {
+        #[serde(rename = "source")]
+        _source: ErasureSource,
+        detail: Erasure,
     },
     Ses {
         #[serde(rename = "source")]
@@ -58,6 +68,12 @@ enum SesSource {
 }
 
 #[derive(Deserialize)]
+enum ErasureSource {
+    #[serde(rename = "restock.privacy")]
+    Privacy,
+}
+
+#[derive(Deserialize)]
 #[serde(rename_all = "lowercase")]
 enum PullInput {
     Pull,
@@ -67,6 +83,7 @@ impl From<Wire> for SweepEvent {
     fn from(wire: Wire) -> Self {
         match wire {
             Wire::Logs { awslogs } => Self::Logs(serde_json::json!({ "awslogs": awslogs })),
+            Wire::Erase { detail, .. } => Self::Erase(detail),
             Wire::Ses { detail, .. } => Self::Ses(detail),
             Wire::Pull { .. } => Self::Pull,
             Wire::Other(_) => Self::Sweep,
@@ -79,6 +96,10 @@ async fn handle(services: &Services, event: SweepEvent) -> Result<serde_json::Va
         SweepEvent::Logs(event) => serde_json::to_value(logs::handle(services, event).await?),
         SweepEvent::Ses(detail) => serde_json::to_value(feedback::handle(services, &detail).await?),
         SweepEvent::Pull => serde_json::to_value(pull::run(services).await?),
+        SweepEvent::Erase(erasure) => {
+            let erased = privacy::erase(services, &erasure).await?;
+            Ok(serde_json::json!({ "erased": erased }))
+        }
         SweepEvent::Sweep => serde_json::to_value(sweep::run(services, DEFAULT_LIMIT).await?),
     };
     Ok(report.expect("reports serialise"))
@@ -129,6 +150,10 @@ mod tests {
             panic!("a logs delivery")
         };
         assert!(logs::is_logs_event(&texts));
+        assert!(matches!(
+            read(include_str!("../../../events/sweep-erasure.json")),
+            SweepEvent::Erase(Erasure { contact_keys, customer_id: Some(191_167) }) if contact_keys.len() == 2
+        ));
         // Another input to the pull rule, or another source: the sweep.
         assert_eq!(read(r#"{"restock": "other"}"#), SweepEvent::Sweep);
         assert_eq!(

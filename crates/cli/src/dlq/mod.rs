@@ -71,6 +71,8 @@ pub enum Asked {
     Feedback(Value),
     /// One of restock's own events.
     Event,
+    /// A customer's erasure detect handed on (the event's `detail`).
+    Erase(Value),
 }
 
 fn asked(event: &Value) -> Asked {
@@ -78,6 +80,8 @@ fn asked(event: &Value) -> Asked {
         Asked::Pull
     } else if event["source"] == "aws.ses" {
         Asked::Feedback(event["detail"].clone())
+    } else if event["source"] == restock_aws::ERASURE_SOURCE {
+        Asked::Erase(event["detail"].clone())
     } else if event["source"] == restock_app::events::SOURCE {
         Asked::Event
     } else {
@@ -175,6 +179,7 @@ impl Letter {
             Source::Stream { size, .. } => format!("notify: a batch of {size} stream records"),
             Source::Sweep(Asked::Pull) => "sweep: a stock pull".into(),
             Source::Sweep(Asked::Feedback(_)) => "sweep: an SES bounce or complaint".into(),
+            Source::Sweep(Asked::Erase(_)) => "sweep: a customer's erasure".into(),
             Source::Sweep(_) => "sweep: a run".into(),
             Source::Target { event, .. } => match asked(event) {
                 Asked::Event => format!(
@@ -183,6 +188,7 @@ impl Letter {
                     event["detail"]["id"].as_str().unwrap_or_default()
                 ),
                 Asked::Feedback(_) => "the bus: an SES bounce or complaint".into(),
+                Asked::Erase(_) => "the bus: a customer's erasure".into(),
                 Asked::Pull => "the bus: a stock pull's schedule".into(),
                 Asked::Sweep => "the bus: the sweep's schedule".into(),
             },
@@ -200,6 +206,7 @@ impl Letter {
                 "the stream may no longer have it: wake every item someone waits for"
             }
             (_, Some(Asked::Feedback(_))) => "apply the bounce or complaint now",
+            (_, Some(Asked::Erase(_))) => "erase the customer's requests now",
             (Source::Target { .. }, Some(Asked::Event)) => {
                 "put the event on the bus again (the endpoint's rule posts it)"
             }
@@ -349,6 +356,7 @@ async fn redo(
         Source::Sweep(Asked::Feedback(detail)) => {
             apply_feedback(sdk, deployed, admin, detail).await
         }
+        Source::Sweep(Asked::Erase(detail)) => erase(sdk, deployed, admin, detail).await,
         Source::Target { event, .. } => match asked(event) {
             Asked::Event => {
                 let bus = deployed
@@ -375,6 +383,7 @@ async fn redo(
                 ))
             }
             Asked::Feedback(detail) => apply_feedback(sdk, deployed, admin, &detail).await,
+            Asked::Erase(detail) => erase(sdk, deployed, admin, &detail).await,
             Asked::Pull | Asked::Sweep => {
                 Ok("nothing to do again: the next scheduled run does its work".into())
             }
@@ -384,6 +393,21 @@ async fn redo(
     }
 }
 
+/// A customer's erasure carried out now, as the sweep would have.
+async fn erase(
+    sdk: &aws_config::SdkConfig,
+    deployed: &Deployed,
+    admin: &Admin,
+    detail: &Value,
+) -> Result<String, String> {
+    let erasure: restock_app::privacy::Erasure =
+        serde_json::from_value(detail.clone()).map_err(|e| format!("not an erasure: {e}"))?;
+    let erased = restock_app::privacy::erase(&services(sdk, deployed, admin), &erasure)
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(format!("erased {erased} requests"))
+}
+
 /// An SES bounce or complaint applied now, as the sweep would have.
 async fn apply_feedback(
     sdk: &aws_config::SdkConfig,
@@ -391,8 +415,20 @@ async fn apply_feedback(
     admin: &Admin,
     detail: &Value,
 ) -> Result<String, String> {
+    let outcome = restock_app::feedback::handle(&services(sdk, deployed, admin), detail)
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(format!("applied: {outcome:?}"))
+}
+
+/// The sweep's services on the stack, for what a redrive does again.
+fn services(
+    sdk: &aws_config::SdkConfig,
+    deployed: &Deployed,
+    admin: &Admin,
+) -> restock_app::Services {
     use restock_app::ports::{Disabled, OsEntropy, SystemClock};
-    let services = restock_app::Services::new(
+    restock_app::Services::new(
         admin.store.clone(),
         Arc::new(Disabled),
         Arc::new(Disabled),
@@ -403,9 +439,5 @@ async fn apply_feedback(
         Arc::new(deployed.stack.alerts(sdk)),
         Arc::new(SystemClock),
         Arc::new(OsEntropy),
-    );
-    let outcome = restock_app::feedback::handle(&services, detail)
-        .await
-        .map_err(|e| e.to_string())?;
-    Ok(format!("applied: {outcome:?}"))
+    )
 }
