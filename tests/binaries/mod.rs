@@ -939,3 +939,40 @@ async fn shopify_s_erasure_request_is_carried_out_by_detect_and_the_sweep() {
     );
     assert!(d.store.request(&id).await.unwrap().is_none(), "erased");
 }
+
+/// The compiled detect function reads the shop's locations through the
+/// Shopify Admin API (a fake that speaks it): five units at a shop counter
+/// tell nobody, the same at the warehouse are a restock.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_detect_binary_counts_only_stock_sold_online() {
+    let fake = PlatformFake::start().await;
+    fake.retail_only.lock().unwrap().insert(70_000_001);
+    let d = Deployment::create_with_secret(settings(), &fake.secrets_json()).await;
+    let (outcome, _) = run(&d, "capture", &fixture("capture-notify-me.json")).await;
+    assert_eq!(http_status(&outcome).0, 201);
+    let chair = Sku::try_from(CHAIR).unwrap();
+    let at = |location: u64, id: &str| {
+        let body = serde_json::json!({
+            "inventory_item_id": CHAIR_SHOPIFY_ID, "location_id": location,
+            "available": 5, "updated_at": "2026-12-01T09:00:00Z",
+        })
+        .to_string();
+        let mut event: serde_json::Value =
+            serde_json::from_str(&fixture("detect-shopify.json")).unwrap();
+        event["headers"]["x-shopify-hmac-sha256"] =
+            restock_core::platform::shopify::sign(SHOPIFY_KEY.as_bytes(), body.as_bytes()).into();
+        event["headers"]["x-shopify-webhook-id"] = id.into();
+        event["body"] = body.into();
+        event.to_string()
+    };
+    let (outcome, logs) = run(&d, "detect", &at(70_000_001, "counter-1")).await;
+    assert_eq!(http_status(&outcome).0, 200, "{logs}");
+    let c = d.store.snapshot(&chair).await.unwrap().counters;
+    assert_eq!(c.level, 0, "the counter's units count as none: {logs}");
+    assert_eq!(fake.count("shopify-locations"), 1);
+    let (outcome, logs) = run(&d, "detect", &at(24_826_418, "warehouse-1")).await;
+    let (status, answer) = http_status(&outcome);
+    assert_eq!(status, 200, "{answer} {logs}");
+    assert_eq!(d.store.snapshot(&chair).await.unwrap().counters.level, 5);
+    assert!(answer.to_string().contains("restock"), "{answer}");
+}

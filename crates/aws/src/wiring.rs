@@ -228,6 +228,18 @@ fn events(
     }
 }
 
+/// `services` with the platforms' Admin APIs (detect: which locations sell
+/// online, a tie settled by asking for the level; the sweep: the pull) and
+/// where a customer's erasure goes (detect: to the sweep).
+fn with_platforms(
+    mut services: Services,
+    erasures: Option<Arc<dyn restock_app::privacy::ErasureQueue>>,
+) -> Services {
+    services.platforms = Arc::new(crate::platforms::HttpPlatforms::new());
+    services.erasures = erasures;
+    services
+}
+
 /// Where detect hands a customer's erasure: the stack's bus, whose
 /// Erasures rule runs the sweep (the erasure reads the whole table).
 fn erasures(
@@ -270,8 +282,8 @@ pub async fn services(config: &Config) -> Services {
             clock,
             entropy,
         ),
-        Function::Detect => {
-            let mut services = Services::new(
+        Function::Detect => with_platforms(
+            Services::new(
                 store,
                 Arc::new(Disabled),
                 Arc::new(Disabled),
@@ -279,10 +291,9 @@ pub async fn services(config: &Config) -> Services {
                 alerts(),
                 clock,
                 entropy,
-            );
-            services.erasures = Some(erasures(&sdk, config));
-            services
-        }
+            ),
+            Some(erasures(&sdk, config)),
+        ),
         Function::Notify => {
             let sender =
                 Arc::new(sender(&sdk).with_configuration_set(config.get(CONFIGURATION_SET)));
@@ -307,7 +318,7 @@ pub async fn services(config: &Config) -> Services {
             // the sender sends the offers' reminders.
             let sender =
                 Arc::new(sender(&sdk).with_configuration_set(config.get(CONFIGURATION_SET)));
-            let mut services = Services::new(
+            let services = Services::new(
                 store,
                 sender,
                 Arc::new(Disabled),
@@ -316,8 +327,7 @@ pub async fn services(config: &Config) -> Services {
                 clock,
                 entropy,
             );
-            services.platforms = Arc::new(crate::platforms::HttpPlatforms::new());
-            services
+            with_platforms(services, None)
         }
     }
 }
