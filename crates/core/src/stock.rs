@@ -564,6 +564,10 @@ mod tests {
         assert!(!named.counts("1", Some(true)), "excluded: never counted");
         assert!(!named.counts("4", Some(true)), "both: the exclusion wins");
         assert!(named.counts("3", Some(true)));
+        assert!(
+            !named.counts("5", Some(false)),
+            "not named: as the platform says"
+        );
         let read = crate::Settings::from_toml(
             "store_name = \"Loom\"\npublic_base_url = \"https://r.example\"\nemail_from = \"Loom <a@loom.example>\"\n[locations]\nonline_only = false\nexclude = [\"24826418\"]\n",
         )
