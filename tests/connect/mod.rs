@@ -640,6 +640,47 @@ async fn connect_takes_a_fresh_stack_to_a_passing_doctor() {
         assert!(said.contains(check), "{check}: {said}");
     }
     assert!(said.contains("notices can reach shoppers"), "{said}");
+    // WooCommerce's own back-in-stock sign-ups: absent (the feature off),
+    // then on (a warning naming the switch), then off.
+    assert!(
+        said.contains(
+            "ok   woocommerce stock notifications: this WooCommerce has no sign-ups of its own"
+        ),
+        "{said}"
+    );
+    let own = format!(
+        "products/{}",
+        restock_aws::platforms::woocommerce::OWN_SIGNUPS
+    );
+    fake.woo_settings
+        .lock()
+        .unwrap()
+        .insert(own.clone(), "yes".into());
+    let theirs_on = restock_aws::doctor::check(&sdk, &stack, &bedrock_of(&d, &sdk)).await;
+    assert!(!theirs_on.blocking(), "{}", theirs_on.describe());
+    let finding = theirs_on
+        .findings
+        .iter()
+        .find(|f| f.check == "woocommerce stock notifications")
+        .unwrap();
+    assert_eq!(
+        finding.severity,
+        restock_aws::doctor::Severity::Warning,
+        "{finding:?}"
+    );
+    assert!(
+        finding.fix.as_deref().unwrap().contains("Allow sign-ups"),
+        "{finding:?}"
+    );
+    fake.woo_settings.lock().unwrap().insert(own, "no".into());
+    let theirs_off = restock_aws::doctor::check(&sdk, &stack, &bedrock_of(&d, &sdk)).await;
+    assert!(
+        theirs_off
+            .describe()
+            .contains("ok   woocommerce stock notifications: WooCommerce's own sign-ups are off"),
+        "{}",
+        theirs_off.describe()
+    );
     assert!(
         said.contains("ok   Bedrock model: amazon.nova-micro-v1:0 answers"),
         "{said}"

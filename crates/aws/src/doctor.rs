@@ -220,6 +220,36 @@ async fn platform_checks(
         return;
     }
     topic_checks(report, platform, &listed, &url);
+    if platform == Platform::WooCommerce {
+        own_signups_check(report, platforms, access).await;
+    }
+}
+
+/// WooCommerce's own back-in-stock sign-ups: on, a shopper could sign up
+/// twice and be told twice. The restock plugin takes their form off the
+/// product page; those already signed up with WooCommerce are still told
+/// by WooCommerce. A warning: nothing restock does is blocked.
+async fn own_signups_check(
+    report: &mut Report,
+    platforms: &HttpPlatforms,
+    access: &serde_json::Value,
+) {
+    const CHECK: &str = "woocommerce stock notifications";
+    let Ok(api) = platforms.woocommerce(access) else {
+        return;
+    };
+    match api.own_signups().await {
+        Ok(Some(true)) => report.add(
+            Severity::Warning,
+            CHECK,
+            "WooCommerce's own back-in-stock sign-ups are on: the restock plugin shows only its own form, \
+             but whoever signed up with WooCommerce is told by WooCommerce as well",
+            Some("untick WooCommerce → Settings → Products → Customer stock notifications → Allow sign-ups".into()),
+        ),
+        Ok(Some(false)) => report.ok(CHECK, "WooCommerce's own sign-ups are off"),
+        Ok(None) => report.ok(CHECK, "this WooCommerce has no sign-ups of its own"),
+        Err(e) => report.add(Severity::Warning, CHECK, format!("not read: {e}"), None),
+    }
 }
 
 /// A platform's webhooks as its API lists them: (topic, where it

@@ -67,6 +67,10 @@ pub struct PlatformFake {
     /// counter): `fulfillsOnlineOrders` false. Every other location that
     /// holds stock fulfils them.
     pub retail_only: Arc<Mutex<std::collections::BTreeSet<u64>>>,
+    /// WooCommerce's setting options by `group/id` → value, as REST's
+    /// `settings/{group}/{id}` answers them; any other is
+    /// `rest_setting_setting_invalid` (404), as for a feature that is off.
+    pub woo_settings: Arc<Mutex<HashMap<String, String>>>,
 }
 
 /// The tokens the fake's grant gave, each with when it runs out.
@@ -95,6 +99,7 @@ impl PlatformFake {
             woo_webhooks: Arc<Mutex<Vec<serde_json::Value>>>,
             woo_no_paging_headers: Arc<std::sync::atomic::AtomicBool>,
             retail_only: Arc<Mutex<std::collections::BTreeSet<u64>>>,
+            woo_settings: Arc<Mutex<HashMap<String, String>>>,
         }
         /// WooCommerce's key check (HTTP basic auth): the 401 it answers.
         fn woo_refused(headers: &HeaderMap, message: &str) -> Option<axum::response::Response> {
@@ -467,6 +472,35 @@ impl PlatformFake {
                 .into_response(),
             }
         }
+        /// REST's setting option (`GET settings/{group}/{id}`), shaped as
+        /// WooCommerce documents it.
+        async fn woo_setting(
+            State(f): State<Fake>,
+            Path((group, id)): Path<(String, String)>,
+            headers: HeaderMap,
+        ) -> axum::response::Response {
+            if let Some(refused) = woo_refused(&headers, "Sorry, you cannot view this resource.") {
+                return refused;
+            }
+            let value = f
+                .woo_settings
+                .lock()
+                .expect("lock")
+                .get(&format!("{group}/{id}"))
+                .cloned();
+            match value {
+                None => (
+                    StatusCode::NOT_FOUND,
+                    axum::Json(serde_json::json!({"code": "rest_setting_setting_invalid", "message": "Invalid setting.", "data": {"status": 404}})),
+                )
+                    .into_response(),
+                Some(value) => axum::Json(serde_json::json!({
+                    "id": id, "label": "", "description": "", "type": "checkbox",
+                    "default": "no", "tip": "", "value": value, "group_id": group,
+                }))
+                .into_response(),
+            }
+        }
         let fake = Fake {
             shopify: Arc::default(),
             woocommerce: Arc::default(),
@@ -481,6 +515,7 @@ impl PlatformFake {
             woo_webhooks: Arc::default(),
             woo_no_paging_headers: Arc::default(),
             retail_only: Arc::default(),
+            woo_settings: Arc::default(),
         };
         let app = Router::new()
             .route("/admin/oauth/access_token", axum::routing::post(grant))
@@ -490,6 +525,10 @@ impl PlatformFake {
             )
             .route("/wp-json/wc/v3/products/{id}", axum::routing::get(product))
             .route("/wp-json/wc/v3/products", axum::routing::get(woo_products))
+            .route(
+                "/wp-json/wc/v3/settings/{group}/{id}",
+                axum::routing::get(woo_setting),
+            )
             .route(
                 "/wp-json/wc/v3/products/{id}/variations",
                 axum::routing::get(woo_variations),
@@ -519,6 +558,7 @@ impl PlatformFake {
             woo_webhooks: fake.woo_webhooks,
             woo_no_paging_headers: fake.woo_no_paging_headers,
             retail_only: fake.retail_only,
+            woo_settings: fake.woo_settings,
         }
     }
 

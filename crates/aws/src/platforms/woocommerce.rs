@@ -10,6 +10,10 @@ use super::{access_from, answered, base, failed, unavailable};
 
 const P: Platform = Platform::WooCommerce;
 
+/// WooCommerce's own "Allow sign-ups" for back-in-stock notifications (a
+/// Products setting since its `customer_stock_notifications` feature).
+pub const OWN_SIGNUPS: &str = "woocommerce_customer_stock_notifications_allow_signups";
+
 /// WooCommerce REST API access.
 #[derive(Deserialize)]
 struct WooCommerceApi {
@@ -248,6 +252,47 @@ impl<'a> Api<'a> {
             .json()
             .await
             .map_err(|e| failed(P, format!("unexpected answer: {}", e.without_url())))
+    }
+
+    /// Whether WooCommerce's own back-in-stock sign-ups are on (its
+    /// `customer_stock_notifications` feature, Products settings' "Allow
+    /// sign-ups"), read as REST's setting option; `None` where the site has
+    /// no such setting (the feature off, or a WooCommerce before it:
+    /// `rest_setting_setting_invalid`).
+    ///
+    /// # Errors
+    /// [`PlatformError`] for any other refusal.
+    pub async fn own_signups(&self) -> Result<Option<bool>, PlatformError> {
+        let response = self
+            .client
+            .get(format!(
+                "{}/wp-json/wc/v3/settings/products/{OWN_SIGNUPS}",
+                self.site()
+            ))
+            .basic_auth(
+                &self.access.consumer_key,
+                Some(&self.access.consumer_secret),
+            )
+            .send()
+            .await
+            .map_err(|e| unavailable(P, e.without_url()))?;
+        if response.status() == reqwest::StatusCode::NOT_FOUND {
+            let said: serde_json::Value = response.json().await.unwrap_or_default();
+            if said["code"] == "rest_setting_setting_invalid" {
+                return Ok(None);
+            }
+            return Err(answered(
+                P,
+                reqwest::StatusCode::NOT_FOUND,
+                format!("HTTP 404 ({said}): is the site's URL the WordPress root?"),
+            ));
+        }
+        let setting: serde_json::Value = checked(response)
+            .await?
+            .json()
+            .await
+            .map_err(|e| failed(P, format!("unexpected answer: {}", e.without_url())))?;
+        Ok(Some(setting["value"] == "yes"))
     }
 
     /// Every product, and every variation of each variable one.
