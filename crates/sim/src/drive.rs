@@ -106,6 +106,88 @@ pub async fn capture(store: Arc<dyn Store>, shards: u16, confirm: bool) -> Route
     restock_app::capture::router(Arc::new(services))
 }
 
+/// Lambda as it limits a function: at most `limit` invocations at once in
+/// the account (past that, a 429 `TooManyRequestsException`, which the
+/// function URL answers without running restock), and a new execution
+/// environment's cold start whenever every warm one is busy.
+pub struct Functions {
+    limit: u32,
+    cold_start: Duration,
+    state: std::sync::Mutex<FunctionCounts>,
+}
+
+/// What [`Functions`] saw.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FunctionCounts {
+    /// Running now.
+    pub busy: u32,
+    /// Execution environments started.
+    pub warm: u32,
+    /// The most running at once.
+    pub peak: u32,
+    /// Invocations refused for the account's concurrency.
+    pub throttled: u64,
+}
+
+impl Functions {
+    /// Up to `limit` at once, each new environment starting in `cold_start`.
+    pub fn new(limit: u32, cold_start: Duration) -> Arc<Self> {
+        Arc::new(Self {
+            limit,
+            cold_start,
+            state: std::sync::Mutex::default(),
+        })
+    }
+
+    /// What they saw so far.
+    pub fn counts(&self) -> FunctionCounts {
+        *self.state.lock().expect("functions lock")
+    }
+
+    /// `router` run as these functions run it.
+    pub fn serve(self: &Arc<Self>, router: Router) -> Router {
+        let functions = self.clone();
+        router.layer(axum::middleware::from_fn(
+            move |request: Request<Body>, next: axum::middleware::Next| {
+                let functions = functions.clone();
+                async move { functions.invoke(request, next).await }
+            },
+        ))
+    }
+
+    async fn invoke(
+        &self,
+        request: Request<Body>,
+        next: axum::middleware::Next,
+    ) -> axum::response::Response {
+        use axum::response::IntoResponse;
+        let cold = {
+            let mut s = self.state.lock().expect("functions lock");
+            if s.busy >= self.limit {
+                s.throttled += 1;
+                return (
+                    StatusCode::TOO_MANY_REQUESTS,
+                    axum::Json(serde_json::json!({"Message": "Rate Exceeded."})),
+                )
+                    .into_response();
+            }
+            s.busy += 1;
+            s.peak = s.peak.max(s.busy);
+            let cold = s.busy > s.warm;
+            if cold {
+                s.warm += 1;
+            }
+            cold
+        };
+        if cold {
+            tokio::time::sleep(self.cold_start).await;
+        }
+        let response = next.run(request).await;
+        self.state.lock().expect("functions lock").busy -= 1;
+        response
+    }
+}
+
 /// A client address per shopper.
 pub fn ip(i: u32) -> IpAddr {
     IpAddr::V4(Ipv4Addr::from(0x0a00_0000 + i))

@@ -19,10 +19,26 @@
 //!   `in_flight`, its answer coming back at the end; another transaction
 //!   naming one of its items while it is in flight is cancelled
 //!   (`TransactionConflict`), and answers after `read`;
-//! - a partition key takes `partition_wcu` write units a second (an item
-//!   write 1 unit, 2 in a transaction); past that, `ThrottlingException`,
-//!   which the SDK retries twice (its standard mode: 1 s, then 2 s ceilings,
-//!   full jitter) before the store sees the error.
+//! - a partition key takes `partition_wcu` write units a second and serves
+//!   `partition_rcu` read units (DynamoDB's 1,000 and 3,000: a partition's
+//!   limits, which adaptive capacity's split for heat never lifts above,
+//!   even for an item isolated on a partition of its own, so the model
+//!   holds each key to them from the first second); a write costs a unit
+//!   per started KB of the item (`restock_store_dynamo::sizes`, from the
+//!   items the store writes), twice in a transaction, and a `due` index
+//!   entry one more write on its index partition; a strongly consistent
+//!   read a unit per started 4 KB (a `BatchGetItem` a unit per item, a
+//!   `Query` per started 4 KB of what it reads). Past a limit,
+//!   `ThrottlingException`, which the SDK retries twice (its standard mode:
+//!   1 s, then 2 s ceilings, full jitter) before the store sees the error;
+//!   a batch read asks again for the keys left unprocessed;
+//! - the hottest key's read and write units in any one second are kept for
+//!   the report ([`SimStore::hottest`]).
+//!
+//! Reads on the sign-up and click paths are named as the DynamoDB store
+//! makes them: the catalogue entry, every shard's counter before each
+//! join attempt, a position's ticket boundaries and presence blocks, the
+//! request; other operations cost a read's time and no units.
 //!
 //! A join, a click and a rate-limit count follow the DynamoDB store's own
 //! protocol (read the counters, then a conditional transaction; the hold
@@ -32,15 +48,21 @@
 //! read and is done by the in-memory store.
 //!
 //! ## Layout
-//! - this module: the model ([`Model`]) and [`SimStore`]'s modelled
-//!   operations (a join, a click, a rate-limit count);
+//! - `model`: the limits ([`Model`]) and what was counted ([`Counts`],
+//!   [`Hottest`]);
+//! - this module: [`SimStore`]'s modelled operations (a join, a click, a
+//!   rate-limit count) and its named reads;
 //! - `port`: the store port on [`SimStore`], the rest passed through;
-//! - [`drive`]: the runs that drive capture's router at a rate.
+//! - [`drive`]: the runs that drive capture's router at a rate, as Lambda
+//!   runs it ([`drive::Functions`]: the account's concurrency, cold starts).
 
 pub mod drive;
+mod model;
 mod port;
 
-use std::collections::{HashMap, VecDeque};
+pub use model::{Counts, Hottest, Model};
+use model::{Dynamo, Lost, Name, read_half_units, write_units};
+
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -56,124 +78,6 @@ use restock_store::retry::{
 use restock_store_dynamo::table::{SPREAD, wake_partition};
 use restock_store_memory::MemoryStore;
 use tokio::time::{Instant, sleep};
-
-/// DynamoDB's timings and limits.
-#[derive(Debug, Clone, Copy)]
-pub struct Model {
-    /// A read's round trip.
-    pub read: Duration,
-    /// A single-item write's round trip.
-    pub write: Duration,
-    /// How long a transaction is in flight (its round trip).
-    pub in_flight: Duration,
-    /// Write units a partition key takes a second.
-    pub partition_wcu: u32,
-}
-
-impl Default for Model {
-    /// DynamoDB's usual figures from a function in the same region: reads
-    /// 4 ms, writes 6 ms, transactions 12 ms; 1,000 write units a second per
-    /// partition.
-    fn default() -> Self {
-        Self {
-            read: Duration::from_millis(4),
-            write: Duration::from_millis(6),
-            in_flight: Duration::from_millis(12),
-            partition_wcu: 1_000,
-        }
-    }
-}
-
-/// What the model did, for the benchmark's report.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Counts {
-    /// Transactions cancelled for a conflict.
-    pub conflicts: u64,
-    /// Requests refused for a partition's throughput (before the SDK's retries).
-    pub throttles: u64,
-    /// Transactions cancelled for a failed condition (a ticket or a slot taken).
-    pub conditions: u64,
-    /// Join transactions sent (every attempt).
-    pub join_attempts: u64,
-    /// Click transactions sent (every attempt).
-    pub click_attempts: u64,
-}
-
-/// An item as DynamoDB names it: its partition key and sort key.
-type Name = (String, String);
-
-/// Why a request was not applied.
-enum Lost {
-    Conflict,
-    Throttled,
-}
-
-#[derive(Default)]
-struct Dynamo {
-    /// Items a transaction has in flight, until when.
-    busy: HashMap<Name, Instant>,
-    /// Per partition key, the write units of the last second.
-    writes: HashMap<String, VecDeque<(Instant, u32)>>,
-    /// Per SKU and shard, the next ticket.
-    tickets: HashMap<(Sku, u16), u64>,
-    /// Per SKU, its hold slots' allowances.
-    slots: HashMap<Sku, Vec<i64>>,
-    counts: Counts,
-    /// Throttles per partition key.
-    throttled: HashMap<String, u64>,
-}
-
-impl Dynamo {
-    /// Admits a request naming `names` (a transaction when `units` is 2), or
-    /// says why not; an admitted transaction is in flight from now.
-    fn admit(
-        &mut self,
-        names: &[Name],
-        units: u32,
-        in_flight: Duration,
-        wcu: u32,
-    ) -> std::result::Result<(), Lost> {
-        let now = Instant::now();
-        let mut per_partition: HashMap<&str, u32> = HashMap::new();
-        for (pk, _) in names {
-            *per_partition.entry(pk).or_default() += units;
-        }
-        for (pk, add) in &per_partition {
-            let window = self.writes.entry((*pk).to_owned()).or_default();
-            while window
-                .front()
-                .is_some_and(|(at, _)| now.duration_since(*at) >= Duration::from_secs(1))
-            {
-                window.pop_front();
-            }
-            if window.iter().map(|(_, u)| u).sum::<u32>() + add > wcu {
-                self.counts.throttles += 1;
-                *self.throttled.entry((*pk).to_owned()).or_default() += 1;
-                return Err(Lost::Throttled);
-            }
-        }
-        let transactional = units == 2;
-        if transactional {
-            self.busy.retain(|_, until| *until > now);
-            if names.iter().any(|n| self.busy.contains_key(n)) {
-                self.counts.conflicts += 1;
-                return Err(Lost::Conflict);
-            }
-        }
-        for (pk, add) in per_partition {
-            self.writes
-                .get_mut(pk)
-                .expect("counted above")
-                .push_back((now, add));
-        }
-        if transactional {
-            for n in names {
-                self.busy.insert(n.clone(), now + in_flight);
-            }
-        }
-        Ok(())
-    }
-}
 
 /// The in-memory store behind DynamoDB's timings and rules (see the crate's
 /// description).
@@ -231,8 +135,13 @@ impl SimStore {
         &self.inner
     }
 
+    /// The most units a key took in any one second, and which key.
+    pub fn hottest(&self) -> Hottest {
+        self.model_lock().hottest.clone()
+    }
+
     /// The partition keys throttled most, with how often.
-    pub fn hottest(&self, n: usize) -> Vec<(String, u64)> {
+    pub fn throttled_most(&self, n: usize) -> Vec<(String, u64)> {
         let mut all: Vec<(String, u64)> = self
             .dynamo
             .lock()
@@ -294,16 +203,79 @@ impl SimStore {
         unreachable!("the last attempt returns")
     }
 
-    /// One single-item write on `item`.
+    /// One single-item write on `item` (under a KB).
     async fn write_one(&self, item: Name) -> Result<()> {
         let (wcu, in_flight) = (self.model.partition_wcu, self.model.in_flight);
+        let units = [(item.0.clone(), 1)];
         let _ = self
             .sdk("UpdateItem", |d| {
-                d.admit(std::slice::from_ref(&item), 1, in_flight, wcu)
+                d.admit(&[], &units, false, in_flight, wcu)
             })
             .await?;
         sleep(self.model.write).await;
         Ok(())
+    }
+
+    /// A strongly consistent read of `items` (partition key, half units),
+    /// in one call: the SDK's throttling retries, and a batch's keys left
+    /// unprocessed asked again, as the store does.
+    async fn read(&self, operation: &'static str, mut items: Vec<(String, u32)>) -> Result<()> {
+        let rcu = self.model.partition_rcu;
+        for attempt in 0..3u32 {
+            {
+                let mut d = self.model_lock();
+                items.retain(|(pk, half)| !d.admit_read(pk, *half, rcu));
+            }
+            sleep(self.model.read).await;
+            if items.is_empty() {
+                return Ok(());
+            }
+            if attempt < 2 {
+                let ceiling = 1_000u64 << attempt;
+                sleep(Duration::from_millis(
+                    getrandom::u64().unwrap_or(0) % ceiling,
+                ))
+                .await;
+            }
+        }
+        Err(throttled(operation))
+    }
+
+    /// The catalogue entry's read (one item under 4 KB).
+    async fn read_entry(&self, sku: &Sku) -> Result<()> {
+        self.read("GetItem", vec![(format!("SKU#{sku}"), read_half_units(0))])
+            .await
+    }
+
+    /// A request's read (one item under 4 KB).
+    async fn read_request(&self, id: &RequestId) -> Result<()> {
+        self.read("GetItem", vec![(format!("REQ#{id}"), read_half_units(0))])
+            .await
+    }
+
+    /// A position's reads, as the DynamoDB store makes them for a request
+    /// in `shard` of `shards`: the ticket after each other shard's boundary
+    /// (one `BatchGetItem`), then each shard's presence blocks below it (a
+    /// `Query` each, about 300 bytes a block of 1,024 tickets).
+    async fn read_position(&self, sku: &Sku, shard: u16, shards: u16) -> Result<()> {
+        if shards > 1 {
+            let others = (0..shards)
+                .filter(|s| *s != shard)
+                .map(|s| (format!("QK#{sku}#{s}"), read_half_units(0)))
+                .collect();
+            self.read("BatchGetItem", others).await?;
+        }
+        let blocks: Vec<(String, u32)> = {
+            let d = self.model_lock();
+            (0..shards)
+                .map(|s| {
+                    let dealt = d.tickets.get(&(sku.clone(), s)).copied().unwrap_or(0);
+                    let bytes = (dealt / 1024 + 1) as usize * 300;
+                    (format!("QP#{sku}#{s}"), read_half_units(bytes))
+                })
+                .collect()
+        };
+        self.read("Query", blocks).await
     }
 
     /// A transaction naming `names`, as `DynamoStore::transact` sends it:
@@ -312,6 +284,7 @@ impl SimStore {
     async fn transact(
         &self,
         names: &[Name],
+        units: &[(String, u32)],
         retry: Retry,
         mut condition: impl FnMut(&mut Dynamo) -> bool,
     ) -> Result<Sent> {
@@ -321,7 +294,7 @@ impl SimStore {
         loop {
             let applied = self
                 .sdk("TransactWriteItems", |d| {
-                    d.admit(names, 2, in_flight, wcu)?;
+                    d.admit(names, units, true, in_flight, wcu)?;
                     let holds = condition(d);
                     if !holds {
                         d.counts.conditions += 1;
@@ -371,8 +344,11 @@ impl SimStore {
                 break;
             }
             self.model_lock().counts.join_attempts += 1;
-            // The counters, one BatchGetItem.
-            sleep(self.model.read).await;
+            // Every shard's counter, one BatchGetItem.
+            let counters = (0..new.shards.max(shard + 1))
+                .map(|s| (format!("QT#{sku}#{s}"), read_half_units(0)))
+                .collect();
+            self.read("BatchGetItem", counters).await?;
             let seen = self.model_lock().tickets.get(&ticket).copied().unwrap_or(0);
             let mut names = vec![
                 name(format!("QT#{sku}#{shard}"), "_"),
@@ -398,8 +374,9 @@ impl SimStore {
                     format!("{:012}", seen / 1024),
                 ));
             }
+            let units = join_units(&new, &names, seen);
             let sent = self
-                .transact(&names, Retry::Never, |d| {
+                .transact(&names, &units, Retry::Never, |d| {
                     let next = d.tickets.entry(ticket.clone()).or_default();
                     if *next != seen {
                         return false;
@@ -448,9 +425,10 @@ impl SimStore {
         while (attempt < MAX_ATTEMPTS && dry < DRY_ATTEMPTS) || started.elapsed() < CLICK_BUDGET {
             self.model_lock().counts.click_attempts += 1;
             let names = hold_names(&id, &sku, from.from, &hold);
+            let units = hold_units(&names);
             let take = from;
             let sent = match self
-                .transact(&names, Retry::Conflicts, |d| {
+                .transact(&names, &units, Retry::Conflicts, |d| {
                     let slots = d.slots.entry(sku.clone()).or_insert_with(|| vec![0]);
                     slots.get(take.from).is_some_and(|v| *v >= take.take)
                 })
@@ -529,6 +507,47 @@ impl SimStore {
             .cloned()
             .unwrap_or_default()
     }
+}
+
+/// The write units of a join's transaction on `names`: each item's size
+/// as the DynamoDB store writes it (the request and its queue entry from
+/// `restock_store_dynamo::sizes`, with a ticket marking every shard as
+/// `seen`; the rest under a KB), twice, and its `due` index entry once.
+fn join_units(new: &NewRequest, names: &[Name], seen: u64) -> Vec<(String, u32)> {
+    let mut r = new.clone().into_request();
+    let mark = restock_store::model::ShardMark {
+        ahead: seen,
+        dealt: seen,
+    };
+    r.ticket = Some(restock_store::model::Ticket {
+        number: seen,
+        shards: vec![mark; usize::from(new.shards)],
+    });
+    let items = restock_store_dynamo::sizes::join_items(&r);
+    let mut units: Vec<(String, u32)> = names
+        .iter()
+        .map(|(pk, _)| {
+            let bytes = if pk.starts_with("REQ#") {
+                items.request
+            } else if pk.starts_with("Q#") {
+                items.queue_entry.unwrap_or(0)
+            } else {
+                0
+            };
+            (pk.clone(), 2 * write_units(bytes))
+        })
+        .collect();
+    units.extend(items.due.map(|(pk, bytes)| (pk, write_units(bytes))));
+    units
+}
+
+/// The write units of a click's transaction on `names`: small items, and
+/// the request's (under 2 KB), twice each.
+fn hold_units(names: &[Name]) -> Vec<(String, u32)> {
+    names
+        .iter()
+        .map(|(pk, _)| (pk.clone(), if pk.starts_with("REQ#") { 4 } else { 2 }))
+        .collect()
 }
 
 /// The items a click's transaction names: the request, the hold slot it

@@ -15,7 +15,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use clap::{Parser, Subcommand};
 use restock_app::capture::ClientAddr;
-use restock_sim::drive::{self, T0, call, sku};
+use restock_sim::drive::{self, Functions, T0, call, sku};
 use restock_sim::{Model, SimStore};
 use restock_store::prelude::*;
 use restock_store_memory::MemoryStore;
@@ -38,6 +38,16 @@ struct Cli {
     /// Write units a partition takes a second.
     #[arg(long, default_value_t = 1_000, global = true)]
     partition_wcu: u32,
+    /// Read units a partition serves a second.
+    #[arg(long, default_value_t = 3_000, global = true)]
+    partition_rcu: u32,
+    /// Lambda invocations at once in the account (its concurrency quota).
+    #[arg(long, default_value_t = 1_000, global = true)]
+    concurrency: u32,
+    /// A new execution environment's start (ms): the runtime, the SDK's
+    /// configuration and the keys secret read.
+    #[arg(long, default_value_t = 200, global = true)]
+    cold_start_ms: u64,
     /// Seed of the arrival times.
     #[arg(long, default_value_t = 1, global = true)]
     seed: u64,
@@ -86,15 +96,51 @@ fn percentile(sorted: &[Duration], p: f64) -> f64 {
     sorted[i].as_secs_f64() * 1000.0
 }
 
-/// The in-memory store behind `model`, and capture's router on it.
-async fn setup(model: Model, shards: u16, confirm: bool) -> (Arc<SimStore>, Router) {
+/// The in-memory store behind `model`, and capture's router on it as
+/// Lambda runs it.
+async fn setup(
+    cli: &Cli,
+    model: Model,
+    shards: u16,
+    confirm: bool,
+) -> (Arc<SimStore>, Router, Arc<Functions>) {
     let store = Arc::new(SimStore::new(MemoryStore::new(), model));
-    let router = drive::capture(store.clone(), shards, confirm).await;
-    (store, router)
+    let functions = Functions::new(cli.concurrency, Duration::from_millis(cli.cold_start_ms));
+    let router = functions.serve(drive::capture(store.clone(), shards, confirm).await);
+    (store, router, functions)
+}
+
+/// The report's capacity columns: throttles (write / read, before the
+/// SDK's retries), the hottest key's read and write units in one second,
+/// units per request (read / write), and the functions at once (cold
+/// starts).
+fn capacity(store: &SimStore, functions: &Functions, requests: usize) -> String {
+    let counts = store.counts();
+    let hot = store.hottest();
+    let f = functions.counts();
+    let per = |units: f64| units / requests.max(1) as f64;
+    // The keys without the item's SKU: `QT#0` is its first shard's counter.
+    let key = |k: &str| {
+        k.replace(&format!("{}#", sku()), "")
+            .replace(&format!("#{}", sku()), "")
+    };
+    format!(
+        "{} / {} | {:.0} ({}) · {} ({}) | {:.1} / {:.1} | {} ({}) |",
+        counts.throttles,
+        counts.read_throttles,
+        f64::from(hot.read_half_units) / 2.0,
+        key(&hot.read_key),
+        hot.write_units,
+        key(&hot.write_key),
+        per(counts.read_half_units as f64 / 2.0),
+        per(counts.write_units as f64),
+        f.peak,
+        f.warm,
+    )
 }
 
 async fn signups(cli: &Cli, model: Model, rate: u32, secs: u32, shards: u16, confirm: bool) {
-    let (store, router) = setup(model, shards, confirm).await;
+    let (store, router, functions) = setup(cli, model, shards, confirm).await;
     let start = Instant::now();
     let results = drive::sign_ups(&router, &drive::arrivals(rate * secs, rate, cli.seed)).await;
     let accepted: Vec<&String> = results
@@ -134,24 +180,24 @@ async fn signups(cli: &Cli, model: Model, rate: u32, secs: u32, shards: u16, con
     let mut latencies: Vec<Duration> = results.iter().map(|r| r.took).collect();
     latencies.sort();
     let counts = store.counts();
-    if counts.throttles > 0 {
-        eprintln!("throttled most: {:?}", store.hottest(4));
+    if counts.throttles + counts.read_throttles > 0 {
+        eprintln!("throttled most: {:?}", store.throttled_most(4));
     }
     println!(
-        "| {rate}/s × {secs} s | {shards} | {} | {} | {limited} / {unavailable} | {other} | {lost} | {retried} | {:.0} | {:.0} | {:.2} | {} | {} | {:.1} |",
+        "| {rate}/s × {secs} s | {shards} | {} | {} | {limited} / {unavailable} | {other} | {lost} | {retried} | {:.0} | {:.0} | {:.2} | {} | {:.1} | {}",
         if confirm { "on" } else { "off" },
         accepted.len(),
         percentile(&latencies, 0.50),
         percentile(&latencies, 0.99),
         counts.join_attempts as f64 / results.len().max(1) as f64,
         counts.conflicts,
-        counts.throttles,
         start.elapsed().as_secs_f64(),
+        capacity(&store, &functions, results.len()),
     );
 }
 
 async fn click_links(cli: &Cli, model: Model, offers: u32, clicks: u32, secs: u32, shards: u16) {
-    let (store, router) = setup(model, shards, false).await;
+    let (store, router, functions) = setup(cli, model, shards, false).await;
     let links: Vec<String> = drive::offered(store.inner(), offers, shards, T0 - 1_000, cli.seed)
         .await
         .iter()
@@ -193,14 +239,14 @@ async fn click_links(cli: &Cli, model: Model, offers: u32, clicks: u32, secs: u3
     latencies.sort();
     let counts = store.counts();
     println!(
-        "| {clicks} on {offers} over {secs} s | {shards} | {} | {to_checkout} | {errors} | {:.0} | {:.0} | {:.2} | {} | {} | {:.1} |",
+        "| {clicks} on {offers} over {secs} s | {shards} | {} | {to_checkout} | {errors} | {:.0} | {:.0} | {:.2} | {} | {:.1} | {}",
         stats.held,
         percentile(&latencies, 0.50),
         percentile(&latencies, 0.99),
         counts.click_attempts as f64 / results.len().max(1) as f64,
         counts.conflicts,
-        counts.throttles,
         start.elapsed().as_secs_f64(),
+        capacity(&store, &functions, results.len()),
     );
 }
 
@@ -211,6 +257,7 @@ fn main() {
         write: Duration::from_millis(cli.write_ms),
         in_flight: Duration::from_millis(cli.tx_ms),
         partition_wcu: cli.partition_wcu,
+        partition_rcu: cli.partition_rcu,
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_time()

@@ -1,7 +1,8 @@
 //! The store port on [`SimStore`]: a join, a click and a rate-limit count go
 //! through the model's protocol (the modelled operations in the crate's
-//! root); everything else costs one read and is done by the in-memory
-//! store.
+//! root), and the reads of the sign-up and click paths are named (their
+//! units counted and limited); everything else costs one read's time and is
+//! done by the in-memory store.
 
 use async_trait::async_trait;
 use restock_core::feedback::MailDay;
@@ -40,7 +41,7 @@ impl CatalogueStore for SimStore {
     }
 
     async fn catalogue_entry(&self, sku: &Sku) -> Result<Option<CatalogueEntry>> {
-        self.round_trip().await;
+        self.read_entry(sku).await?;
         self.inner.catalogue_entry(sku).await
     }
 
@@ -57,16 +58,17 @@ impl CaptureStore for SimStore {
     }
 
     async fn request(&self, id: &RequestId) -> Result<Option<Request>> {
-        self.round_trip().await;
+        self.read_request(id).await?;
         self.inner.request(id).await
     }
 
     async fn position(&self, request: &Request, shards: u16) -> Result<Option<usize>> {
-        // The tickets at the other shards' boundaries, then every shard's
-        // presence blocks side by side.
-        self.round_trip().await;
-        if shards > 1 {
-            self.round_trip().await;
+        if matches!(
+            request.state,
+            restock_core::RequestState::Waiting | restock_core::RequestState::Unconfirmed
+        ) {
+            self.read_position(&request.sku, request.shard, shards)
+                .await?;
         }
         self.inner.position(request, shards).await
     }

@@ -28,6 +28,7 @@
 //!   operations they lean on, each in a file of its own: `confirm` (a
 //!   confirmation's writes), `hold` (a click's), `wave` (a wave's offers),
 //!   `import`, `events` (what a write was, from the stream).
+//! - [`sizes`]: items' sizes as DynamoDB counts them (the load simulator's).
 //! - [`testing`]: a store on a fresh table for tests (moto in CI).
 #![warn(missing_docs)]
 
@@ -40,6 +41,7 @@ pub mod events;
 mod keys;
 mod lifecycle;
 mod queue;
+pub mod sizes;
 mod slots;
 pub mod table;
 pub mod testing;
