@@ -601,6 +601,16 @@ async fn connect_takes_a_fresh_stack_to_a_passing_doctor() {
         before.describe()
     );
 
+    // The app already delivers to 120 older stacks: its list is read to the
+    // end (pages of 100), so this stack's subscription is seen as made.
+    fake.subscriptions.lock().unwrap().extend((0..120).map(|i| {
+        let topic = "INVENTORY_LEVELS_UPDATE".to_owned();
+        (
+            format!("gid://shopify/WebhookSubscription/{i}"),
+            topic,
+            format!("https://old-{i}.example/"),
+        )
+    }));
     let app = ShopifyAccess::App {
         client_id: SHOPIFY_APP.0.into(),
         client_secret: SHOPIFY_APP.1.into(),

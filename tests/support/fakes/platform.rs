@@ -252,8 +252,8 @@ impl PlatformFake {
             (StatusCode::CREATED, axum::Json(answer)).into_response()
         }
         /// The Admin GraphQL calls `restock connect shopify` makes, as
-        /// Shopify answers them: variants a page at a time (an opaque
-        /// cursor), the app's subscriptions by topic, a new subscription.
+        /// Shopify answers them: variants and the app's subscriptions (by
+        /// topic) a page at a time (an opaque cursor), a new subscription.
         fn admin(
             f: &Fake,
             query: &str,
@@ -294,15 +294,25 @@ impl PlatformFake {
                     "nodes": nodes, "pageInfo": {"hasNextPage": false, "endCursor": null}
                 }}));
             }
-            if query.contains("webhookSubscriptions(first: $first, topics: $topics)") {
+            if query.contains("webhookSubscriptions(first: $first, after: $after, topics: $topics)")
+            {
                 let topics: Vec<String> =
                     serde_json::from_value(variables["topics"].clone()).unwrap_or_default();
-                let nodes: Vec<_> = f.subscriptions.lock().expect("lock").iter()
+                let first = variables["first"].as_u64().unwrap_or(50).min(250) as usize;
+                let start = variables["after"]
+                    .as_str()
+                    .and_then(|c| c.strip_prefix("cursor-"))
+                    .and_then(|n| n.parse::<usize>().ok())
+                    .unwrap_or(0);
+                let all: Vec<_> = f.subscriptions.lock().expect("lock").iter()
                     .filter(|(_, topic, _)| topics.is_empty() || topics.contains(topic))
                     .map(|(id, topic, uri)| serde_json::json!({"id": id, "topic": topic, "uri": uri}))
                     .collect();
+                let page: Vec<_> = all.iter().skip(start).take(first).cloned().collect();
+                let end = start + page.len();
                 return Some(serde_json::json!({"webhookSubscriptions": {
-                    "nodes": nodes, "pageInfo": {"hasNextPage": false, "endCursor": null}
+                    "nodes": page,
+                    "pageInfo": {"hasNextPage": end < all.len(), "endCursor": (!page.is_empty()).then(|| format!("cursor-{end}"))}
                 }}));
             }
             if query.contains("webhookSubscriptionCreate(topic: $topic, webhookSubscription: $sub)")

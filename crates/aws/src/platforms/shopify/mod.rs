@@ -390,6 +390,30 @@ impl<'a> Api<'a> {
         }
     }
 
+    /// Every node of a connection, a page of `first` at a time: `query`
+    /// takes `$first` and `$after` beside `vars`, and `page` takes the
+    /// connection out of its answer.
+    async fn all_pages<D: serde::de::DeserializeOwned, T>(
+        &self,
+        query: &str,
+        first: u32,
+        mut vars: serde_json::Value,
+        page: impl Fn(D) -> Page<T>,
+    ) -> Result<Vec<T>, PlatformError> {
+        let mut all = Vec::new();
+        let mut after: Option<String> = None;
+        loop {
+            vars["first"] = first.into();
+            vars["after"] = after.into();
+            let Page { nodes, page_info } = page(self.graphql(query, vars.clone()).await?);
+            all.extend(nodes);
+            match (page_info.has_next_page, page_info.end_cursor) {
+                (true, Some(cursor)) => after = Some(cursor),
+                _ => return Ok(all),
+            }
+        }
+    }
+
     /// Every product variant of the shop, a page of 250 at a time.
     ///
     /// # Errors
@@ -400,22 +424,10 @@ impl<'a> Api<'a> {
         struct Data {
             product_variants: Page<Variant>,
         }
-        let mut variants = Vec::new();
-        let mut after: Option<String> = None;
-        loop {
-            let data: Data = self
-                .graphql(
-                    VARIANTS_QUERY,
-                    serde_json::json!({ "first": 250, "after": after }),
-                )
-                .await?;
-            let page = data.product_variants;
-            variants.extend(page.nodes);
-            match (page.page_info.has_next_page, page.page_info.end_cursor) {
-                (true, Some(cursor)) => after = Some(cursor),
-                _ => return Ok(variants),
-            }
-        }
+        self.all_pages(VARIANTS_QUERY, 250, serde_json::json!({}), |d: Data| {
+            d.product_variants
+        })
+        .await
     }
 
     /// Every location of the shop and whether it fulfils online orders.
@@ -427,27 +439,18 @@ impl<'a> Api<'a> {
         struct Data {
             locations: Page<Named>,
         }
-        let mut listed = Vec::new();
-        let mut after: Option<String> = None;
-        loop {
-            let data: Data = self
-                .graphql(
-                    LOCATIONS_QUERY,
-                    serde_json::json!({ "first": 250, "after": after }),
-                )
-                .await?;
-            listed.extend(data.locations.nodes.into_iter().map(|l| ShopLocation {
+        let listed = self
+            .all_pages(LOCATIONS_QUERY, 250, serde_json::json!({}), |d: Data| {
+                d.locations
+            })
+            .await?;
+        Ok(listed
+            .into_iter()
+            .map(|l| ShopLocation {
                 id: location_id(&l.id),
                 online: l.fulfills_online_orders.unwrap_or(true),
-            }));
-            match (
-                data.locations.page_info.has_next_page,
-                data.locations.page_info.end_cursor,
-            ) {
-                (true, Some(cursor)) => after = Some(cursor),
-                _ => return Ok(listed),
-            }
-        }
+            })
+            .collect())
     }
 
     /// The app's webhook subscriptions for `topics` (`INVENTORY_LEVELS_UPDATE`, …).
@@ -460,13 +463,13 @@ impl<'a> Api<'a> {
         struct Data {
             webhook_subscriptions: Page<Subscription>,
         }
-        let data: Data = self
-            .graphql(
-                SUBSCRIPTIONS_QUERY,
-                serde_json::json!({ "first": 100, "topics": topics }),
-            )
-            .await?;
-        Ok(data.webhook_subscriptions.nodes)
+        self.all_pages(
+            SUBSCRIPTIONS_QUERY,
+            100,
+            serde_json::json!({ "topics": topics }),
+            |d: Data| d.webhook_subscriptions,
+        )
+        .await
     }
 
     /// Subscribes `topic` to `uri` (JSON).
@@ -546,7 +549,7 @@ pub(super) async fn locations(
 const VARIANTS_QUERY: &str = "query Variants($first: Int!, $after: String) { productVariants(first: $first, after: $after) { nodes { id sku title inventoryItem { id } product { title handle status onlineStoreUrl hasOnlyDefaultVariant } } pageInfo { hasNextPage endCursor } } }";
 
 /// The app's subscriptions for some topics.
-const SUBSCRIPTIONS_QUERY: &str = "query Subscriptions($first: Int!, $topics: [WebhookSubscriptionTopic!]) { webhookSubscriptions(first: $first, topics: $topics) { nodes { id topic uri } pageInfo { hasNextPage endCursor } } }";
+const SUBSCRIPTIONS_QUERY: &str = "query Subscriptions($first: Int!, $after: String, $topics: [WebhookSubscriptionTopic!]) { webhookSubscriptions(first: $first, after: $after, topics: $topics) { nodes { id topic uri } pageInfo { hasNextPage endCursor } } }";
 
 /// A new subscription.
 const SUBSCRIBE_MUTATION: &str = "mutation Subscribe($topic: WebhookSubscriptionTopic!, $sub: WebhookSubscriptionInput!) { webhookSubscriptionCreate(topic: $topic, webhookSubscription: $sub) { webhookSubscription { id topic uri } userErrors { field message } } }";
