@@ -1206,3 +1206,33 @@ async fn the_shop_s_webhook_before_its_order_counts_the_last_sale_once() {
         "Bo is told of the next one"
     );
 }
+
+/// A warm capture keeps an item's catalogue entry for `ENTRY_TTL`, so a hot
+/// item's shoppers do not each read it: the team ending the chair is seen
+/// by sign-ups within those ten seconds. A click reads the store itself: a
+/// reserve link of the ended chair holds nothing at once.
+#[tokio::test]
+async fn a_warm_capture_sees_an_ended_item_within_ten_seconds_and_a_click_at_once() {
+    let (w, outbox) = World::memory().await;
+    assert_eq!(w.join("Ann").await.status, 201);
+    w.shopify(Some(1), "s-1").await;
+    w.pump().await;
+    let link = path_of(&outbox.sent()[0].reserve_link().unwrap());
+    assert_eq!(
+        w.capture("GET", &link).await.status,
+        200,
+        "her reserve page"
+    );
+    let mut entry = w.store.catalogue_entry(&chair()).await.unwrap().unwrap();
+    entry.ended = Some(w.clock.now_ms());
+    w.store.put_catalogue_entry(&entry).await.unwrap();
+
+    let click = w.capture("POST", &link).await;
+    assert_eq!(click.status, 410, "{}", click.body);
+    assert_eq!(w.store.stats(&chair(), 1).await.unwrap().held, 0);
+    // The warm copy still takes a sign-up; ten seconds on, it is read again.
+    assert_eq!(w.join("Ben").await.status, 201);
+    w.advance(restock_app::ENTRY_TTL.as_millis() as i64);
+    let late = w.join("Cy").await;
+    assert_eq!(late.status, 410, "{}", late.body);
+}

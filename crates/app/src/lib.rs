@@ -49,6 +49,16 @@ use crate::ports::{Alert, Alerts, Clock, Entropy, KeyError, Keyring, Phraser, Se
 /// How long the settings document is cached in a warm function.
 const SETTINGS_TTL: Duration = Duration::from_secs(30);
 
+/// How long a warm function keeps an item's catalogue entry for the
+/// shopper's paths ([`Services::entry`]): a hot item's one entry is asked
+/// about on every sign-up, click and status read. An entry changed by the
+/// team (ended, shards raised, a new checkout URL) is seen within it.
+pub const ENTRY_TTL: Duration = Duration::from_secs(10);
+
+/// The most entries a warm function keeps (an unknown SKU is never kept,
+/// so a caller naming made-up items cannot grow it).
+const ENTRIES_KEPT: usize = 1_024;
+
 /// The most offers one notify invocation makes (the rest wait for the next wake).
 pub const MAX_OFFERS_PER_WAVE: u32 = 1_000;
 
@@ -82,6 +92,12 @@ pub struct Services {
     /// production); none: it is carried out where it is asked.
     pub erasures: Option<Arc<dyn privacy::ErasureQueue>>,
     settings: Mutex<Option<(Instant, Arc<Settings>)>>,
+    entries: Mutex<
+        std::collections::HashMap<
+            restock_core::Sku,
+            (restock_core::Millis, restock_core::CatalogueEntry),
+        >,
+    >,
 }
 
 /// A handler failure that is not the caller's fault.
@@ -135,6 +151,7 @@ impl Services {
             events: Arc::new(ports::NoEventBus),
             erasures: None,
             settings: Mutex::new(None),
+            entries: Mutex::default(),
         }
     }
 
@@ -152,6 +169,34 @@ impl Services {
         let settings = Arc::new(self.store.settings().await?.ok_or(AppError::NoSettings)?);
         *self.settings.lock().expect("settings lock") = Some((Instant::now(), settings.clone()));
         Ok(settings)
+    }
+
+    /// `sku`'s catalogue entry, kept for [`ENTRY_TTL`] in a warm function:
+    /// what a shopper's request reads of its item. Decisions that gate a
+    /// unit are the store's, on its own items, never on this copy.
+    ///
+    /// # Errors
+    /// The store's, when it cannot read the entry.
+    pub async fn entry(
+        &self,
+        sku: &restock_core::Sku,
+    ) -> Result<Option<restock_core::CatalogueEntry>, StoreError> {
+        let now = self.clock.now_ms();
+        let ttl = ENTRY_TTL.as_millis() as restock_core::Millis;
+        if let Some((at, entry)) = self.entries.lock().expect("entries lock").get(sku)
+            && (*at..*at + ttl).contains(&now)
+        {
+            return Ok(Some(entry.clone()));
+        }
+        let entry = self.store.catalogue_entry(sku).await?;
+        if let Some(entry) = &entry {
+            let mut kept = self.entries.lock().expect("entries lock");
+            if kept.len() >= ENTRIES_KEPT {
+                kept.clear();
+            }
+            kept.insert(sku.clone(), (now, entry.clone()));
+        }
+        Ok(entry)
     }
 
     /// Raises an alert; a failure to alert is logged, never fatal.

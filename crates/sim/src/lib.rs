@@ -38,7 +38,10 @@
 //! Reads on the sign-up and click paths are named as the DynamoDB store
 //! makes them: the catalogue entry, every shard's counter before each
 //! join attempt, a position's ticket boundaries and presence blocks, the
-//! request; other operations cost a read's time and no units.
+//! request; other operations cost a read's time and no units. capture's
+//! warm copies (the settings, an item's entry: [`restock_app::ENTRY_TTL`])
+//! are one process's here, where a fleet of functions reads each once per
+//! function.
 //!
 //! A join, a click and a rate-limit count follow the DynamoDB store's own
 //! protocol (read the counters, then a conditional transaction; the hold

@@ -76,9 +76,9 @@ fn a_hundred_a_second_stay_inside_every_limit_at_a_steady_cost() {
             "{counts:?}"
         );
         assert!(results.iter().all(|r| r.status == StatusCode::CREATED));
-        // Per sign-up: the entry, 16 counters an attempt, 15 boundaries and
-        // 16 presence reads; 7 items written twice, the index entry and
-        // three counts.
+        // Per sign-up: 16 counters an attempt, 15 boundaries and 16
+        // presence reads (the entry is kept warm); 7 items written twice,
+        // the index entry and three counts.
         let per = |units: f64| units / results.len() as f64;
         let reads = per(counts.read_half_units as f64 / 2.0);
         let writes = per(counts.write_units as f64);

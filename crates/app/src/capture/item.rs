@@ -71,7 +71,7 @@ pub(super) async fn widget_words(
 /// own clock). Cached for a minute.
 pub(super) async fn item(State(s): Shared, Path(sku): Path<String>) -> Response {
     let entry = match restock_core::Sku::from_shop(&sku) {
-        Ok(sku) => s.store.catalogue_entry(&sku).await,
+        Ok(sku) => s.entry(&sku).await,
         Err(_) => Ok(None),
     };
     let entry = match entry {

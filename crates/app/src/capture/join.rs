@@ -167,7 +167,7 @@ pub(super) async fn join_request(
     if let Some(refused) = limited(s, &t, &by_address, limits.joins_per_ip, &limits, now).await? {
         return Ok(refused);
     }
-    let Some(entry) = s.store.catalogue_entry(&new.sku).await? else {
+    let Some(entry) = s.entry(&new.sku).await? else {
         return Ok(said(&t, StatusCode::NOT_FOUND, "error-unknown-item"));
     };
     if entry.ended.is_some() {

@@ -62,7 +62,7 @@ pub(super) async fn reserve_page(
         let Some(r) = request else {
             return Ok(ended_link(&t, &token_text));
         };
-        let entry = s.store.catalogue_entry(&r.sku).await?;
+        let entry = s.entry(&r.sku).await?;
         let checkout = entry
             .as_ref()
             .and_then(restock_core::catalogue::CatalogueEntry::checkout_origin);
@@ -114,6 +114,8 @@ pub(super) async fn reserve(
             return Ok(ended_link(&visitor_words(&settings, &headers), &token_text));
         };
         let now = s.clock.now_ms();
+        // Read from the store, not the warm function's copy: an ended item
+        // holds no unit.
         let entry = s.store.catalogue_entry(token.sku()).await?;
         if entry.as_ref().is_some_and(|e| e.ended.is_some()) {
             let request = s.store.request(&token.request()).await?;
@@ -242,7 +244,7 @@ pub(super) async fn rejoin(
             return Ok(invalid(&visitor_words(&settings, &headers)));
         };
         let t = words(&settings, &r);
-        let Some(entry) = s.store.catalogue_entry(&r.sku).await? else {
+        let Some(entry) = s.entry(&r.sku).await? else {
             return Ok(invalid(&t));
         };
         if entry.ended.is_some() {
@@ -445,7 +447,7 @@ async fn confirmed_body(
     r: &restock_store::Request,
     manage: Option<LinkToken>,
 ) -> Result<String, AppError> {
-    let entry = s.store.catalogue_entry(&r.sku).await?;
+    let entry = s.entry(&r.sku).await?;
     let name = entry
         .as_ref()
         .map_or_else(|| r.sku.to_string(), |e| e.name.clone());
@@ -508,7 +510,7 @@ pub(super) async fn manage_page(
             return unknown_manage_link(&s, &headers).await;
         };
         let t = link_words(&s, &headers, Some(&r)).await?;
-        let entry = s.store.catalogue_entry(&r.sku).await?;
+        let entry = s.entry(&r.sku).await?;
         let name = entry
             .as_ref()
             .map_or_else(|| r.sku.to_string(), |e| e.name.clone());

@@ -67,11 +67,7 @@ pub(super) async fn status(
             let t = caller_words(&s, None, &headers).await;
             return Ok(said(&t, StatusCode::NOT_FOUND, "error-no-request"));
         };
-        let shards = s
-            .store
-            .catalogue_entry(&r.sku)
-            .await?
-            .map_or(1, |e| e.shards);
+        let shards = s.entry(&r.sku).await?.map_or(1, |e| e.shards);
         let position = s.store.position(&r, shards).await?;
         Ok::<_, AppError>(Json(status_json(&r, position)).into_response())
     };
