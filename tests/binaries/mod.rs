@@ -43,6 +43,21 @@ fn spawn_with(
     command.spawn().expect("binary starts")
 }
 
+/// Shopify's delivery of `body` on `topic` as detect's function URL gets
+/// it: the `detect-shopify.json` fixture with the body, its id and the
+/// shop's signature.
+fn shopify_event(topic: &str, webhook_id: &str, body: &str) -> String {
+    let mut event: serde_json::Value =
+        serde_json::from_str(&fixture("detect-shopify.json")).expect("the fixture");
+    let headers = &mut event["headers"];
+    headers["x-shopify-topic"] = topic.into();
+    headers["x-shopify-webhook-id"] = webhook_id.into();
+    headers["x-shopify-hmac-sha256"] =
+        restock_core::platform::shopify::sign(SHOPIFY_KEY.as_bytes(), body.as_bytes()).into();
+    event["body"] = body.into();
+    event.to_string()
+}
+
 pub(crate) async fn run(d: &Deployment, name: &str, event: &str) -> (Outcome, String) {
     run_with(d, name, event, &[]).await
 }
@@ -871,26 +886,7 @@ async fn the_detect_binary_counts_an_order_by_a_contact_told_as_assisted() {
     let body = format!(
         r#"{{"id": 9101, "financial_status": "paid", "email": "Ada@Example.com", "currency": "GBP", "note_attributes": [], "line_items": [{{"sku": "{CHAIR}", "quantity": 1, "price": "249.00"}}]}}"#
     );
-    let signature = restock_core::platform::shopify::sign(SHOPIFY_KEY.as_bytes(), body.as_bytes());
-    let event = serde_json::json!({
-        "version": "2.0",
-        "routeKey": "$default",
-        "rawPath": "/webhooks/shopify",
-        "rawQueryString": "",
-        "headers": {
-            "content-type": "application/json",
-            "x-shopify-hmac-sha256": signature,
-            "x-shopify-webhook-id": "order-9101",
-            "x-shopify-topic": "orders/paid",
-        },
-        "requestContext": {
-            "http": { "method": "POST", "path": "/webhooks/shopify", "protocol": "HTTP/1.1", "sourceIp": "203.0.113.9", "userAgent": "Shopify-Captain-Hook" },
-            "requestId": "r-9101", "routeKey": "$default", "stage": "$default", "time": "06/Dec/2026:03:00:00 +0000", "timeEpoch": now, "accountId": "anonymous", "apiId": "detect", "domainName": "detect.lambda-url.eu-west-2.on.aws", "domainPrefix": "detect"
-        },
-        "body": body,
-        "isBase64Encoded": false,
-    })
-    .to_string();
+    let event = shopify_event("orders/paid", "order-9101", &body);
     let (outcome, logs) = run(&d, "detect", &event).await;
     let (status, answer) = http_status(&outcome);
     assert_eq!(
@@ -955,15 +951,8 @@ async fn the_detect_binary_counts_only_stock_sold_online() {
         let body = serde_json::json!({
             "inventory_item_id": CHAIR_SHOPIFY_ID, "location_id": location,
             "available": 5, "updated_at": "2026-12-01T09:00:00Z",
-        })
-        .to_string();
-        let mut event: serde_json::Value =
-            serde_json::from_str(&fixture("detect-shopify.json")).unwrap();
-        event["headers"]["x-shopify-hmac-sha256"] =
-            restock_core::platform::shopify::sign(SHOPIFY_KEY.as_bytes(), body.as_bytes()).into();
-        event["headers"]["x-shopify-webhook-id"] = id.into();
-        event["body"] = body.into();
-        event.to_string()
+        });
+        shopify_event("inventory_levels/update", id, &body.to_string())
     };
     let (outcome, logs) = run(&d, "detect", &at(70_000_001, "counter-1")).await;
     assert_eq!(http_status(&outcome).0, 200, "{logs}");

@@ -6,7 +6,6 @@
 
 use restock_aws::connect::{self, ShopifyAccess, Stack, Webhooks};
 use restock_core::catalogue::Change;
-use restock_core::platform::shopify;
 use restock_core::{Platform, Sku};
 use restock_e2e::*;
 use restock_store::prelude::*;
@@ -669,9 +668,7 @@ async fn connect_takes_a_fresh_stack_to_a_passing_doctor() {
     let theirs_on = restock_aws::doctor::check(&sdk, &stack, &bedrock_of(&d, &sdk)).await;
     assert!(!theirs_on.blocking(), "{}", theirs_on.describe());
     let finding = theirs_on
-        .findings
-        .iter()
-        .find(|f| f.check == "woocommerce stock notifications")
+        .finding("woocommerce stock notifications")
         .unwrap();
     assert_eq!(
         finding.severity,
@@ -700,11 +697,7 @@ async fn connect_takes_a_fresh_stack_to_a_passing_doctor() {
     d.model.set(ModelMode::Denied);
     let denied = restock_aws::doctor::check(&sdk, &stack, &bedrock_of(&d, &sdk)).await;
     assert!(!denied.blocking(), "{}", denied.describe());
-    let model = denied
-        .findings
-        .iter()
-        .find(|f| f.check == "Bedrock model")
-        .unwrap();
+    let model = denied.finding("Bedrock model").unwrap();
     assert_eq!(model.severity, restock_aws::doctor::Severity::Warning);
     assert!(
         model.found.contains("AccessDenied")
@@ -859,18 +852,12 @@ async fn the_story_runs_on_the_imported_catalogue_with_a_size_and_its_restock() 
             "updated_at": world.clock_rfc3339(),
         })
         .to_string();
-        let request = axum::http::Request::builder()
-            .method("POST")
-            .uri("/webhooks/shopify")
-            .header("content-type", "application/json")
-            .header(
-                shopify::SIGNATURE,
-                shopify::sign(SHOPIFY_APP.1.as_bytes(), body.as_bytes()),
-            )
-            .header(shopify::WEBHOOK_ID, id)
-            .header(shopify::TOPIC, "inventory_levels/update")
-            .body(axum::body::Body::from(body))
-            .unwrap();
+        let request = shopify_delivery_signed(
+            SHOPIFY_APP.1.as_bytes(),
+            "inventory_levels/update",
+            id,
+            &body,
+        );
         world.call(Api::Detect, request)
     };
     let told = |s: &str| {

@@ -969,23 +969,6 @@ pub(crate) async fn ann_holds_the_chair() -> (World, String) {
     (w, hold.to_owned())
 }
 
-/// A signed Shopify order delivery, as Shopify sends `orders/paid`.
-pub(crate) fn shopify_order(topic: &str, webhook_id: &str, body: &str) -> Request<Body> {
-    use restock_core::platform::shopify;
-    Request::builder()
-        .method("POST")
-        .uri("/webhooks/shopify")
-        .header("content-type", "application/json")
-        .header(
-            shopify::SIGNATURE,
-            shopify::sign(SHOPIFY_KEY.as_bytes(), body.as_bytes()),
-        )
-        .header(shopify::WEBHOOK_ID, webhook_id)
-        .header(shopify::TOPIC, topic)
-        .body(Body::from(body.to_owned()))
-        .unwrap()
-}
-
 #[tokio::test]
 async fn a_shopify_order_ends_the_hold_it_carried_as_bought() {
     let (w, hold) = ann_holds_the_chair().await;
@@ -997,11 +980,14 @@ async fn a_shopify_order_ends_the_hold_it_carried_as_bought() {
     // Created before payment: nothing yet.
     let pending = paid.replace("\"paid\"", "\"pending\"");
     let created = w
-        .call(Api::Detect, shopify_order("orders/create", "o-0", &pending))
+        .call(
+            Api::Detect,
+            shopify_delivery("orders/create", "o-0", &pending),
+        )
         .await;
     assert_eq!(created.status, 202, "{}", created.body);
     let bought = w
-        .call(Api::Detect, shopify_order("orders/paid", "o-1", &paid))
+        .call(Api::Detect, shopify_delivery("orders/paid", "o-1", &paid))
         .await;
     assert_eq!(bought.status, 200, "{}", bought.body);
     assert_eq!(bought.json()["status"], "bought");
@@ -1017,10 +1003,10 @@ async fn a_shopify_order_ends_the_hold_it_carried_as_bought() {
     );
     // Shopify's redelivery changes nothing; a forged one is refused.
     let again = w
-        .call(Api::Detect, shopify_order("orders/paid", "o-1", &paid))
+        .call(Api::Detect, shopify_delivery("orders/paid", "o-1", &paid))
         .await;
     assert_eq!(again.json()["status"], "duplicate");
-    let mut forged = shopify_order("orders/paid", "o-2", &paid);
+    let mut forged = shopify_delivery("orders/paid", "o-2", &paid);
     forged
         .headers_mut()
         .insert("x-shopify-hmac-sha256", "AAAA".parse().unwrap());
@@ -1028,7 +1014,7 @@ async fn a_shopify_order_ends_the_hold_it_carried_as_bought() {
     // An order without a hold changes nothing.
     let plain = r#"{"id": 1, "financial_status": "paid", "note_attributes": [], "line_items": [{"sku": "CHAIR-WAL"}]}"#;
     assert_eq!(
-        w.call(Api::Detect, shopify_order("orders/paid", "o-3", plain))
+        w.call(Api::Detect, shopify_delivery("orders/paid", "o-3", plain))
             .await
             .status,
         202
@@ -1045,24 +1031,12 @@ async fn a_shopify_order_ends_the_hold_it_carried_as_bought() {
 
 #[tokio::test]
 async fn a_paid_woocommerce_order_ends_the_hold_in_its_meta_data() {
-    use restock_core::platform::woocommerce;
     let (w, hold) = ann_holds_the_chair().await;
     let order = |status: &str, topic: &str, delivery: &str| {
         let body = format!(
             r#"{{"id": 727, "status": "{status}", "meta_data": [{{"id": 9, "key": "hold", "value": "{hold}"}}], "line_items": [{{"sku": "{CHAIR}"}}]}}"#
         );
-        Request::builder()
-            .method("POST")
-            .uri("/webhooks/woocommerce")
-            .header("content-type", "application/json")
-            .header(
-                woocommerce::SIGNATURE,
-                woocommerce::sign(WOO_KEY.as_bytes(), body.as_bytes()),
-            )
-            .header(woocommerce::TOPIC, topic)
-            .header(woocommerce::DELIVERY_ID, delivery)
-            .body(Body::from(body))
-            .unwrap()
+        woocommerce_delivery(topic, delivery, &body)
     };
     let created = w
         .call(Api::Detect, order("pending", "order.created", "1"))
@@ -1138,7 +1112,10 @@ async fn an_order_without_the_hold_s_item_leaves_the_hold_and_tells_the_team_onc
     );
     for delivery in ["o-9", "o-9", "o-10"] {
         let reply = w
-            .call(Api::Detect, shopify_order("orders/paid", delivery, &paid))
+            .call(
+                Api::Detect,
+                shopify_delivery("orders/paid", delivery, &paid),
+            )
             .await;
         assert_eq!(reply.status, 202, "{}", reply.body);
         assert!(
@@ -1186,7 +1163,7 @@ async fn the_shop_s_webhook_before_its_order_counts_the_last_sale_once() {
         r#"{{"id": 99, "created_at": "{checkout}", "financial_status": "paid", "note_attributes": [{{"name": "hold", "value": "{hold}"}}], "line_items": [{{"sku": "{CHAIR}"}}]}}"#
     );
     let bought = w
-        .call(Api::Detect, shopify_order("orders/paid", "o-1", &paid))
+        .call(Api::Detect, shopify_delivery("orders/paid", "o-1", &paid))
         .await;
     assert_eq!(bought.status, 200, "{}", bought.body);
     let chair = Sku::try_from(CHAIR).unwrap();

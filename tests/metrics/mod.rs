@@ -114,10 +114,7 @@ async fn a_restock_is_counted_step_by_step_and_repeats_are_not() {
     );
     for _ in 0..2 {
         let bought = w
-            .call(
-                Api::Detect,
-                crate::inputs::shopify_order("orders/paid", "o-1", &paid),
-            )
+            .call(Api::Detect, shopify_delivery("orders/paid", "o-1", &paid))
             .await;
         assert_eq!(bought.status, 200, "{}", bought.body);
     }

@@ -6,25 +6,22 @@
 
 use axum::body::Body;
 use axum::http::Request;
-use restock_core::platform::shopify;
 use restock_e2e::*;
 
 /// A privacy delivery on `topic`, signed with the shop's key (or not).
 fn privacy(topic: &str, body: &serde_json::Value, signed: bool) -> Request<Body> {
-    let body = body.to_string();
-    let signature = if signed {
-        shopify::sign(SHOPIFY_KEY.as_bytes(), body.as_bytes())
+    let key: &[u8] = if signed {
+        SHOPIFY_KEY.as_bytes()
     } else {
-        shopify::sign(b"someone else's key", body.as_bytes())
+        b"someone else's key"
     };
-    Request::post("/webhooks/shopify")
-        .header("content-type", "application/json")
-        .header(shopify::SIGNATURE, signature)
-        .header(shopify::WEBHOOK_ID, format!("privacy-{topic}"))
-        .header(shopify::TOPIC, topic)
-        .header("X-Shopify-Shop-Domain", "loom-and-last.myshopify.com")
-        .body(Body::from(body))
-        .expect("request")
+    let id = format!("privacy-{topic}");
+    let mut request = shopify_delivery_signed(key, topic, &id, &body.to_string());
+    request.headers_mut().insert(
+        "X-Shopify-Shop-Domain",
+        "loom-and-last.myshopify.com".parse().expect("a header"),
+    );
+    request
 }
 
 /// The customer as Shopify's payloads show one: the address in other

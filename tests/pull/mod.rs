@@ -488,7 +488,6 @@ fn chair_at(
     available: i64,
     webhook_id: &str,
 ) -> axum::http::Request<axum::body::Body> {
-    use restock_core::platform::shopify;
     let body = serde_json::json!({
         "inventory_item_id": CHAIR_SHOPIFY_ID,
         "location_id": location,
@@ -496,18 +495,7 @@ fn chair_at(
         "updated_at": "2026-12-01T09:00:00Z",
     })
     .to_string();
-    axum::http::Request::builder()
-        .method("POST")
-        .uri("/webhooks/shopify")
-        .header("content-type", "application/json")
-        .header(
-            shopify::SIGNATURE,
-            shopify::sign(SHOPIFY_KEY.as_bytes(), body.as_bytes()),
-        )
-        .header(shopify::WEBHOOK_ID, webhook_id)
-        .header(shopify::TOPIC, "inventory_levels/update")
-        .body(axum::body::Body::from(body))
-        .expect("request")
+    shopify_delivery("inventory_levels/update", webhook_id, &body)
 }
 
 /// The shop counter (Shopify POS: `fulfillsOnlineOrders` false) and the

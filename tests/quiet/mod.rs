@@ -469,7 +469,7 @@ async fn an_order_by_a_contact_told_counts_as_assisted(w: World, outbox: Arc<Out
         let reply = w
             .call(
                 Api::Detect,
-                crate::inputs::shopify_order("orders/paid", delivery, &paid),
+                shopify_delivery("orders/paid", delivery, &paid),
             )
             .await;
         assert_eq!(reply.status, 200, "{}", reply.body);
@@ -479,7 +479,7 @@ async fn an_order_by_a_contact_told_counts_as_assisted(w: World, outbox: Arc<Out
     let reply = w
         .call(
             Api::Detect,
-            crate::inputs::shopify_order("orders/paid", "o-2", &stranger),
+            shopify_delivery("orders/paid", "o-2", &stranger),
         )
         .await;
     assert_eq!(reply.status, 202, "{}", reply.body);
@@ -516,10 +516,7 @@ async fn an_order_by_a_contact_told_counts_as_assisted(w: World, outbox: Arc<Out
     w.advance(8 * 24 * HOUR);
     let late = order(7003, &ana);
     let reply = w
-        .call(
-            Api::Detect,
-            crate::inputs::shopify_order("orders/paid", "o-3", &late),
-        )
+        .call(Api::Detect, shopify_delivery("orders/paid", "o-3", &late))
         .await;
     assert_eq!(reply.status, 202, "{}", reply.body);
     assert_eq!(w.store.stats(&chair, 2).await.unwrap().assisted, 1);

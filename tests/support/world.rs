@@ -319,18 +319,7 @@ impl World {
             "updated_at": updated_at,
         })
         .to_string();
-        Request::builder()
-            .method("POST")
-            .uri("/webhooks/shopify")
-            .header("content-type", "application/json")
-            .header(
-                shopify::SIGNATURE,
-                shopify::sign(SHOPIFY_KEY.as_bytes(), body.as_bytes()),
-            )
-            .header(shopify::WEBHOOK_ID, webhook_id)
-            .header(shopify::TOPIC, "inventory_levels/update")
-            .body(Body::from(body))
-            .expect("request")
+        shopify_delivery("inventory_levels/update", webhook_id, &body)
     }
 
     /// Sends a signed Shopify inventory webhook for the chair.
@@ -365,18 +354,7 @@ impl World {
 
     /// A signed WooCommerce product webhook.
     pub fn woocommerce_request(&self, body: &str, delivery: &str) -> Request<Body> {
-        Request::builder()
-            .method("POST")
-            .uri("/webhooks/woocommerce")
-            .header("content-type", "application/json")
-            .header(
-                woocommerce::SIGNATURE,
-                woocommerce::sign(WOO_KEY.as_bytes(), body.as_bytes()),
-            )
-            .header(woocommerce::DELIVERY_ID, delivery)
-            .header(woocommerce::TOPIC, "product.updated")
-            .body(Body::from(body.to_owned()))
-            .expect("request")
+        woocommerce_delivery("product.updated", delivery, body)
     }
 
     /// Delivers new wake records to notify, as the stream would: one notify
@@ -440,4 +418,45 @@ pub fn path_of(link: &str) -> String {
     after_scheme
         .find('/')
         .map_or_else(|| "/".to_owned(), |i| after_scheme[i..].to_owned())
+}
+
+/// A Shopify delivery of `body` on `topic` to detect's router, signed with
+/// the shop's key.
+pub fn shopify_delivery(topic: &str, webhook_id: &str, body: &str) -> Request<Body> {
+    shopify_delivery_signed(SHOPIFY_KEY.as_bytes(), topic, webhook_id, body)
+}
+
+/// The same, signed with `key` (an app's client secret, or a stranger's).
+pub fn shopify_delivery_signed(
+    key: &[u8],
+    topic: &str,
+    webhook_id: &str,
+    body: &str,
+) -> Request<Body> {
+    Request::builder()
+        .method("POST")
+        .uri("/webhooks/shopify")
+        .header("content-type", "application/json")
+        .header(shopify::SIGNATURE, shopify::sign(key, body.as_bytes()))
+        .header(shopify::WEBHOOK_ID, webhook_id)
+        .header(shopify::TOPIC, topic)
+        .body(Body::from(body.to_owned()))
+        .expect("request")
+}
+
+/// A WooCommerce delivery of `body` on `topic` (`product.updated`,
+/// `order.updated`, …), signed with the site's key.
+pub fn woocommerce_delivery(topic: &str, delivery: &str, body: &str) -> Request<Body> {
+    Request::builder()
+        .method("POST")
+        .uri("/webhooks/woocommerce")
+        .header("content-type", "application/json")
+        .header(
+            woocommerce::SIGNATURE,
+            woocommerce::sign(WOO_KEY.as_bytes(), body.as_bytes()),
+        )
+        .header(woocommerce::DELIVERY_ID, delivery)
+        .header(woocommerce::TOPIC, topic)
+        .body(Body::from(body.to_owned()))
+        .expect("request")
 }

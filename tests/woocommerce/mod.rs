@@ -7,10 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use axum::body::Body;
-use axum::http::Request;
 use restock_core::Sku;
-use restock_core::platform::woocommerce;
 use restock_e2e::*;
 
 /// `php` with `args`; a machine without it is told how to get it.
@@ -56,23 +53,6 @@ fn the_plugin_parses_and_its_hooks_do_what_they_say() {
     assert!(said.matches("  ok  ").count() >= 15, "{said}");
 }
 
-/// A WooCommerce order webhook (`order.updated`), signed.
-fn order_request(body: &serde_json::Value, delivery: &str) -> Request<Body> {
-    let body = body.to_string();
-    Request::builder()
-        .method("POST")
-        .uri("/webhooks/woocommerce")
-        .header("content-type", "application/json")
-        .header(
-            woocommerce::SIGNATURE,
-            woocommerce::sign(WOO_KEY.as_bytes(), body.as_bytes()),
-        )
-        .header(woocommerce::DELIVERY_ID, delivery)
-        .header(woocommerce::TOPIC, "order.updated")
-        .body(Body::from(body))
-        .expect("request")
-}
-
 #[tokio::test]
 async fn an_order_from_the_checkout_block_ends_the_hold_through_detect() {
     let (w, hold) = crate::inputs::ann_holds_the_chair().await;
@@ -105,13 +85,20 @@ async fn an_order_from_the_checkout_block_ends_the_hold_through_detect() {
     let without = w
         .call(
             Api::Detect,
-            order_request(&order(serde_json::json!([])), "d-1"),
+            woocommerce_delivery(
+                "order.updated",
+                "d-1",
+                &order(serde_json::json!([])).to_string(),
+            ),
         )
         .await;
     assert_eq!(without.status, 202, "{}", without.body);
     assert_eq!(held(&w).await, (1, 0));
     let with = w
-        .call(Api::Detect, order_request(&order(meta), "d-2"))
+        .call(
+            Api::Detect,
+            woocommerce_delivery("order.updated", "d-2", &order(meta).to_string()),
+        )
         .await;
     assert_eq!(with.status, 200, "{}", with.body);
     assert_eq!(with.json()["status"], "bought");

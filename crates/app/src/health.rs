@@ -70,6 +70,11 @@ impl Report {
         self.add(Severity::Ok, check, found, None);
     }
 
+    /// The finding of `check`, if it ran.
+    pub fn finding(&self, check: &str) -> Option<&Finding> {
+        self.findings.iter().find(|f| f.check == check)
+    }
+
     /// Whether something blocks notices.
     pub fn blocking(&self) -> bool {
         self.count(Severity::Blocking) > 0

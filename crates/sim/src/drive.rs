@@ -188,6 +188,34 @@ impl Functions {
     }
 }
 
+/// A runtime on tokio's virtual clock, paused: simulated time passes only
+/// while every task waits.
+///
+/// # Panics
+/// When the runtime cannot be built.
+pub fn paused() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .start_paused(true)
+        .build()
+        .expect("a runtime")
+}
+
+/// How many sign-ups `store` keeps for [`sku`] on `shards`: waiting, and
+/// waiting for their confirmation.
+///
+/// # Panics
+/// When the store cannot be read.
+pub async fn stored(store: &MemoryStore, shards: u16) -> usize {
+    let stats = store.stats(&sku(), shards).await.expect("stats");
+    let unconfirmed = store
+        .pending_confirmations(&sku(), 1_000_000, i64::MAX)
+        .await
+        .expect("pending")
+        .len();
+    stats.waiting as usize + unconfirmed
+}
+
 /// A client address per shopper.
 pub fn ip(i: u32) -> IpAddr {
     IpAddr::V4(Ipv4Addr::from(0x0a00_0000 + i))

@@ -168,14 +168,7 @@ async fn signups(cli: &Cli, model: Model, rate: u32, secs: u32, shards: u16, con
             missing += 1;
         }
     }
-    let stats = store.inner().stats(&sku(), shards).await.expect("stats");
-    let unconfirmed = store
-        .inner()
-        .pending_confirmations(&sku(), 1_000_000, i64::MAX)
-        .await
-        .expect("pending")
-        .len();
-    let stored = stats.waiting as usize + unconfirmed;
+    let stored = drive::stored(store.inner(), shards).await;
     let lost = missing + stored.saturating_sub(accepted.len());
     let mut latencies: Vec<Duration> = results.iter().map(|r| r.took).collect();
     latencies.sort();
@@ -259,12 +252,7 @@ fn main() {
         partition_wcu: cli.partition_wcu,
         partition_rcu: cli.partition_rcu,
     };
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .start_paused(true)
-        .build()
-        .expect("a runtime");
-    runtime.block_on(async {
+    drive::paused().block_on(async {
         match cli.load {
             Load::Signups {
                 rate,

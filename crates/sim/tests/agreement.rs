@@ -61,22 +61,17 @@ fn the_model_and_the_strict_double_agree_on_who_gets_in_at_low_load() {
             let (store, _) = restock_store_dynamo::testing::contended_dynamo_store().await;
             run(Arc::new(store), &arrivals).await
         });
-    let in_the_model = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .start_paused(true)
-        .build()
-        .unwrap()
-        .block_on(async {
-            let model = Model {
-                in_flight: Duration::from_millis(5),
-                ..Model::default()
-            };
-            run(
-                Arc::new(SimStore::new(MemoryStore::new(), model)),
-                &arrivals,
-            )
-            .await
-        });
+    let in_the_model = drive::paused().block_on(async {
+        let model = Model {
+            in_flight: Duration::from_millis(5),
+            ..Model::default()
+        };
+        run(
+            Arc::new(SimStore::new(MemoryStore::new(), model)),
+            &arrivals,
+        )
+        .await
+    });
     for (name, (statuses, queue)) in [("the double", &on_the_double), ("the model", &in_the_model)]
     {
         assert_eq!(

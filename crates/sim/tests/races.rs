@@ -14,7 +14,7 @@
 use std::sync::Arc;
 
 use restock_core::{HoldId, ReserveToken, Window};
-use restock_sim::drive::{self, T0, sku};
+use restock_sim::drive::{self, T0, paused, sku};
 use restock_sim::{Model, SimStore};
 use restock_store::model::HoldOutcome;
 use restock_store::port::seeded;
@@ -23,14 +23,6 @@ use restock_store::retry::CLICK_BUDGET;
 use restock_store_memory::MemoryStore;
 
 const WINDOW: Window = Window::from_mins(15);
-
-fn paused() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .start_paused(true)
-        .build()
-        .unwrap()
-}
 
 /// `taps` clicks on each link, all at the same instant.
 async fn click_all(

@@ -254,25 +254,30 @@ impl PlatformFake {
         /// The Admin GraphQL calls `restock connect shopify` makes, as
         /// Shopify answers them: variants and the app's subscriptions (by
         /// topic) a page at a time (an opaque cursor), a new subscription.
+        /// One page of a GraphQL connection over `all`: `$first` nodes
+        /// after the opaque cursor `$after`, and its `pageInfo`.
+        fn page(all: &[serde_json::Value], variables: &serde_json::Value) -> serde_json::Value {
+            let first = variables["first"].as_u64().unwrap_or(50).min(250) as usize;
+            let start = variables["after"]
+                .as_str()
+                .and_then(|c| c.strip_prefix("cursor-"))
+                .and_then(|n| n.parse::<usize>().ok())
+                .unwrap_or(0);
+            let nodes: Vec<_> = all.iter().skip(start).take(first).cloned().collect();
+            let end = start + nodes.len();
+            serde_json::json!({
+                "nodes": nodes,
+                "pageInfo": {"hasNextPage": end < all.len(), "endCursor": (!nodes.is_empty()).then(|| format!("cursor-{end}"))}
+            })
+        }
         fn admin(
             f: &Fake,
             query: &str,
             variables: &serde_json::Value,
         ) -> Option<serde_json::Value> {
             if query.contains("productVariants(first: $first, after: $after)") {
-                let first = variables["first"].as_u64().unwrap_or(50).min(250) as usize;
-                let start = variables["after"]
-                    .as_str()
-                    .and_then(|c| c.strip_prefix("cursor-"))
-                    .and_then(|n| n.parse::<usize>().ok())
-                    .unwrap_or(0);
-                let all = f.variants.lock().expect("lock");
-                let page: Vec<_> = all.iter().skip(start).take(first).cloned().collect();
-                let end = start + page.len();
-                return Some(serde_json::json!({"productVariants": {
-                    "nodes": page,
-                    "pageInfo": {"hasNextPage": end < all.len(), "endCursor": (!page.is_empty()).then(|| format!("cursor-{end}"))}
-                }}));
+                let all = f.variants.lock().expect("lock").clone();
+                return Some(serde_json::json!({"productVariants": page(&all, variables)}));
             }
             if query.contains("locations(first: $first, after: $after, includeInactive: true)") {
                 // Every location that holds stock, and the retail-only ones.
@@ -298,22 +303,11 @@ impl PlatformFake {
             {
                 let topics: Vec<String> =
                     serde_json::from_value(variables["topics"].clone()).unwrap_or_default();
-                let first = variables["first"].as_u64().unwrap_or(50).min(250) as usize;
-                let start = variables["after"]
-                    .as_str()
-                    .and_then(|c| c.strip_prefix("cursor-"))
-                    .and_then(|n| n.parse::<usize>().ok())
-                    .unwrap_or(0);
                 let all: Vec<_> = f.subscriptions.lock().expect("lock").iter()
                     .filter(|(_, topic, _)| topics.is_empty() || topics.contains(topic))
                     .map(|(id, topic, uri)| serde_json::json!({"id": id, "topic": topic, "uri": uri}))
                     .collect();
-                let page: Vec<_> = all.iter().skip(start).take(first).cloned().collect();
-                let end = start + page.len();
-                return Some(serde_json::json!({"webhookSubscriptions": {
-                    "nodes": page,
-                    "pageInfo": {"hasNextPage": end < all.len(), "endCursor": (!page.is_empty()).then(|| format!("cursor-{end}"))}
-                }}));
+                return Some(serde_json::json!({"webhookSubscriptions": page(&all, variables)}));
             }
             if query.contains("webhookSubscriptionCreate(topic: $topic, webhookSubscription: $sub)")
             {

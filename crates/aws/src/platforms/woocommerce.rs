@@ -164,6 +164,16 @@ impl<'a> Api<'a> {
         base(&self.access.url)
     }
 
+    /// A `GET` of REST's `path` (under `/wp-json/wc/v3/`), with the key.
+    fn get(&self, path: &str) -> reqwest::RequestBuilder {
+        self.client
+            .get(format!("{}/wp-json/wc/v3/{path}", self.site()))
+            .basic_auth(
+                &self.access.consumer_key,
+                Some(&self.access.consumer_secret),
+            )
+    }
+
     /// Every page of a list, 100 a page: as many as `X-WP-TotalPages` says,
     /// or, where a proxy or cache dropped that header, until a page comes
     /// back short (never assuming one page: the rest would look unlisted
@@ -176,16 +186,11 @@ impl<'a> Api<'a> {
         let mut page = 1;
         loop {
             let response = self
-                .client
-                .get(format!("{}/wp-json/wc/v3/{path}", self.site()))
+                .get(path)
                 .query(&[
                     ("per_page", PER_PAGE.to_string()),
                     ("page", page.to_string()),
                 ])
-                .basic_auth(
-                    &self.access.consumer_key,
-                    Some(&self.access.consumer_secret),
-                )
                 .send()
                 .await
                 .map_err(|e| unavailable(P, e.without_url()))?;
@@ -264,15 +269,7 @@ impl<'a> Api<'a> {
     /// [`PlatformError`] for any other refusal.
     pub async fn own_signups(&self) -> Result<Option<bool>, PlatformError> {
         let response = self
-            .client
-            .get(format!(
-                "{}/wp-json/wc/v3/settings/products/{OWN_SIGNUPS}",
-                self.site()
-            ))
-            .basic_auth(
-                &self.access.consumer_key,
-                Some(&self.access.consumer_secret),
-            )
+            .get(&format!("settings/products/{OWN_SIGNUPS}"))
             .send()
             .await
             .map_err(|e| unavailable(P, e.without_url()))?;
