@@ -513,6 +513,15 @@ async fn only_stock_sold_online_is_offered(
 ) {
     fake.retail_only.lock().unwrap().insert(COUNTER);
     assert_eq!(w.join("Della").await.status, 201);
+    // A delivery for an item restock does not sell asks the shop nothing.
+    let other = serde_json::json!({
+        "inventory_item_id": 999, "location_id": WAREHOUSE,
+        "available": 5, "updated_at": "2026-12-01T09:00:00Z",
+    });
+    let other = shopify_delivery("inventory_levels/update", "s-0", &other.to_string());
+    let other = w.call(Api::Detect, other).await;
+    assert_eq!(other.status, 202, "{}", other.body);
+    assert_eq!(fake.count("shopify-locations"), 0);
     let counter = w.call(Api::Detect, chair_at(COUNTER, 5, "s-1")).await;
     assert_eq!(counter.status, 200, "{}", counter.body);
     w.settle().await;

@@ -299,7 +299,9 @@ async fn apply(
     let result = async {
         let settings = s.settings().await?;
         let now = s.clock.now_ms();
-        let online = levels::online_locations(s, &settings, platform).await?;
+        // The shop's locations, read once an event is for an item restock
+        // sells (cached per warm function).
+        let mut online = None;
         // Verified: the platform still delivers (the silence check's evidence).
         s.store.heard(source, now).await?;
         let mut results = Vec::with_capacity(events.len());
@@ -314,7 +316,12 @@ async fn apply(
             };
             all_unknown = false;
             event.delivery_id = format!("{source}:{}", event.delivery_id);
-            let sells_online = online.get(&event.location).copied();
+            if online.is_none() {
+                online = Some(levels::online_locations(s, &settings, platform).await?);
+            }
+            let sells_online = online
+                .as_ref()
+                .and_then(|o| o.get(&event.location).copied());
             event.level = levels::sold_from(&settings, &event.location, sells_online, event.level);
             let outcome = match levels::apply_one(s, &settings, source, &entry, &event, now).await?
             {
