@@ -631,9 +631,48 @@ fn every_alarm_tells_the_team_and_the_cost_model_counts_them() {
             None => 1,
         };
     }
-    assert_eq!(alarms.len(), 11);
-    // The cost model (docs/DEPLOY.md) prices fourteen alarm metrics.
-    assert_eq!(metrics, 14);
+    assert_eq!(alarms.len(), 13);
+    // The cost model (docs/DEPLOY.md) prices sixteen alarm metrics.
+    assert_eq!(metrics, 16);
+}
+
+/// SES's own reputation rates alarm where restock warns the team itself,
+/// below where SES reviews an account.
+#[test]
+fn ses_s_bounce_and_complaint_rates_alarm_at_restock_s_own_warnings() {
+    use restock_core::feedback::{BOUNCE_WARNING, COMPLAINT_WARNING};
+    let t = template();
+    // Each with the rate at which SES reviews an account.
+    for (id, metric, threshold, review) in [
+        (
+            "MailBounceRateAlarm",
+            "Reputation.BounceRate",
+            BOUNCE_WARNING,
+            0.05,
+        ),
+        (
+            "MailComplaintRateAlarm",
+            "Reputation.ComplaintRate",
+            COMPLAINT_WARNING,
+            0.001,
+        ),
+    ] {
+        let p = &t["Resources"][id]["Properties"];
+        assert_eq!(p["Namespace"].as_str(), Some("AWS/SES"), "{id}");
+        assert_eq!(p["MetricName"].as_str(), Some(metric), "{id}");
+        let alarmed = p["Threshold"].as_f64().unwrap();
+        assert_eq!(alarmed, threshold, "{id}");
+        assert!(alarmed < review, "{id}: below SES's review");
+        assert_eq!(
+            p["ComparisonOperator"].as_str(),
+            Some("GreaterThanOrEqualToThreshold")
+        );
+        assert_eq!(
+            p["TreatMissingData"].as_str(),
+            Some("notBreaching"),
+            "{id}: no mail, no alarm"
+        );
+    }
 }
 
 /// A metric of restock's namespace as the template names it: its name and
