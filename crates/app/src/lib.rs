@@ -51,8 +51,9 @@ const SETTINGS_TTL: Duration = Duration::from_secs(30);
 
 /// How long a warm function keeps an item's catalogue entry for the
 /// shopper's paths ([`Services::entry`]): a hot item's one entry is asked
-/// about on every sign-up, click and status read. An entry changed by the
-/// team (ended, shards raised, a new checkout URL) is seen within it.
+/// about on every sign-up, page and status read (a click reads the table).
+/// An entry changed by the team (ended, shards raised, a new checkout URL)
+/// is seen within it.
 pub const ENTRY_TTL: Duration = Duration::from_secs(10);
 
 /// The most entries a warm function keeps (an unknown SKU is never kept,

@@ -44,8 +44,8 @@ struct Cli {
     /// Lambda invocations at once in the account (its concurrency quota).
     #[arg(long, default_value_t = 1_000, global = true)]
     concurrency: u32,
-    /// A new execution environment's start (ms): the runtime, the SDK's
-    /// configuration and the keys secret read.
+    /// A new execution environment's start (ms): Lambda's own, and
+    /// restock's init (about 5 ms: `bash scripts/bench-functions.sh`).
     #[arg(long, default_value_t = 200, global = true)]
     cold_start_ms: u64,
     /// Seed of the arrival times.
