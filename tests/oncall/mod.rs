@@ -860,7 +860,7 @@ async fn the_dead_letter_queue_is_listed_and_what_it_names_got_back() {
         "SDK_CLIENT_ERROR: Unable to invoke ApiDestination",
         "sweep: a run",
         "RetriesExhausted: DynamoDB Query failed",
-        "sweep: a customer's erasure",
+        "sweep: an erasure (a customer's or the shop's)",
         "7 messages",
     ] {
         assert!(listed.contains(said), "{said}: {listed}");

@@ -112,14 +112,24 @@ pub fn data_request(masked: &[String], customer_id: Option<u64>, request_id: Opt
 }
 
 /// The shop asked for its data to be erased (Shopify's `shop/redact`, sent
-/// 48 hours after the app was uninstalled).
-pub fn shop_erasure(domain: &str) -> Alert {
+/// 48 hours after the app was uninstalled): being erased, or erased.
+pub fn shop_erasure(domain: &str, erased: Option<u32>) -> Alert {
+    let done = match erased {
+        Some(n) => format!(
+            "What restock did: erased every shopper's request, {n} in all (live ones ended first); only opt-outs are kept, as keyed hashes."
+        ),
+        None => "What restock does: the sweep function erases every shopper's request, a thousand a minute, and says so here when none is left; \
+                 if that message does not come, look in the dead-letter queue (`restock dlq list`)."
+            .to_owned(),
+    };
     Alert {
-        subject: format!("restock: {domain} asks for its data to be erased"),
+        subject: match erased {
+            Some(_) => format!("restock: {domain}'s shoppers are erased"),
+            None => format!("restock: {domain}'s shoppers are being erased"),
+        },
         body: format!(
-            "What happened: Shopify sent shop/redact for {domain}: the app was uninstalled 48 hours ago and the shop's data is to be erased.\n\
-             What to do: everything restock holds is in this stack's DynamoDB table, in your own AWS account. Keep what you must \
-             (`restock export requests --table <TableName>`), delete the stack (`sam delete`), then the table and the keys secret it keeps \
+            "What happened: Shopify sent shop/redact for {domain}: the app was uninstalled 48 hours ago and the shop's data is to be erased.\n{done}\n\
+             The rest is the shop's own settings and catalogue. To remove restock altogether: `sam delete`, then the table and the keys secret it keeps \
              (`aws dynamodb delete-table --table-name <TableName>`, `aws secretsmanager delete-secret --secret-id <KeysSecretArn>`)."
         ),
     }

@@ -3,7 +3,7 @@
 //!
 //! | route | format |
 //! |---|---|
-//! | `POST /webhooks/shopify` | `inventory_levels/update`; `orders/paid` (or `orders/create` once paid) ends the holds the order carried; the privacy topics (`customers/redact`, `customers/data_request`, `shop/redact`) told to the team with their commands; `X-Shopify-Hmac-Sha256` |
+//! | `POST /webhooks/shopify` | `inventory_levels/update`; `orders/paid` (or `orders/create` once paid) ends the holds the order carried; the privacy topics (`customers/redact` and `shop/redact` erased by the sweep, `customers/data_request` told to the team); `X-Shopify-Hmac-Sha256` |
 //! | `POST /webhooks/woocommerce` | `product.updated` / `product.created`; `order.created` / `order.updated` once paid ends the order's hold; `X-WC-Webhook-Signature`; the creation ping |
 //! | `POST /webhooks/stock` | the generic format, Standard Webhooks signature |
 //! | `POST /webhooks/orders` | a purchase that used a hold, Standard Webhooks signature |

@@ -113,6 +113,9 @@ pub enum AppError {
     /// No settings document is stored yet.
     #[error("no settings are stored yet: run `restock settings put settings.toml`")]
     NoSettings,
+    /// Work could not be handed on (a shop's erasure's next pages).
+    #[error(transparent)]
+    HandOn(#[from] ports::PublishError),
 }
 
 impl AppError {
@@ -122,6 +125,7 @@ impl AppError {
             Self::Store(e) => e.is_retryable(),
             Self::Keys(_) => true,
             Self::NoSettings => false,
+            Self::HandOn(_) => true,
         }
     }
 }

@@ -1,11 +1,12 @@
 //! A customer's or the shop's privacy request, as a platform forwards it
-//! (Shopify's compliance topics). A customer's erasure is carried out: every
-//! request of theirs, finished ones included, which reads the whole table,
-//! so detect hands it to the sweep ([`Services::erasures`]) with only the
-//! contact's keyed hashes, and the sweep erases ([`erase`]). A data request
-//! and a shop's erasure are told to the team with the command that answers
-//! them. The team sees masked contacts only; the shop has the customer in
-//! full.
+//! (Shopify's compliance topics). An erasure is carried out: a customer's
+//! (every request of theirs, finished ones included) or the shop's (every
+//! shopper's request). Either reads the whole table, so detect hands it to
+//! the sweep ([`Services::erasures`]) with only the contacts' keyed hashes,
+//! and the sweep erases ([`erase`]); a shop's erasure a few pages per run,
+//! handing the rest on. A data request is told to the team with the command
+//! that answers it. The team sees masked contacts only; the shop has the
+//! customer in full.
 
 use axum::Json;
 use axum::http::StatusCode;
@@ -22,10 +23,45 @@ use crate::{AppError, Services, alerts};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Erasure {
     /// The keyed hashes to erase every request of.
+    #[serde(default)]
     pub contact_keys: Vec<ContactKey>,
     /// The platform's customer id, for the team.
+    #[serde(default)]
     pub customer_id: Option<u64>,
+    /// The shop's erasure (`shop/redact`): every request, whoever's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shop: Option<ShopErasure>,
 }
+
+/// A shop's erasure, and how far it has gone: it scans the table in pages
+/// and forgets each request's contact ([`CaptureStore::forget_contact`],
+/// every request of theirs). A pass that erased anything is followed by
+/// another from the start, so a request the scan's cursor passed over is
+/// found; the erasure ends with a pass that finds none. Only opt-outs are
+/// kept, as keyed hashes, so a shop that comes back never writes to someone
+/// who asked it not to.
+///
+/// [`CaptureStore::forget_contact`]: restock_store::CaptureStore::forget_contact
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShopErasure {
+    /// The shop's domain, for the team.
+    pub domain: String,
+    /// Where the scan carries on; `None` at the start of a pass.
+    #[serde(default)]
+    pub after: Option<String>,
+    /// Requests erased so far.
+    #[serde(default)]
+    pub erased: u32,
+    /// Requests erased in this pass.
+    #[serde(default)]
+    pub pass_erased: u32,
+}
+
+/// Requests a shop's erasure reads per page.
+pub const SHOP_PAGE: usize = 100;
+/// Pages a shop's erasure takes per run before it hands the rest on: a
+/// thousand contacts, eight at a time, well inside the sweep's 50 seconds.
+pub const SHOP_PAGES: usize = 10;
 
 /// Hands an erasure to the function that may read the whole table
 /// (EventBridge to the sweep in production: `restock_aws::EventBridgeErasures`).
@@ -43,6 +79,9 @@ pub trait ErasureQueue: Send + Sync {
 /// # Errors
 /// Store failures (the run is retried, then kept in the dead-letter queue).
 pub async fn erase(s: &Services, erasure: &Erasure) -> Result<u32, AppError> {
+    if let Some(shop) = &erasure.shop {
+        return erase_shop(s, shop.clone(), SHOP_PAGES).await;
+    }
     let erased = erased(s, erasure).await?;
     // The sweep has their keyed hashes only, never the address.
     s.alert(alerts::customer_erasure(
@@ -65,6 +104,67 @@ async fn erased(s: &Services, erasure: &Erasure) -> Result<u32, AppError> {
     Ok(erased)
 }
 
+/// Takes a shop's erasure `pages` pages further, then hands the rest to
+/// [`Services::erasures`] (or, with nothing to take it, carries on here);
+/// tells the team once a pass finds nothing left. The requests this run
+/// erased.
+///
+/// # Errors
+/// Store failures, and a hand-on the bus refused (the run is retried, then
+/// kept in the dead-letter queue; carried on from its event, it repeats no
+/// harm).
+pub async fn erase_shop(
+    s: &Services,
+    mut shop: ShopErasure,
+    pages: usize,
+) -> Result<u32, AppError> {
+    let now = s.clock.now_ms();
+    let mut run = 0;
+    loop {
+        for _ in 0..pages.max(1) {
+            let page = s
+                .store
+                .requests_page(shop.after.as_deref(), SHOP_PAGE)
+                .await?;
+            let contacts: std::collections::BTreeSet<&ContactKey> =
+                page.requests.iter().map(|r| &r.contact_key).collect();
+            let contacts: Vec<&ContactKey> = contacts.into_iter().collect();
+            let mut erased = 0;
+            for eight in contacts.chunks(8) {
+                let forgotten = futures::future::try_join_all(
+                    eight.iter().map(|key| s.store.forget_contact(key, now)),
+                )
+                .await?;
+                erased += forgotten.iter().map(|f| f.erased).sum::<u32>();
+            }
+            (run, shop.erased, shop.pass_erased) = (
+                run + erased,
+                shop.erased + erased,
+                shop.pass_erased + erased,
+            );
+            shop.after = page.next;
+            if shop.after.is_none() {
+                if shop.pass_erased == 0 {
+                    tracing::info!(erased = shop.erased, "the shop's requests erased");
+                    s.alert(alerts::shop_erasure(&shop.domain, Some(shop.erased)))
+                        .await;
+                    return Ok(run);
+                }
+                shop.pass_erased = 0;
+            }
+        }
+        if let Some(queue) = &s.erasures {
+            let rest = Erasure {
+                contact_keys: Vec::new(),
+                customer_id: None,
+                shop: Some(shop),
+            };
+            queue.queue(&rest).await?;
+            return Ok(run);
+        }
+    }
+}
+
 /// Carries out a customer's erasure, or hands it to the sweep; the answer
 /// for the platform (503 when it could be neither, so it is sent again).
 async fn customer_erasure(
@@ -79,6 +179,7 @@ async fn customer_erasure(
     let erasure = Erasure {
         contact_keys: customer.iter().flat_map(|c| c.keys(&pepper)).collect(),
         customer_id,
+        shop: None,
     };
     let masked: Vec<String> = customer.iter().map(Contact::masked).collect();
     let (status, erased) = match &s.erasures {
@@ -113,8 +214,43 @@ fn unavailable(why: &str) -> Response {
         .into_response()
 }
 
-/// Tells the team what `request` asks of them; the answer for the platform
-/// (202: accepted, carried out by the team).
+/// Starts the shop's erasure, or hands it to the sweep; the answer for the
+/// platform (503 when it could be neither, so it is sent again).
+async fn shop_erasure(s: &Services, domain: &str) -> Response {
+    let shop = ShopErasure {
+        domain: domain.to_owned(),
+        after: None,
+        erased: 0,
+        pass_erased: 0,
+    };
+    let (status, erased) = match &s.erasures {
+        Some(queue) => {
+            let erasure = Erasure {
+                contact_keys: Vec::new(),
+                customer_id: None,
+                shop: Some(shop),
+            };
+            if let Err(e) = queue.queue(&erasure).await {
+                return unavailable(&e.to_string());
+            }
+            s.alert(alerts::shop_erasure(domain, None)).await;
+            (StatusCode::ACCEPTED, None)
+        }
+        None => match erase_shop(s, shop, SHOP_PAGES).await {
+            Ok(n) => (StatusCode::OK, Some(n)),
+            Err(e) => return unavailable(&e.to_string()),
+        },
+    };
+    let said = if erased.is_some() {
+        "erased"
+    } else {
+        "queued for erasure"
+    };
+    (status, Json(json!({ "status": said, "erased": erased }))).into_response()
+}
+
+/// Carries out an erasure or tells the team what `request` asks of them;
+/// the answer for the platform.
 pub(crate) async fn privacy(s: &Services, request: PrivacyRequest) -> Response {
     let masked = |customer: &[Contact]| customer.iter().map(Contact::masked).collect::<Vec<_>>();
     let alert = match &request {
@@ -122,12 +258,12 @@ pub(crate) async fn privacy(s: &Services, request: PrivacyRequest) -> Response {
             customer,
             customer_id,
         } => return customer_erasure(s, customer, *customer_id).await,
+        PrivacyRequest::Shop { domain } => return shop_erasure(s, domain).await,
         PrivacyRequest::Report {
             customer,
             customer_id,
             request_id,
         } => alerts::data_request(&masked(customer), *customer_id, *request_id),
-        PrivacyRequest::Shop { domain } => alerts::shop_erasure(domain),
     };
     tracing::warn!(subject = %alert.subject, "a privacy request for the team");
     s.alert(alert).await;

@@ -75,12 +75,12 @@ impl EventSink for EventBridgeSink {
     }
 }
 
-/// The source a customer's erasure is put on the bus with: not restock's
+/// The source an erasure is put on the bus with: not restock's
 /// events' (`restock`), so no rule that forwards those (the events
 /// endpoint, Klaviyo) sees it; the sweep's `Erasures` rule matches it.
 pub const ERASURE_SOURCE: &str = "restock.privacy";
 
-/// Hands a customer's erasure to the sweep through the stack's bus.
+/// Hands an erasure to the sweep through the stack's bus.
 pub struct EventBridgeErasures {
     client: aws_sdk_eventbridge::Client,
     bus: String,

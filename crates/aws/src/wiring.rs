@@ -100,6 +100,7 @@ impl Function {
                 SECRET,
                 ALERT_TOPIC,
                 CONFIGURATION_SET,
+                EVENT_BUS,
                 METRICS_NAMESPACE,
             ],
         }
@@ -230,7 +231,8 @@ fn events(
 
 /// `services` with the platforms' Admin APIs (detect: which locations sell
 /// online, a tie settled by asking for the level; the sweep: the pull) and
-/// where a customer's erasure goes (detect: to the sweep).
+/// where an erasure goes (detect: to the sweep; the sweep: a shop's
+/// erasure's next pages, to itself).
 fn with_platforms(
     mut services: Services,
     erasures: Option<Arc<dyn restock_app::privacy::ErasureQueue>>,
@@ -240,8 +242,9 @@ fn with_platforms(
     services
 }
 
-/// Where detect hands a customer's erasure: the stack's bus, whose
-/// Erasures rule runs the sweep (the erasure reads the whole table).
+/// Where detect hands an erasure, and the sweep a shop's erasure's next
+/// pages: the stack's bus, whose Erasures rule runs the sweep (an erasure
+/// reads the whole table).
 fn erasures(
     sdk: &aws_config::SdkConfig,
     config: &Config,
@@ -327,7 +330,7 @@ pub async fn services(config: &Config) -> Services {
                 clock,
                 entropy,
             );
-            with_platforms(services, None)
+            with_platforms(services, Some(erasures(&sdk, config)))
         }
     }
 }

@@ -3,7 +3,8 @@
 //! every 15 minutes with the constant input `{"restock": "pull"}` (the stock
 //! pull and webhook-silence check, `restock_app::pull::run`); and on a third
 //! with SES's bounce and complaint events (`restock_app::feedback::handle`);
-//! on a fourth with the erasures detect hands on (`source: restock.privacy`,
+//! on a fourth with the erasures detect hands on, and a shop erasure's next
+//! pages it hands itself (`source: restock.privacy`,
 //! `restock_app::privacy::erase`); and by a CloudWatch Logs subscription with SNS's failed-text log entries
 //! (`restock_aws::logs::handle`).
 //! A store failure is returned as an error so EventBridge tries again.
@@ -32,7 +33,7 @@ enum SweepEvent {
     /// SNS's failed-text log entries from a CloudWatch Logs subscription
     /// (`{"awslogs": {"data": …}}`).
     Logs(serde_json::Value),
-    /// A customer's erasure detect handed on (the stack's bus, `source:
+    /// An erasure detect (or a shop erasure's last run) handed on (the stack's bus, `source:
     /// restock.privacy`): its `detail`.
     Erase(Erasure),
 }
@@ -152,7 +153,7 @@ mod tests {
         assert!(logs::is_logs_event(&texts));
         assert!(matches!(
             read(include_str!("../../../events/sweep-erasure.json")),
-            SweepEvent::Erase(Erasure { contact_keys, customer_id: Some(191_167) }) if contact_keys.len() == 2
+            SweepEvent::Erase(Erasure { contact_keys, customer_id: Some(191_167), shop: None }) if contact_keys.len() == 2
         ));
         // Another input to the pull rule, or another source: the sweep.
         assert_eq!(read(r#"{"restock": "other"}"#), SweepEvent::Sweep);

@@ -71,7 +71,7 @@ pub enum Asked {
     Feedback(Value),
     /// One of restock's own events.
     Event,
-    /// A customer's erasure detect handed on (the event's `detail`).
+    /// An erasure handed to the sweep (the event's `detail`).
     Erase(Value),
 }
 
@@ -179,7 +179,9 @@ impl Letter {
             Source::Stream { size, .. } => format!("notify: a batch of {size} stream records"),
             Source::Sweep(Asked::Pull) => "sweep: a stock pull".into(),
             Source::Sweep(Asked::Feedback(_)) => "sweep: an SES bounce or complaint".into(),
-            Source::Sweep(Asked::Erase(_)) => "sweep: a customer's erasure".into(),
+            Source::Sweep(Asked::Erase(_)) => {
+                "sweep: an erasure (a customer's or the shop's)".into()
+            }
             Source::Sweep(_) => "sweep: a run".into(),
             Source::Target { event, .. } => match asked(event) {
                 Asked::Event => format!(
@@ -188,7 +190,7 @@ impl Letter {
                     event["detail"]["id"].as_str().unwrap_or_default()
                 ),
                 Asked::Feedback(_) => "the bus: an SES bounce or complaint".into(),
-                Asked::Erase(_) => "the bus: a customer's erasure".into(),
+                Asked::Erase(_) => "the bus: an erasure (a customer's or the shop's)".into(),
                 Asked::Pull => "the bus: a stock pull's schedule".into(),
                 Asked::Sweep => "the bus: the sweep's schedule".into(),
             },
@@ -206,7 +208,7 @@ impl Letter {
                 "the stream may no longer have it: wake every item someone waits for"
             }
             (_, Some(Asked::Feedback(_))) => "apply the bounce or complaint now",
-            (_, Some(Asked::Erase(_))) => "erase the customer's requests now",
+            (_, Some(Asked::Erase(_))) => "erase the requests now (a shop's: every page left)",
             (Source::Target { .. }, Some(Asked::Event)) => {
                 "put the event on the bus again (the endpoint's rule posts it)"
             }
@@ -393,7 +395,7 @@ async fn redo(
     }
 }
 
-/// A customer's erasure carried out now, as the sweep would have.
+/// An erasure carried out now, as the sweep would have (a shop's to its end).
 async fn erase(
     sdk: &aws_config::SdkConfig,
     deployed: &Deployed,
