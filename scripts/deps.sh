@@ -9,8 +9,8 @@
 #     in a project-local virtual environment (.venv/, put first on PATH)
 #   - playwright-core and liquidjs for the browser story (npm ci in
 #     tests/browser)
-#   - Chromium, and PHP's command line for the WordPress plugin's tests
-#     (apt-get, as root)
+#   - Chromium, PHP's command line for the WordPress plugin's tests, and
+#     libfaketime for the binaries run at a set time (apt-get, as root)
 #   - the aarch64 Rust standard library for the Lambda build (rustup);
 #     scripts/build-lambda.sh fails, saying so, where it cannot be fetched
 #   - cargo-mutants (cargo install, pinned), for scripts/mutants.sh
@@ -74,6 +74,7 @@ ensure_deps() {
 
   if [ ! -x /usr/bin/chromium ]; then deps_apt chromium; fi
   command -v php >/dev/null || deps_apt php-cli
+  ls /usr/lib/*/faketime/libfaketime.so.1 >/dev/null 2>&1 || deps_apt libfaketime
   command -v npm >/dev/null || deps_apt nodejs npm
   # Again whenever the lock file changes (a stamp beside the modules).
   local lock stamp=tests/browser/node_modules/.lock.sha256

@@ -150,9 +150,10 @@ async fn main() {
                 Sent::Email { .. } => Channel::Email,
                 Sent::Sms { .. } => Channel::Sms,
             };
+            let contact = restock_core::Contact::on(channel, notice.to()).unwrap();
             let zone_id = Zone::named(zone).unwrap();
             assert_eq!(
-                sleepers.asleep_until(channel, Some(&zone_id)),
+                sleepers.asleep_until(&contact, Some(&zone_id)),
                 None,
                 "{} told inside their quiet hours ({zone}) at {}",
                 notice.to(),

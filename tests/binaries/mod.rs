@@ -70,7 +70,20 @@ pub(crate) async fn run_with(
     event: &str,
     env: &[(&str, &str)],
 ) -> (Outcome, String) {
+    run_clocked(d, name, event, env, 0).await
+}
+
+/// [`run_with`], the binary's clock set `offset_ms` from the wall clock
+/// (by libfaketime in `env`), and its deadline on that clock.
+async fn run_clocked(
+    d: &Deployment,
+    name: &str,
+    event: &str,
+    env: &[(&str, &str)],
+    offset_ms: i128,
+) -> (Outcome, String) {
     let api = RuntimeApi::start().await;
+    api.clock_offset(offset_ms);
     let mut child = spawn_with(d, &api, name, None, env);
     let outcome = api.invoke(event).await;
     // What it writes after answering (its metrics) is part of its output.
@@ -729,6 +742,12 @@ async fn joined(
     now: i64,
 ) -> restock_core::RequestId {
     let id = restock_core::RequestId::from_random(rand_bytes(contact.address()));
+    let entry = d
+        .store
+        .catalogue_entry(sku)
+        .await
+        .unwrap()
+        .expect("a catalogued item");
     let outcome = d
         .store
         .join(restock_store::NewRequest {
@@ -738,7 +757,7 @@ async fn joined(
             contact_key: contact.key(&pepper()),
             contact,
             now,
-            shards: 2,
+            shards: entry.shards,
             lifetime_ms: 86_400_000,
             manage_hash: None,
             language: None,
@@ -864,6 +883,106 @@ async fn the_notify_binary_keeps_quiet_hours_and_holds_a_launch_back() {
         std::slice::from_ref(&throw),
         "woken at the launch"
     );
+}
+
+/// Milliseconds since the epoch of an RFC 3339 time.
+fn rfc3339_ms(at: &str) -> i64 {
+    time::OffsetDateTime::parse(at, &time::format_description::well_known::Rfc3339)
+        .map(|t| (t.unix_timestamp_nanos() / 1_000_000) as i64)
+        .unwrap()
+}
+
+/// libfaketime, which sets the clock a binary reads (its monotonic clock
+/// left alone, so its timers run as usual): `scripts/deps.sh` installs it.
+fn faketime() -> String {
+    let found = ["x86_64-linux-gnu", "aarch64-linux-gnu"]
+        .iter()
+        .map(|arch| format!("/usr/lib/{arch}/faketime/libfaketime.so.1"))
+        .find(|path| std::path::Path::new(path).exists());
+    found.expect(
+        "libfaketime is missing: run `bash scripts/test.sh`, whose scripts/deps.sh installs it",
+    )
+}
+
+/// Runs notify on `record` with its clock at `at` (RFC 3339, UTC).
+async fn notify_at(d: &Deployment, record: &str, at: &str) -> String {
+    let library = faketime();
+    let start = format!("@{}", at.trim_end_matches('Z').replace('T', " "));
+    let offset = i128::from(rfc3339_ms(at)) - i128::from(wall_ms());
+    let (outcome, logs) = run_clocked(
+        d,
+        "notify",
+        record,
+        &[
+            ("LD_PRELOAD", library.as_str()),
+            ("FAKETIME", start.as_str()),
+            ("FAKETIME_DONT_FAKE_MONOTONIC", "1"),
+            ("TZ", "UTC"),
+        ],
+        offset,
+    )
+    .await;
+    assert_eq!(
+        outcome,
+        Outcome::Response("{\"batchItemFailures\":[]}".into()),
+        "{logs}"
+    );
+    logs
+}
+
+/// Legal hours through the notify binary, its clock set: a Florida number
+/// (area code 305, no browser zone) is not texted at 20:30 there, inside
+/// the federal window but outside Florida's, and is texted at 08:00; a
+/// French number is not texted on a Sunday and is texted on Monday at
+/// 08:00. Each keeps its place meanwhile. The shop's quiet hours are off,
+/// so only the law holds them back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_notify_binary_texts_each_number_inside_its_place_s_legal_hours() {
+    let mut s = settings();
+    s.quiet_hours = restock_core::QuietHours {
+        sms: None,
+        ..restock_core::QuietHours::default()
+    };
+    let d = Deployment::create(s).await;
+    let ms = rfc3339_ms;
+    let cases = [
+        (
+            "THROW-OAT",
+            "+33612345678",
+            "2026-12-06T11:00:00Z",
+            "2026-12-07T07:00:00Z",
+        ),
+        (
+            CHAIR,
+            "+13057365000",
+            "2026-12-08T01:30:00Z",
+            "2026-12-08T13:00:00Z",
+        ),
+    ];
+    for (sku, number, held, told) in cases {
+        let sku = Sku::try_from(sku).unwrap();
+        let contact = restock_core::Contact::Sms(restock_core::Phone::parse(number).unwrap());
+        let texted = || async {
+            sns_texts(&d.endpoint)
+                .await
+                .into_iter()
+                .filter(|t| t.0 == number)
+                .count()
+        };
+        let before = texted().await;
+        let id = joined(&d, &sku, contact, None, ms(held) - 60_000).await;
+        level(&d, &sku, 1, &format!("{sku}-1"), ms(held) - 30_000).await;
+        let record = fixture("notify-restock-record.json").replace(CHAIR, sku.as_str());
+        let logs = notify_at(&d, &record, held).await;
+        assert_eq!(texted().await, before, "{number} at {held}: {logs}");
+        let request = d.store.request(&id).await.unwrap().unwrap();
+        assert!(
+            matches!(request.state, restock_core::RequestState::Waiting),
+            "{request:?}"
+        );
+        let logs = notify_at(&d, &record, told).await;
+        assert_eq!(texted().await, before + 1, "{number} at {told}: {logs}");
+    }
 }
 
 /// Assisted revenue through the detect binary: a Shopify order without a

@@ -70,11 +70,11 @@ async fn a_restock_reaches_each_shopper_when_they_wake(w: World, outbox: Arc<Out
     // 01:00 tomorrow in Sydney, and 04:00 in Honolulu.
     w.advance(5 * HOUR);
     let ana = "+61412345671";
-    let ben = "+12127365000";
+    let ben = "+18087365000";
     let cai = w.email("Cai");
     let dee = "+16467365000";
     join(&w, "Ana", ("phone", ana), Some("Australia/Sydney")).await;
-    // A form post without the script: the number's country, every zone of it.
+    // A form post without the script: the number's area code (808, Hawaii).
     join(&w, "Ben", ("phone", ben), None).await;
     join(&w, "Cai", ("email", &cai), Some("Australia/Sydney")).await;
     join(&w, "Dee", ("phone", dee), Some("America/New_York")).await;
@@ -89,7 +89,7 @@ async fn a_restock_reaches_each_shopper_when_they_wake(w: World, outbox: Arc<Out
     );
     w.assert_never_oversold().await;
 
-    // 18:00 UTC: 08:00 in Honolulu, so all of the US is awake. The units
+    // 18:00 UTC: 08:00 in Honolulu, so Ben is awake. The units
     // Cai and Dee let lapse are free again; Ana still sleeps (05:00).
     w.advance(4 * HOUR);
     w.settle().await;

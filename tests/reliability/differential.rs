@@ -645,8 +645,9 @@ async fn run(
         {
             let who = memory.who(notice.to()).ok_or("a notice to a stranger")?;
             let zone = restock_core::Zone::named(ZONES[usize::from(who)]);
-            if let Some(until) = sleepers.asleep_until(restock_core::Channel::Email, zone.as_ref())
-            {
+            let contact = restock_core::Contact::on(restock_core::Channel::Email, notice.to())
+                .map_err(|e| e.to_string())?;
+            if let Some(until) = sleepers.asleep_until(&contact, zone.as_ref()) {
                 return Err(format!(
                     "step {n} {op:?} told shopper {who} ({}) inside their quiet hours, which end at {}",
                     ZONES[usize::from(who)],

@@ -30,6 +30,8 @@ struct EmulatorState {
     first_poll: Arc<Mutex<Option<std::time::Instant>>>,
     polls: Arc<AtomicUsize>,
     init_error: Arc<Mutex<Option<String>>>,
+    /// How far the function's clock is set from the wall clock (libfaketime).
+    clock_offset_ms: Arc<Mutex<i128>>,
 }
 
 /// A Lambda Runtime API emulator on loopback: the compiled binaries poll it
@@ -54,6 +56,7 @@ impl RuntimeApi {
             first_poll: Arc::new(Mutex::new(None)),
             polls: Arc::new(AtomicUsize::new(0)),
             init_error: Arc::new(Mutex::new(None)),
+            clock_offset_ms: Arc::new(Mutex::new(0)),
         };
         async fn next(State(s): State<EmulatorState>) -> axum::response::Response {
             s.first_poll
@@ -68,10 +71,13 @@ impl RuntimeApi {
                 .lock()
                 .expect("lock")
                 .insert(invocation.id.clone(), invocation.done);
-            let deadline = std::time::SystemTime::now()
+            let now = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .expect("clock")
-                .as_millis()
+                .as_millis();
+            // On the function's clock, as Lambda's deadline is on Lambda's.
+            let deadline = i128::try_from(now).expect("a time")
+                + *s.clock_offset_ms.lock().expect("lock")
                 + 60_000;
             (
                 [
@@ -138,6 +144,12 @@ impl RuntimeApi {
             state,
             next_id: AtomicUsize::new(1),
         }
+    }
+
+    /// Gives the deadlines of later invocations on a function clock set
+    /// `offset_ms` from the wall clock (as libfaketime sets it).
+    pub fn clock_offset(&self, offset_ms: i128) {
+        *self.state.clock_offset_ms.lock().expect("lock") = offset_ms;
     }
 
     /// Invokes the function with `event` and waits (up to a minute) for its answer.

@@ -327,9 +327,7 @@ async fn held_back(
         crate::notify::Gate::Open
     );
     let mut sleepers = restock_core::Sleepers::new(&settings.quiet_hours, &settings.time_zone, now);
-    let asleep = sleepers
-        .asleep_until(r.contact.channel(), r.zone.as_ref())
-        .is_some();
+    let asleep = sleepers.asleep_until(&r.contact, r.zone.as_ref()).is_some();
     let held = closed || asleep || s.store.is_opted_out(&r.contact_key).await?;
     if held {
         tracing::info!(sku = %r.sku, request = %r.id, asleep, closed, "reminder dropped");

@@ -99,5 +99,30 @@ fn verify(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, plan, verify);
+fn sleepers(c: &mut Criterion) {
+    // 10,000 texts to numbers across area codes, countries and zones: who
+    // is asleep or outside their legal hours, as a wave asks.
+    let prefixes = [
+        "+1305", "+1212", "+1808", "+1416", "+3361", "+44740", "+6141",
+    ];
+    let contacts: Vec<restock_core::Contact> = (0..10_000)
+        .map(|i| {
+            let number = format!("{}{:07}", prefixes[i % prefixes.len()], 2_345_000 + i);
+            restock_core::Contact::Sms(restock_core::Phone::parse(&number).expect("a number"))
+        })
+        .collect();
+    let hours = restock_core::QuietHours::default();
+    let shop = restock_core::Zone::utc();
+    c.bench_function("who of 10k texted is asleep or outside legal hours", |b| {
+        b.iter(|| {
+            let mut sleepers = restock_core::Sleepers::new(&hours, &shop, 1_796_630_400_000);
+            contacts
+                .iter()
+                .filter(|c| sleepers.asleep_until(c, None).is_some())
+                .count()
+        });
+    });
+}
+
+criterion_group!(benches, plan, verify, sleepers);
 criterion_main!(benches);

@@ -187,7 +187,7 @@ async fn main() {
             } else {
                 QuietHours {
                     sms: None,
-                    email: None,
+                    ..QuietHours::default()
                 }
             },
             shop_zone: Zone::utc(),

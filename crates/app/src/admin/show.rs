@@ -210,7 +210,7 @@ impl Admin {
                 entry: entry.as_ref(),
                 pause: pause.as_ref(),
                 history: &history,
-                asleep_until: sleepers.asleep_until(r.contact.channel(), r.zone.as_ref()),
+                asleep_until: sleepers.asleep_until(&r.contact, r.zone.as_ref()),
             };
             let (lines, value) = shown(r, &cx, with_contacts, &shop_zone);
             text.extend(lines);

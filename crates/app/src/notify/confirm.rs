@@ -61,7 +61,7 @@ async fn awake<'a>(
     let mut first_wake: Option<restock_core::Millis> = None;
     let mut awake = Vec::with_capacity(pending.len());
     for r in pending {
-        match sleepers.asleep_until(r.contact.channel(), r.zone.as_ref()) {
+        match sleepers.asleep_until(&r.contact, r.zone.as_ref()) {
             Some(until) => {
                 first_wake = Some(first_wake.map_or(until, |w| w.min(until)));
                 report.asleep += 1;

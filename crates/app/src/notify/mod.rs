@@ -301,7 +301,7 @@ async fn gather_offers(
         offer_window: settings.offer_window,
         shards: entry.shards,
         max_offers: s.max_offers_per_wave,
-        quiet_hours: settings.quiet_hours,
+        quiet_hours: settings.quiet_hours.clone(),
         shop_zone: settings.time_zone.clone(),
     };
     let now = s.clock.now_ms();
@@ -311,7 +311,7 @@ async fn gather_offers(
     let mut sleepers = params.sleepers(now);
     let mut offers = s.store.reissue_unsent(sku, &mut random).await?;
     offers.retain(|o| {
-        let asleep = sleepers.asleep_until(o.request.contact.channel(), o.request.zone.as_ref());
+        let asleep = sleepers.asleep_until(&o.request.contact, o.request.zone.as_ref());
         if asleep.is_some() {
             tracing::info!(%sku, request = %o.request.id, "unsent offer kept back: quiet hours");
             report.asleep += 1;

@@ -20,7 +20,9 @@ use jiff::tz::TimeZone;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::Millis;
-use crate::contact::{Channel, Phone};
+use crate::contact::{Channel, Contact, Phone};
+
+pub mod legal;
 
 /// The tz database's table of countries and their zones (public domain).
 const ZONE_TABLE: &str = include_str!("zone1970.tab");
@@ -88,20 +90,27 @@ impl Zone {
         &self.0
     }
 
-    /// The zone's clocks: one, or each of a country's.
-    fn clocks(&self) -> Vec<TimeZone> {
-        let names: Vec<&str> = if is_country(&self.0) {
+    /// The zone's names: one, or each of a country's.
+    fn names(&self) -> Vec<String> {
+        if is_country(&self.0) {
             countries()
                 .get(self.0.as_str())
-                .cloned()
+                .map(|names| names.iter().map(|n| (*n).to_owned()).collect())
                 .unwrap_or_default()
         } else {
-            vec![self.0.as_str()]
-        };
-        names
-            .into_iter()
-            .filter_map(|name| jiff::tz::db().get(name).ok())
-            .collect()
+            vec![self.0.clone()]
+        }
+    }
+
+    /// The zone's clocks: one, or each of a country's.
+    fn clocks(&self) -> Vec<TimeZone> {
+        clocks(&self.names())
+    }
+
+    /// Whether this is a whole country (a phone number's), not a browser's
+    /// zone.
+    fn is_country(&self) -> bool {
+        is_country(&self.0)
     }
 }
 
@@ -128,6 +137,14 @@ impl<'de> Deserialize<'de> for Zone {
         let s = String::deserialize(d)?;
         Self::from_stored(&s).map_err(serde::de::Error::custom)
     }
+}
+
+/// The clocks of zones named in the tz database.
+fn clocks(names: &[String]) -> Vec<TimeZone> {
+    names
+        .iter()
+        .filter_map(|name| jiff::tz::db().get(name).ok())
+        .collect()
 }
 
 fn is_country(s: &str) -> bool {
@@ -192,6 +209,11 @@ impl Span {
         Ok(span)
     }
 
+    /// Its first time and its last.
+    fn times(self) -> (Time, Time) {
+        (self.from, self.to)
+    }
+
     /// Whether local time `t` is inside.
     fn covers(self, t: Time) -> bool {
         if self.from < self.to {
@@ -252,8 +274,10 @@ fn span_serialize<S: Serializer>(span: &Option<Span>, s: S) -> Result<S::Ok, S::
     }
 }
 
-/// Quiet hours per channel (the settings' `[quiet_hours]`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// Quiet hours per channel (the settings' `[quiet_hours]`), and the shop's
+/// own legal hours for texts by place (`[quiet_hours.legal]`, replacing
+/// [`legal::RULES`]' for that place).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct QuietHours {
     /// Texts: 21:00–08:00 by default.
@@ -270,6 +294,9 @@ pub struct QuietHours {
         serialize_with = "span_serialize"
     )]
     pub email: Option<Span>,
+    /// The shop's legal hours for texts, by place (`US-FL`, `FR`).
+    #[serde(default, skip_serializing_if = "legal::Overrides::is_empty")]
+    pub legal: legal::Overrides,
 }
 
 fn default_sms() -> Option<Span> {
@@ -281,6 +308,7 @@ impl Default for QuietHours {
         Self {
             sms: default_sms(),
             email: None,
+            legal: legal::Overrides::new(),
         }
     }
 }
@@ -295,14 +323,18 @@ impl QuietHours {
     }
 }
 
-/// Asks, for many shoppers at one moment, who is asleep and until when;
-/// each zone and channel is worked out once.
+/// Asks, for many shoppers at one moment, who is asleep (inside their quiet
+/// hours, or, for a text, outside their place's legal hours) and until
+/// when; each zone, place and channel is worked out once.
 #[derive(Debug)]
 pub struct Sleepers<'a> {
     hours: &'a QuietHours,
     shop: &'a Zone,
     now: Millis,
-    known: HashMap<(Channel, Option<Zone>), Option<Millis>>,
+    known: HashMap<(Channel, Option<Zone>, Option<legal::Place>), Option<Millis>>,
+    /// Places by a number's first seven digits, which tell its country
+    /// and, in North America, its area code.
+    places: HashMap<String, Option<legal::Place>>,
 }
 
 impl<'a> Sleepers<'a> {
@@ -314,33 +346,96 @@ impl<'a> Sleepers<'a> {
             shop,
             now,
             known: HashMap::new(),
+            places: HashMap::new(),
         }
     }
 
-    /// When a shopper told on `channel`, in `zone` (`None`: the shop's), is
-    /// next awake; `None` when they are awake now.
-    pub fn asleep_until(&mut self, channel: Channel, zone: Option<&Zone>) -> Option<Millis> {
-        let span = self.hours.on(channel)?;
-        let (hours_zone, now) = (zone.unwrap_or(self.shop), self.now);
-        *self
-            .known
-            .entry((channel, zone.cloned()))
-            .or_insert_with(|| wakes_at(span, &hours_zone.clocks(), now))
+    /// When a shopper at `contact`, in `zone` (`None`: the shop's), is next
+    /// awake and may lawfully be told; `None` when that is now. A text's
+    /// number is placed ([`legal::Place`]): its area code's zones stand for
+    /// a zone known only by country, and its rules hold on those and on the
+    /// browser's zone.
+    pub fn asleep_until(&mut self, contact: &Contact, zone: Option<&Zone>) -> Option<Millis> {
+        let channel = contact.channel();
+        let place = match contact {
+            Contact::Sms(phone) => {
+                let digits = phone.as_str();
+                let prefix = digits.get(..8).unwrap_or(digits);
+                self.places
+                    .entry(prefix.to_owned())
+                    .or_insert_with(|| legal::Place::of_phone(phone))
+                    .clone()
+            }
+            Contact::Email(_) => None,
+        };
+        let key = (channel, zone.cloned(), place);
+        if let Some(known) = self.known.get(&key) {
+            return *known;
+        }
+        let (_, zone, place) = &key;
+        // A browser's zone is the shopper's; a country's, or the shop's, only
+        // a guess the number's place betters.
+        let browser = zone.as_ref().filter(|z| !z.is_country());
+        let own = match (browser, place) {
+            (Some(browser), _) => browser.clocks(),
+            (None, Some(place)) if !place.zones.is_empty() => clocks(&place.zones),
+            (None, _) => zone.as_ref().unwrap_or(self.shop).clocks(),
+        };
+        let mut blocks = Vec::new();
+        if let Some(span) = self.hours.on(channel) {
+            blocks.push(Block::Quiet(span, own.clone()));
+        }
+        if let Some(place) = place {
+            let mut on = clocks(&place.zones);
+            on.extend(browser.map(Zone::clocks).unwrap_or_default());
+            blocks.extend(
+                place
+                    .rules(&self.hours.legal)
+                    .into_iter()
+                    .map(|rule| Block::Legal(rule, on.clone())),
+            );
+        }
+        let at = wakes_at(&blocks, self.now);
+        self.known.insert(key, at);
+        at
     }
 }
 
-/// How many times the wake is moved on across a country's zones before it
-/// is taken as it is (a span of hours that, over every zone of a wide
-/// country, leaves no waking hour at all).
+/// What keeps a message back, on which clocks.
+enum Block {
+    /// Quiet hours.
+    Quiet(Span, Vec<TimeZone>),
+    /// A place's legal hours.
+    Legal(legal::Rule, Vec<TimeZone>),
+}
+
+impl Block {
+    /// When this block, on the clock it ends latest, lets go of `at`;
+    /// `None` when it does not hold `at`.
+    fn ends_after(&self, at: Timestamp) -> Option<Timestamp> {
+        match self {
+            Self::Quiet(span, clocks) => {
+                clocks.iter().filter_map(|tz| span.ends_after(tz, at)).max()
+            }
+            Self::Legal(rule, clocks) => clocks
+                .iter()
+                .filter_map(|tz| rule.closed_until(tz, at))
+                .max(),
+        }
+    }
+}
+
+/// How many times the wake is moved on before it is taken as it is (a span
+/// of hours that, over every zone of a wide country, leaves no waking hour
+/// at all).
 const MAX_STEPS: usize = 64;
 
-/// When nobody keeping `span` on any of `clocks` is inside it, from `now`
-/// on; `None` when that is now.
-fn wakes_at(span: Span, clocks: &[TimeZone], now: Millis) -> Option<Millis> {
+/// When no block holds, from `now` on; `None` when that is now.
+fn wakes_at(blocks: &[Block], now: Millis) -> Option<Millis> {
     let start = Timestamp::from_millisecond(now).ok()?;
     let mut at = start;
     for _ in 0..MAX_STEPS {
-        let later = clocks.iter().filter_map(|tz| span.ends_after(tz, at)).max();
+        let later = blocks.iter().filter_map(|b| b.ends_after(at)).max();
         match later {
             Some(end) if end > at => at = end,
             _ => break,
@@ -361,6 +456,20 @@ mod tests {
         Zone::from_stored(s).unwrap()
     }
 
+    /// A text to `number`.
+    fn sms(number: &str) -> Contact {
+        Contact::Sms(Phone::parse(number).unwrap())
+    }
+
+    /// A British number: no legal hours of its own, only quiet hours.
+    fn uk() -> Contact {
+        sms("+44 7911 123456")
+    }
+
+    fn email() -> Contact {
+        Contact::on(Channel::Email, "della@example.com").unwrap()
+    }
+
     #[test]
     fn a_text_waits_for_eight_in_the_shoppers_own_zone() {
         let hours = QuietHours::default();
@@ -368,14 +477,14 @@ mod tests {
         // 09:00 in New York is 01:00 the next day in Sydney (summer there).
         let now = ms("2026-12-07T14:00:00Z");
         let mut sleepers = Sleepers::new(&hours, &shop, now);
-        assert_eq!(sleepers.asleep_until(Channel::Sms, None), None);
+        assert_eq!(sleepers.asleep_until(&uk(), None), None);
         assert_eq!(
-            sleepers.asleep_until(Channel::Sms, Some(&zone("Australia/Sydney"))),
+            sleepers.asleep_until(&uk(), Some(&zone("Australia/Sydney"))),
             Some(ms("2026-12-07T21:00:00Z")),
             "08:00 on the 8th in Sydney (UTC+11)"
         );
         assert_eq!(
-            sleepers.asleep_until(Channel::Email, Some(&zone("Australia/Sydney"))),
+            sleepers.asleep_until(&email(), Some(&zone("Australia/Sydney"))),
             None,
             "email has no quiet hours by default"
         );
@@ -393,7 +502,7 @@ mod tests {
         ] {
             let mut sleepers = Sleepers::new(&hours, &london, ms(at));
             assert_eq!(
-                sleepers.asleep_until(Channel::Sms, None),
+                sleepers.asleep_until(&uk(), None),
                 asleep.map(ms),
                 "at {at}"
             );
@@ -404,13 +513,13 @@ mod tests {
     fn a_span_ending_in_the_spring_gap_ends_when_the_clock_passes_it() {
         let hours = QuietHours {
             sms: Some(Span::parse("22:00-02:30").unwrap()),
-            email: None,
+            ..QuietHours::default()
         };
         let ny = zone("America/New_York");
         // 2027-03-14: 02:00 EST jumps to 03:00 EDT; 02:30 never shows.
         let mut sleepers = Sleepers::new(&hours, &ny, ms("2027-03-14T05:00:00Z"));
         assert_eq!(
-            sleepers.asleep_until(Channel::Sms, None),
+            sleepers.asleep_until(&uk(), Some(&ny)),
             Some(ms("2027-03-14T07:30:00Z")),
             "03:30 EDT, the compatible reading of 02:30"
         );
@@ -420,35 +529,102 @@ mod tests {
     fn a_country_is_quiet_while_any_of_its_zones_is() {
         let hours = QuietHours::default();
         let shop = Zone::utc();
-        let us = Phone::parse("+1 212 555 0100").unwrap();
-        let country = Zone::of_phone(&us).unwrap();
-        assert_eq!(country.as_str(), "US");
-        // 14:00 UTC: 09:00 in New York, 04:00 in Honolulu.
-        let mut sleepers = Sleepers::new(&hours, &shop, ms("2026-12-07T14:00:00Z"));
+        let perth = sms("+61 412 345 678");
+        let country = Zone::of_phone(&Phone::parse("+61 412 345 678").unwrap()).unwrap();
+        assert_eq!(country.as_str(), "AU");
+        // 22:00 UTC: 09:00 in Sydney (summer), 06:00 in Perth.
+        let mut sleepers = Sleepers::new(&hours, &shop, ms("2026-12-07T22:00:00Z"));
         assert_eq!(
-            sleepers.asleep_until(Channel::Sms, Some(&country)),
+            sleepers.asleep_until(&perth, Some(&country)),
+            Some(ms("2026-12-08T00:00:00Z")),
+            "08:00 in Perth"
+        );
+    }
+
+    #[test]
+    fn a_us_number_is_placed_by_its_area_code_not_its_whole_country() {
+        let hours = QuietHours::default();
+        let shop = Zone::utc();
+        let new_york = sms("+1 212 555 0100");
+        let country = Zone::of_phone(&Phone::parse("+1 212 555 0100").unwrap()).unwrap();
+        assert_eq!(country.as_str(), "US");
+        // 14:00 UTC: 09:00 in New York (04:00 in Honolulu, no matter).
+        let mut sleepers = Sleepers::new(&hours, &shop, ms("2026-12-07T14:00:00Z"));
+        assert_eq!(sleepers.asleep_until(&new_york, Some(&country)), None);
+        // A browser in Honolulu: the stricter of the two.
+        assert_eq!(
+            sleepers.asleep_until(&new_york, Some(&zone("Pacific/Honolulu"))),
             Some(ms("2026-12-07T18:00:00Z")),
             "08:00 in Honolulu"
         );
-        // 03:00 UTC: 22:00 in New York; the first zone awake again is
-        // New York at 08:00, but Honolulu sleeps until 18:00 UTC.
-        let mut sleepers = Sleepers::new(&hours, &shop, ms("2026-12-07T03:00:00Z"));
-        let until = sleepers.asleep_until(Channel::Sms, Some(&country)).unwrap();
-        assert_eq!(until, ms("2026-12-07T18:00:00Z"));
-        let au = Zone::of_phone(&Phone::parse("+61 412 345 678").unwrap()).unwrap();
-        assert_eq!(au.as_str(), "AU");
+    }
+
+    #[test]
+    fn florida_texts_stop_at_eight_and_france_waits_out_sundays_and_holidays() {
+        let hours = QuietHours::default();
+        let shop = Zone::utc();
+        let miami = sms("+1 305 555 0100");
+        // 20:30 EST in Miami: inside the federal window, outside Florida's.
+        let mut sleepers = Sleepers::new(&hours, &shop, ms("2026-12-08T01:30:00Z"));
+        assert_eq!(
+            sleepers.asleep_until(&miami, None),
+            Some(ms("2026-12-08T13:00:00Z")),
+            "08:00 EST"
+        );
+        let mut sleepers = Sleepers::new(&hours, &shop, ms("2026-12-08T13:00:00Z"));
+        assert_eq!(sleepers.asleep_until(&miami, None), None, "08:00 EST");
+        let paris = sms("+33 6 12 34 56 78");
+        // Sunday 2026-12-06, noon in Paris: Monday 08:00.
+        let mut sleepers = Sleepers::new(&hours, &shop, ms("2026-12-06T11:00:00Z"));
+        assert_eq!(
+            sleepers.asleep_until(&paris, None),
+            Some(ms("2026-12-07T07:00:00Z"))
+        );
+        // Saturday 2026-12-26 at 21:00: Sunday, then Monday the 28th.
+        let mut sleepers = Sleepers::new(&hours, &shop, ms("2026-12-26T20:00:00Z"));
+        assert_eq!(
+            sleepers.asleep_until(&paris, None),
+            Some(ms("2026-12-28T07:00:00Z"))
+        );
+        // Christmas Day, a Friday: Saturday 08:00.
+        let mut sleepers = Sleepers::new(&hours, &shop, ms("2026-12-25T10:00:00Z"));
+        assert_eq!(
+            sleepers.asleep_until(&paris, None),
+            Some(ms("2026-12-26T07:00:00Z"))
+        );
+        // Email keeps no legal hours.
+        assert_eq!(sleepers.asleep_until(&email(), None), None);
+    }
+
+    #[test]
+    fn a_shop_s_own_rule_replaces_the_place_s() {
+        let mut hours = QuietHours::default();
+        hours
+            .legal
+            .insert("FR".into(), legal::Override::parse("").unwrap());
+        let shop = Zone::utc();
+        let mut sleepers = Sleepers::new(&hours, &shop, ms("2026-12-06T11:00:00Z"));
+        assert_eq!(
+            sleepers.asleep_until(&sms("+33 6 12 34 56 78"), None),
+            None,
+            "a Sunday, lifted"
+        );
     }
 
     #[test]
     fn a_span_without_a_waking_hour_still_ends() {
         let hours = QuietHours {
             sms: Some(Span::parse("08:01-08:00").unwrap()),
-            email: None,
+            ..QuietHours::default()
         };
         let shop = Zone::utc();
         let mut sleepers = Sleepers::new(&hours, &shop, ms("2026-12-07T03:00:00Z"));
         let russia = zone("RU");
-        assert!(sleepers.asleep_until(Channel::Sms, Some(&russia)).is_some());
+        assert!(
+            sleepers
+                .asleep_until(&sms("+7 912 345 6789"), Some(&russia))
+                .is_some()
+        );
     }
 
     #[test]

@@ -71,6 +71,7 @@ pub fn params(shards: u16) -> WaveParams {
         quiet_hours: restock_core::QuietHours {
             sms: None,
             email: None,
+            legal: restock_core::quiet::legal::Overrides::new(),
         },
         shop_zone: restock_core::Zone::utc(),
     }

@@ -304,7 +304,7 @@ impl WaveParams {
             stale_at_ms: r.stale_at,
             opted_out,
             last_offered_episode: r.last_offered_episode,
-            asleep_until: sleepers.asleep_until(r.contact.channel(), r.zone.as_ref()),
+            asleep_until: sleepers.asleep_until(&r.contact, r.zone.as_ref()),
         }
     }
 
