@@ -328,6 +328,37 @@ def main() -> None:
         },
     })
 
+    # A shopper's reply to a text, as End User Messaging publishes it to the
+    # InboundTexts topic and SNS hands it to the sweep (template.yaml); the
+    # payload's fields as AWS documents them (two-way SMS payload).
+    topic = "arn:aws:sns:eu-west-2:123456789012:restock-InboundTexts-1Q2W3E4R5T6Y"
+    reply = {
+        "originationNumber": "+447911123456",
+        "destinationNumber": "+447700900123",
+        "messageKeyword": "KEYWORD_123456789012",
+        "messageBody": "Unsubscribe me please",
+        "inboundMessageId": "cae173d2-66b9-564c-8309-21f858e9fb84",
+        "previousPublishedMessageId": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    }
+    write("sweep-inbound-text.json", {"Records": [{
+        "EventSource": "aws:sns",
+        "EventVersion": "1.0",
+        "EventSubscriptionArn": f"{topic}:2bcfbf39-05c3-41de-beaa-fcfcc21c8f55",
+        "Sns": {
+            "Type": "Notification",
+            "MessageId": "95df01b4-ee98-5cb9-9903-4c221d41eb5e",
+            "TopicArn": topic,
+            "Subject": None,
+            "Message": json.dumps(reply),
+            "Timestamp": "2026-11-29T09:30:00.000Z",
+            "SignatureVersion": "1",
+            "Signature": "EXAMPLE",
+            "SigningCertUrl": "EXAMPLE",
+            "UnsubscribeUrl": "EXAMPLE",
+            "MessageAttributes": {},
+        },
+    }]})
+
 
 if __name__ == "__main__":
     main()

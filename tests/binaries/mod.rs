@@ -985,6 +985,59 @@ async fn the_notify_binary_texts_each_number_inside_its_place_s_legal_hours() {
     }
 }
 
+/// Texts shoppers send back through the sweep binary, under its role:
+/// "Unsubscribe me please" (the fixture) opts the number out for good and
+/// ends its request; "HELP" is answered with the shop's help text by SNS,
+/// once however often SNS delivers it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sweep_binary_reads_the_texts_shoppers_send_back() {
+    let d = Deployment::create(settings()).await;
+    let now = wall_ms();
+    let chair = Sku::try_from(CHAIR).unwrap();
+    let number = restock_core::Contact::Sms(restock_core::Phone::parse("+447911123456").unwrap());
+    let id = joined(&d, &chair, number.clone(), None, now - 60_000).await;
+    let texts_to_her = || async {
+        sns_texts(&d.endpoint)
+            .await
+            .into_iter()
+            .filter(|t| t.0 == "+447911123456")
+            .map(|t| t.1)
+            .collect::<Vec<_>>()
+    };
+    let before = texts_to_her().await.len();
+    let help = fixture("sweep-inbound-text.json")
+        .replace("Unsubscribe me please", "HELP")
+        .replace("cae173d2", "help0001");
+    for _ in 0..2 {
+        let (outcome, logs) = run(&d, "sweep", &help).await;
+        assert!(
+            matches!(outcome, Outcome::Response(_)),
+            "{outcome:?} {logs}"
+        );
+    }
+    let sent = texts_to_her().await;
+    assert_eq!(sent.len(), before + 1, "one help text: {sent:?}");
+    assert!(
+        sent.last()
+            .unwrap()
+            .contains("Loom & Last: texts when an item you asked for is back"),
+        "{sent:?}"
+    );
+    let (outcome, logs) = run(&d, "sweep", &fixture("sweep-inbound-text.json")).await;
+    assert_eq!(
+        outcome,
+        Outcome::Response(r#"[{"opted_out":{"ended":1}}]"#.into()),
+        "{logs}"
+    );
+    assert!(d.store.is_opted_out(&number.key(&pepper())).await.unwrap());
+    let request = d.store.request(&id).await.unwrap().unwrap();
+    assert_eq!(
+        request.state,
+        restock_core::RequestState::OptedOut,
+        "{request:?}"
+    );
+}
+
 /// Assisted revenue through the detect binary: a Shopify order without a
 /// hold by a contact notify told counts once, under detect's role.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

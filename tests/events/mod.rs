@@ -292,3 +292,39 @@ async fn sweep_erasure() {
         "{alert:?}"
     );
 }
+
+#[tokio::test]
+async fn sweep_inbound_text() {
+    // The sample reply ("Unsubscribe me please", from the fixtures' number)
+    // as SNS hands it to the sweep: the number is opted out for good and
+    // its live request ends.
+    let (w, _) = World::memory().await;
+    let number = Contact::Sms(restock_core::Phone::parse("+447911123456").unwrap());
+    let joined = w
+        .capture_json(
+            "POST",
+            "/requests",
+            json!({ "sku": CHAIR, "name": "Della", "phone": "+447911123456", "consent": true }),
+        )
+        .await;
+    assert_eq!(joined.status, 201, "{}", joined.body);
+    let event: aws_lambda_events::event::sns::SnsEvent =
+        serde_json::from_str(&fixture("sweep-inbound-text.json")).unwrap();
+    let messages: Vec<String> = event.records.into_iter().map(|r| r.sns.message).collect();
+    let outcomes = restock_app::inbound::read(&w.services, &messages)
+        .await
+        .unwrap();
+    assert_eq!(
+        outcomes,
+        [restock_app::inbound::InboundOutcome::OptedOut { ended: 1 }]
+    );
+    assert!(w.store.is_opted_out(&number.key(&pepper())).await.unwrap());
+    let again = w
+        .capture_json(
+            "POST",
+            "/requests",
+            json!({ "sku": CHAIR, "name": "Della", "phone": "+447911123456", "consent": true }),
+        )
+        .await;
+    assert_eq!(again.status, 409, "for good: {}", again.body);
+}

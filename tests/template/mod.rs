@@ -441,7 +441,24 @@ fn sweep_runs_every_minute_and_pulls_stock_on_its_own_rule_with_retries_and_a_de
     let t = template();
     let sweep = function(&t, Function::Sweep);
     let events = sweep["Properties"]["Events"].as_mapping().unwrap();
-    assert_eq!(events.len(), 4);
+    assert_eq!(events.len(), 5);
+    // Texts shoppers send back, from the topic End User Messaging publishes
+    // to (its service principal, this account only); a failed run goes to
+    // the dead-letter queue as every sweep run does.
+    let inbound = &events["InboundTexts"];
+    assert_eq!(inbound["Type"].as_str(), Some("SNS"));
+    assert_eq!(
+        reference(&inbound["Properties"]["Topic"]),
+        Some("InboundTexts")
+    );
+    let statement =
+        &t["Resources"]["InboundTextsPolicy"]["Properties"]["PolicyDocument"]["Statement"][0];
+    assert_eq!(
+        statement["Principal"]["Service"].as_str(),
+        Some("sms-voice.amazonaws.com")
+    );
+    assert_eq!(strings(&statement["Action"]), ["sns:Publish"]);
+    assert!(format!("{:?}", statement["Condition"]).contains("aws:SourceAccount"));
     // detect's erasures, on the stack's bus (not the events' source, so the
     // endpoint's rule never forwards one), with retries and a dead letter.
     let erasures = &events["Erasures"]["Properties"];
@@ -493,7 +510,10 @@ fn sweep_runs_every_minute_and_pulls_stock_on_its_own_rule_with_retries_and_a_de
         "what the sweep binary reads as the pull"
     );
     let policy = format!("{:?}", t["Resources"]["DeadLettersPolicy"]);
-    for (name, schedule) in events {
+    for (name, schedule) in events
+        .iter()
+        .filter(|(_, e)| e["Type"].as_str() != Some("SNS"))
+    {
         assert!(matches!(
             schedule["Type"].as_str(),
             Some("Schedule" | "EventBridgeRule")

@@ -29,6 +29,7 @@ pub mod detect;
 pub mod events;
 pub mod feedback;
 pub mod health;
+pub mod inbound;
 pub(crate) mod levels;
 pub mod metrics;
 pub mod notify;

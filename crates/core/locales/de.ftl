@@ -43,6 +43,7 @@ confirm-button = Ja, sag mir Bescheid
 confirm-not-you = Warst du das nicht, tu nichts: Du hörst nichts mehr von uns, und diese Adresse wird nach { $window } gelöscht.
 confirm-stop = Alle Nachrichten von { $store } abbestellen
 confirm-sms = { $store }: Bestätige innerhalb von { $window }, um zu erfahren, wann { $product } wieder da ist: { $url } Nicht du? Ignoriere dies. Antworte STOP zum Abmelden
+sms-help = { $store }: SMS, wenn ein Artikel wieder da ist, für den du dich angemeldet hast. Antworte STOP zum Abmelden
 
 ## Die Seiten, die Kundinnen und Kunden sehen.
 

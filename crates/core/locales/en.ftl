@@ -45,6 +45,8 @@ confirm-button = Yes, tell me
 confirm-not-you = If it wasn't you, do nothing: you won't hear from us again, and this address is deleted after { $window }.
 confirm-stop = Stop all messages from { $store }
 confirm-sms = { $store }: confirm within { $window } to be told when { $product } is back: { $url } Not you? Ignore this. Reply STOP to opt out
+# The answer to a text that asks for help (HELP).
+sms-help = { $store }: texts when an item you asked for is back, as you signed up for. Reply STOP to opt out
 
 ## The pages a shopper sees: after joining, and behind each link.
 ## { $time } is the time left on a link ("14 minutes", "less than a minute").

@@ -42,6 +42,7 @@ confirm-button = Sí, avísame
 confirm-not-you = Si no fuiste tú, no hagas nada: no volverás a saber de nosotros y esta dirección se borrará en { $window }.
 confirm-stop = Dejar de recibir mensajes de { $store }
 confirm-sms = { $store }: confirma en menos de { $window } para saber cuándo vuelve { $product }: { $url } ¿No fuiste tú? Ignóralo. Responde STOP para darte de baja
+sms-help = { $store }: mensajes cuando vuelve un artículo que pediste, como te registraste. Responde STOP para darte de baja
 
 ## Las páginas que ven los clientes.
 

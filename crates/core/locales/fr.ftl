@@ -42,6 +42,7 @@ confirm-button = Oui, prévenez-moi
 confirm-not-you = Si ce n'était pas vous, ne faites rien : vous n'aurez plus de nouvelles de nous, et cette adresse sera supprimée dans { $window }.
 confirm-stop = Ne plus recevoir de messages de { $store }
 confirm-sms = { $store } : confirmez d'ici { $window } pour être prévenu du retour de { $product } : { $url } Pas vous ? Ignorez ce message. Répondez STOP pour vous désabonner
+sms-help = { $store } : des SMS quand un article demandé est de retour, comme vous l'avez souhaité. Répondez STOP pour vous désabonner
 
 ## Les pages que voient les clients.
 

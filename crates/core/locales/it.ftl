@@ -42,6 +42,7 @@ confirm-button = Sì, avvisami
 confirm-not-you = Se non sei stato tu, non fare nulla: non avrai più nostre notizie e questo indirizzo sarà cancellato dopo { $window }.
 confirm-stop = Non ricevere più messaggi da { $store }
 confirm-sms = { $store }: conferma entro { $window } per sapere quando torna { $product }: { $url } Non sei tu? Ignora. Rispondi STOP per non ricevere più messaggi
+sms-help = { $store }: SMS quando torna un articolo che hai chiesto, come ti sei iscritto. Rispondi STOP per non ricevere più messaggi
 
 ## Le pagine che vedono i clienti.
 

@@ -30,6 +30,7 @@ confirm-button = はい、知らせてください
 confirm-not-you = お心当たりがない場合は、何もしないでください。今後ご連絡することはなく、このアドレスは{ $window }後に削除されます。
 confirm-stop = { $store }からのすべての配信を停止する
 confirm-sms = { $store }：{ $product }の再入荷通知を受け取るには{ $window }以内に確認：{ $url } 心当たりがなければ無視してください。停止はSTOPと返信
+sms-help = { $store }：ご登録いただいた商品の再入荷をお知らせします。停止はSTOPと返信
 
 ## お客様が見るページ。
 

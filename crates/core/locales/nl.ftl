@@ -42,6 +42,7 @@ confirm-button = Ja, laat het me weten
 confirm-not-you = Was jij het niet? Doe dan niets: je hoort niets meer van ons, en dit adres wordt na { $window } gewist.
 confirm-stop = Geen berichten meer van { $store }
 confirm-sms = { $store }: bevestig binnen { $window } om te horen wanneer { $product } terug is: { $url } Niet jij? Negeer dit. Antwoord STOP om af te melden
+sms-help = { $store }: sms'jes wanneer een artikel waarvoor je je aanmeldde terug is. Antwoord STOP om af te melden
 
 ## De pagina's die klanten zien.
 

@@ -43,6 +43,7 @@ confirm-button = Tak, dajcie znać
 confirm-not-you = Jeśli to nie Ty, nic nie rób: nie odezwiemy się więcej, a ten adres zostanie usunięty, jeśli nikt nie potwierdzi w ciągu { $window }.
 confirm-stop = Nie chcę wiadomości od { $store }
 confirm-sms = { $store }: potwierdź w ciągu { $window }, aby dowiedzieć się, gdy { $product } wróci: { $url } To nie Ty? Zignoruj. Odpisz STOP, aby zrezygnować
+sms-help = { $store }: SMS-y, gdy wróci produkt, o który prosiłeś. Odpisz STOP, aby zrezygnować
 
 ## Strony, które widzą klienci. { $time } stoi po „do upływu” / „po upływie”: dopełniacz.
 

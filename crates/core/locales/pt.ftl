@@ -42,6 +42,7 @@ confirm-button = Sim, avise-me
 confirm-not-you = Se não foi você, não faça nada: não terá mais notícias nossas, e este endereço será apagado após { $window }.
 confirm-stop = Deixar de receber mensagens da { $store }
 confirm-sms = { $store }: confirme dentro de { $window } para saber quando { $product } voltar: { $url } Não foi você? Ignore. Responda STOP para cancelar
+sms-help = { $store }: mensagens quando voltar um item que pediu, como se inscreveu. Responda STOP para cancelar
 
 ## As páginas que os clientes veem.
 

@@ -197,6 +197,7 @@ pub const MESSAGES: &[(&str, &[&str])] = &[
     ("confirm-not-you", &["window"]),
     ("confirm-stop", &["store"]),
     ("confirm-sms", &["store", "product", "window", "url"]),
+    ("sms-help", &["store"]),
     ("join-check-title", &[]),
     ("join-check", &["contact", "window", "position", "product"]),
     ("join-check-short", &["contact", "window"]),

@@ -39,6 +39,7 @@ pub mod confirm;
 pub mod contact;
 pub mod feedback;
 pub mod ids;
+pub mod inbound;
 pub mod join;
 pub mod lang;
 pub mod lifecycle;

@@ -58,6 +58,16 @@ impl Message {
         }
     }
 
+    /// The shop's help text, the answer to a text that asks for it
+    /// ([`crate::inbound::Asks::Help`]).
+    pub fn help(settings: &Settings, texts: &crate::lang::Texts) -> Self {
+        let text = texts.get(
+            "sms-help",
+            &[crate::lang::arg("store", &settings.store_name)],
+        );
+        Self::sms(settings, crate::notice::sms_notice(text))
+    }
+
     fn email(settings: &Settings, notice: EmailNotice) -> Self {
         Self::Email {
             from: settings.email_from.clone(),

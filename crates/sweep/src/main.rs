@@ -5,8 +5,9 @@
 //! with SES's bounce and complaint events (`restock_app::feedback::handle`);
 //! on a fourth with the erasures detect hands on, and a shop erasure's next
 //! pages it hands itself (`source: restock.privacy`,
-//! `restock_app::privacy::erase`); and by a CloudWatch Logs subscription with SNS's failed-text log entries
-//! (`restock_aws::logs::handle`).
+//! `restock_app::privacy::erase`); by a CloudWatch Logs subscription with SNS's failed-text log entries
+//! (`restock_aws::logs::handle`); and by the `InboundTexts` topic with the
+//! texts shoppers send back (`restock_app::inbound::read`).
 //! A store failure is returned as an error so EventBridge tries again.
 
 use std::sync::Arc;
@@ -14,7 +15,7 @@ use std::sync::Arc;
 use lambda_runtime::{LambdaEvent, service_fn};
 use restock_app::privacy::{self, Erasure};
 use restock_app::sweep::{self, DEFAULT_LIMIT};
-use restock_app::{AppError, Services, feedback, pull};
+use restock_app::{AppError, Services, feedback, inbound, pull};
 use restock_aws::logs;
 use restock_aws::wiring::{Config, Function, services};
 use serde::Deserialize;
@@ -36,6 +37,9 @@ enum SweepEvent {
     /// An erasure detect (or a shop erasure's last run) handed on (the stack's bus, `source:
     /// restock.privacy`): its `detail`.
     Erase(Erasure),
+    /// Texts shoppers sent back (SNS records from the `InboundTexts`
+    /// topic): each record's message.
+    Inbound(Vec<String>),
 }
 
 /// The shapes the five sources send, told apart by their fields.
@@ -59,7 +63,32 @@ enum Wire {
         #[serde(rename = "restock")]
         _restock: PullInput,
     },
+    Inbound {
+        #[serde(rename = "Records")]
+        records: Vec<SnsRecord>,
+    },
     Other(serde::de::IgnoredAny),
+}
+
+/// One record of SNS's event for Lambda.
+#[derive(Deserialize)]
+struct SnsRecord {
+    #[serde(rename = "EventSource")]
+    _source: SnsEventSource,
+    #[serde(rename = "Sns")]
+    sns: SnsMessage,
+}
+
+#[derive(Deserialize)]
+struct SnsMessage {
+    #[serde(rename = "Message")]
+    message: String,
+}
+
+#[derive(Deserialize)]
+enum SnsEventSource {
+    #[serde(rename = "aws:sns")]
+    Sns,
 }
 
 #[derive(Deserialize)]
@@ -87,6 +116,9 @@ impl From<Wire> for SweepEvent {
             Wire::Erase { detail, .. } => Self::Erase(detail),
             Wire::Ses { detail, .. } => Self::Ses(detail),
             Wire::Pull { .. } => Self::Pull,
+            Wire::Inbound { records } => {
+                Self::Inbound(records.into_iter().map(|r| r.sns.message).collect())
+            }
             Wire::Other(_) => Self::Sweep,
         }
     }
@@ -100,6 +132,9 @@ async fn handle(services: &Services, event: SweepEvent) -> Result<serde_json::Va
         SweepEvent::Erase(erasure) => {
             let erased = privacy::erase(services, &erasure).await?;
             Ok(serde_json::json!({ "erased": erased }))
+        }
+        SweepEvent::Inbound(messages) => {
+            serde_json::to_value(inbound::read(services, &messages).await?)
         }
         SweepEvent::Sweep => serde_json::to_value(sweep::run(services, DEFAULT_LIMIT).await?),
     };
@@ -154,6 +189,10 @@ mod tests {
         assert!(matches!(
             read(include_str!("../../../events/sweep-erasure.json")),
             SweepEvent::Erase(Erasure { contact_keys, customer_id: Some(191_167), shop: None }) if contact_keys.len() == 2
+        ));
+        assert!(matches!(
+            read(include_str!("../../../events/sweep-inbound-text.json")),
+            SweepEvent::Inbound(messages) if messages.len() == 1 && messages[0].contains("Unsubscribe")
         ));
         // Another input to the pull rule, or another source: the sweep.
         assert_eq!(read(r#"{"restock": "other"}"#), SweepEvent::Sweep);

@@ -73,10 +73,22 @@ pub enum Asked {
     Event,
     /// An erasure handed to the sweep (the event's `detail`).
     Erase(Value),
+    /// Texts shoppers sent back (each SNS record's message).
+    Inbound(Vec<String>),
 }
 
 fn asked(event: &Value) -> Asked {
-    if event["restock"] == "pull" {
+    let sns = event["Records"]
+        .as_array()
+        .filter(|records| records.iter().all(|r| r["EventSource"] == "aws:sns"));
+    if let Some(records) = sns {
+        Asked::Inbound(
+            records
+                .iter()
+                .filter_map(|r| r["Sns"]["Message"].as_str().map(str::to_owned))
+                .collect(),
+        )
+    } else if event["restock"] == "pull" {
         Asked::Pull
     } else if event["source"] == "aws.ses" {
         Asked::Feedback(event["detail"].clone())
@@ -191,6 +203,7 @@ impl Letter {
                 ),
                 Asked::Feedback(_) => "the bus: an SES bounce or complaint".into(),
                 Asked::Erase(_) => "the bus: an erasure (a customer's or the shop's)".into(),
+                Asked::Inbound(_) => "the bus: texts shoppers sent back".into(),
                 Asked::Pull => "the bus: a stock pull's schedule".into(),
                 Asked::Sweep => "the bus: the sweep's schedule".into(),
             },
@@ -209,6 +222,9 @@ impl Letter {
             }
             (_, Some(Asked::Feedback(_))) => "apply the bounce or complaint now",
             (_, Some(Asked::Erase(_))) => "erase the requests now (a shop's: every page left)",
+            (Source::Sweep(_), Some(Asked::Inbound(_))) => {
+                "read the texts again: opt the numbers out, answer HELP"
+            }
             (Source::Target { .. }, Some(Asked::Event)) => {
                 "put the event on the bus again (the endpoint's rule posts it)"
             }
@@ -359,6 +375,15 @@ async fn redo(
             apply_feedback(sdk, deployed, admin, detail).await
         }
         Source::Sweep(Asked::Erase(detail)) => erase(sdk, deployed, admin, detail).await,
+        Source::Sweep(Asked::Inbound(messages)) => {
+            let outcomes = restock_app::inbound::read(&services(sdk, deployed, admin), messages)
+                .await
+                .map_err(|e| e.to_string())?;
+            Ok(format!(
+                "read {} texts sent back: {outcomes:?}",
+                outcomes.len()
+            ))
+        }
         Source::Target { event, .. } => match asked(event) {
             Asked::Event => {
                 let bus = deployed
@@ -386,7 +411,7 @@ async fn redo(
             }
             Asked::Feedback(detail) => apply_feedback(sdk, deployed, admin, &detail).await,
             Asked::Erase(detail) => erase(sdk, deployed, admin, &detail).await,
-            Asked::Pull | Asked::Sweep => {
+            Asked::Pull | Asked::Sweep | Asked::Inbound(_) => {
                 Ok("nothing to do again: the next scheduled run does its work".into())
             }
         },
