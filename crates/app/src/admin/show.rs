@@ -18,7 +18,8 @@ struct Context<'a> {
     pause: Option<&'a SenderPause>,
     /// Its item's figures per restock.
     history: &'a ItemHistory,
-    /// Until when it is inside its quiet hours, if it is now.
+    /// Until when it is inside its quiet hours (or, texted, outside its
+    /// place's legal hours), if it is now.
     asleep_until: Option<Millis>,
 }
 
@@ -119,7 +120,7 @@ fn waiting(r: &Request, cx: &Context<'_>) -> String {
     }
     if let Some(until) = cx.asleep_until {
         parts.push(format!(
-            "in its quiet hours until {}: a wave passes it over and keeps its place",
+            "in its quiet hours (or outside its legal hours) until {}: a wave passes it over and keeps its place",
             rfc3339(until)
         ));
     }

@@ -596,6 +596,31 @@ mod tests {
         assert_eq!(sleepers.asleep_until(&email(), None), None);
     }
 
+    proptest::proptest! {
+        /// Whoever is held back is awake and within the law at the moment
+        /// given for them, across places, browser zones and three years.
+        #[test]
+        fn the_moment_a_shopper_wakes_is_a_moment_they_may_be_told(
+            number in 0..7usize,
+            browser in 0..4usize,
+            // 2026-01-01 to 2028-12-31.
+            second in 1_767_225_600i64..1_861_919_999,
+        ) {
+            let numbers = ["+1 305 736 5000", "+1 808 736 5000", "+1 401 736 5000", "+1 214 736 5000", "+33 6 12 34 56 78", "+44 7911 123456", "+81 90 1234 5678"];
+            let browsers = [None, Some("America/New_York"), Some("Europe/Paris"), Some("Pacific/Auckland")];
+            let (hours, shop) = (QuietHours::default(), Zone::utc());
+            let contact = sms(numbers[number]);
+            let zone = browsers[browser].map(zone);
+            let now = second * 1_000;
+            let mut sleepers = Sleepers::new(&hours, &shop, now);
+            if let Some(wakes) = sleepers.asleep_until(&contact, zone.as_ref()) {
+                proptest::prop_assert!(wakes > now);
+                let mut then = Sleepers::new(&hours, &shop, wakes);
+                proptest::prop_assert_eq!(then.asleep_until(&contact, zone.as_ref()), None, "{} at {}", numbers[number], wakes);
+            }
+        }
+    }
+
     #[test]
     fn a_shop_s_own_rule_replaces_the_place_s() {
         let mut hours = QuietHours::default();
