@@ -1029,7 +1029,15 @@ async fn the_sweep_binary_reads_the_texts_shoppers_send_back() {
         Outcome::Response(r#"[{"opted_out":{"ended":1}}]"#.into()),
         "{logs}"
     );
-    assert!(d.store.is_opted_out(&number.key(&pepper())).await.unwrap());
+    let record = d
+        .store
+        .opt_out_record(&number.key(&pepper()))
+        .await
+        .unwrap();
+    assert_eq!(
+        record.and_then(|r| r.via),
+        Some(restock_core::OptOutVia::Reply)
+    );
     let request = d.store.request(&id).await.unwrap().unwrap();
     assert_eq!(
         request.state,

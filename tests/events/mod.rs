@@ -318,7 +318,16 @@ async fn sweep_inbound_text() {
         outcomes,
         [restock_app::inbound::InboundOutcome::OptedOut { ended: 1 }]
     );
-    assert!(w.store.is_opted_out(&number.key(&pepper())).await.unwrap());
+    let record = w
+        .store
+        .opt_out_record(&number.key(&pepper()))
+        .await
+        .unwrap();
+    assert_eq!(
+        record.map(|r| r.via),
+        Some(Some(restock_core::OptOutVia::Reply)),
+        "recorded with how it came"
+    );
     let again = w
         .capture_json(
             "POST",

@@ -114,7 +114,7 @@ async fn unknown_products_and_opted_out_contacts_are_refused() {
         restock_core::Email::try_from(w.email("bea").as_str()).unwrap(),
     );
     w.store
-        .opt_out_contact(&contact.key(&pepper), T0)
+        .opt_out_contact(&contact.key(&pepper), restock_core::OptOutVia::Team, T0)
         .await
         .unwrap();
     let reply = w.join("Bea").await;
@@ -152,7 +152,10 @@ async fn an_opt_out_kept_under_an_address_s_former_key_still_holds() {
         former,
         "the key as it was computed then"
     );
-    w.store.opt_out_contact(&former_key, T0).await.unwrap();
+    w.store
+        .opt_out_contact(&former_key, restock_core::OptOutVia::Team, T0)
+        .await
+        .unwrap();
     for typed in ["Della@Bücher.example", "della@XN--BCHER-KVA.example."] {
         let reply = w
             .capture_json(

@@ -319,6 +319,17 @@ async fn show_tells_why_a_shopper_was_not_told_from_her_story() {
     assert_eq!(request["story"][0]["what"], "joined");
     assert_eq!(request["story"][0]["text"], "joined the queue");
 
+    // Opted out by the team: the line says how and when.
+    restock_on(
+        &table,
+        &["--secret-id", &arn, "optout", "add", &bea_address],
+    );
+    let opted = restock_on(&table, &["--secret-id", &arn, "show", &bea_address]);
+    assert!(
+        opted.contains("now: opted out by the shop's team at "),
+        "{opted}"
+    );
+
     // Someone who never signed up: not found (exit 3), and the address
     // needs the pepper (exit 5, naming --secret-id).
     let run = |args: &[&str]| restock_run(&table, args);

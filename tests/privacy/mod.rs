@@ -148,7 +148,10 @@ async fn a_shop_s_erasure_goes_a_page_at_a_time(w: World) {
         assert_eq!(again.status, 201, "{}", again.body);
     }
     let opted = w.store.request(&ids[3]).await.unwrap().unwrap().contact_key;
-    w.store.opt_out_contact(&opted, T0).await.unwrap();
+    w.store
+        .opt_out_contact(&opted, restock_core::OptOutVia::Team, T0)
+        .await
+        .unwrap();
     let held = w
         .store
         .requests_page(None, 1_000)

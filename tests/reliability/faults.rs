@@ -162,10 +162,11 @@ faulty! {
     fn mark_bought(&self, hold: &HoldId, order: &restock_store::Order, now: Millis) -> BuyOutcome;
     fn opt_out(&self, token: &OptOutToken, now: Millis) -> OptOutOutcome;
     fn confirm(&self, token: &restock_core::LinkToken, owner: TokenHash, lifetime_ms: Millis, now: Millis) -> ConfirmOutcome;
-    fn opt_out_contact(&self, contact: &ContactKey, now: Millis) -> u32;
+    fn opt_out_contact(&self, contact: &ContactKey, via: restock_core::OptOutVia, now: Millis) -> u32;
     fn forget_contact(&self, contact: &ContactKey, now: Millis) -> Forgotten;
     fn remove_opt_out(&self, contact: &ContactKey) -> bool;
     fn is_opted_out(&self, contact: &ContactKey) -> bool;
+    fn opt_out_record(&self, contact: &ContactKey) -> Option<restock_store::OptOutRecord>;
     }
     impl DetectStore {
     fn apply_stock(&self, sku: &Sku, event: &StockEvent, rules: &Rules, now: Millis) -> ApplyOutcome;

@@ -308,7 +308,11 @@ async fn step(world: &World, outbox: &Outbox, model: &mut Model, op: &Op) -> Res
                 Contact::Email(Email::try_from(email(world, who).as_str()).expect("email"));
             world
                 .store
-                .opt_out_contact(&contact.key(PEPPER.as_bytes()), world.clock.now_ms())
+                .opt_out_contact(
+                    &contact.key(PEPPER.as_bytes()),
+                    restock_core::OptOutVia::Team,
+                    world.clock.now_ms(),
+                )
                 .await
                 .map_err(|e| e.to_string())?;
             model.opted_out.insert(who);

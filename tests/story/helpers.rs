@@ -89,7 +89,11 @@ impl AwsWorld {
         let key = Contact::Email(Email::try_from(email).unwrap()).key(&pepper);
         self.world
             .store
-            .opt_out_contact(&key, self.world.clock.now_ms())
+            .opt_out_contact(
+                &key,
+                restock_core::OptOutVia::Team,
+                self.world.clock.now_ms(),
+            )
             .await
             .unwrap();
     }

@@ -9,10 +9,10 @@
 //! Logs subscription on the failure log group invokes the sweep function):
 //! [`handle_sms`] reads one log entry.
 
-use restock_core::Contact;
 use restock_core::feedback::{
     FeedbackKind, MailDay, SmsFailureKind, day_of, parse_ses_event, parse_sms_log,
 };
+use restock_core::{Contact, OptOutVia};
 use restock_store::NoticeOutcome;
 use serde::Serialize;
 
@@ -119,12 +119,12 @@ pub async fn handle(s: &Services, detail: &serde_json::Value) -> Result<Feedback
                     .await?;
             }
             // An address that does not exist is never mailed again.
-            let ended = s.store.opt_out_contact(&contact, now).await?;
+            let ended = s.opt_out(&contact, OptOutVia::Undeliverable, now).await?;
             tracing::warn!(request = ?feedback.request, detail = %feedback.detail, ended, "notice bounced for good; the address is suppressed");
             Ok(FeedbackOutcome::Bounced)
         }
         _ => {
-            let ended = s.store.opt_out_contact(&contact, now).await?;
+            let ended = s.opt_out(&contact, OptOutVia::Complaint, now).await?;
             tracing::warn!(request = ?feedback.request, detail = %feedback.detail, ended, "notice marked as spam; the contact is opted out for good");
             Ok(FeedbackOutcome::Complained)
         }
@@ -212,9 +212,13 @@ pub async fn handle_sms(s: &Services, message: &str) -> Result<FeedbackOutcome, 
         }
         kind => {
             let secrets = s.keyring.keys().await?;
+            let via = if kind == SmsFailureKind::OptedOut {
+                OptOutVia::Carrier
+            } else {
+                OptOutVia::Undeliverable
+            };
             let ended = s
-                .store
-                .opt_out_contact(&number.key(&secrets.contact_pepper), now)
+                .opt_out(&number.key(&secrets.contact_pepper), via, now)
                 .await?;
             if kind == SmsFailureKind::OptedOut {
                 tracing::warn!(to = %number.masked(), ended, "number opted out of texts; opted out for good");

@@ -68,7 +68,7 @@ pub async fn handle(s: &Services, text: &InboundText) -> Result<InboundOutcome, 
             let pepper = s.keyring.keys().await?.contact_pepper.clone();
             let mut ended = 0;
             for key in contact.keys(&pepper) {
-                ended += s.store.opt_out_contact(&key, now).await?;
+                ended += s.opt_out(&key, restock_core::OptOutVia::Reply, now).await?;
             }
             tracing::warn!(from = %contact.masked(), ended, by = "text reply", "opted out for good");
             Ok(InboundOutcome::OptedOut { ended })

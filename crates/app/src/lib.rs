@@ -161,6 +161,20 @@ impl Services {
         }
     }
 
+    /// Opts `contact` out for good, recorded as coming `via` (the first
+    /// record stands), and ends its live requests; how many it ended.
+    ///
+    /// # Errors
+    /// Store failures.
+    pub async fn opt_out(
+        &self,
+        contact: &restock_core::ContactKey,
+        via: restock_core::OptOutVia,
+        now: restock_core::Millis,
+    ) -> Result<u32, AppError> {
+        Ok(self.store.opt_out_contact(contact, via, now).await?)
+    }
+
     /// The settings, cached for a short while so a warm function does not
     /// read them on every request.
     ///

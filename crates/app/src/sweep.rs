@@ -9,6 +9,7 @@
 
 use std::collections::BTreeSet;
 
+use restock_core::OptOutVia;
 use restock_store::ExpireOutcome;
 use serde::Serialize;
 
@@ -303,7 +304,7 @@ async fn remind(
                     crate::notify::pause_sending(s, &reason, &r.sku, now).await?;
                 }
                 SendError::OptedOut => {
-                    s.store.opt_out_contact(&r.contact_key, now).await?;
+                    s.opt_out(&r.contact_key, OptOutVia::Carrier, now).await?;
                 }
                 _ => {}
             }

@@ -125,9 +125,14 @@ impl CaptureStore for SimStore {
         self.inner.confirm(token, owner, lifetime_ms, now).await
     }
 
-    async fn opt_out_contact(&self, contact: &ContactKey, now: Millis) -> Result<u32> {
+    async fn opt_out_contact(
+        &self,
+        contact: &ContactKey,
+        via: restock_core::OptOutVia,
+        now: Millis,
+    ) -> Result<u32> {
         self.round_trip().await;
-        self.inner.opt_out_contact(contact, now).await
+        self.inner.opt_out_contact(contact, via, now).await
     }
 
     async fn forget_contact(&self, contact: &ContactKey, now: Millis) -> Result<Forgotten> {
@@ -143,6 +148,14 @@ impl CaptureStore for SimStore {
     async fn is_opted_out(&self, contact: &ContactKey) -> Result<bool> {
         self.round_trip().await;
         self.inner.is_opted_out(contact).await
+    }
+
+    async fn opt_out_record(
+        &self,
+        contact: &ContactKey,
+    ) -> Result<Option<restock_store::OptOutRecord>> {
+        self.round_trip().await;
+        self.inner.opt_out_record(contact).await
     }
 }
 

@@ -151,6 +151,8 @@ pub const ENTRY: &str = "ent";
 pub const KIND: &str = "kind";
 /// When a wake or opt-out was written.
 pub const WRITTEN_AT: &str = "wat";
+/// How an opt-out came (`restock_core::OptOutVia`).
+pub const VIA: &str = "via";
 /// A day's notices sent (mail health).
 pub const MAIL_SENT: &str = "sent";
 /// Of a day's notices sent, texts.

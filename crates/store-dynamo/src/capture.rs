@@ -251,7 +251,9 @@ impl CaptureStore for DynamoStore {
         if !r.optout_link_is(token) {
             return Ok(OptOutOutcome::NotFound);
         }
-        let ended = self.opt_out_contact(&r.contact_key, now).await?;
+        let ended = self
+            .opt_out_contact(&r.contact_key, restock_core::OptOutVia::Link, now)
+            .await?;
         Ok(OptOutOutcome::OptedOut { ended })
     }
 
@@ -295,10 +297,21 @@ impl CaptureStore for DynamoStore {
         Err(StoreError::Contention(request_pk(&token.request())))
     }
 
-    async fn opt_out_contact(&self, contact: &ContactKey, now: Millis) -> Result<u32> {
-        let mut item = key(optout_pk(contact), ONE_SK);
-        item.insert(WRITTEN_AT.into(), n(now));
-        self.put_item(item).await?;
+    async fn opt_out_contact(
+        &self,
+        contact: &ContactKey,
+        via: restock_core::OptOutVia,
+        now: Millis,
+    ) -> Result<u32> {
+        // The first record stands: when and how the opt-out first came.
+        crate::tx::Change::on(key(optout_pk(contact), ONE_SK))
+            .set_expr(format!(
+                "{WRITTEN_AT} = if_not_exists({WRITTEN_AT}, :now), {VIA} = if_not_exists({VIA}, :via)"
+            ))
+            .value(":now", n(now))
+            .value(":via", s(via.as_str()))
+            .apply(self)
+            .await?;
         // The opt-out item exists before the places are read, so a join racing
         // with this either committed first (and is found here) or is refused.
         let mut ended = 0;
@@ -421,6 +434,19 @@ impl CaptureStore for DynamoStore {
 
     async fn is_opted_out(&self, contact: &ContactKey) -> Result<bool> {
         Ok(self.get(optout_pk(contact), ONE_SK).await?.is_some())
+    }
+
+    async fn opt_out_record(
+        &self,
+        contact: &ContactKey,
+    ) -> Result<Option<restock_store::OptOutRecord>> {
+        let Some(item) = self.get(optout_pk(contact), ONE_SK).await? else {
+            return Ok(None);
+        };
+        Ok(Some(restock_store::OptOutRecord {
+            at: opt_n(&item, WRITTEN_AT)?.unwrap_or_default(),
+            via: opt_s(&item, VIA).and_then(restock_core::OptOutVia::parse),
+        }))
     }
 }
 

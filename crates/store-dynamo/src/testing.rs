@@ -410,10 +410,11 @@ pub async fn opt_out_record_only(
     contact: &restock_core::ContactKey,
     now: i64,
 ) {
-    use crate::attr::WRITTEN_AT;
-    use crate::codec::{ONE_SK, key, n, optout_pk};
+    use crate::attr::{VIA, WRITTEN_AT};
+    use crate::codec::{ONE_SK, key, n, optout_pk, s};
     let mut item = key(optout_pk(contact), ONE_SK);
     item.insert(WRITTEN_AT.into(), n(now));
+    item.insert(VIA.into(), s(restock_core::OptOutVia::Link.as_str()));
     store
         .put_item(item)
         .await

@@ -10,7 +10,7 @@ use crate::*;
 impl CaptureStore for MemoryStore {
     async fn join(&self, new: NewRequest) -> Result<JoinOutcome> {
         let mut s = self.lock();
-        if s.optouts.contains(&new.contact_key) {
+        if s.optouts.contains_key(&new.contact_key) {
             return Ok(JoinOutcome::OptedOut);
         }
         if let Some(id) = s
@@ -199,7 +199,7 @@ impl CaptureStore for MemoryStore {
         if !req.optout_link_is(token) {
             return Ok(OptOutOutcome::NotFound);
         }
-        let ended = s.opt_out_contact(&req.contact_key, now);
+        let ended = s.opt_out_contact(&req.contact_key, restock_core::OptOutVia::Link, now);
         Ok(OptOutOutcome::OptedOut { ended })
     }
     async fn confirm(
@@ -230,8 +230,13 @@ impl CaptureStore for MemoryStore {
         s.asked.remove(&contact);
         Ok(ConfirmOutcome::Confirmed(request))
     }
-    async fn opt_out_contact(&self, contact: &ContactKey, now: Millis) -> Result<u32> {
-        Ok(self.lock().opt_out_contact(contact, now))
+    async fn opt_out_contact(
+        &self,
+        contact: &ContactKey,
+        via: restock_core::OptOutVia,
+        now: Millis,
+    ) -> Result<u32> {
+        Ok(self.lock().opt_out_contact(contact, via, now))
     }
     async fn forget_contact(&self, contact: &ContactKey, now: Millis) -> Result<Forgotten> {
         let mut s = self.lock();
@@ -247,13 +252,16 @@ impl CaptureStore for MemoryStore {
         s.requests.retain(|_, r| &r.contact_key != contact);
         s.told.retain(|(c, _), _| c != contact);
         forgotten.erased = (before - s.requests.len()) as u32;
-        forgotten.opt_out_kept = s.optouts.contains(contact);
+        forgotten.opt_out_kept = s.optouts.contains_key(contact);
         Ok(forgotten)
     }
     async fn remove_opt_out(&self, contact: &ContactKey) -> Result<bool> {
-        Ok(self.lock().optouts.remove(contact))
+        Ok(self.lock().optouts.remove(contact).is_some())
     }
     async fn is_opted_out(&self, contact: &ContactKey) -> Result<bool> {
-        Ok(self.lock().optouts.contains(contact))
+        Ok(self.lock().optouts.contains_key(contact))
+    }
+    async fn opt_out_record(&self, contact: &ContactKey) -> Result<Option<OptOutRecord>> {
+        Ok(self.lock().optouts.get(contact).copied())
     }
 }

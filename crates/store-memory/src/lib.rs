@@ -64,7 +64,8 @@ struct State {
     /// Each address sent a confirmation: by which sign-up, and until when
     /// it is not asked again.
     asked: HashMap<ContactKey, (RequestId, Millis)>,
-    optouts: HashSet<ContactKey>,
+    /// Each opted-out contact, when and how.
+    optouts: HashMap<ContactKey, restock_store::OptOutRecord>,
     skus: HashMap<Sku, SkuRecord>,
     deliveries: HashSet<String>,
     holds: HashMap<HoldId, RequestId>,
@@ -170,8 +171,19 @@ impl MemoryStore {
     /// Records `contact`'s opt-out without ending its requests: the state
     /// the DynamoDB store's two-step opt-out leaves when it stops between
     /// its steps (the conformance suite checks both stores act on it).
-    pub fn opt_out_record_only(&self, contact: &ContactKey) {
-        self.lock().optouts.insert(contact.clone());
+    pub fn opt_out_record_only(
+        &self,
+        contact: &ContactKey,
+        via: restock_core::OptOutVia,
+        now: Millis,
+    ) {
+        self.lock()
+            .optouts
+            .entry(contact.clone())
+            .or_insert(restock_store::OptOutRecord {
+                at: now,
+                via: Some(via),
+            });
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -328,8 +340,18 @@ impl State {
         }
     }
 
-    fn opt_out_contact(&mut self, contact: &ContactKey, now: Millis) -> u32 {
-        self.optouts.insert(contact.clone());
+    fn opt_out_contact(
+        &mut self,
+        contact: &ContactKey,
+        via: restock_core::OptOutVia,
+        now: Millis,
+    ) -> u32 {
+        self.optouts
+            .entry(contact.clone())
+            .or_insert(restock_store::OptOutRecord {
+                at: now,
+                via: Some(via),
+            });
         let ids = self.places_of(contact);
         let mut ended = 0;
         for id in ids {

@@ -90,7 +90,7 @@ impl NotifyStore for MemoryStore {
                 q.values()
                     .map(|id| {
                         let r = &s.requests[id];
-                        let opted_out = s.optouts.contains(&r.contact_key);
+                        let opted_out = s.optouts.contains_key(&r.contact_key);
                         WaveParams::candidate(r, opted_out, &mut sleepers)
                     })
                     .collect()
@@ -143,7 +143,7 @@ impl NotifyStore for MemoryStore {
         now: Millis,
     ) -> Result<Claim> {
         let mut s = self.lock();
-        if s.optouts.contains(contact) {
+        if s.optouts.contains_key(contact) {
             return Ok(Claim::OptedOut);
         }
         let Some(key) = s.requests.get(id).map(|r| r.key) else {
@@ -212,7 +212,7 @@ impl NotifyStore for MemoryStore {
         contact: &ContactKey,
     ) -> Result<Claim> {
         let mut s = self.lock();
-        if s.optouts.contains(contact) {
+        if s.optouts.contains_key(contact) {
             return Ok(Claim::OptedOut);
         }
         let Some(r) = s.requests.get_mut(id) else {

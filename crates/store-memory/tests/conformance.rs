@@ -25,8 +25,9 @@ impl Harness for Memory {
         self.store.set_counters(sku, offered, held);
     }
 
-    async fn opt_out_record_only(&self, contact: &ContactKey, _now: i64) {
-        self.store.opt_out_record_only(contact);
+    async fn opt_out_record_only(&self, contact: &ContactKey, now: i64) {
+        self.store
+            .opt_out_record_only(contact, restock_core::OptOutVia::Link, now);
     }
 }
 

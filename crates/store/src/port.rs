@@ -120,8 +120,16 @@ pub trait CaptureStore: Send + Sync {
         lifetime_ms: Millis,
         now: Millis,
     ) -> Result<ConfirmOutcome>;
-    /// Opts out a contact directly (admin, or SNS reporting an opted-out number).
-    async fn opt_out_contact(&self, contact: &ContactKey, now: Millis) -> Result<u32>;
+    /// Opts out a contact directly (admin, SNS reporting an opted-out
+    /// number, a reply, a bounce or complaint) and ends its live requests;
+    /// the number ended. The opt-out is recorded with `via` and `now`, and
+    /// the first record stands.
+    async fn opt_out_contact(
+        &self,
+        contact: &ContactKey,
+        via: restock_core::OptOutVia,
+        now: Millis,
+    ) -> Result<u32>;
     /// Erases everything held about a contact (`restock forget`): its live
     /// requests end (units pass on), then every request of it, live or
     /// finished, is deleted with its contact details and consent record.
@@ -131,6 +139,8 @@ pub trait CaptureStore: Send + Sync {
     async fn remove_opt_out(&self, contact: &ContactKey) -> Result<bool>;
     /// Whether a contact opted out.
     async fn is_opted_out(&self, contact: &ContactKey) -> Result<bool>;
+    /// A contact's opt-out: when and how it came.
+    async fn opt_out_record(&self, contact: &ContactKey) -> Result<Option<OptOutRecord>>;
 }
 
 /// detect: stock levels and restocks.

@@ -19,7 +19,10 @@ impl Admin {
         // under a former one included.
         let mut ended = 0;
         for key in contact.keys(pepper) {
-            ended += self.store.opt_out_contact(&key, now).await?;
+            ended += self
+                .store
+                .opt_out_contact(&key, restock_core::OptOutVia::Team, now)
+                .await?;
         }
         Ok(Output::message(
             format!(

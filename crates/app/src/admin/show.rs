@@ -21,6 +21,8 @@ struct Context<'a> {
     /// Until when it is inside its quiet hours (or, texted, outside its
     /// place's legal hours), if it is now.
     asleep_until: Option<Millis>,
+    /// Its contact's opt-out, when it ended by one.
+    opt_out: Option<restock_store::OptOutRecord>,
 }
 
 /// Why a request stands where it does, in one line for the on-call engineer.
@@ -76,7 +78,14 @@ fn why(r: &Request, cx: &Context<'_>) -> String {
         RequestState::Lapsed => "told, but the reserve link was not clicked in time".into(),
         RequestState::Released => "held a unit but did not buy in time".into(),
         RequestState::Cancelled => "left the queue (or was forgotten or ended by the team)".into(),
-        RequestState::OptedOut => "opted out: never told again".into(),
+        RequestState::OptedOut => match cx.opt_out {
+            Some(restock_store::OptOutRecord { at, via }) => format!(
+                "opted out{} at {}: never told again",
+                via.map(|v| format!(" {}", v.said())).unwrap_or_default(),
+                rfc3339(at)
+            ),
+            None => "opted out (since lifted by the team): never told again".into(),
+        },
         RequestState::Stale => "waited longer than the request lifetime".into(),
         RequestState::Undeliverable => match &r.notice {
             Some(NoticeOutcome::Failed { reason }) => {
@@ -212,6 +221,10 @@ impl Admin {
                 pause: pause.as_ref(),
                 history: &history,
                 asleep_until: sleepers.asleep_until(&r.contact, r.zone.as_ref()),
+                opt_out: match r.state {
+                    RequestState::OptedOut => self.store.opt_out_record(&r.contact_key).await?,
+                    _ => None,
+                },
             };
             let (lines, value) = shown(r, &cx, with_contacts, &shop_zone);
             text.extend(lines);

@@ -188,7 +188,8 @@ pub(super) async fn join_request(
     if let Some(former) = new.contact.former_key(&secrets.contact_pepper)
         && s.store.is_opted_out(&former).await?
     {
-        s.store.opt_out_contact(&contact_key, now).await?;
+        s.opt_out(&contact_key, restock_core::OptOutVia::Earlier, now)
+            .await?;
         return Ok(said(&t, StatusCode::CONFLICT, "error-opted-out"));
     }
     let by_contact = format!("contact:{contact_key}");

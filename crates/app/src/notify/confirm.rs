@@ -1,7 +1,7 @@
 //! The confirmations a double opt-in asks for: each claimed once, rendered in
 //! the shopper's language and sent paced, with the links that confirm it.
 
-use restock_core::{CatalogueEntry, Message, Settings, Window};
+use restock_core::{CatalogueEntry, Message, OptOutVia, Settings, Window};
 use restock_store::Claim;
 
 use super::send::pause_sending;
@@ -114,7 +114,8 @@ pub(super) async fn send_confirmation(
             return Ok(());
         }
         Claim::OptedOut => {
-            s.store.opt_out_contact(&r.contact_key, now).await?;
+            // Recorded already, when it came: that record stands.
+            s.opt_out(&r.contact_key, OptOutVia::Link, now).await?;
             report.opted_out += 1;
             return Ok(());
         }
@@ -181,7 +182,7 @@ async fn settle(
             report.uncertain += 1;
         }
         Err(SendError::OptedOut) => {
-            s.store.opt_out_contact(&r.contact_key, now).await?;
+            s.opt_out(&r.contact_key, OptOutVia::Carrier, now).await?;
             report.opted_out += 1;
         }
         Err(e) => {

@@ -5,7 +5,9 @@
 use std::time::{Duration, Instant};
 
 use restock_core::notice::{NoticeInput, Phrase, phrase_prompt};
-use restock_core::{CatalogueEntry, Message, RequestState, Settings, Sku, Texts, Window};
+use restock_core::{
+    CatalogueEntry, Message, OptOutVia, RequestState, Settings, Sku, Texts, Window,
+};
 use restock_store::{Claim, NoticeOutcome, Offer};
 
 use super::{DEADLINE_MARGIN, NotifyReport, PACE_BLOCK, SENDER_BACKOFF, wall_clock_ms};
@@ -170,8 +172,8 @@ pub(crate) async fn send_one(
         // (Covered is a confirmation's answer, never a notice's.)
         Claim::NotClaimable | Claim::Covered { .. } => return Ok(()),
         Claim::OptedOut => {
-            // Opted out between the restock and now: end it, free the unit (I5).
-            s.store.opt_out_contact(&r.contact_key, now).await?;
+            // Opted out between the restock and now (recorded then): end it, free the unit (I5).
+            s.opt_out(&r.contact_key, OptOutVia::Link, now).await?;
             report.opted_out += 1;
             return Ok(());
         }
@@ -260,7 +262,7 @@ pub(crate) async fn record_notice_sent(
             // The number opted out at SNS: an opt-out for good (I5), which
             // ends the offer; the unit passes on.
             tracing::warn!(sku = %r.sku, contact = %r.contact.masked(), "number opted out at SNS; opted out for good");
-            s.store.opt_out_contact(&r.contact_key, now).await?;
+            s.opt_out(&r.contact_key, OptOutVia::Carrier, now).await?;
             report.opted_out += 1;
         }
         Err(e) => {

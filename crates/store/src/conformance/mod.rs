@@ -148,7 +148,11 @@ pub async fn two_spellings_of_one_mailbox_are_one_person(app: App) {
     }
     assert_eq!(app.store.stats(&sku(CHAIR), 1).await.unwrap().waiting, 1);
     app.store
-        .opt_out_contact(&typed("DELLA@bücher.example").key(PEPPER), T0 + 2)
+        .opt_out_contact(
+            &typed("DELLA@bücher.example").key(PEPPER),
+            restock_core::OptOutVia::Team,
+            T0 + 2,
+        )
         .await
         .unwrap();
     assert_eq!(
@@ -158,10 +162,37 @@ pub async fn two_spellings_of_one_mailbox_are_one_person(app: App) {
     );
 }
 
+/// An opt-out refuses the contact until the team lifts it, and is recorded
+/// with when and how it first came.
 pub async fn opted_out_contacts_are_refused_until_lifted(app: App) {
     let key = email(3).key(PEPPER);
-    assert_eq!(app.store.opt_out_contact(&key, T0).await.unwrap(), 0);
+    assert_eq!(
+        app.store
+            .opt_out_contact(&key, restock_core::OptOutVia::Team, T0)
+            .await
+            .unwrap(),
+        0
+    );
     assert!(app.store.is_opted_out(&key).await.unwrap());
+    // Recorded with how it came; the first record stands.
+    app.store
+        .opt_out_contact(&key, restock_core::OptOutVia::Reply, T0 + 5)
+        .await
+        .unwrap();
+    assert_eq!(
+        app.store.opt_out_record(&key).await.unwrap(),
+        Some(crate::OptOutRecord {
+            at: T0,
+            via: Some(restock_core::OptOutVia::Team)
+        })
+    );
+    assert_eq!(
+        app.store
+            .opt_out_record(&email(4).key(PEPPER))
+            .await
+            .unwrap(),
+        None
+    );
     assert_eq!(
         app.join_as(CHAIR, email(3), T0, 1).await,
         JoinOutcome::OptedOut
@@ -198,7 +229,11 @@ pub async fn the_walnut_chair_story(app: App) {
     );
     assert_eq!(
         app.store
-            .opt_out_contact(&email(1).key(PEPPER), T0 + 14 * DAY)
+            .opt_out_contact(
+                &email(1).key(PEPPER),
+                restock_core::OptOutVia::Team,
+                T0 + 14 * DAY
+            )
             .await
             .unwrap(),
         1
@@ -1707,7 +1742,7 @@ pub async fn a_contact_who_opted_out_is_never_claimed_for_a_notice(app: App) {
     let link = wave.offers[0].reserve.secret_hash();
     // The opt-out lands between the wave and the send.
     app.store
-        .opt_out_contact(&a.contact_key, T0 + 11)
+        .opt_out_contact(&a.contact_key, restock_core::OptOutVia::Team, T0 + 11)
         .await
         .unwrap();
     assert_eq!(app.claim(&a.id, &link).await, Claim::OptedOut);
@@ -1731,7 +1766,7 @@ pub async fn an_opt_out_cut_short_still_stops_the_notice_and_its_retry_ends_the_
     );
     assert_eq!(
         app.store
-            .opt_out_contact(&a.contact_key, T0 + 13)
+            .opt_out_contact(&a.contact_key, restock_core::OptOutVia::Team, T0 + 13)
             .await
             .unwrap(),
         1,
@@ -2208,7 +2243,7 @@ pub async fn a_confirmation_is_claimed_once_and_a_claim_given_back_is_pending_ag
     // The contact opted out meanwhile: nothing more is claimed for them.
     let bob = app.sign_up(CHAIR, 2, T0).await;
     app.store
-        .opt_out_contact(&bob.contact_key, T0 + MIN)
+        .opt_out_contact(&bob.contact_key, restock_core::OptOutVia::Team, T0 + MIN)
         .await
         .unwrap();
     assert_eq!(app.get(&bob.id).await.state, RequestState::OptedOut);
@@ -2433,7 +2468,11 @@ pub async fn sign_ups_to_confirm_are_counted_until_confirmed_ended_or_run_out(ap
     app.store.cancel(&people[1].id, T0 + 2 * MIN).await.unwrap();
     assert_eq!(counts().await, (1, 3), "cancelled before confirming");
     app.store
-        .opt_out_contact(&people[2].contact_key, T0 + 3 * MIN)
+        .opt_out_contact(
+            &people[2].contact_key,
+            restock_core::OptOutVia::Team,
+            T0 + 3 * MIN,
+        )
         .await
         .unwrap();
     assert_eq!(counts().await, (1, 2), "opted out before confirming");
@@ -2492,7 +2531,7 @@ pub async fn forgetting_a_contact_erases_its_requests_and_keeps_only_the_opt_out
     let key3 = email(3).key(PEPPER);
     app.join(CHAIR, 3, T0).await;
     app.store
-        .opt_out_contact(&key3, T0 + 4 * MIN)
+        .opt_out_contact(&key3, restock_core::OptOutVia::Team, T0 + 4 * MIN)
         .await
         .unwrap();
     let f = app.store.forget_contact(&key3, T0 + 5 * MIN).await.unwrap();

@@ -305,6 +305,15 @@ pub struct ConfirmLinks {
     pub optout: TokenHash,
 }
 
+/// A contact's opt-out: when and how it came.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct OptOutRecord {
+    /// When.
+    pub at: Millis,
+    /// How (`None`: recorded before restock kept it).
+    pub via: Option<restock_core::OptOutVia>,
+}
+
 /// What forgetting a contact erased.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 pub struct Forgotten {
