@@ -118,7 +118,7 @@ pub fn shop_erasure(domain: &str, erased: Option<u32>) -> Alert {
         Some(n) => format!(
             "What restock did: erased every shopper's request, {n} in all (live ones ended first); only opt-outs are kept, as keyed hashes."
         ),
-        None => "What restock does: the sweep function erases every shopper's request, a thousand a minute, and says so here when none is left; \
+        None => "What restock does: the sweep function erases every shopper's request, a thousand per run, each run handing the rest to the next, and says so here when none is left; \
                  if that message does not come, look in the dead-letter queue (`restock dlq list`)."
             .to_owned(),
     };

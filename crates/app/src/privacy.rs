@@ -34,14 +34,14 @@ pub struct Erasure {
 }
 
 /// A shop's erasure, and how far it has gone: it scans the table in pages
-/// and forgets each request's contact ([`CaptureStore::forget_contact`],
-/// every request of theirs). A pass that erased anything is followed by
-/// another from the start, so a request the scan's cursor passed over is
-/// found; the erasure ends with a pass that finds none. Only opt-outs are
-/// kept, as keyed hashes, so a shop that comes back never writes to someone
-/// who asked it not to.
+/// and erases each request it reads ([`CaptureStore::forget_request`]:
+/// one pass over the table, never a read of it per shopper). A pass that
+/// erased anything is followed by another from the start, so a request the
+/// scan's cursor passed over is found; the erasure ends with a pass that
+/// finds none. Only opt-outs are kept, as keyed hashes, so a shop that
+/// comes back never writes to someone who asked it not to.
 ///
-/// [`CaptureStore::forget_contact`]: restock_store::CaptureStore::forget_contact
+/// [`CaptureStore::forget_request`]: restock_store::CaptureStore::forget_request
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ShopErasure {
     /// The shop's domain, for the team.
@@ -60,7 +60,8 @@ pub struct ShopErasure {
 /// Requests a shop's erasure reads per page.
 pub const SHOP_PAGE: usize = 100;
 /// Pages a shop's erasure takes per run before it hands the rest on: a
-/// thousand contacts, eight at a time, well inside the sweep's 50 seconds.
+/// thousand requests, eight at a time, each a read, its end if live and two
+/// deletes.
 pub const SHOP_PAGES: usize = 10;
 
 /// Hands an erasure to the function that may read the whole table
@@ -126,16 +127,13 @@ pub async fn erase_shop(
                 .store
                 .requests_page(shop.after.as_deref(), SHOP_PAGE)
                 .await?;
-            let contacts: std::collections::BTreeSet<&ContactKey> =
-                page.requests.iter().map(|r| &r.contact_key).collect();
-            let contacts: Vec<&ContactKey> = contacts.into_iter().collect();
             let mut erased = 0;
-            for eight in contacts.chunks(8) {
-                let forgotten = futures::future::try_join_all(
-                    eight.iter().map(|key| s.store.forget_contact(key, now)),
+            for eight in page.requests.chunks(8) {
+                let gone = futures::future::try_join_all(
+                    eight.iter().map(|r| s.store.forget_request(&r.id, now)),
                 )
                 .await?;
-                erased += forgotten.iter().map(|f| f.erased).sum::<u32>();
+                erased += gone.iter().filter(|g| **g).count() as u32;
             }
             (run, shop.erased, shop.pass_erased) = (
                 run + erased,

@@ -140,6 +140,11 @@ impl CaptureStore for SimStore {
         self.inner.forget_contact(contact, now).await
     }
 
+    async fn forget_request(&self, id: &RequestId, now: Millis) -> Result<bool> {
+        self.round_trip().await;
+        self.inner.forget_request(id, now).await
+    }
+
     async fn remove_opt_out(&self, contact: &ContactKey) -> Result<bool> {
         self.round_trip().await;
         self.inner.remove_opt_out(contact).await

@@ -419,6 +419,28 @@ impl CaptureStore for DynamoStore {
         Ok(forgotten)
     }
 
+    async fn forget_request(&self, id: &RequestId, now: Millis) -> Result<bool> {
+        let Some(r) = self.request(id).await? else {
+            return Ok(false);
+        };
+        if r.state.status().is_live() {
+            self.end_request(id, now, |r| r.state.cancel().ok()).await?;
+        }
+        for (pk, sk) in [
+            (request_pk(id), REQUEST_SK),
+            (told_pk(&r.contact_key), r.sku.as_str()),
+        ] {
+            self.client
+                .delete_item()
+                .table_name(&self.table)
+                .set_key(Some(key(pk, sk)))
+                .send()
+                .await
+                .map_err(|e| StoreError::backend(crate::DYNAMODB, "DeleteItem", e))?;
+        }
+        Ok(true)
+    }
+
     async fn remove_opt_out(&self, contact: &ContactKey) -> Result<bool> {
         let out = self
             .client

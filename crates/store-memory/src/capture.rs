@@ -255,6 +255,18 @@ impl CaptureStore for MemoryStore {
         forgotten.opt_out_kept = s.optouts.contains_key(contact);
         Ok(forgotten)
     }
+    async fn forget_request(&self, id: &RequestId, now: Millis) -> Result<bool> {
+        let mut s = self.lock();
+        let Some(r) = s.requests.get(id).cloned() else {
+            return Ok(false);
+        };
+        if let Ok((to, freed)) = r.state.cancel() {
+            s.finish(id, to, freed, now);
+        }
+        s.requests.remove(id);
+        s.told.remove(&(r.contact_key, r.sku));
+        Ok(true)
+    }
     async fn remove_opt_out(&self, contact: &ContactKey) -> Result<bool> {
         Ok(self.lock().optouts.remove(contact).is_some())
     }

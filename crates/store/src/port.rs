@@ -135,6 +135,12 @@ pub trait CaptureStore: Send + Sync {
     /// finished, is deleted with its contact details and consent record.
     /// Only the opt-out, a keyed hash, is kept, so they stay un-mailed.
     async fn forget_contact(&self, contact: &ContactKey, now: Millis) -> Result<Forgotten>;
+    /// Erases one request as [`CaptureStore::forget_contact`] erases each
+    /// of a contact's: ended first if live (its unit passes on), then
+    /// deleted with its contact details, consent and told marker; the
+    /// contact's opt-out stays. Whether it was there. A shop's erasure goes
+    /// a request at a time, never a table read per contact.
+    async fn forget_request(&self, id: &RequestId, now: Millis) -> Result<bool>;
     /// Lifts an opt-out (admin only: the contact asked again).
     async fn remove_opt_out(&self, contact: &ContactKey) -> Result<bool>;
     /// Whether a contact opted out.

@@ -75,6 +75,7 @@ macro_rules! conformance_suite {
             an_unconfirmed_sign_up_ends_with_its_window_and_is_forgotten,
             sign_ups_to_confirm_are_counted_until_confirmed_ended_or_run_out,
             forgetting_a_contact_erases_its_requests_and_keeps_only_the_opt_out,
+            forgetting_a_request_ends_it_first_and_keeps_the_opt_out,
             a_late_reading_older_than_one_of_the_same_level_is_stale,
             readings_at_the_same_instant_keep_the_lower_level_and_ask_to_settle,
             a_sale_the_shop_reported_first_leaves_no_phantom_hold,
@@ -2545,6 +2546,54 @@ pub async fn forgetting_a_contact_erases_its_requests_and_keeps_only_the_opt_out
             .erased,
         0
     );
+}
+
+/// A shop's erasure erases request by request: an offered one ends first
+/// (its unit passes on), a finished one goes, the contact's other requests
+/// stay until their turn, and an opt-out is kept.
+pub async fn forgetting_a_request_ends_it_first_and_keeps_the_opt_out(app: App) {
+    app.catalogue(CHAIR, 1).await;
+    app.catalogue(OAT, 1).await;
+    let offered = app.join(CHAIR, 1, T0).await;
+    let other = app.join(OAT, 1, T0).await;
+    let bob = app.join(CHAIR, 2, T0 + 2).await;
+    app.level(CHAIR, 1, T0 + MIN, "d-1").await;
+    assert_eq!(app.wave(CHAIR, T0 + MIN).await.offers.len(), 1);
+    let now = T0 + 2 * MIN;
+    assert!(app.store.forget_request(&offered.id, now).await.unwrap());
+    assert_eq!(app.store.request(&offered.id).await.unwrap(), None);
+    assert!(
+        !app.store.forget_request(&offered.id, now).await.unwrap(),
+        "gone"
+    );
+    assert_eq!(
+        app.get(&other.id).await.state,
+        RequestState::Waiting,
+        "its turn comes"
+    );
+    let wave = app.wave(CHAIR, T0 + 3 * MIN).await;
+    assert_eq!(
+        wave.offers.iter().map(|o| o.request.id).collect::<Vec<_>>(),
+        [bob.id],
+        "the unit passed on"
+    );
+    app.assert_never_oversold(CHAIR).await;
+    app.store
+        .opt_out_contact(
+            &bob.contact_key,
+            restock_core::OptOutVia::Team,
+            T0 + 4 * MIN,
+        )
+        .await
+        .unwrap();
+    assert!(
+        app.store
+            .forget_request(&bob.id, T0 + 5 * MIN)
+            .await
+            .unwrap()
+    );
+    assert!(app.store.is_opted_out(&bob.contact_key).await.unwrap());
+    assert_eq!(app.store.stats(&sku(CHAIR), 1).await.unwrap().waiting, 0);
 }
 
 /// Issue: a retried delivery, older than a reading already applied at the
