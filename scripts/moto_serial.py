@@ -122,6 +122,24 @@ def lighten_moto() -> None:
     models.DynamoDBBackend.transact_write_items = transact_write_items
 
 
+def mend_ses_timestamps() -> None:
+    """SES v2 speaks REST-JSON, where a timestamp is epoch seconds; moto
+    writes an identity's `DkimAttributes.LastKeyGenerationTimestamp` as an
+    ISO string, which the Rust SDK (rightly) refuses to read."""
+    import time
+
+    from moto.ses.models import EmailIdentity
+
+    original = EmailIdentity.__init__
+
+    def __init__(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        if "LastKeyGenerationTimestamp" in self.dkim_attributes:
+            self.dkim_attributes["LastKeyGenerationTimestamp"] = time.time()
+
+    EmailIdentity.__init__ = __init__
+
+
 def sns_texts() -> list:
     from moto.sns.models import sns_backends
 
@@ -139,6 +157,7 @@ READ_BACK = {"/_restock/ses/messages": ses_messages, "/_restock/sns/texts": sns_
 def main() -> None:
     host, port = sys.argv[1], int(sys.argv[2])
     lighten_moto()
+    mend_ses_timestamps()
     app = DomainDispatcherApplication(create_backend_app)
     strict = dynamo_strict.from_env(app)
     lock = threading.Lock()

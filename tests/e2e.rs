@@ -40,6 +40,7 @@ mod privacy;
 mod pull;
 mod quiet;
 mod reliability;
+mod senders;
 mod story;
 mod template;
 mod woocommerce;

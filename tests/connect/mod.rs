@@ -37,7 +37,7 @@ fn variant(
 }
 
 /// The stack's outputs as `connect` reads them, for deployment `d`.
-fn stack_of(d: &Deployment) -> Stack {
+pub(crate) fn stack_of(d: &Deployment) -> Stack {
     Stack {
         name: "restock".into(),
         model_id: Some("amazon.nova-micro-v1:0".into()),
@@ -47,15 +47,6 @@ fn stack_of(d: &Deployment) -> Stack {
         table: d.store.table().to_owned(),
         alert_topic: "arn:aws:sns:eu-west-2:123456789012:restock-alerts".into(),
     }
-}
-
-/// The model's runtime client, on deployment `d`'s Bedrock fake.
-fn bedrock_of(d: &Deployment, sdk: &aws_config::SdkConfig) -> aws_sdk_bedrockruntime::Client {
-    aws_sdk_bedrockruntime::Client::from_conf(
-        aws_sdk_bedrockruntime::config::Builder::from(sdk)
-            .endpoint_url(&d.model.url)
-            .build(),
-    )
 }
 
 async fn keys(sdk: &aws_config::SdkConfig, secret: &str) -> serde_json::Value {
@@ -106,7 +97,7 @@ async fn connect_shopify_with_the_app_leaves_the_webhooks_to_the_app() {
     );
     // The Admin API lists none of the app's subscriptions: doctor reads
     // that the app declares them, instead of finding them missing.
-    let report = restock_aws::doctor::check(&sdk, &stack, &bedrock_of(&d, &sdk)).await;
+    let report = restock_aws::doctor::check(&sdk, &stack, &d.reach(&sdk)).await;
     let shopify: Vec<(&str, restock_aws::doctor::Severity)> = report
         .findings
         .iter()
@@ -586,7 +577,7 @@ async fn connect_takes_a_fresh_stack_to_a_passing_doctor() {
             .collect::<Vec<_>>()
     };
 
-    let before = restock_aws::doctor::check(&sdk, &stack, &bedrock_of(&d, &sdk)).await;
+    let before = restock_aws::doctor::check(&sdk, &stack, &d.reach(&sdk)).await;
     assert!(before.blocking(), "{}", before.describe());
     assert_eq!(
         failing(&before),
@@ -635,7 +626,7 @@ async fn connect_takes_a_fresh_stack_to_a_passing_doctor() {
     )
     .await
     .unwrap();
-    let after = restock_aws::doctor::check(&sdk, &stack, &bedrock_of(&d, &sdk)).await;
+    let after = restock_aws::doctor::check(&sdk, &stack, &d.reach(&sdk)).await;
     assert!(!after.blocking(), "{}", after.describe());
     let said = after.describe();
     for check in [
@@ -665,7 +656,7 @@ async fn connect_takes_a_fresh_stack_to_a_passing_doctor() {
         .lock()
         .unwrap()
         .insert(own.clone(), "yes".into());
-    let theirs_on = restock_aws::doctor::check(&sdk, &stack, &bedrock_of(&d, &sdk)).await;
+    let theirs_on = restock_aws::doctor::check(&sdk, &stack, &d.reach(&sdk)).await;
     assert!(!theirs_on.blocking(), "{}", theirs_on.describe());
     let finding = theirs_on
         .finding("woocommerce stock notifications")
@@ -680,7 +671,7 @@ async fn connect_takes_a_fresh_stack_to_a_passing_doctor() {
         "{finding:?}"
     );
     fake.woo_settings.lock().unwrap().insert(own, "no".into());
-    let theirs_off = restock_aws::doctor::check(&sdk, &stack, &bedrock_of(&d, &sdk)).await;
+    let theirs_off = restock_aws::doctor::check(&sdk, &stack, &d.reach(&sdk)).await;
     assert!(
         theirs_off
             .describe()
@@ -695,7 +686,7 @@ async fn connect_takes_a_fresh_stack_to_a_passing_doctor() {
     // A model the account may not call: a warning (notices go out in the
     // fixed wording) that says where access is granted.
     d.model.set(ModelMode::Denied);
-    let denied = restock_aws::doctor::check(&sdk, &stack, &bedrock_of(&d, &sdk)).await;
+    let denied = restock_aws::doctor::check(&sdk, &stack, &d.reach(&sdk)).await;
     assert!(!denied.blocking(), "{}", denied.describe());
     let model = denied.finding("Bedrock model").unwrap();
     assert_eq!(model.severity, restock_aws::doctor::Severity::Warning);
@@ -761,7 +752,7 @@ async fn connect_takes_a_fresh_stack_to_a_passing_doctor() {
 
     // WooCommerce disables a webhook after failed deliveries: blocking again.
     fake.woo_webhooks.lock().unwrap()[0]["status"] = "disabled".into();
-    let disabled = restock_aws::doctor::check(&sdk, &stack, &bedrock_of(&d, &sdk)).await;
+    let disabled = restock_aws::doctor::check(&sdk, &stack, &d.reach(&sdk)).await;
     assert_eq!(
         failing(&disabled),
         ["woocommerce webhook product.updated"],
@@ -836,7 +827,7 @@ async fn the_story_runs_on_the_imported_catalogue_with_a_size_and_its_restock() 
         done.describe(false)
     );
     assert!(alerts.all().is_empty());
-    let report = restock_aws::doctor::check(&sdk, &stack, &bedrock_of(&d, &sdk)).await;
+    let report = restock_aws::doctor::check(&sdk, &stack, &d.reach(&sdk)).await;
     assert!(!report.blocking(), "{}", report.describe());
 
     let sku = |s: &str| Sku::try_from(s).unwrap();

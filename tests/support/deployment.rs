@@ -139,6 +139,11 @@ pub struct Deployment {
     pub topic: String,
     /// The model.
     pub model: BedrockFake,
+    /// The mail domain's DNS, as `restock doctor` reads it: a DMARC record
+    /// at `_dmarc.loomandlast.co.uk`.
+    pub dns: crate::support::fakes::DnsFake,
+    /// End User Messaging SMS, holding no numbers.
+    pub messaging: crate::support::fakes::MessagingFake,
     /// The SES configuration set notices go through.
     pub configuration_set: String,
     /// The event bus restock's events go to.
@@ -185,12 +190,31 @@ impl Deployment {
             .expect("topic created")
             .topic_arn
             .expect("topic arn");
-        // Verifying the sender twice (another test did) is fine.
+        // Verifying the sender twice (another test did) is fine. The domain
+        // too, with Easy DKIM: SES signs as the From domain (DMARC aligned).
         let _ = aws_sdk_sesv2::Client::new(&sdk)
             .create_email_identity()
             .email_identity("hello@loomandlast.co.uk")
             .send()
             .await;
+        let _ = aws_sdk_sesv2::Client::new(&sdk)
+            .create_email_identity()
+            .email_identity("loomandlast.co.uk")
+            .dkim_signing_attributes(
+                aws_sdk_sesv2::types::DkimSigningAttributes::builder()
+                    .next_signing_key_length(aws_sdk_sesv2::types::DkimSigningKeyLength::Rsa2048Bit)
+                    .build(),
+            )
+            .send()
+            .await;
+        let dns = crate::support::fakes::DnsFake::start().await;
+        dns.txt(
+            "_dmarc.loomandlast.co.uk",
+            "v=DMARC1; p=quarantine; rua=mailto:dmarc@loomandlast.co.uk",
+        );
+        let messaging =
+            crate::support::fakes::MessagingFake::start(crate::support::fakes::Numbers::default())
+                .await;
         register_policies(&endpoint).await;
         let configuration_set = restock_store_dynamo::testing::unique_table("restock-notices");
         aws_sdk_sesv2::Client::new(&sdk)
@@ -211,8 +235,28 @@ impl Deployment {
             topic,
             configuration_set,
             model,
+            dns,
+            messaging,
             event_bus,
             event_queue,
+        }
+    }
+
+    /// What `restock doctor` reaches beyond the stack here: the model,
+    /// End User Messaging and DNS fakes.
+    pub fn reach(&self, sdk: &aws_config::SdkConfig) -> restock_aws::doctor::Reach {
+        restock_aws::doctor::Reach {
+            bedrock: aws_sdk_bedrockruntime::Client::from_conf(
+                aws_sdk_bedrockruntime::config::Builder::from(sdk)
+                    .endpoint_url(&self.model.url)
+                    .build(),
+            ),
+            messaging: aws_sdk_pinpointsmsvoicev2::Client::from_conf(
+                aws_sdk_pinpointsmsvoicev2::config::Builder::from(sdk)
+                    .endpoint_url(&self.messaging.url)
+                    .build(),
+            ),
+            dns: restock_aws::doctor::resolver_at(self.dns.at),
         }
     }
 

@@ -19,6 +19,7 @@
 
 mod channels;
 pub mod connect;
+#[cfg(feature = "doctor")]
 pub mod doctor;
 mod events;
 pub mod http;

@@ -88,9 +88,14 @@ impl StackHealth {
 #[async_trait::async_trait]
 impl Health for StackHealth {
     async fn report(&self) -> Report {
-        let bedrock = aws_sdk_bedrockruntime::Client::new(&self.sdk);
-        let mut report =
-            restock_aws::doctor::check(&self.sdk, &self.deployed.stack, &bedrock).await;
+        let mut report = match restock_aws::doctor::Reach::new(&self.sdk) {
+            Ok(reach) => restock_aws::doctor::check(&self.sdk, &self.deployed.stack, &reach).await,
+            Err(e) => {
+                let mut report = Report::default();
+                report.add(Severity::Blocking, "DNS resolver", e, None);
+                report
+            }
+        };
         dead_letter_check(
             &mut report,
             &self.sdk,

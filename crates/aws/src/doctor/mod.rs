@@ -2,8 +2,13 @@
 //! operator's machine, each finding with its fix ([`restock_app::health`]
 //! says what is blocking and what is a warning). The store's checks are
 //! shared with the local server; these add the keys secret, the platforms,
-//! the model and the senders.
+//! the model and the senders ([`mail`]: the mail domain's DMARC, [`texts`]:
+//! SNS and the number that texts).
 
+pub mod mail;
+mod texts;
+
+use hickory_resolver::TokioResolver;
 use restock_app::ports::Phraser;
 use restock_core::{CatalogueEntry, Platform, Settings};
 use restock_store_dynamo::DynamoStore;
@@ -13,14 +18,71 @@ pub use restock_app::health::{Finding, Report, Severity};
 use crate::connect::{SHOPIFY_TOPICS, Stack, WOOCOMMERCE_TOPICS};
 use crate::platforms::HttpPlatforms;
 
-/// Checks `stack` (its table, keys secret, platforms, model, senders);
-/// `bedrock` is the model's runtime client (AWS's, unless a test points it
-/// elsewhere).
-pub async fn check(
-    sdk: &aws_config::SdkConfig,
-    stack: &Stack,
-    bedrock: &aws_sdk_bedrockruntime::Client,
-) -> Report {
+/// What the checks reach beyond the stack's own services: the model's
+/// runtime, End User Messaging SMS, and the DNS resolver the mail domain's
+/// records are read with.
+pub struct Reach {
+    /// The model's runtime.
+    pub bedrock: aws_sdk_bedrockruntime::Client,
+    /// End User Messaging SMS (the numbers SNS texts from).
+    pub messaging: aws_sdk_pinpointsmsvoicev2::Client,
+    /// The resolver.
+    pub dns: TokioResolver,
+}
+
+impl Reach {
+    /// AWS's services with `sdk`'s settings (`AWS_ENDPOINT_URL_…` as usual),
+    /// and the machine's resolver, or the one `RESTOCK_DNS_SERVER`
+    /// (`host:port`) names.
+    ///
+    /// # Errors
+    /// The machine's resolver settings cannot be read, or
+    /// `RESTOCK_DNS_SERVER` is not an address.
+    pub fn new(sdk: &aws_config::SdkConfig) -> Result<Self, String> {
+        let dns = match std::env::var("RESTOCK_DNS_SERVER") {
+            Ok(at) => resolver_at(
+                at.parse()
+                    .map_err(|_| format!("RESTOCK_DNS_SERVER={at} is not host:port"))?,
+            ),
+            Err(_) => {
+                let mut builder = TokioResolver::builder_tokio().map_err(|e| e.to_string())?;
+                *builder.options_mut() = quick(builder.options_mut().clone());
+                builder.build()
+            }
+        };
+        Ok(Self {
+            bedrock: aws_sdk_bedrockruntime::Client::new(sdk),
+            messaging: aws_sdk_pinpointsmsvoicev2::Client::new(sdk),
+            dns,
+        })
+    }
+}
+
+/// A resolver that asks only the server at `at`.
+#[must_use]
+pub fn resolver_at(at: std::net::SocketAddr) -> TokioResolver {
+    use hickory_resolver::config::{NameServerConfigGroup, ResolverConfig};
+    let servers = NameServerConfigGroup::from_ips_clear(&[at.ip()], at.port(), true);
+    TokioResolver::builder_with_config(
+        ResolverConfig::from_parts(None, vec![], servers),
+        hickory_resolver::name_server::TokioConnectionProvider::default(),
+    )
+    .with_options(quick(hickory_resolver::config::ResolverOpts::default()))
+    .build()
+}
+
+/// A lookup gives up after three seconds: doctor says it could not look.
+fn quick(
+    mut options: hickory_resolver::config::ResolverOpts,
+) -> hickory_resolver::config::ResolverOpts {
+    options.timeout = std::time::Duration::from_secs(3);
+    options.attempts = 1;
+    options
+}
+
+/// Checks `stack` (its table, keys secret, platforms, model, senders),
+/// reaching outside it through `reach`.
+pub async fn check(sdk: &aws_config::SdkConfig, stack: &Stack, reach: &Reach) -> Report {
     let mut report = Report::default();
     let store = DynamoStore::new(aws_sdk_dynamodb::Client::new(sdk), &stack.table);
     let Some((settings, catalogue)) =
@@ -48,11 +110,11 @@ pub async fn check(
     {
         platform_checks(&mut report, &platforms, stack, &keys, &catalogue, platform).await;
     }
-    model_check(&mut report, stack, bedrock).await;
+    model_check(&mut report, stack, &reach.bedrock).await;
     if let Some(settings) = &settings {
-        sender_checks(&mut report, sdk, stack, settings).await;
+        sender_checks(&mut report, sdk, stack, settings, &reach.dns).await;
         if !settings.sms_countries.is_empty() {
-            text_checks(&mut report, sdk).await;
+            texts::checks(&mut report, sdk, &reach.messaging, &settings.sms_countries).await;
         }
     }
     report
@@ -98,53 +160,6 @@ async fn model_check(report: &mut Report, stack: &Stack, bedrock: &aws_sdk_bedro
                 Some(fix),
             );
         }
-    }
-}
-
-/// Texts (the settings name countries): SNS's SMS sandbox, where texts
-/// reach only verified numbers, and the account's monthly spending limit,
-/// past which SNS stops sending.
-async fn text_checks(report: &mut Report, sdk: &aws_config::SdkConfig) {
-    let sns = aws_sdk_sns::Client::new(sdk);
-    match sns.get_sms_sandbox_account_status().send().await {
-        Ok(status) if status.is_in_sandbox() => report.add(
-            Severity::Blocking,
-            "SNS SMS sandbox",
-            "the account is in it: texts reach only verified numbers, so no shopper is texted",
-            Some("request to leave it (SNS console → Text messaging (SMS) → Sandbox)".into()),
-        ),
-        Ok(_) => report.ok("SNS SMS sandbox", "out of it"),
-        Err(e) => report.add(
-            Severity::Warning,
-            "SNS SMS sandbox",
-            format!("could not be read ({e})"),
-            Some("check in the SNS console (Text messaging (SMS) → Sandbox) that the account is out of it".into()),
-        ),
-    }
-    let limit = sns
-        .get_sms_attributes()
-        .attributes("MonthlySpendLimit")
-        .send()
-        .await
-        .ok()
-        .and_then(|a| {
-            a.attributes()
-                .and_then(|m| m.get("MonthlySpendLimit").cloned())
-        });
-    match limit.as_deref().map(str::parse::<f64>) {
-        Some(Ok(dollars)) if dollars <= 1.0 => report.add(
-            Severity::Warning,
-            "SNS spending limit",
-            format!("${dollars} a month (AWS's default): SNS stops texting once it is spent, about 125 texts"),
-            Some("raise it with an AWS support case, then in SNS → Text messaging (SMS) → Edit".into()),
-        ),
-        Some(Ok(dollars)) => report.ok("SNS spending limit", format!("${dollars} a month")),
-        _ => report.add(
-            Severity::Warning,
-            "SNS spending limit",
-            "could not be read",
-            Some("check it in SNS → Text messaging (SMS)".into()),
-        ),
     }
 }
 
@@ -336,13 +351,15 @@ fn topic_checks(
     }
 }
 
-/// The mail sender: its identity verified, and the account out of SES's
-/// sandbox (in it, mail reaches only verified addresses: no shopper).
+/// The mail sender: its identity verified, its domain's DMARC, and the
+/// account out of SES's sandbox (in it, mail reaches only verified
+/// addresses: no shopper).
 async fn sender_checks(
     report: &mut Report,
     sdk: &aws_config::SdkConfig,
     stack: &Stack,
     settings: &Settings,
+    dns: &TokioResolver,
 ) {
     let ses = aws_sdk_sesv2::Client::new(sdk);
     // `Name <address>` or a bare address.
@@ -353,7 +370,36 @@ async fn sender_checks(
         .map_or(from, |(address, _)| address)
         .trim();
     let domain = address.rsplit_once('@').map_or(address, |(_, d)| d);
-    let (verified, dkim) = sender_identity(&ses, [domain, address]).await;
+    let found = sender_identity(&ses, [domain, address]).await;
+    let verified = found.as_ref().map(|(identity, f)| {
+        let succeeded =
+            f.verification_status() == Some(&aws_sdk_sesv2::types::VerificationStatus::Success);
+        (
+            identity.clone(),
+            f.verified_for_sending_status() || succeeded,
+        )
+    });
+    let dkim = found.as_ref().and_then(|(identity, f)| {
+        f.dkim_attributes()
+            .and_then(|d| d.status())
+            .map(|status| (identity.clone(), status.clone()))
+    });
+    let sending = mail::Sending {
+        domain: domain.to_owned(),
+        dkim_signs: matches!(dkim, Some((_, aws_sdk_sesv2::types::DkimStatus::Success))),
+        mail_from: found
+            .as_ref()
+            .and_then(|(_, f)| f.mail_from_attributes())
+            .map(|m| mail::MailFrom {
+                domain: m.mail_from_domain().to_owned(),
+                verified: *m.mail_from_domain_status()
+                    == aws_sdk_sesv2::types::MailFromDomainStatus::Success,
+                rejects: *m.behavior_on_mx_failure()
+                    == aws_sdk_sesv2::types::BehaviorOnMxFailure::RejectMessage,
+            })
+            .filter(|m| !m.domain.is_empty()),
+        region: sdk.region().map_or_else(String::new, ToString::to_string),
+    };
     match verified {
         Some((identity, true)) => report.ok("SES sender identity", format!("{identity} verified")),
         Some((identity, false)) => report.add(
@@ -381,21 +427,19 @@ async fn sender_checks(
         ),
         None => {}
     }
+    mail::checks(report, dns, &sending).await;
     configuration_set_check(report, &ses, stack).await;
     account_check(report, &ses).await;
 }
 
-/// The first of `identities` SES knows: whether it may send, and its DKIM
-/// status.
+/// The first of `identities` SES knows, as it reports it.
 async fn sender_identity(
     ses: &aws_sdk_sesv2::Client,
     identities: [&str; 2],
-) -> (
-    Option<(String, bool)>,
-    Option<(String, aws_sdk_sesv2::types::DkimStatus)>,
-) {
-    let mut verified = None;
-    let mut dkim = None;
+) -> Option<(
+    String,
+    aws_sdk_sesv2::operation::get_email_identity::GetEmailIdentityOutput,
+)> {
     for identity in identities {
         if let Ok(found) = ses
             .get_email_identity()
@@ -403,20 +447,10 @@ async fn sender_identity(
             .send()
             .await
         {
-            let succeeded = found.verification_status()
-                == Some(&aws_sdk_sesv2::types::VerificationStatus::Success);
-            verified = Some((
-                identity.to_owned(),
-                found.verified_for_sending_status() || succeeded,
-            ));
-            dkim = found
-                .dkim_attributes()
-                .and_then(|d| d.status())
-                .map(|status| (identity.to_owned(), status.clone()));
-            break;
+            return Some((identity.to_owned(), found));
         }
     }
-    (verified, dkim)
+    None
 }
 
 /// The account out of SES's sandbox.
