@@ -733,6 +733,16 @@ fn zone_at_two_in_the_morning(now: i64) -> String {
     }
 }
 
+/// The texts SNS has sent to `number`, oldest first.
+async fn texts_to(d: &Deployment, number: &str) -> Vec<String> {
+    sns_texts(&d.endpoint)
+        .await
+        .into_iter()
+        .filter(|t| t.0 == number)
+        .map(|t| t.1)
+        .collect()
+}
+
 /// Joins `contact` to `sku` through the store, at `now`, in `zone`.
 async fn joined(
     d: &Deployment,
@@ -962,26 +972,27 @@ async fn the_notify_binary_texts_each_number_inside_its_place_s_legal_hours() {
     for (sku, number, held, told) in cases {
         let sku = Sku::try_from(sku).unwrap();
         let contact = restock_core::Contact::Sms(restock_core::Phone::parse(number).unwrap());
-        let texted = || async {
-            sns_texts(&d.endpoint)
-                .await
-                .into_iter()
-                .filter(|t| t.0 == number)
-                .count()
-        };
-        let before = texted().await;
+        let before = texts_to(&d, number).await.len();
         let id = joined(&d, &sku, contact, None, ms(held) - 60_000).await;
         level(&d, &sku, 1, &format!("{sku}-1"), ms(held) - 30_000).await;
         let record = fixture("notify-restock-record.json").replace(CHAIR, sku.as_str());
         let logs = notify_at(&d, &record, held).await;
-        assert_eq!(texted().await, before, "{number} at {held}: {logs}");
+        assert_eq!(
+            texts_to(&d, number).await.len(),
+            before,
+            "{number} at {held}: {logs}"
+        );
         let request = d.store.request(&id).await.unwrap().unwrap();
         assert!(
             matches!(request.state, restock_core::RequestState::Waiting),
             "{request:?}"
         );
         let logs = notify_at(&d, &record, told).await;
-        assert_eq!(texted().await, before + 1, "{number} at {told}: {logs}");
+        assert_eq!(
+            texts_to(&d, number).await.len(),
+            before + 1,
+            "{number} at {told}: {logs}"
+        );
     }
 }
 
@@ -996,15 +1007,7 @@ async fn the_sweep_binary_reads_the_texts_shoppers_send_back() {
     let chair = Sku::try_from(CHAIR).unwrap();
     let number = restock_core::Contact::Sms(restock_core::Phone::parse("+447911123456").unwrap());
     let id = joined(&d, &chair, number.clone(), None, now - 60_000).await;
-    let texts_to_her = || async {
-        sns_texts(&d.endpoint)
-            .await
-            .into_iter()
-            .filter(|t| t.0 == "+447911123456")
-            .map(|t| t.1)
-            .collect::<Vec<_>>()
-    };
-    let before = texts_to_her().await.len();
+    let before = texts_to(&d, "+447911123456").await.len();
     let help = fixture("sweep-inbound-text.json")
         .replace("Unsubscribe me please", "HELP")
         .replace("cae173d2", "help0001");
@@ -1015,7 +1018,7 @@ async fn the_sweep_binary_reads_the_texts_shoppers_send_back() {
             "{outcome:?} {logs}"
         );
     }
-    let sent = texts_to_her().await;
+    let sent = texts_to(&d, "+447911123456").await;
     assert_eq!(sent.len(), before + 1, "one help text: {sent:?}");
     assert!(
         sent.last()

@@ -165,6 +165,7 @@ faulty! {
     fn opt_out_contact(&self, contact: &ContactKey, via: restock_core::OptOutVia, now: Millis) -> u32;
     fn forget_contact(&self, contact: &ContactKey, now: Millis) -> Forgotten;
     fn forget_request(&self, id: &RequestId, now: Millis) -> bool;
+    fn live_requests(&self, contact: &ContactKey) -> Vec<Request>;
     fn remove_opt_out(&self, contact: &ContactKey) -> bool;
     fn is_opted_out(&self, contact: &ContactKey) -> bool;
     fn opt_out_record(&self, contact: &ContactKey) -> Option<restock_store::OptOutRecord>;

@@ -86,13 +86,9 @@ pub async fn handle(s: &Services, text: &InboundText) -> Result<InboundOutcome, 
             }
             let settings = s.settings().await?;
             let pepper = s.keyring.keys().await?.contact_pepper.clone();
-            // Their language: their newest request's, else the shop's.
-            let newest = s
-                .store
-                .contact_requests(&contact.key(&pepper))
-                .await?
-                .into_iter()
-                .max_by_key(|r| r.key);
+            // Their language: their newest live request's (read through
+            // their places, at any table size), else the shop's.
+            let newest = s.store.live_requests(&contact.key(&pepper)).await?.pop();
             let language = settings.language_for(newest.and_then(|r| r.language).as_ref());
             let help = Message::help(&settings, &settings.texts(&language));
             match s.sender.send(&contact, &help).await {

@@ -150,6 +150,11 @@ impl CaptureStore for SimStore {
         self.inner.remove_opt_out(contact).await
     }
 
+    async fn live_requests(&self, contact: &ContactKey) -> Result<Vec<Request>> {
+        self.round_trip().await;
+        self.inner.live_requests(contact).await
+    }
+
     async fn is_opted_out(&self, contact: &ContactKey) -> Result<bool> {
         self.round_trip().await;
         self.inner.is_opted_out(contact).await

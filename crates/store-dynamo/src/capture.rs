@@ -370,6 +370,23 @@ impl CaptureStore for DynamoStore {
         })
     }
 
+    async fn live_requests(&self, contact: &ContactKey) -> Result<Vec<Request>> {
+        let mut live = Vec::new();
+        for place in self.partition(place_pk(contact)).await? {
+            let rid: RequestId = get_s(&place, REQUEST_ID)?
+                .parse()
+                .map_err(|e| corrupt(&place, e))?;
+            // A place whose request ended meanwhile goes with it.
+            if let Some(r) = self.request(&rid).await?
+                && r.state.status().is_live()
+            {
+                live.push(r);
+            }
+        }
+        live.sort_by_key(|r| r.key);
+        Ok(live)
+    }
+
     async fn forget_contact(&self, contact: &ContactKey, now: Millis) -> Result<Forgotten> {
         let mut forgotten = Forgotten::default();
         // Live requests first, as a cancel would (units pass on, queue

@@ -267,6 +267,17 @@ impl CaptureStore for MemoryStore {
         s.told.remove(&(r.contact_key, r.sku));
         Ok(true)
     }
+    async fn live_requests(&self, contact: &ContactKey) -> Result<Vec<Request>> {
+        let s = self.lock();
+        let mut live: Vec<Request> = s
+            .places_of(contact)
+            .iter()
+            .filter_map(|id| s.requests.get(id).cloned())
+            .filter(|r| r.state.status().is_live())
+            .collect();
+        live.sort_by_key(|r| r.key);
+        Ok(live)
+    }
     async fn remove_opt_out(&self, contact: &ContactKey) -> Result<bool> {
         Ok(self.lock().optouts.remove(contact).is_some())
     }

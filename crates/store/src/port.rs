@@ -141,6 +141,10 @@ pub trait CaptureStore: Send + Sync {
     /// contact's opt-out stays. Whether it was there. A shop's erasure goes
     /// a request at a time, never a table read per contact.
     async fn forget_request(&self, id: &RequestId, now: Millis) -> Result<bool>;
+    /// A contact's live requests (unconfirmed, waiting, offered or held),
+    /// oldest first, read through its places: one partition and its
+    /// requests, whatever the table holds.
+    async fn live_requests(&self, contact: &ContactKey) -> Result<Vec<Request>>;
     /// Lifts an opt-out (admin only: the contact asked again).
     async fn remove_opt_out(&self, contact: &ContactKey) -> Result<bool>;
     /// Whether a contact opted out.

@@ -138,7 +138,7 @@ pub const RULES: &[(&str, Rule)] = &[
 /// every day texts may go, `"08:00-20:00"`, or `""` for no limit of law
 /// (the shop's quiet hours still apply).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Override(Option<(Time, Time)>);
+pub struct Override(Option<super::Span>);
 
 /// Why an override was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -161,21 +161,14 @@ impl Override {
         if from >= to {
             return Err(OverrideError(s.to_owned()));
         }
-        Ok(Self(Some((from, to))))
+        Ok(Self(Some(span)))
     }
 }
 
 impl fmt::Display for Override {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
-            Some((from, to)) => write!(
-                f,
-                "{:02}:{:02}-{:02}:{:02}",
-                from.hour(),
-                from.minute(),
-                to.hour(),
-                to.minute()
-            ),
+            Some(span) => span.fmt(f),
             None => Ok(()),
         }
     }
@@ -237,7 +230,10 @@ impl Place {
         self.places
             .iter()
             .filter_map(|place| match overrides.get(place) {
-                Some(Override(Some((from, to)))) => Some(every_day(*from, *to)),
+                Some(Override(Some(span))) => {
+                    let (from, to) = span.times();
+                    Some(every_day(from, to))
+                }
                 Some(Override(None)) => None,
                 None => RULES.iter().find(|(p, _)| p == place).map(|(_, r)| *r),
             })

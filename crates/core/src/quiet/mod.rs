@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use jiff::Timestamp;
 use jiff::civil::Time;
@@ -323,6 +323,9 @@ impl QuietHours {
     }
 }
 
+/// What decides when a shopper wakes: the channel, their zone, their place.
+type Asleep = (Channel, Option<Zone>, Option<Arc<legal::Place>>);
+
 /// Asks, for many shoppers at one moment, who is asleep (inside their quiet
 /// hours, or, for a text, outside their place's legal hours) and until
 /// when; each zone, place and channel is worked out once.
@@ -331,10 +334,10 @@ pub struct Sleepers<'a> {
     hours: &'a QuietHours,
     shop: &'a Zone,
     now: Millis,
-    known: HashMap<(Channel, Option<Zone>, Option<legal::Place>), Option<Millis>>,
+    known: HashMap<Asleep, Option<Millis>>,
     /// Places by a number's first seven digits, which tell its country
-    /// and, in North America, its area code.
-    places: HashMap<String, Option<legal::Place>>,
+    /// and, in North America, its area code (shared with `known`'s keys).
+    places: HashMap<String, Option<Arc<legal::Place>>>,
 }
 
 impl<'a> Sleepers<'a> {
@@ -363,7 +366,7 @@ impl<'a> Sleepers<'a> {
                 let prefix = digits.get(..8).unwrap_or(digits);
                 self.places
                     .entry(prefix.to_owned())
-                    .or_insert_with(|| legal::Place::of_phone(phone))
+                    .or_insert_with(|| legal::Place::of_phone(phone).map(Arc::new))
                     .clone()
             }
             Contact::Email(_) => None,

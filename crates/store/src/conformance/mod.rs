@@ -76,6 +76,7 @@ macro_rules! conformance_suite {
             sign_ups_to_confirm_are_counted_until_confirmed_ended_or_run_out,
             forgetting_a_contact_erases_its_requests_and_keeps_only_the_opt_out,
             forgetting_a_request_ends_it_first_and_keeps_the_opt_out,
+            a_contacts_live_requests_are_its_places,
             a_late_reading_older_than_one_of_the_same_level_is_stale,
             readings_at_the_same_instant_keep_the_lower_level_and_ask_to_settle,
             a_sale_the_shop_reported_first_leaves_no_phantom_hold,
@@ -2594,6 +2595,31 @@ pub async fn forgetting_a_request_ends_it_first_and_keeps_the_opt_out(app: App) 
     );
     assert!(app.store.is_opted_out(&bob.contact_key).await.unwrap());
     assert_eq!(app.store.stats(&sku(CHAIR), 1).await.unwrap().waiting, 0);
+}
+
+/// A contact's live requests are read through its places: waiting and
+/// offered ones, oldest first; a cancelled one is not among them.
+pub async fn a_contacts_live_requests_are_its_places(app: App) {
+    app.catalogue(CHAIR, 1).await;
+    app.catalogue(OAT, 1).await;
+    app.catalogue("LAMP-BRASS", 1).await;
+    let chair = app.join(CHAIR, 1, T0).await;
+    let oat = app.join(OAT, 1, T0 + 1).await;
+    let lamp = app.join("LAMP-BRASS", 1, T0 + 2).await;
+    app.join(CHAIR, 2, T0 + 3).await;
+    app.store.cancel(&oat.id, T0 + 4).await.unwrap();
+    app.level(CHAIR, 1, T0 + MIN, "d-1").await;
+    assert_eq!(app.wave(CHAIR, T0 + MIN).await.offers.len(), 1);
+    let live = app.store.live_requests(&chair.contact_key).await.unwrap();
+    assert_eq!(
+        live.iter()
+            .map(|r| (r.id, r.state.status().is_live()))
+            .collect::<Vec<_>>(),
+        [(chair.id, true), (lamp.id, true)]
+    );
+    assert!(matches!(live[0].state, RequestState::Offered { .. }));
+    let nobody = email(9).key(PEPPER);
+    assert!(app.store.live_requests(&nobody).await.unwrap().is_empty());
 }
 
 /// Issue: a retried delivery, older than a reading already applied at the
