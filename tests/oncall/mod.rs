@@ -845,11 +845,15 @@ async fn the_dead_letter_queue_is_listed_and_what_it_names_got_back() {
     )
     .await;
 
+    // The mail domain's DNS, which doctor asks through RESTOCK_DNS_SERVER.
+    let dns = DnsFake::start().await;
+    dns.txt("_dmarc.loomandlast.co.uk", "v=DMARC1; p=reject");
     let dlq = |args: &[&str]| {
         let out = std::process::Command::new(binary("restock", "debug"))
             .args(["--endpoint-url", &endpoint])
             .args(args)
             .args(["--stack", &stack])
+            .env("RESTOCK_DNS_SERVER", dns.at.to_string())
             .env("AWS_ACCESS_KEY_ID", "testing")
             .env("AWS_SECRET_ACCESS_KEY", "testing")
             .env("AWS_REGION", "eu-west-2")
@@ -935,10 +939,15 @@ async fn the_dead_letter_queue_is_listed_and_what_it_names_got_back() {
             .1
             .contains("the dead-letter queue is empty")
     );
-    // The doctor checks Klaviyo's key is there while KlaviyoEvents is on.
+    // The doctor checks Klaviyo's key is there while KlaviyoEvents is on,
+    // and reads the mail domain's DMARC record from the DNS it is given.
     let (_, doctor) = dlq(&["doctor"]);
     assert!(
         doctor.contains("on, with a private key in the keys secret"),
+        "{doctor}"
+    );
+    assert!(
+        doctor.contains("ok   DMARC record: _dmarc.loomandlast.co.uk: p=reject"),
         "{doctor}"
     );
     secrets

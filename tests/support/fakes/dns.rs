@@ -22,24 +22,21 @@ fn name(n: &str) -> Name {
 }
 
 impl DnsFake {
-    /// Starts it with no records.
+    /// Starts it with no records, on a thread of its own (it answers while
+    /// a test blocks its runtime on a child process).
     pub async fn start() -> Self {
-        let socket = tokio::net::UdpSocket::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
+        let socket = std::net::UdpSocket::bind("127.0.0.1:0").expect("bind");
         let at = socket.local_addr().expect("addr");
         let records: Arc<Mutex<Vec<Record>>> = Arc::default();
         let held = records.clone();
-        tokio::spawn(async move {
+        std::thread::spawn(move || {
             let mut buf = [0u8; 1500];
-            while let Ok((len, from)) = socket.recv_from(&mut buf).await {
+            while let Ok((len, from)) = socket.recv_from(&mut buf) {
                 let Ok(query) = Message::from_vec(&buf[..len]) else {
                     continue;
                 };
                 let answer = answer(&query, &held.lock().expect("lock"));
-                let _ = socket
-                    .send_to(&answer.to_vec().expect("encodes"), from)
-                    .await;
+                let _ = socket.send_to(&answer.to_vec().expect("encodes"), from);
             }
         });
         Self { at, records }
