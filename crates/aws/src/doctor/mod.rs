@@ -36,7 +36,6 @@ impl Reach {
     /// (`host:port`) names.
     ///
     /// # Errors
-    /// The machine's resolver settings cannot be read, or
     /// `RESTOCK_DNS_SERVER` is not an address.
     pub fn new(sdk: &aws_config::SdkConfig) -> Result<Self, String> {
         let dns = match std::env::var("RESTOCK_DNS_SERVER") {
@@ -44,11 +43,19 @@ impl Reach {
                 at.parse()
                     .map_err(|_| format!("RESTOCK_DNS_SERVER={at} is not host:port"))?,
             ),
-            Err(_) => {
-                let mut builder = TokioResolver::builder_tokio().map_err(|e| e.to_string())?;
-                *builder.options_mut() = quick(builder.options_mut().clone());
-                builder.build()
-            }
+            // A machine without resolver settings asks Google's public DNS.
+            Err(_) => match TokioResolver::builder_tokio() {
+                Ok(mut builder) => {
+                    *builder.options_mut() = quick(builder.options_mut().clone());
+                    builder.build()
+                }
+                Err(_) => TokioResolver::builder_with_config(
+                    hickory_resolver::config::ResolverConfig::default(),
+                    hickory_resolver::name_server::TokioConnectionProvider::default(),
+                )
+                .with_options(quick(hickory_resolver::config::ResolverOpts::default()))
+                .build(),
+            },
         };
         Ok(Self {
             bedrock: aws_sdk_bedrockruntime::Client::new(sdk),
