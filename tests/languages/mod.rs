@@ -437,3 +437,59 @@ async fn every_cacheable_widget_answer_varies_by_origin() {
         );
     }
 }
+
+/// A text sent back saying HELP is answered in the language the number
+/// signed up in (its newest live request's, read through its places), and
+/// a number with no live request in the shop's.
+#[tokio::test]
+async fn help_is_answered_in_the_language_the_number_signed_up_in() {
+    let (w, outbox) = World::memory().await;
+    w.store.put_settings(&multilingual(false)).await.unwrap();
+    let joined = w
+        .capture_json(
+            "POST",
+            "/requests",
+            serde_json::json!({
+                "sku": CHAIR, "name": "Anke", "phone": "+447911123456", "consent": true, "language": "de-DE",
+            }),
+        )
+        .await;
+    assert_eq!(joined.status, 201, "{}", joined.body);
+    let help = |from: &str, id: &str| {
+        serde_json::json!({
+            "originationNumber": from, "destinationNumber": "+447700900100",
+            "messageKeyword": "HELP", "messageBody": "help", "inboundMessageId": id,
+        })
+        .to_string()
+    };
+    let outcomes = restock_app::inbound::read(
+        &w.services,
+        &[
+            help("+447911123456", "help-1"),
+            help("+447400123456", "help-2"),
+        ],
+    )
+    .await
+    .unwrap();
+    assert_eq!(outcomes, [restock_app::inbound::InboundOutcome::Helped; 2]);
+    let texts: Vec<(String, String)> = outbox
+        .sent()
+        .into_iter()
+        .filter_map(|s| match s {
+            Sent::Sms { to, notice } => Some((to, notice.text)),
+            Sent::Email { .. } => None,
+        })
+        .collect();
+    assert_eq!(texts.len(), 2, "{texts:?}");
+    assert!(
+        texts[0].0 == "+447911123456" && texts[0].1.contains("SMS, wenn ein Artikel wieder da ist"),
+        "{texts:?}"
+    );
+    assert!(
+        texts[1].0 == "+447400123456"
+            && texts[1]
+                .1
+                .contains("texts when an item you asked for is back"),
+        "{texts:?}"
+    );
+}
