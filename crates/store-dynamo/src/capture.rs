@@ -315,10 +315,7 @@ impl CaptureStore for DynamoStore {
         // The opt-out item exists before the places are read, so a join racing
         // with this either committed first (and is found here) or is refused.
         let mut ended = 0;
-        for place in self.partition(place_pk(contact)).await? {
-            let rid: RequestId = get_s(&place, REQUEST_ID)?
-                .parse()
-                .map_err(|e| corrupt(&place, e))?;
+        for rid in self.placed(contact).await? {
             if let Ended::Done = self
                 .end_request(&rid, now, |r| r.state.opt_out().ok())
                 .await?
@@ -372,10 +369,7 @@ impl CaptureStore for DynamoStore {
 
     async fn live_requests(&self, contact: &ContactKey) -> Result<Vec<Request>> {
         let mut live = Vec::new();
-        for place in self.partition(place_pk(contact)).await? {
-            let rid: RequestId = get_s(&place, REQUEST_ID)?
-                .parse()
-                .map_err(|e| corrupt(&place, e))?;
+        for rid in self.placed(contact).await? {
             // A place whose request ended meanwhile goes with it.
             if let Some(r) = self.request(&rid).await?
                 && r.state.status().is_live()
@@ -391,10 +385,7 @@ impl CaptureStore for DynamoStore {
         let mut forgotten = Forgotten::default();
         // Live requests first, as a cancel would (units pass on, queue
         // entries and places go).
-        for place in self.partition(place_pk(contact)).await? {
-            let rid: RequestId = get_s(&place, REQUEST_ID)?
-                .parse()
-                .map_err(|e| corrupt(&place, e))?;
+        for rid in self.placed(contact).await? {
             if let Ended::Done = self
                 .end_request(&rid, now, |r| r.state.cancel().ok())
                 .await?
@@ -490,6 +481,20 @@ impl CaptureStore for DynamoStore {
 }
 
 impl DynamoStore {
+    /// The requests a contact's places name (its live requests, one per
+    /// item): one partition read.
+    async fn placed(&self, contact: &ContactKey) -> Result<Vec<RequestId>> {
+        self.partition(place_pk(contact))
+            .await?
+            .iter()
+            .map(|place| {
+                get_s(place, REQUEST_ID)?
+                    .parse()
+                    .map_err(|e| corrupt(place, e))
+            })
+            .collect()
+    }
+
     /// The live request that holds the contact's place for the item, when
     /// a join was cancelled on its place (read again if the cancellation
     /// did not carry it).

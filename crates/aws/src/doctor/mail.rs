@@ -183,7 +183,8 @@ pub async fn checks(report: &mut Report, dns: &TokioResolver, sending: &Sending)
         "DMARC record",
         format!("_dmarc.{}: p={}", policy.at, policy.policy),
     );
-    let dkim = sending.dkim_signs && aligned(domain, domain, policy.strict_dkim, &org);
+    // Easy DKIM signs as the From domain itself: aligned, strict or not.
+    let dkim = sending.dkim_signs;
     let spf = aligned(domain, &envelope, policy.strict_spf, &org);
     match (dkim, spf) {
         (true, true) => report.ok("DMARC alignment", format!("DKIM ({domain}) and SPF ({envelope}) align")),
