@@ -1049,6 +1049,37 @@ async fn the_sweep_binary_reads_the_texts_shoppers_send_back() {
     );
 }
 
+/// Told by email and text from one sign-up (the capture binary), an
+/// "unsubscribe" texted back (the sweep binary) ends the email request
+/// too, and the inbox is not opted out: the promise holds across channels.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_text_opt_out_ends_the_same_sign_up_s_email_request_through_the_binaries() {
+    let d = Deployment::create(settings()).await;
+    let both = fixture("capture-notify-me.json").replace(
+        r#"\"consent\": true"#,
+        r#"\"phone\": \"+447911123456\", \"channel\": \"both\", \"consent\": true"#,
+    );
+    let (outcome, logs) = run(&d, "capture", &both).await;
+    let (status, body) = http_status(&outcome);
+    assert_eq!(status, 201, "{body} {logs}");
+    assert_eq!(body["also"]["status"], "waiting", "{body}");
+    assert!(body["also"]["manage_token"].is_string(), "{body}");
+    let id = |v: &serde_json::Value| v["request_id"].as_str().unwrap().parse().unwrap();
+    let (mail, text) = (id(&body), id(&body["also"]));
+    let (outcome, logs) = run(&d, "sweep", &fixture("sweep-inbound-text.json")).await;
+    assert_eq!(
+        outcome,
+        Outcome::Response(r#"[{"opted_out":{"ended":2}}]"#.into()),
+        "{logs}"
+    );
+    for id in [mail, text] {
+        let request = d.store.request(&id).await.unwrap().unwrap();
+        assert_eq!(request.state, restock_core::RequestState::OptedOut);
+    }
+    let inbox = restock_core::Contact::Email("della@example.com".try_into().unwrap());
+    assert!(!d.store.is_opted_out(&inbox.key(&pepper())).await.unwrap());
+}
+
 /// Assisted revenue through the detect binary: a Shopify order without a
 /// hold by a contact notify told counts once, under detect's role.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -607,3 +607,60 @@ async fn a_covered_sign_up_gets_its_own_confirmation_when_the_mailed_one_is_with
     assert_eq!(post(&w, &link).await.status, 200);
     assert_eq!(state_of(&w, &hers).await, RequestState::Waiting);
 }
+
+/// Told by email and text from one sign-up: each channel is confirmed
+/// from its own inbox or phone and offered in its place; a click on
+/// either holds the one unit the shopper wanted, ends the other request,
+/// and its unit passes to the next in line.
+#[tokio::test]
+async fn told_by_email_and_text_a_click_on_either_ends_the_other_and_its_unit_passes_on() {
+    let (w, outbox) = confirming().await;
+    let number = "+447911123456";
+    let both = w
+        .capture_json(
+            "POST",
+            "/requests",
+            serde_json::json!({"sku": CHAIR, "name": "Tom", "email": w.email("Tom"), "phone": number, "channel": "both", "consent": true}),
+        )
+        .await;
+    assert_eq!(both.status, 201, "{}", both.body);
+    let body = both.json();
+    assert_eq!(
+        (&body["status"], &body["also"]["status"]),
+        (&"unconfirmed".into(), &"unconfirmed".into()),
+        "{body}"
+    );
+    w.advance(MIN);
+    assert_eq!(w.join("Ann").await.status, 201);
+    w.pump().await;
+    for to in [w.email("Tom"), number.into(), w.email("Ann")] {
+        let link = link_to(&outbox, &to, "c").unwrap_or_else(|| panic!("{to} asked"));
+        assert_eq!(post(&w, &link).await.status, 200);
+    }
+    assert_eq!(w.shopify(Some(2), "d-1").await.status, 200);
+    w.pump().await;
+    let offer = |to: &str| {
+        let sent = outbox.sent();
+        sent.iter()
+            .filter(|s| s.to() == to)
+            .find_map(|s| s.reserve_link())
+    };
+    assert!(offer(&w.email("Tom")).is_some(), "told on both channels");
+    assert!(
+        offer(&w.email("Ann")).is_none(),
+        "two units, two places ahead"
+    );
+    let click = post(&w, &path_of(&offer(number).unwrap())).await;
+    assert!(
+        [200, 303].contains(&click.status.as_u16()),
+        "{}",
+        click.body
+    );
+    assert_eq!(state_of(&w, &both).await, RequestState::Cancelled);
+    w.pump().await;
+    assert!(
+        offer(&w.email("Ann")).is_some(),
+        "the email's unit passed on"
+    );
+    w.assert_never_oversold().await;
+}

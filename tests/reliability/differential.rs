@@ -44,9 +44,12 @@ const ZONES: [&str; SHOPPERS as usize] = [
 /// One step of a history; both worlds take it.
 #[derive(Debug, Clone)]
 pub enum Op {
+    /// `who` signs up by email, or by email and text (`both`): then the
+    /// number's request is shopper `who + SHOPPERS`.
     Join {
         who: u8,
         sku: usize,
+        both: bool,
     },
     Confirm {
         who: u8,
@@ -110,7 +113,7 @@ pub fn op() -> impl Strategy<Value = Op> {
     let who = 0..SHOPPERS;
     let sku = 0..SKUS.len();
     prop_oneof![
-        6 => (who.clone(), sku.clone()).prop_map(|(who, sku)| Op::Join { who, sku }),
+        6 => (who.clone(), sku.clone(), prop::bool::weighted(0.25)).prop_map(|(who, sku, both)| Op::Join { who, sku, both }),
         3 => (who.clone(), sku.clone()).prop_map(|(who, sku)| Op::Confirm { who, sku }),
         1 => (who.clone(), sku.clone()).prop_map(|(who, sku)| Op::Cancel { who, sku }),
         1 => who.clone().prop_map(|who| Op::OptOut { who }),
@@ -182,13 +185,29 @@ impl Side {
         }
     }
 
+    /// Shopper `who`'s number (told on both channels, the number's side
+    /// is shopper `who + SHOPPERS`).
+    fn number(who: u8) -> String {
+        format!("+4474009000{:02}", who % SHOPPERS)
+    }
+
+    /// Where shopper `who` is told: the address, or for `who + SHOPPERS`
+    /// the number.
+    fn address(&self, who: u8) -> String {
+        if who < SHOPPERS {
+            self.email(who)
+        } else {
+            Self::number(who)
+        }
+    }
+
     fn who(&self, address: &str) -> Option<u8> {
-        (0..SHOPPERS).find(|w| self.email(*w) == address)
+        (0..2 * SHOPPERS).find(|w| self.address(*w) == address)
     }
 
     /// The newest link under `/{prefix}/` sent to `who` for request `id`.
     fn newest_link(&self, who: u8, prefix: &str, item: usize) -> Option<String> {
-        let address = self.email(who);
+        let address = self.address(who);
         let want = format!("{}~", SKUS[item]);
         self.outbox
             .sent()
@@ -204,7 +223,7 @@ impl Side {
     /// not only when the dice name its owner. Both stores agree on who has
     /// what (the comparison says so after every step), so both pick alike.
     fn in_turn(who: u8, item: usize) -> impl Iterator<Item = (u8, usize)> {
-        let slots = usize::from(SHOPPERS) * SKUS.len();
+        let slots = 2 * usize::from(SHOPPERS) * SKUS.len();
         let start = usize::from(who) * SKUS.len() + item;
         (0..slots).map(move |k| {
             let slot = (start + k) % slots;
@@ -266,27 +285,28 @@ impl Side {
         let w = &self.world;
         let mut said = Vec::new();
         match *op {
-            Op::Join { who, sku: s } => {
-                let reply = w
-                    .capture_json(
-                        "POST",
-                        "/requests",
-                        serde_json::json!({ "sku": SKUS[s], "name": format!("Shopper {who}"), "email": self.typed(who, n), "consent": true, "time_zone": ZONES[usize::from(who)] }),
-                    )
-                    .await;
+            Op::Join { who, sku: s, both } => {
+                let mut form = serde_json::json!({ "sku": SKUS[s], "name": format!("Shopper {who}"), "email": self.typed(who, n), "consent": true, "time_zone": ZONES[usize::from(who)] });
+                if both {
+                    form["phone"] = Self::number(who).into();
+                    form["channel"] = "both".into();
+                }
+                let reply = w.capture_json("POST", "/requests", form).await;
                 let body = reply.json();
                 said.push(format!(
-                    "join {} {} {}",
-                    reply.status, body["status"], body["position"]
+                    "join {} {} {} also {} {}",
+                    reply.status,
+                    body["status"],
+                    body["position"],
+                    body["also"]["status"],
+                    body["also"]["position"]
                 ));
-                if reply.status == 201 {
-                    let id: RequestId = body["request_id"]
-                        .as_str()
-                        .and_then(|s| s.parse().ok())
-                        .ok_or("no request id")?;
-                    self.requests.insert((who, s), id);
-                    if let Some(t) = body["manage_token"].as_str() {
-                        self.tokens.insert(id, t.to_owned());
+                for (who, body) in [(who, &body), (who + SHOPPERS, &body["also"])] {
+                    if let Some(id) = body["request_id"].as_str().and_then(|s| s.parse().ok()) {
+                        self.requests.insert((who, s), id);
+                        if let Some(t) = body["manage_token"].as_str() {
+                            self.tokens.insert(id, t.to_owned());
+                        }
                     }
                 }
             }
@@ -314,7 +334,7 @@ impl Side {
                 }
             }
             Op::OptOut { who } => {
-                let address = self.email(who);
+                let address = self.address(who);
                 let link = self
                     .outbox
                     .sent()
@@ -644,6 +664,9 @@ async fn run(
             .filter(|s| s.reserve_link().is_some())
         {
             let who = memory.who(notice.to()).ok_or("a notice to a stranger")?;
+            if who >= SHOPPERS {
+                continue; // the histories' quiet hours are for email
+            }
             let zone = restock_core::Zone::named(ZONES[usize::from(who)]);
             let contact = restock_core::Contact::on(restock_core::Channel::Email, notice.to())
                 .map_err(|e| e.to_string())?;

@@ -25,7 +25,8 @@ pub struct JoinForm {
     pub email: Option<String>,
     /// Phone number.
     pub phone: Option<String>,
-    /// `email` or `sms`; inferred from the contact given when absent.
+    /// `email`, `sms` or `both`; inferred from the contacts given when
+    /// absent (both when both are given).
     pub channel: Option<String>,
     /// Consent to be told (a JSON bool, or a form checkbox's `on`).
     pub consent: Option<Consent>,
@@ -81,6 +82,10 @@ pub struct JoinDetails {
     pub name: ShopperName,
     /// Where they are told.
     pub contact: Contact,
+    /// The sign-up's mobile number when it asks to be told by email and
+    /// text (`channel: both`): a second request, made with the first and
+    /// linked to it, so an opt-out on either channel ends both.
+    pub also: Option<Contact>,
     /// The language their page asked for, if it said.
     pub language: Option<Language>,
     /// Their clock, for quiet hours: the browser's zone, else their phone
@@ -129,7 +134,7 @@ impl JoinForm {
         let name = ShopperName::try_from(self.name.as_deref().unwrap_or(""))
             .map_err(|e| fail("name", e.to_string()))
             .ok();
-        let contact = self.contact(&mut fail);
+        let contacts = self.contacts(&mut fail);
         let language = present(&self.language).and_then(|l| {
             l.parse::<Language>()
                 .map_err(|e| fail("language", e.to_string()))
@@ -141,11 +146,11 @@ impl JoinForm {
                 "tick the box to agree to one message when it is back".into(),
             );
         }
-        match (sku, name, contact) {
-            (Some(sku), Some(name), Some(contact)) if errors.is_empty() => {
+        match (sku, name, contacts) {
+            (Some(sku), Some(name), Some((contact, also))) if errors.is_empty() => {
                 let zone = present(&self.time_zone)
                     .and_then(|z| Zone::named(&z))
-                    .or_else(|| match &contact {
+                    .or_else(|| match also.as_ref().unwrap_or(&contact) {
                         Contact::Sms(phone) => Zone::of_phone(phone),
                         Contact::Email(_) => None,
                     });
@@ -153,6 +158,7 @@ impl JoinForm {
                     sku,
                     name,
                     contact,
+                    also,
                     language,
                     zone,
                 }))
@@ -161,14 +167,21 @@ impl JoinForm {
         }
     }
 
-    /// The contact the form gives: its channel (said, or the one field
-    /// filled) and the address or number for it, each error told to `fail`.
-    fn contact(&self, fail: &mut impl FnMut(&str, String)) -> Option<Contact> {
+    /// The contacts the form gives: its channel's (said, or the fields
+    /// filled) and, told on both, the mobile number beside the address;
+    /// each error told to `fail`.
+    fn contacts(&self, fail: &mut impl FnMut(&str, String)) -> Option<(Contact, Option<Contact>)> {
         let email = present(&self.email)
             .map(|e| Email::try_from(e.as_str()).map_err(|e| fail("email", e.to_string())));
         let phone = present(&self.phone)
             .map(|p| Phone::parse(&p).map_err(|e| fail("phone", e.to_string())));
-        let channel = match present(&self.channel) {
+        let said = present(&self.channel);
+        let both = match said.as_deref() {
+            Some(c) => c.eq_ignore_ascii_case("both"),
+            None => email.is_some() && phone.is_some(),
+        };
+        let channel = match said {
+            _ if both => Some(Channel::Email),
             Some(c) => c
                 .parse::<Channel>()
                 .map_err(|e| fail("channel", e.to_string()))
@@ -177,9 +190,15 @@ impl JoinForm {
             None if phone.is_some() => Some(Channel::Sms),
             None => None,
         };
+        if both && phone.is_none() {
+            fail("phone", "enter a mobile number to be told by text".into());
+        }
         match (channel, email, phone) {
-            (Some(Channel::Email), Some(Ok(e)), _) => Some(Contact::Email(e)),
-            (Some(Channel::Sms), _, Some(Ok(p))) => Some(Contact::Sms(p)),
+            (Some(Channel::Email), Some(Ok(e)), Some(Ok(p))) if both => {
+                Some((Contact::Email(e), Some(Contact::Sms(p))))
+            }
+            (Some(Channel::Email), Some(Ok(e)), _) if !both => Some((Contact::Email(e), None)),
+            (Some(Channel::Sms), _, Some(Ok(p))) => Some((Contact::Sms(p), None)),
             (Some(Channel::Email), None, _) => {
                 fail("email", "enter an email address to be told by email".into());
                 None
@@ -255,6 +274,56 @@ mod tests {
         .unwrap();
         let JoinInput::Request(r) = r else { panic!() };
         assert_eq!(r.contact.channel(), Channel::Email);
+    }
+
+    #[test]
+    fn told_on_both_a_sign_up_carries_its_number_beside_its_address() {
+        let both = |extra: &str| {
+            json(&format!(
+                r#"{{"sku":"A","name":"N","email":"a@b.example","phone":"+44 7400 123456","consent":true{extra}}}"#
+            ))
+        };
+        for extra in ["", r#","channel":"both""#, r#","channel":"BOTH""#] {
+            let Ok(JoinInput::Request(r)) = both(extra) else {
+                panic!("{extra}")
+            };
+            assert_eq!(r.contact.channel(), Channel::Email);
+            assert_eq!(r.also.map(|c| c.channel()), Some(Channel::Sms), "{extra}");
+            assert_eq!(
+                r.zone.map(|z| z.to_string()).as_deref(),
+                Some("GB"),
+                "the number places it"
+            );
+        }
+        for (channel, told) in [("email", Channel::Email), ("sms", Channel::Sms)] {
+            let Ok(JoinInput::Request(r)) = both(&format!(r#","channel":"{channel}""#)) else {
+                panic!()
+            };
+            assert_eq!(
+                (r.contact.channel(), r.also),
+                (told, None),
+                "one channel said, one told"
+            );
+        }
+        let fields = |text: &str| {
+            json(text)
+                .unwrap_err()
+                .into_iter()
+                .map(|e| e.field)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            fields(
+                r#"{"sku":"A","name":"N","email":"a@b.example","channel":"both","consent":true}"#
+            ),
+            vec!["phone"]
+        );
+        assert_eq!(
+            fields(
+                r#"{"sku":"A","name":"N","phone":"+447400123456","channel":"both","consent":true}"#
+            ),
+            vec!["email"]
+        );
     }
 
     #[test]

@@ -53,6 +53,13 @@ impl OptOutVia {
         Self::ALL.into_iter().find(|v| v.as_str() == s)
     }
 
+    /// Whether the person said it, so it ends their sign-up on every
+    /// channel: an undeliverable address says nothing of its owner's
+    /// other channel, nor does a carried-over spelling.
+    pub fn ends_every_channel(self) -> bool {
+        !matches!(self, Self::Undeliverable | Self::Earlier)
+    }
+
     /// For people: "by a text sent back".
     pub fn said(self) -> &'static str {
         match self {

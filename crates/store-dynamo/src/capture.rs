@@ -316,11 +316,29 @@ impl CaptureStore for DynamoStore {
         // with this either committed first (and is found here) or is refused.
         let mut ended = 0;
         for rid in self.placed(contact).await? {
-            if let Ended::Done = self
-                .end_request(&rid, now, |r| r.state.opt_out().ok())
-                .await?
+            let source = std::sync::Mutex::new(None);
+            let opted = self
+                .end_request(&rid, now, |r| {
+                    *source.lock().expect("source lock") = Some(r.clone());
+                    r.state.opt_out().ok()
+                })
+                .await?;
+            if let (Ended::Done, Some(source)) = (opted, source.into_inner().expect("source lock"))
             {
                 ended += 1;
+                // Its sign-up's other channel, as the person said it.
+                if let Some(other) = source.consent.as_ref().and_then(|c| c.together)
+                    && via.ends_every_channel()
+                {
+                    let with = |t: &Request| {
+                        t.goes_with(&source)
+                            .then(|| t.state.opt_out().ok())
+                            .flatten()
+                    };
+                    if let Ended::Done = self.end_request(&other, now, with).await? {
+                        ended += 1;
+                    }
+                }
             }
         }
         Ok(ended)

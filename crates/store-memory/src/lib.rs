@@ -355,12 +355,37 @@ impl State {
         let ids = self.places_of(contact);
         let mut ended = 0;
         for id in ids {
-            let state = self.requests[&id].state;
-            if let Ok((to, freed)) = state.opt_out() {
+            let source = self.requests[&id].clone();
+            if let Ok((to, freed)) = source.state.opt_out() {
                 ended += 1;
                 self.finish(&id, to, freed, now);
+                ended += self.end_together(&source, via, now);
             }
         }
         ended
+    }
+
+    /// Ends the request `source`'s sign-up made on its other channel, as
+    /// [`restock_store::Request::goes_with`] says, for an opt-out the
+    /// person said; whether it did.
+    fn end_together(
+        &mut self,
+        source: &restock_store::Request,
+        via: restock_core::OptOutVia,
+        now: Millis,
+    ) -> u32 {
+        let Some(other) = source.consent.as_ref().and_then(|c| c.together) else {
+            return 0;
+        };
+        let Some(target) = self.requests.get(&other) else {
+            return 0;
+        };
+        match target.state.opt_out() {
+            Ok((to, freed)) if via.ends_every_channel() && target.goes_with(source) => {
+                self.finish(&other, to, freed, now);
+                1
+            }
+            _ => 0,
+        }
     }
 }

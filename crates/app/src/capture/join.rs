@@ -173,61 +173,111 @@ pub(super) async fn join_request(
     if entry.ended.is_some() {
         return Ok(said(&t, StatusCode::GONE, "error-item-ended"));
     }
-    if let Contact::Sms(phone) = &new.contact
-        && let Err(refusal) = phone.sms_allowed(&settings.sms_countries)
-    {
-        let field = "phone".into();
-        let message = refusal.to_string();
-        return Ok(field_errors(&t, vec![FieldError { field, message }]));
-    }
     let secrets = s.keyring.keys().await?;
-    let contact_key = new.contact.key(&secrets.contact_pepper);
-    // An opt-out recorded before addresses were canonical (an
-    // internationalised domain keyed as typed) holds for good: it is
-    // carried over to the canonical key and the sign-up refused.
-    if let Some(former) = new.contact.former_key(&secrets.contact_pepper)
-        && s.store.is_opted_out(&former).await?
-    {
-        s.opt_out(&contact_key, restock_core::OptOutVia::Earlier, now)
-            .await?;
-        return Ok(said(&t, StatusCode::CONFLICT, "error-opted-out"));
+    // Every contact the sign-up names passes before anything is stored.
+    let mut keys = Vec::new();
+    for contact in std::iter::once(&new.contact).chain(&new.also) {
+        match admitted(s, &t, &settings, contact, &secrets.contact_pepper, now).await? {
+            Ok(key) => keys.push(key),
+            Err(refused) => return Ok(refused),
+        }
     }
-    let by_contact = format!("contact:{contact_key}");
-    if let Some(refused) =
-        limited(s, &t, &by_contact, limits.joins_per_contact, &limits, now).await?
-    {
-        return Ok(refused);
-    }
-    let id = RequestId::from_random(s.random());
-    // Given once, to this browser only: it is what reads or leaves the request.
-    let manage = LinkToken::new(new.sku.clone(), id, s.random());
     let consent_source = restock_core::contact::source_key(
         &secrets.contact_pepper,
         &consent_source(client, headers, &settings),
     );
-    let request = Joining {
-        id,
-        contact_key,
-        manage: &manage,
-        consent_source,
-        shards: entry.shards,
-        now,
+    // Told on both channels: two requests, each naming the other.
+    let ids: Vec<RequestId> = keys
+        .iter()
+        .map(|_| RequestId::from_random(s.random()))
+        .collect();
+    let mut answers = Vec::new();
+    for (i, (contact, contact_key)) in std::iter::once(&new.contact)
+        .chain(&new.also)
+        .zip(keys)
+        .enumerate()
+    {
+        let manage = LinkToken::new(new.sku.clone(), ids[i], s.random());
+        let request = Joining {
+            id: ids[i],
+            contact_key,
+            manage: &manage,
+            consent_source: consent_source.clone(),
+            together: (ids.len() == 2).then(|| ids[1 - i]),
+            shards: entry.shards,
+            // The number's request joins just behind the address's, in
+            // every store's order alike.
+            now: now + i as restock_core::Millis,
+        }
+        .request(&new, contact.clone(), &settings);
+        let (status, stored) = match s.store.join(request).await? {
+            JoinOutcome::Joined(r) => {
+                metrics::count(Metric::SignUps, 1);
+                (StatusCode::CREATED, r)
+            }
+            JoinOutcome::AlreadyWaiting(r) => (StatusCode::OK, r),
+            // The second channel's opt-out stands; the first is kept.
+            JoinOutcome::OptedOut if i > 0 => continue,
+            JoinOutcome::OptedOut => {
+                return Ok(said(&t, StatusCode::CONFLICT, "error-opted-out"));
+            }
+        };
+        let position = after_saving(s, &entry, &stored, &settings, status, now).await;
+        answers.push(Answer {
+            stored,
+            position,
+            status,
+            manage,
+        });
     }
-    .request(new, &settings);
-    let (status, stored) = match s.store.join(request).await? {
-        JoinOutcome::Joined(r) => {
-            metrics::count(Metric::SignUps, 1);
-            (StatusCode::CREATED, r)
-        }
-        JoinOutcome::AlreadyWaiting(r) => (StatusCode::OK, r),
-        JoinOutcome::OptedOut => {
-            return Ok(said(&t, StatusCode::CONFLICT, "error-opted-out"));
-        }
-    };
-    let position = after_saving(s, &entry, &stored, &settings, status, now).await;
-    Ok(join_answer(
-        headers, &settings, &entry, &stored, position, status, &manage,
-    ))
+    Ok(join_answer(headers, &settings, &entry, answers))
+}
+
+/// Whether `contact` may sign up: texts allowed to its country, no opt-out
+/// (one recorded under a former spelling is carried over), within its
+/// per-contact limit. Its key, or the refusal.
+async fn admitted(
+    s: &Services,
+    t: &Texts,
+    settings: &Settings,
+    contact: &Contact,
+    pepper: &[u8],
+    now: restock_core::Millis,
+) -> Result<Result<restock_core::ContactKey, Response>, AppError> {
+    if let Contact::Sms(phone) = contact
+        && let Err(refusal) = phone.sms_allowed(&settings.sms_countries)
+    {
+        let field = "phone".into();
+        let message = refusal.to_string();
+        return Ok(Err(field_errors(t, vec![FieldError { field, message }])));
+    }
+    let contact_key = contact.key(pepper);
+    // An opt-out recorded before addresses were canonical (an
+    // internationalised domain keyed as typed) holds for good: it is
+    // carried over to the canonical key and the sign-up refused.
+    if let Some(former) = contact.former_key(pepper)
+        && s.store.is_opted_out(&former).await?
+    {
+        s.opt_out(&contact_key, restock_core::OptOutVia::Earlier, now)
+            .await?;
+        return Ok(Err(said(t, StatusCode::CONFLICT, "error-opted-out")));
+    }
+    let limits = settings.limits;
+    let by_contact = format!("contact:{contact_key}");
+    if let Some(refused) =
+        limited(s, t, &by_contact, limits.joins_per_contact, &limits, now).await?
+    {
+        return Ok(Err(refused));
+    }
+    Ok(Ok(contact_key))
+}
+
+/// One request a sign-up saved, and what its shopper is told of it.
+struct Answer {
+    stored: restock_store::Request,
+    position: Option<usize>,
+    status: StatusCode,
+    manage: LinkToken,
 }
 
 /// What follows a sign-up saved (`status` 201 new, 200 existing): its
@@ -278,6 +328,7 @@ pub(super) struct Joining<'a> {
     contact_key: restock_core::ContactKey,
     manage: &'a LinkToken,
     consent_source: String,
+    together: Option<RequestId>,
     shards: u16,
     now: restock_core::Millis,
 }
@@ -285,19 +336,24 @@ pub(super) struct Joining<'a> {
 impl Joining<'_> {
     /// The request to store: its lifetime and confirmation window from the
     /// settings, and the consent on record.
-    fn request(self, new: restock_core::join::JoinDetails, settings: &Settings) -> NewRequest {
+    fn request(
+        self,
+        new: &restock_core::join::JoinDetails,
+        contact: Contact,
+        settings: &Settings,
+    ) -> NewRequest {
         NewRequest {
             id: self.id,
-            sku: new.sku,
-            name: new.name,
-            contact: new.contact,
+            sku: new.sku.clone(),
+            name: new.name.clone(),
+            contact,
             contact_key: self.contact_key,
             now: self.now,
             shards: self.shards,
             lifetime_ms: settings.request_lifetime.as_millis(),
             manage_hash: Some(self.manage.secret_hash()),
             language: Some(settings.language_for(new.language.as_ref())),
-            zone: new.zone,
+            zone: new.zone.clone(),
             confirm_window_ms: settings
                 .confirm
                 .then(|| settings.confirm_window.as_millis()),
@@ -306,6 +362,7 @@ impl Joining<'_> {
                 at: self.now,
                 source: self.consent_source,
                 confirmed_at: None,
+                together: self.together,
             }),
         }
     }
@@ -313,53 +370,71 @@ impl Joining<'_> {
 
 /// What the shopper is told after joining: a page for a form post, JSON
 /// for the widget (the manage token only to the browser that created the
-/// place; a repeat tap learns the place in line and nothing more).
-pub(super) fn join_answer(
+/// place; a repeat tap learns the place in line and nothing more). Told on
+/// both channels, the number's request is answered under `also`.
+fn join_answer(
     headers: &HeaderMap,
     settings: &Settings,
     entry: &restock_core::CatalogueEntry,
-    stored: &restock_store::Request,
-    position: Option<usize>,
-    status: StatusCode,
-    manage: &LinkToken,
+    answers: Vec<Answer>,
 ) -> Response {
-    let unconfirmed = stored.state == RequestState::Unconfirmed;
-    let t = words(settings, stored);
-    let (contact, window) = (stored.contact.masked(), t.window(settings.confirm_window));
+    let mut answers = answers.into_iter();
+    let first = answers
+        .next()
+        .expect("a sign-up saves its first contact's request or refuses");
     if wants_html(headers) {
-        let body = match position {
-            Some(p) if unconfirmed => text(&t.get(
-                "join-check",
-                &[
-                    arg("contact", &contact),
-                    arg("window", &window),
-                    ("position", p.into()),
-                    arg("product", &entry.name),
-                ],
-            )),
-            Some(p) => text(&t.get(
-                "page-position-told-once",
-                &[("position", p.into()), arg("product", &entry.name)],
-            )),
-            None => text(&t.get("page-on-list", &[arg("product", &entry.name)])),
-        };
-        let title = if unconfirmed {
-            t.word("join-check-title")
-        } else {
-            t.word("page-on-list-title")
-        };
-        return page(&t, status, &title, &body);
+        return join_page(settings, entry, &first);
     }
-    let mut body = status_json(stored, position);
-    if unconfirmed {
-        body["confirm_by_ms"] = json!(stored.stale_at);
+    let mut body = answer_json(settings, &first);
+    if let Some(also) = answers.next() {
+        body["also"] = answer_json(settings, &also);
+    }
+    (first.status, Json(body)).into_response()
+}
+
+/// The page a form post is answered with.
+fn join_page(settings: &Settings, entry: &restock_core::CatalogueEntry, a: &Answer) -> Response {
+    let unconfirmed = a.stored.state == RequestState::Unconfirmed;
+    let t = words(settings, &a.stored);
+    let (contact, window) = (a.stored.contact.masked(), t.window(settings.confirm_window));
+    let body = match a.position {
+        Some(p) if unconfirmed => text(&t.get(
+            "join-check",
+            &[
+                arg("contact", &contact),
+                arg("window", &window),
+                ("position", p.into()),
+                arg("product", &entry.name),
+            ],
+        )),
+        Some(p) => text(&t.get(
+            "page-position-told-once",
+            &[("position", p.into()), arg("product", &entry.name)],
+        )),
+        None => text(&t.get("page-on-list", &[arg("product", &entry.name)])),
+    };
+    let title = if unconfirmed {
+        t.word("join-check-title")
+    } else {
+        t.word("page-on-list-title")
+    };
+    page(&t, a.status, &title, &body)
+}
+
+/// One saved request as JSON.
+fn answer_json(settings: &Settings, a: &Answer) -> serde_json::Value {
+    let t = words(settings, &a.stored);
+    let mut body = status_json(&a.stored, a.position);
+    if a.stored.state == RequestState::Unconfirmed {
+        let (contact, window) = (a.stored.contact.masked(), t.window(settings.confirm_window));
+        body["confirm_by_ms"] = json!(a.stored.stale_at);
         body["message"] = json!(t.get(
             "join-check-short",
             &[arg("contact", &contact), arg("window", &window)]
         ));
     }
-    if status == StatusCode::CREATED {
-        body["manage_token"] = json!(manage.to_string());
+    if a.status == StatusCode::CREATED {
+        body["manage_token"] = json!(a.manage.to_string());
     } else {
         // A repeat tap proves only that the caller knows an address: the place
         // in line, but nothing that reads or changes the request.
@@ -368,5 +443,5 @@ pub(super) fn join_answer(
             fields.remove("expires_at_ms");
         }
     }
-    (status, Json(body)).into_response()
+    body
 }

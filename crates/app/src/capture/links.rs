@@ -140,6 +140,7 @@ pub(super) async fn reserve(
             .map_or_else(|| token.sku().to_string(), |e| e.name.clone());
         if matches!(outcome, HoldOutcome::Held { .. }) {
             metrics::count(Metric::Holds, 1);
+            super::status::held_together(&s, &token.request(), now).await;
         }
         if let HoldOutcome::Held { hold, .. } | HoldOutcome::AlreadyHeld { hold, .. } = &outcome
             && let Some(url) = entry.as_ref().and_then(|e| e.checkout_for(hold))

@@ -1,5 +1,6 @@
 //! A request's own page for its browser: its status and place, and leaving
-//! the line (GET and DELETE /requests/{id}, with the browser's secret).
+//! the line (GET and DELETE /requests/{id}, with the browser's secret);
+//! a hold ending the sign-up's other channel.
 
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode, header};
@@ -100,5 +101,36 @@ pub(super) async fn cancel(
             said(&t, StatusCode::NOT_FOUND, "error-no-request")
         }
         Err(e) => unavailable(&e.into()),
+    }
+}
+
+/// A hold ends the request its sign-up made on the other channel (told by
+/// email and text, one unit is theirs): its place and any offer pass on.
+/// A failure is logged; that request's offer lapses as any would.
+pub(super) async fn held_together(
+    s: &Services,
+    id: &restock_core::RequestId,
+    now: restock_core::Millis,
+) {
+    let ended = async {
+        let Some(held) = s.store.request(id).await? else {
+            return Ok(false);
+        };
+        let Some(other) = held.consent.as_ref().and_then(|c| c.together) else {
+            return Ok(false);
+        };
+        match s.store.request(&other).await? {
+            Some(mate) if mate.goes_with(&held) && mate.state.status().is_live() => Ok(matches!(
+                s.store.cancel(&other, now).await?,
+                CancelOutcome::Cancelled
+            )),
+            _ => Ok::<_, AppError>(false),
+        }
+    };
+    match ended.await {
+        Ok(ended) => tracing::info!(ended, "a hold and its sign-up's other channel"),
+        Err(e) => {
+            tracing::warn!(error = %e, "the sign-up's other channel was not ended with the hold")
+        }
     }
 }

@@ -203,12 +203,65 @@ impl App {
                 at: now,
                 source: "hashed-source".into(),
                 confirmed_at: None,
+                together: None,
             }),
         };
         match self.store.join(new).await.unwrap() {
             JoinOutcome::Joined(r) => r,
             other => panic!("shopper {i} did not sign up: {other:?}"),
         }
+    }
+
+    /// Shopper `i` signs up to be told by email and text (double opt-in):
+    /// two requests, each naming the other, as capture makes them.
+    pub async fn sign_up_on_both(&self, s: &str, i: usize, now: Millis) -> (Request, Request) {
+        let phone = Contact::Sms(restock_core::Phone::parse(&format!("+4474001{i:05}")).unwrap());
+        let ids = [
+            RequestId::from_random(self.bytes()),
+            RequestId::from_random(self.bytes()),
+        ];
+        let mut made = Vec::new();
+        for (n, contact) in [email(i), phone].into_iter().enumerate() {
+            let new = NewRequest {
+                id: ids[n],
+                sku: sku(s),
+                name: "Shopper".try_into().unwrap(),
+                contact_key: contact.key(PEPPER),
+                contact,
+                now,
+                shards: 1,
+                lifetime_ms: LIFETIME.as_millis(),
+                manage_hash: None,
+                language: None,
+                zone: None,
+                confirm_window_ms: Some(2 * DAY),
+                consent: Some(Consent {
+                    version: "2026-11".into(),
+                    at: now,
+                    source: "hashed-source".into(),
+                    confirmed_at: None,
+                    together: Some(ids[1 - n]),
+                }),
+            };
+            match self.store.join(new).await.unwrap() {
+                JoinOutcome::Joined(r) => made.push(r),
+                other => panic!("shopper {i} did not sign up: {other:?}"),
+            }
+        }
+        let phone = made.pop().unwrap();
+        (made.pop().unwrap(), phone)
+    }
+
+    /// Follows `r`'s confirmation link at `now`.
+    pub async fn confirm(&self, r: &Request, now: Millis) {
+        let (_, link) = self.claim_confirmation_at(r, now).await;
+        let confirmed = self
+            .store
+            .confirm(&link, owner(), LIFETIME.as_millis(), now);
+        assert!(matches!(
+            confirmed.await.unwrap(),
+            crate::ConfirmOutcome::Confirmed(_)
+        ));
     }
 
     /// Claims `r`'s confirmation with fresh links as it signs up; the

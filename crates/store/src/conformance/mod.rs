@@ -77,6 +77,7 @@ macro_rules! conformance_suite {
             forgetting_a_contact_erases_its_requests_and_keeps_only_the_opt_out,
             forgetting_a_request_ends_it_first_and_keeps_the_opt_out,
             a_contacts_live_requests_are_its_places,
+            a_sign_up_on_both_channels_ends_on_both_with_an_opt_out_the_person_said,
             a_late_reading_older_than_one_of_the_same_level_is_stale,
             readings_at_the_same_instant_keep_the_lower_level_and_ask_to_settle,
             a_sale_the_shop_reported_first_leaves_no_phantom_hold,
@@ -2620,6 +2621,55 @@ pub async fn a_contacts_live_requests_are_its_places(app: App) {
     assert!(matches!(live[0].state, RequestState::Offered { .. }));
     let nobody = email(9).key(PEPPER);
     assert!(app.store.live_requests(&nobody).await.unwrap().is_empty());
+}
+
+/// Told by email and text, a sign-up's two requests end together with an
+/// opt-out the person said on either channel; the other contact is not
+/// opted out. A confirmed inbox goes only with a confirmed number, and an
+/// undeliverable number says nothing of the inbox.
+pub async fn a_sign_up_on_both_channels_ends_on_both_with_an_opt_out_the_person_said(app: App) {
+    use restock_core::OptOutVia::{Complaint, Reply, Undeliverable};
+    app.catalogue(CHAIR, 1).await;
+    let status = |r: Request| r.state.status();
+    let opt_out = |r: &Request, via| {
+        let key = r.contact_key.clone();
+        let store = app.store.clone();
+        async move { store.opt_out_contact(&key, via, T0 + MIN).await }
+    };
+    // Both confirmed: "unsubscribe" by text ends the email request too.
+    let (mail, text) = app.sign_up_on_both(CHAIR, 1, T0).await;
+    app.confirm(&mail, T0 + 1).await;
+    app.confirm(&text, T0 + 2).await;
+    assert_eq!(opt_out(&text, Reply).await.unwrap(), 2);
+    assert_eq!(
+        status(app.get(&mail.id).await),
+        restock_core::Status::OptedOut
+    );
+    assert!(!app.store.is_opted_out(&mail.contact_key).await.unwrap());
+    // Nobody confirmed either: a complaint on the mail ends the number's.
+    let (mail, text) = app.sign_up_on_both(CHAIR, 2, T0).await;
+    assert_eq!(opt_out(&mail, Complaint).await.unwrap(), 2);
+    assert_eq!(
+        status(app.get(&text.id).await),
+        restock_core::Status::OptedOut
+    );
+    // The inbox confirmed, the number never: the inbox's request stays.
+    let (mail, text) = app.sign_up_on_both(CHAIR, 3, T0).await;
+    app.confirm(&mail, T0 + 1).await;
+    assert_eq!(opt_out(&text, Reply).await.unwrap(), 1);
+    assert!(status(app.get(&mail.id).await).is_live());
+    // An undeliverable number is no word from its owner.
+    let (mail, text) = app.sign_up_on_both(CHAIR, 4, T0).await;
+    assert_eq!(opt_out(&text, Undeliverable).await.unwrap(), 1);
+    assert!(status(app.get(&mail.id).await).is_live());
+    assert_eq!(
+        app.store
+            .live_requests(&mail.contact_key)
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
 }
 
 /// Issue: a retried delivery, older than a reading already applied at the

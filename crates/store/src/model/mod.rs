@@ -145,9 +145,27 @@ pub struct Consent {
     /// When they followed the confirmation link (`None` until then, and
     /// always with double opt-in off).
     pub confirmed_at: Option<Millis>,
+    /// The request the same sign-up made on its other channel (told by
+    /// email and text): an opt-out on either ends both
+    /// ([`Request::goes_with`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub together: Option<RequestId>,
 }
 
 impl Request {
+    /// Whether this request goes with `source`, the request its sign-up
+    /// made on the other channel (told by email and text), when `source`
+    /// is opted out or takes its hold. Each must name the other. A
+    /// request its owner confirmed goes only with one whose contact was
+    /// proven too: a number nobody confirmed speaks for no inbox (a
+    /// stranger may have typed the pair).
+    pub fn goes_with(&self, source: &Request) -> bool {
+        let proven = |r: &Request| r.state != RequestState::Unconfirmed;
+        let named =
+            |a: &Request, b: &Request| a.consent.as_ref().and_then(|c| c.together) == Some(b.id);
+        named(self, source) && named(source, self) && (proven(source) || !proven(self))
+    }
+
     /// Whether `token` is a secret that manages this request: the joining
     /// browser's, or a manage link sent to the shopper's inbox.
     pub fn manage_link_is(&self, token: &LinkToken) -> bool {
