@@ -58,6 +58,10 @@ function restock_widget($product) {
         return '';
     }
     $attributes = 'data-restock-endpoint="' . esc_attr(RESTOCK_ENDPOINT) . '" data-restock-product="' . esc_attr($product->get_name()) . '"';
+    // How shoppers are told: 'email sms' (either), 'email', 'sms', or
+    // 'email+sms' (both, an address and a number). A theme sets it with
+    // add_filter('restock_channels', fn () => 'email+sms');
+    $attributes .= ' data-restock-channels="' . esc_attr(apply_filters('restock_channels', 'email sms', $product)) . '"';
     if ($product->is_type('variable')) {
         // Every variation, sold out ones too: the list of available
         // variations leaves those out where the shop hides out-of-stock items.

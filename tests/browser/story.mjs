@@ -22,6 +22,7 @@ import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { shopifyStory } from "./shopify.mjs";
 import { woocommerceStory } from "./woocommerce.mjs";
+import { openAt, waiting } from "./storefront.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const bin = process.env.RESTOCK_LOCAL_BIN ?? path.join(root, "target/debug/restock-local");
@@ -321,6 +322,36 @@ try {
   await sized.waitForTimeout(500);
   check(thrown.length === 0, `?variant=% throws nothing: ${thrown.join("; ")}`);
   await sized.close();
+
+  console.log("a shopper asks to be told by email and text, then leaves both");
+  const pair = await openAt(
+    browser,
+    base,
+    `${base}/products/SNEAKER-DROP`,
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"></head><body>
+<div data-restock-sku="SNEAKER-DROP" data-restock-product="Limited runner" data-restock-endpoint="${capture}" data-restock-channels="email+sms"></div>
+<script src="${base}/restock-widget.js"></script></body></html>`,
+  );
+  const sneaker = async () => {
+    const s = await waiting(base, "SNEAKER-DROP");
+    return s.waiting + s.unconfirmed;
+  };
+  const before = await sneaker();
+  await pair.getByLabel("Email", { exact: true }).fill("ada@example.com");
+  await pair.getByLabel("Mobile number").fill("+44 7911 123456");
+  await pair.getByLabel("First name").fill("Ada");
+  await pair.getByLabel(/Tell me once/).check();
+  check(await fits(pair), "the two-field form fits the phone's width");
+  await pair.screenshot({ path: path.join(shots, "9-email-and-text.png"), fullPage: true });
+  await pair.getByRole("button", { name: "Notify me" }).click();
+  const leave = pair.getByRole("button", { name: "Leave the list" });
+  await leave.waitFor({ timeout: 10000 });
+  check((await sneaker()) === before + 2, "one sign-up, a request on each channel");
+  await leave.click();
+  await leave.waitFor({ state: "detached", timeout: 10000 });
+  for (let i = 0; i < 20 && (await sneaker()) !== before; i++) await pair.waitForTimeout(100);
+  check((await sneaker()) === before, "leaving leaves both channels");
+  await pair.close();
 
   await shopifyStory({ browser, root, base, capture, check, fits, shots });
   await woocommerceStory({ browser, root, base, capture, check, fits, shots });

@@ -257,6 +257,10 @@ namespace {
     do_action('woocommerce_single_product_summary');
     $summary = ob_get_clean();
     check(strpos($summary, 'data-restock-sku="CHAIR-WAL"') !== false && strpos($summary, 'Walnut lounge chair &lt;b&gt;') !== false, 'on a classic theme a sold-out product gets the form, its name escaped');
+    check(strpos($summary, 'data-restock-channels="email sms"') !== false, 'told by email or text unless the theme says');
+    add_filter('restock_channels', function () { return 'email+sms'; });
+    $GLOBALS['products'][72] = new Product(72, 'Limited runner', 'simple', 'SNEAKER-DROP', false);
+    check(strpos(restock_widget(wc_get_product(72)), 'data-restock-channels="email+sms"') !== false, 'a theme asks for email and text with the restock_channels filter');
     ob_start();
     $GLOBALS['product'] = wc_get_product(71);
     do_action('woocommerce_single_product_summary');

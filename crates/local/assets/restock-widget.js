@@ -3,8 +3,9 @@
  *   <div data-restock-sku="CHAIR-WAL" data-restock-endpoint="https://<CaptureUrl>"></div>
  *   <script src="https://<where you host it>/restock-widget.js" defer></script>
  *
- * Optional attributes: data-restock-channels="email sms" (or just one),
- * data-restock-product="Walnut lounge chair" (used in messages).
+ * Optional attributes: data-restock-channels="email sms" (either, the
+ * default; or just one; or "email+sms": an address and a number, told on
+ * both), data-restock-product="Walnut lounge chair" (used in messages).
  *
  * A product with variants (sizes, colours): instead of data-restock-sku,
  * give the variants, as JSON in data-restock-variants or in a child
@@ -319,8 +320,10 @@
       });
     }
     var form = el("form", { novalidate: "", "aria-labelledby": "restock-h-" + n });
-    var wantsSms = channels.indexOf("sms") >= 0;
-    var wantsEmail = channels.indexOf("email") >= 0;
+    // Told on both channels: an address field and a number field.
+    var both = channels.indexOf("email+sms") >= 0;
+    var wantsSms = !both && channels.indexOf("sms") >= 0;
+    var wantsEmail = both || channels.indexOf("email") >= 0;
     var contactLabel = w(wantsEmail && wantsSms ? "contact-both" : wantsSms ? "contact-sms" : "contact-email");
     var contact = el("input", {
       id: "restock-contact-" + n,
@@ -332,6 +335,7 @@
       "aria-describedby": "restock-status-" + n,
     });
     if (wantsEmail && wantsSms) contact.setAttribute("type", "text");
+    var phone = both ? el("input", { id: "restock-phone-" + n, name: "phone", type: "tel", autocomplete: "tel", inputmode: "tel", required: "" }) : null;
     var name = el("input", { id: "restock-name-" + n, name: "name", type: "text", autocomplete: "given-name", maxlength: "80", required: "" });
     var consent = el("input", { id: "restock-consent-" + n, name: "consent", type: "checkbox", required: "" });
     var consentLabel = el("label", { class: "restock-consent", for: "restock-consent-" + n });
@@ -345,6 +349,10 @@
 
     form.appendChild(el("label", { for: "restock-contact-" + n }, contactLabel));
     form.appendChild(contact);
+    if (phone) {
+      form.appendChild(el("label", { for: "restock-phone-" + n }, w("contact-sms")));
+      form.appendChild(phone);
+    }
     form.appendChild(el("label", { for: "restock-name-" + n }, w("name")));
     form.appendChild(name);
     form.appendChild(consentLabel);
@@ -371,12 +379,17 @@
         heading.textContent = w("on-list-title");
         say(where + w("told-once"));
       }
-      token = token || body.manage_token;
+      // Told on both channels, the number's request has its own token;
+      // both are kept, space-separated, and leaving leaves both.
+      token = token || [body.manage_token, body.also && body.also.manage_token].filter(Boolean).join(" ");
       if (!token) return; // a repeat tap from another browser: it may not manage the request
       remember(sku, token);
+      var tokens = token.split(" ");
+      token = tokens[0];
       var leave = el("button", { type: "button", class: "restock-secondary" }, w("leave"));
       leave.addEventListener("click", function () {
         leave.disabled = true;
+        if (tokens[1]) request("DELETE", "/requests/" + encodeURIComponent(requestOf(tokens[1])), null, tokens[1], function () {});
         request("DELETE", "/requests/" + encodeURIComponent(requestOf(token)), null, token, function (code) {
           if (code >= 200 && code < 300) {
             remember(sku, null);
@@ -425,7 +438,8 @@
     var fromInbox = w("from-inbox");
     var existing = recall(sku);
     if (existing) {
-      request("GET", "/requests/" + encodeURIComponent(requestOf(existing)), null, existing, function (code, body) {
+      var kept = existing.split(" ")[0];
+      request("GET", "/requests/" + encodeURIComponent(requestOf(kept)), null, kept, function (code, body) {
         var live = ["unconfirmed", "waiting", "offered", "held"];
         if (code === 200 && live.indexOf(body.status) >= 0) joined(body, existing);
         else {
@@ -446,6 +460,12 @@
         contact.focus();
         return;
       }
+      if (phone && !phone.value.trim()) {
+        say(w("enter-contact"), true);
+        phone.setAttribute("aria-invalid", "true");
+        phone.focus();
+        return;
+      }
       if (!consent.checked) {
         say(w("tick"), true);
         consent.focus();
@@ -460,7 +480,11 @@
       contact.removeAttribute("aria-invalid");
       name.removeAttribute("aria-invalid");
       var payload = { sku: sku, name: name.value.trim(), consent: true, language: pageLanguage(), time_zone: timeZone(), website: trap.value || undefined };
-      if (value.indexOf("@") >= 0) payload.email = value;
+      if (phone) {
+        payload.email = value;
+        payload.phone = phone.value.trim();
+        payload.channel = "both";
+      } else if (value.indexOf("@") >= 0) payload.email = value;
       else payload.phone = value;
       submit.disabled = true;
       say(w("adding"));
@@ -483,7 +507,8 @@
           // Each field error's message is in the shopper's language; the
           // field it names takes the focus.
           var first = body.errors && body.errors.length ? body.errors[0] : null;
-          var field = first && first.field === "name" ? name : first && first.field === "consent" ? consent : contact;
+          var named = { name: name, consent: consent, phone: phone || contact };
+          var field = (first && named[first.field]) || contact;
           field.setAttribute("aria-invalid", "true");
           field.focus();
           return say((first && first.message) || body.error || w("enter-contact"), true);
