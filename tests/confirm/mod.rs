@@ -633,6 +633,27 @@ async fn told_by_email_and_text_a_click_on_either_ends_the_other_and_its_unit_pa
     w.advance(MIN);
     assert_eq!(w.join("Ann").await.status, 201);
     w.pump().await;
+    // Each confirmation names the other contact, masked: whoever owns the
+    // inbox sees the number a stranger may have typed beside it.
+    let asked = |to: &str| {
+        let sent = outbox.sent();
+        let asked = sent.iter().find(|s| s.to() == to).map(|s| match s {
+            Sent::Email { notice, .. } => notice.text.clone(),
+            Sent::Sms { notice, .. } => notice.text.clone(),
+        });
+        asked.unwrap_or_else(|| panic!("{to} asked"))
+    };
+    assert!(
+        asked(&w.email("Tom")).contains("This sign-up also gave +44"),
+        "{}",
+        asked(&w.email("Tom"))
+    );
+    assert!(
+        asked(number).contains("here and at t***@"),
+        "{}",
+        asked(number)
+    );
+    assert!(!asked(&w.email("Ann")).contains("This sign-up also gave"));
     for to in [w.email("Tom"), number.into(), w.email("Ann")] {
         let link = link_to(&outbox, &to, "c").unwrap_or_else(|| panic!("{to} asked"));
         assert_eq!(post(&w, &link).await.status, 200);

@@ -50,8 +50,10 @@ confirm-subject = تأكيد: أبلغني عندما يعود { $product } لد
 confirm-asked = طلب شخص ما، نأمل أن يكون أنت، من { $store } إبلاغ هذا العنوان عندما يعود { $product } إلى المخزون. أكّد خلال { $window } للاحتفاظ بمكانك في الطابور.
 confirm-button = نعم، أبلغني
 confirm-not-you = إذا لم تكن أنت، فلا تفعل شيئًا: لن تسمع منا مجددًا، وسيُحذف هذا العنوان بعد { $window }.
+confirm-together = ذكر هذا التسجيل أيضًا { $contact }: إلغاء الاشتراك أو الحجز هناك يُنهي مكانك هنا أيضًا. إن لم يكن لك، فلا تؤكد.
 confirm-stop = إيقاف جميع الرسائل من { $store }
 confirm-sms = { $store }: أكّد خلال { $window } لتعرف متى يعود { $product }: { $url } أرسل STOP للإلغاء
+confirm-sms-together = { $store }: أكّد خلال { $window } لتعرف هنا وعلى { $contact } متى يعود { $product }: { $url } أرسل STOP للإلغاء
 sms-help = { $store }: رسائل عند عودة منتج طلبته، كما اشتركت. أرسل STOP للإلغاء
 
 ## الصفحات التي يراها العملاء.

@@ -41,8 +41,10 @@ confirm-subject = Bestätigen: Sag mir Bescheid, wenn { $product } bei { $store 
 confirm-asked = Jemand, hoffentlich du, hat { $store } gebeten, diese Adresse zu benachrichtigen, wenn { $product } wieder vorrätig ist. Bestätige innerhalb von { $window }, um deinen Platz in der Warteliste zu behalten.
 confirm-button = Ja, sag mir Bescheid
 confirm-not-you = Warst du das nicht, tu nichts: Du hörst nichts mehr von uns, und diese Adresse wird nach { $window } gelöscht.
+confirm-together = Bei dieser Anmeldung wurde auch { $contact } angegeben: Eine Abmeldung oder Reservierung dort beendet auch deinen Platz hier. Gehört das nicht dir, bestätige nicht.
 confirm-stop = Alle Nachrichten von { $store } abbestellen
 confirm-sms = { $store }: Bestätige innerhalb von { $window }, um zu erfahren, wann { $product } wieder da ist: { $url } Nicht du? Ignoriere dies. Antworte STOP zum Abmelden
+confirm-sms-together = { $store }: Bestätige innerhalb von { $window }, um hier und unter { $contact } zu erfahren, wann { $product } wieder da ist: { $url } Nicht du? Ignoriere dies. Antworte STOP zum Abmelden
 sms-help = { $store }: SMS, wenn ein Artikel wieder da ist, für den du dich angemeldet hast. Antworte STOP zum Abmelden
 
 ## Die Seiten, die Kundinnen und Kunden sehen.

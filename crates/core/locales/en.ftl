@@ -43,8 +43,10 @@ confirm-subject = Confirm: tell me when { $product } is back at { $store }
 confirm-asked = Someone, we hope you, asked { $store } to tell this address when { $product } is back in stock. Confirm within { $window } to keep your place in line.
 confirm-button = Yes, tell me
 confirm-not-you = If it wasn't you, do nothing: you won't hear from us again, and this address is deleted after { $window }.
+confirm-together = This sign-up also gave { $contact }: opting out or holding an item there ends your place here too. If that isn't yours, don't confirm.
 confirm-stop = Stop all messages from { $store }
 confirm-sms = { $store }: confirm within { $window } to be told when { $product } is back: { $url } Not you? Ignore this. Reply STOP to opt out
+confirm-sms-together = { $store }: confirm within { $window } to be told when { $product } is back, here and at { $contact }: { $url } Not you? Ignore this. Reply STOP to opt out
 # The answer to a text that asks for help (HELP).
 sms-help = { $store }: texts when an item you asked for is back, as you signed up for. Reply STOP to opt out
 

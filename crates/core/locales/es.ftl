@@ -40,8 +40,10 @@ confirm-subject = Confirma: avísame cuando { $product } vuelva a { $store }
 confirm-asked = Alguien, esperamos que tú, pidió a { $store } que avisara a esta dirección cuando { $product } vuelva a estar disponible. Confirma en menos de { $window } para mantener tu lugar en la cola.
 confirm-button = Sí, avísame
 confirm-not-you = Si no fuiste tú, no hagas nada: no volverás a saber de nosotros y esta dirección se borrará en { $window }.
+confirm-together = Este registro también indicó { $contact }: darse de baja o reservar allí también termina tu lugar aquí. Si no es tuyo, no confirmes.
 confirm-stop = Dejar de recibir mensajes de { $store }
 confirm-sms = { $store }: confirma en menos de { $window } para saber cuándo vuelve { $product }: { $url } ¿No fuiste tú? Ignóralo. Responde STOP para darte de baja
+confirm-sms-together = { $store }: confirma en menos de { $window } para saber aquí y en { $contact } cuándo vuelve { $product }: { $url } ¿No fuiste tú? Ignóralo. Responde STOP para darte de baja
 sms-help = { $store }: mensajes cuando vuelve un artículo que pediste, como te registraste. Responde STOP para darte de baja
 
 ## Las páginas que ven los clientes.

@@ -40,8 +40,10 @@ confirm-subject = Confirmez : prévenez-moi quand { $product } sera de retour ch
 confirm-asked = Quelqu'un, vous nous l'espérons, a demandé à { $store } de prévenir cette adresse quand { $product } sera de nouveau en stock. Confirmez d'ici { $window } pour garder votre place dans la file.
 confirm-button = Oui, prévenez-moi
 confirm-not-you = Si ce n'était pas vous, ne faites rien : vous n'aurez plus de nouvelles de nous, et cette adresse sera supprimée dans { $window }.
+confirm-together = Cette inscription indique aussi { $contact } : se désabonner ou réserver là-bas met aussi fin à votre place ici. Si ce n'est pas à vous, ne confirmez pas.
 confirm-stop = Ne plus recevoir de messages de { $store }
 confirm-sms = { $store } : confirmez d'ici { $window } pour être prévenu du retour de { $product } : { $url } Pas vous ? Ignorez ce message. Répondez STOP pour vous désabonner
+confirm-sms-together = { $store } : confirmez d'ici { $window } pour être prévenu ici et à { $contact } du retour de { $product } : { $url } Pas vous ? Ignorez ce message. Répondez STOP pour vous désabonner
 sms-help = { $store } : des SMS quand un article demandé est de retour, comme vous l'avez souhaité. Répondez STOP pour vous désabonner
 
 ## Les pages que voient les clients.

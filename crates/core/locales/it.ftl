@@ -40,8 +40,10 @@ confirm-subject = Conferma: avvisami quando { $product } torna da { $store }
 confirm-asked = Qualcuno, speriamo tu, ha chiesto a { $store } di avvisare questo indirizzo quando { $product } sarà di nuovo disponibile. Conferma entro { $window } per mantenere il tuo posto in fila.
 confirm-button = Sì, avvisami
 confirm-not-you = Se non sei stato tu, non fare nulla: non avrai più nostre notizie e questo indirizzo sarà cancellato dopo { $window }.
+confirm-together = Questa iscrizione indica anche { $contact }: disiscriversi o prenotare lì chiude anche il tuo posto qui. Se non è tuo, non confermare.
 confirm-stop = Non ricevere più messaggi da { $store }
 confirm-sms = { $store }: conferma entro { $window } per sapere quando torna { $product }: { $url } Non sei tu? Ignora. Rispondi STOP per non ricevere più messaggi
+confirm-sms-together = { $store }: conferma entro { $window } per sapere qui e a { $contact } quando torna { $product }: { $url } Non sei tu? Ignora. Rispondi STOP per non ricevere più messaggi
 sms-help = { $store }: SMS quando torna un articolo che hai chiesto, come ti sei iscritto. Rispondi STOP per non ricevere più messaggi
 
 ## Le pagine che vedono i clienti.

@@ -28,8 +28,10 @@ confirm-subject = 確認：{ $product }が{ $store }に再入荷したらお知�
 confirm-asked = どなたか（きっとお客様ご本人）が、{ $product }の再入荷時にこのアドレスへ知らせるよう{ $store }に依頼しました。順番を確保するには、{ $window }以内に確認してください。
 confirm-button = はい、知らせてください
 confirm-not-you = お心当たりがない場合は、何もしないでください。今後ご連絡することはなく、このアドレスは{ $window }後に削除されます。
+confirm-together = この登録には{ $contact }も含まれています。そちらで配信停止または確保すると、こちらの順番も終了します。お心当たりがなければ確認しないでください。
 confirm-stop = { $store }からのすべての配信を停止する
 confirm-sms = { $store }：{ $product }の再入荷通知を受け取るには{ $window }以内に確認：{ $url } 心当たりがなければ無視してください。停止はSTOPと返信
+confirm-sms-together = { $store }：{ $product }の再入荷通知をここと{ $contact }で受け取るには{ $window }以内に確認：{ $url } 心当たりがなければ無視してください。停止はSTOPと返信
 sms-help = { $store }：ご登録いただいた商品の再入荷をお知らせします。停止はSTOPと返信
 
 ## お客様が見るページ。

@@ -40,8 +40,10 @@ confirm-subject = Bevestig: laat me weten wanneer { $product } terug is bij { $s
 confirm-asked = Iemand, hopelijk jij, heeft { $store } gevraagd dit adres te laten weten wanneer { $product } weer op voorraad is. Bevestig binnen { $window } om je plek in de rij te houden.
 confirm-button = Ja, laat het me weten
 confirm-not-you = Was jij het niet? Doe dan niets: je hoort niets meer van ons, en dit adres wordt na { $window } gewist.
+confirm-together = Bij deze aanmelding is ook { $contact } opgegeven: afmelden of reserveren daar beëindigt ook je plek hier. Is dat niet van jou, bevestig dan niet.
 confirm-stop = Geen berichten meer van { $store }
 confirm-sms = { $store }: bevestig binnen { $window } om te horen wanneer { $product } terug is: { $url } Niet jij? Negeer dit. Antwoord STOP om af te melden
+confirm-sms-together = { $store }: bevestig binnen { $window } om hier en op { $contact } te horen wanneer { $product } terug is: { $url } Niet jij? Negeer dit. Antwoord STOP om af te melden
 sms-help = { $store }: sms'jes wanneer een artikel waarvoor je je aanmeldde terug is. Antwoord STOP om af te melden
 
 ## De pagina's die klanten zien.

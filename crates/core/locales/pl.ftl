@@ -41,8 +41,10 @@ confirm-subject = Potwierdź: daj znać, gdy { $product } wróci do { $store }
 confirm-asked = Ktoś, mamy nadzieję, że Ty, poprosił { $store } o powiadomienie tego adresu, gdy { $product } wróci do sprzedaży. Potwierdź w ciągu { $window }, aby zachować swoje miejsce w kolejce.
 confirm-button = Tak, dajcie znać
 confirm-not-you = Jeśli to nie Ty, nic nie rób: nie odezwiemy się więcej, a ten adres zostanie usunięty, jeśli nikt nie potwierdzi w ciągu { $window }.
+confirm-together = To zgłoszenie podaje też { $contact }: rezygnacja lub rezerwacja tam kończy też Twoje miejsce tutaj. Jeśli to nie Twoje, nie potwierdzaj.
 confirm-stop = Nie chcę wiadomości od { $store }
 confirm-sms = { $store }: potwierdź w ciągu { $window }, aby dowiedzieć się, gdy { $product } wróci: { $url } To nie Ty? Zignoruj. Odpisz STOP, aby zrezygnować
+confirm-sms-together = { $store }: potwierdź w ciągu { $window }, aby dowiedzieć się tutaj i pod { $contact }, gdy { $product } wróci: { $url } To nie Ty? Zignoruj. Odpisz STOP, aby zrezygnować
 sms-help = { $store }: SMS-y, gdy wróci produkt, o który prosiłeś. Odpisz STOP, aby zrezygnować
 
 ## Strony, które widzą klienci. { $time } stoi po „do upływu” / „po upływie”: dopełniacz.

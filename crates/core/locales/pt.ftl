@@ -40,8 +40,10 @@ confirm-subject = Confirme: avise-me quando { $product } voltar à { $store }
 confirm-asked = Alguém, esperamos que você, pediu à { $store } para avisar este endereço quando { $product } voltar ao estoque. Confirme dentro de { $window } para manter o seu lugar na fila.
 confirm-button = Sim, avise-me
 confirm-not-you = Se não foi você, não faça nada: não terá mais notícias nossas, e este endereço será apagado após { $window }.
+confirm-together = Esta inscrição também indicou { $contact }: cancelar ou reservar por lá também encerra o seu lugar aqui. Se não for seu, não confirme.
 confirm-stop = Deixar de receber mensagens da { $store }
 confirm-sms = { $store }: confirme dentro de { $window } para saber quando { $product } voltar: { $url } Não foi você? Ignore. Responda STOP para cancelar
+confirm-sms-together = { $store }: confirme dentro de { $window } para saber aqui e em { $contact } quando { $product } voltar: { $url } Não foi você? Ignore. Responda STOP para cancelar
 sms-help = { $store }: mensagens quando voltar um item que pediu, como se inscreveu. Responda STOP para cancelar
 
 ## As páginas que os clientes veem.

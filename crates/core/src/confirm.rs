@@ -51,6 +51,9 @@ pub struct ConfirmInput<'a> {
     pub optout_url: &'a str,
     /// How long the confirmation link lasts.
     pub window: Window,
+    /// Told on both channels: the other channel's contact, masked (the
+    /// shopper sees what an opt-out or a hold there will end here).
+    pub together: Option<&'a str>,
     /// The words, in the shopper's language.
     pub texts: &'a Texts,
 }
@@ -71,7 +74,13 @@ pub fn render_confirm_email(n: &ConfirmInput<'_>) -> EmailNotice {
             arg("window", &window),
         ],
     );
-    let not_you = t.get("confirm-not-you", &[arg("window", &window)]);
+    let mut not_you = t.get("confirm-not-you", &[arg("window", &window)]);
+    if let Some(contact) = n.together {
+        not_you = format!(
+            "{} {not_you}",
+            t.get("confirm-together", &[arg("contact", contact)])
+        );
+    }
     let manage = t.word("manage-link");
     let stop = t.get("confirm-stop", &[arg("store", n.store)]);
     let text = format!(
@@ -110,15 +119,19 @@ pub fn render_confirm_sms(n: &ConfirmInput<'_>) -> SmsNotice {
     let t = n.texts;
     let window = t.window(n.window);
     let compose = |store: &str, product: &str| {
-        t.get(
-            "confirm-sms",
-            &[
-                arg("store", store),
-                arg("product", product),
-                arg("window", &window),
-                arg("url", n.confirm_url),
-            ],
-        )
+        let mut args = vec![
+            arg("store", store),
+            arg("product", product),
+            arg("window", &window),
+            arg("url", n.confirm_url),
+        ];
+        match n.together {
+            Some(contact) => {
+                args.push(arg("contact", contact));
+                t.get("confirm-sms-together", &args)
+            }
+            None => t.get("confirm-sms", &args),
+        }
     };
     let budget = budget_for(&compose("", ""));
     let fit = |text| fit(text, budget);
@@ -160,6 +173,7 @@ mod tests {
             optout_url: "https://n.example/o/CHAIR-WAL~id.optout",
             window: Window::from_secs(48 * 3_600),
             texts: &EN,
+            together: None,
         }
     }
 
@@ -174,9 +188,16 @@ mod tests {
             let l: crate::Language = tag.parse().unwrap();
             let t = Texts::new(&l, &l, &crate::lang::Overrides::new());
             let long = "An extraordinarily long product name ".repeat(8);
-            for product in ["Chair", long.as_str()] {
+            let both = [
+                (None, "Chair"),
+                (None, &long),
+                (Some("d***@example.com"), "Chair"),
+                (Some("t***@example.com"), &long),
+            ];
+            for (together, product) in both {
                 let mut n = input(product);
                 n.texts = &t;
+                n.together = together;
                 let sms = render_confirm_sms(&n);
                 assert!(
                     sms.segments <= crate::notice::sms_budget(sms.encoding)
@@ -191,6 +212,31 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn told_on_both_channels_each_confirmation_names_the_other_contact() {
+        let mut n = input("Walnut Lounge Chair");
+        n.together = Some("+44 •••• ••3456");
+        let mail = render_confirm_email(&n);
+        assert!(
+            mail.text.contains("This sign-up also gave +44 •••• ••3456"),
+            "{}",
+            mail.text
+        );
+        assert!(mail.html.contains("+44 •••• ••3456"));
+        n.together = Some("d***@example.com");
+        let sms = render_confirm_sms(&n);
+        assert!(
+            sms.text.contains("here and at d***@example.com"),
+            "{}",
+            sms.text
+        );
+        assert!(
+            !render_confirm_sms(&input("Chair"))
+                .text
+                .contains("here and at")
+        );
     }
 
     #[test]

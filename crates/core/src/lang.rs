@@ -195,8 +195,13 @@ pub const MESSAGES: &[(&str, &[&str])] = &[
     ("confirm-asked", &["store", "product", "window"]),
     ("confirm-button", &[]),
     ("confirm-not-you", &["window"]),
+    ("confirm-together", &["contact"]),
     ("confirm-stop", &["store"]),
     ("confirm-sms", &["store", "product", "window", "url"]),
+    (
+        "confirm-sms-together",
+        &["store", "product", "window", "url", "contact"],
+    ),
     ("sms-help", &["store"]),
     ("join-check-title", &[]),
     ("join-check", &["contact", "window", "position", "product"]),
@@ -652,7 +657,7 @@ mod tests {
     fn a_text_keeps_its_link_and_the_stop_word_in_every_language() {
         for (tag, _) in SHIPPED {
             let texts = Texts::new(&lang(tag), &lang(tag), &Overrides::new());
-            for id in ["notice-sms", "confirm-sms"] {
+            for id in ["notice-sms", "confirm-sms", "confirm-sms-together"] {
                 let sms = texts.get(
                     id,
                     &[
@@ -660,6 +665,7 @@ mod tests {
                         arg("product", "P"),
                         arg("window", "W"),
                         arg("url", "https://u.example/x"),
+                        arg("contact", "d***@example.com"),
                     ],
                 );
                 assert!(

@@ -125,6 +125,7 @@ pub(super) async fn send_confirmation(
         settings.link("m", &manage),
         settings.link("o", &optout),
     );
+    let together = paired_contact(s, r).await?;
     let input = restock_core::confirm::ConfirmInput {
         store: &settings.store_name,
         product: &entry.name,
@@ -133,6 +134,7 @@ pub(super) async fn send_confirmation(
         optout_url: &optout_url,
         window: left,
         texts: &settings.texts(&settings.language_for(r.language.as_ref())),
+        together: together.as_deref(),
     };
     let message = Message::confirmation(r.contact.channel(), settings, &input);
     // The provider's words, which may name the recipient, masked once here.
@@ -193,4 +195,20 @@ async fn settle(
         }
     }
     Ok(())
+}
+
+/// Told on both channels: the other request's contact, masked, so the
+/// shopper sees what an opt-out or a hold there ends here (one read, for
+/// a pair's sign-ups only).
+async fn paired_contact(
+    s: &Services,
+    r: &restock_store::Request,
+) -> Result<Option<String>, AppError> {
+    let Some(other) = r.consent.as_ref().and_then(|c| c.together) else {
+        return Ok(None);
+    };
+    let mate = s.store.request(&other).await?;
+    Ok(mate
+        .filter(|m| m.paired_with(r))
+        .map(|m| m.contact.masked()))
 }

@@ -161,9 +161,15 @@ impl Request {
     /// stranger may have typed the pair).
     pub fn goes_with(&self, source: &Request) -> bool {
         let proven = |r: &Request| r.state != RequestState::Unconfirmed;
+        self.paired_with(source) && (proven(source) || !proven(self))
+    }
+
+    /// Whether this request and `other` were made by one sign-up on its two
+    /// channels: each names the other.
+    pub fn paired_with(&self, other: &Request) -> bool {
         let named =
             |a: &Request, b: &Request| a.consent.as_ref().and_then(|c| c.together) == Some(b.id);
-        named(self, source) && named(source, self) && (proven(source) || !proven(self))
+        named(self, other) && named(other, self)
     }
 
     /// Whether `token` is a secret that manages this request: the joining
