@@ -630,6 +630,12 @@ async fn told_by_email_and_text_a_click_on_either_ends_the_other_and_its_unit_pa
         (&"unconfirmed".into(), &"unconfirmed".into()),
         "{body}"
     );
+    let shown = show(&w, &both).await;
+    let also = body["also"]["request_id"].as_str().unwrap();
+    assert!(
+        shown.contains(&format!("signed up with {also}, told on the other channel")),
+        "{shown}"
+    );
     w.advance(MIN);
     assert_eq!(w.join("Ann").await.status, 201);
     w.pump().await;

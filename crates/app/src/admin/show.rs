@@ -308,12 +308,19 @@ fn shown(
         r.state.status()
     )];
     text.push(format!("  now: {why}"));
+    // Told on both channels: the other channel's request (DESIGN I5).
+    let together = r.consent.as_ref().and_then(|c| c.together);
+    if let Some(other) = together {
+        text.push(format!(
+            "  signed up with {other}, told on the other channel"
+        ));
+    }
     text.extend(lines);
     let json = json!({
         "request_id": r.id, "sku": r.sku, "contact": who,
         "channel": r.contact.channel().as_str(), "status": r.state.status().as_str(),
         "position": position, "why": why, "story": chapters,
-        "time_zone": r.zone.as_ref().map(|z| z.as_str()),
+        "time_zone": r.zone.as_ref().map(|z| z.as_str()), "together": together,
     });
     (text, json)
 }
