@@ -57,6 +57,39 @@ pub fn sku(s: &str) -> Sku {
     Sku::try_from(s).unwrap()
 }
 
+/// A double opt-in sign-up (a 48h window) of `contact` for `s` on one
+/// shard, its consent naming the request its sign-up made on the other
+/// channel, if any.
+fn signing_up(
+    id: RequestId,
+    s: &str,
+    contact: Contact,
+    now: Millis,
+    together: Option<RequestId>,
+) -> NewRequest {
+    NewRequest {
+        id,
+        sku: sku(s),
+        name: "Shopper".try_into().unwrap(),
+        contact_key: contact.key(PEPPER),
+        contact,
+        now,
+        shards: 1,
+        lifetime_ms: LIFETIME.as_millis(),
+        manage_hash: None,
+        language: None,
+        zone: None,
+        confirm_window_ms: Some(2 * DAY),
+        consent: Some(Consent {
+            version: "2026-11".into(),
+            at: now,
+            source: "hashed-source".into(),
+            confirmed_at: None,
+            together,
+        }),
+    }
+}
+
 pub fn email(i: usize) -> Contact {
     Contact::Email(Email::try_from(format!("shopper{i}@example.com").as_str()).unwrap())
 }
@@ -184,28 +217,8 @@ impl App {
         manage: Option<TokenHash>,
         language: Option<restock_core::Language>,
     ) -> Request {
-        let contact = email(i);
-        let new = NewRequest {
-            id: RequestId::from_random(self.bytes()),
-            sku: sku(s),
-            name: "Shopper".try_into().unwrap(),
-            contact_key: contact.key(PEPPER),
-            contact,
-            now,
-            shards: 2,
-            lifetime_ms: LIFETIME.as_millis(),
-            manage_hash: manage,
-            language,
-            zone: None,
-            confirm_window_ms: Some(2 * DAY),
-            consent: Some(Consent {
-                version: "2026-11".into(),
-                at: now,
-                source: "hashed-source".into(),
-                confirmed_at: None,
-                together: None,
-            }),
-        };
+        let mut new = signing_up(RequestId::from_random(self.bytes()), s, email(i), now, None);
+        (new.shards, new.manage_hash, new.language) = (2, manage, language);
         match self.store.join(new).await.unwrap() {
             JoinOutcome::Joined(r) => r,
             other => panic!("shopper {i} did not sign up: {other:?}"),
@@ -222,27 +235,7 @@ impl App {
         ];
         let mut made = Vec::new();
         for (n, contact) in [email(i), phone].into_iter().enumerate() {
-            let new = NewRequest {
-                id: ids[n],
-                sku: sku(s),
-                name: "Shopper".try_into().unwrap(),
-                contact_key: contact.key(PEPPER),
-                contact,
-                now,
-                shards: 1,
-                lifetime_ms: LIFETIME.as_millis(),
-                manage_hash: None,
-                language: None,
-                zone: None,
-                confirm_window_ms: Some(2 * DAY),
-                consent: Some(Consent {
-                    version: "2026-11".into(),
-                    at: now,
-                    source: "hashed-source".into(),
-                    confirmed_at: None,
-                    together: Some(ids[1 - n]),
-                }),
-            };
+            let new = signing_up(ids[n], s, contact, now, Some(ids[1 - n]));
             match self.store.join(new).await.unwrap() {
                 JoinOutcome::Joined(r) => made.push(r),
                 other => panic!("shopper {i} did not sign up: {other:?}"),
