@@ -691,3 +691,35 @@ async fn told_by_email_and_text_a_click_on_either_ends_the_other_and_its_unit_pa
     );
     w.assert_never_oversold().await;
 }
+
+/// Told on both channels, a contact that opted out is left out: the other
+/// joins alone; with both opted out the sign-up is refused.
+#[tokio::test]
+async fn a_sign_up_on_both_channels_keeps_the_channel_that_did_not_opt_out() {
+    let (w, _) = confirming().await;
+    let number = "+447911123456";
+    let sign_up = |sku: &'static str| {
+        let form = serde_json::json!({"sku": sku, "name": "Tom", "email": w.email("Tom"), "phone": number, "channel": "both", "consent": true});
+        w.capture_json("POST", "/requests", form)
+    };
+    let pepper = pepper();
+    let inbox = restock_core::Contact::Email(w.email("Tom").as_str().try_into().unwrap());
+    let via = restock_core::OptOutVia::Link;
+    w.store
+        .opt_out_contact(&inbox.key(&pepper), via, 0)
+        .await
+        .unwrap();
+    let joined = sign_up(CHAIR).await;
+    assert_eq!(joined.status, 201, "{}", joined.body);
+    let body = joined.json();
+    assert!(body["also"].is_null(), "{body}");
+    let id = body["request_id"].as_str().unwrap().parse().unwrap();
+    let text = w.store.request(&id).await.unwrap().unwrap();
+    assert_eq!(text.contact.channel(), restock_core::Channel::Sms);
+    let phone = restock_core::Contact::Sms(restock_core::Phone::parse(number).unwrap());
+    w.store
+        .opt_out_contact(&phone.key(&pepper), via, 0)
+        .await
+        .unwrap();
+    assert_eq!(sign_up("THROW-OAT").await.status, 409);
+}

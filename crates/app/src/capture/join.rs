@@ -216,11 +216,8 @@ pub(super) async fn join_request(
                 (StatusCode::CREATED, r)
             }
             JoinOutcome::AlreadyWaiting(r) => (StatusCode::OK, r),
-            // The second channel's opt-out stands; the first is kept.
-            JoinOutcome::OptedOut if i > 0 => continue,
-            JoinOutcome::OptedOut => {
-                return Ok(said(&t, StatusCode::CONFLICT, "error-opted-out"));
-            }
+            // One channel's opt-out stands; the other is kept.
+            JoinOutcome::OptedOut => continue,
         };
         let position = after_saving(s, &entry, &stored, &settings, status, now).await;
         answers.push(Answer {
@@ -229,6 +226,9 @@ pub(super) async fn join_request(
             status,
             manage,
         });
+    }
+    if answers.is_empty() {
+        return Ok(said(&t, StatusCode::CONFLICT, "error-opted-out"));
     }
     Ok(join_answer(headers, &settings, &entry, answers))
 }
@@ -371,7 +371,8 @@ impl Joining<'_> {
 /// What the shopper is told after joining: a page for a form post, JSON
 /// for the widget (the manage token only to the browser that created the
 /// place; a repeat tap learns the place in line and nothing more). Told on
-/// both channels, the number's request is answered under `also`.
+/// both channels, the number's request is answered under `also`; a channel
+/// that opted out is left out and the other answers alone.
 fn join_answer(
     headers: &HeaderMap,
     settings: &Settings,
@@ -381,7 +382,7 @@ fn join_answer(
     let mut answers = answers.into_iter();
     let first = answers
         .next()
-        .expect("a sign-up saves its first contact's request or refuses");
+        .expect("a sign-up saves a request or refuses");
     if wants_html(headers) {
         return join_page(settings, entry, &first);
     }
