@@ -316,29 +316,27 @@ impl CaptureStore for DynamoStore {
         // with this either committed first (and is found here) or is refused.
         let mut ended = 0;
         for rid in self.placed(contact).await? {
-            let source = std::sync::Mutex::new(None);
-            let opted = self
-                .end_request(&rid, now, |r| {
-                    *source.lock().expect("source lock") = Some(r.clone());
-                    r.state.opt_out().ok()
-                })
-                .await?;
-            if let (Ended::Done, Some(source)) = (opted, source.into_inner().expect("source lock"))
+            // Its sign-up's other channel first, as the person said it: a
+            // retry after a failure between the two finds this place again.
+            if via.ends_every_channel()
+                && let Some(source) = self.request(&rid).await?
+                && source.state.opt_out().is_ok()
+                && let Some(other) = source.consent.as_ref().and_then(|c| c.together)
+            {
+                let with = |t: &Request| {
+                    t.goes_with(&source)
+                        .then(|| t.state.opt_out().ok())
+                        .flatten()
+                };
+                if let Ended::Done = self.end_request(&other, now, with).await? {
+                    ended += 1;
+                }
+            }
+            if let Ended::Done = self
+                .end_request(&rid, now, |r| r.state.opt_out().ok())
+                .await?
             {
                 ended += 1;
-                // Its sign-up's other channel, as the person said it.
-                if let Some(other) = source.consent.as_ref().and_then(|c| c.together)
-                    && via.ends_every_channel()
-                {
-                    let with = |t: &Request| {
-                        t.goes_with(&source)
-                            .then(|| t.state.opt_out().ok())
-                            .flatten()
-                    };
-                    if let Ended::Done = self.end_request(&other, now, with).await? {
-                        ended += 1;
-                    }
-                }
             }
         }
         Ok(ended)
